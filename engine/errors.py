@@ -1,0 +1,86 @@
+"""The engine's one error model.
+
+Errors are split by cause, as python-chess does:
+
+* ``InvalidMove``  - the text cannot be read as a move at all (bad notation).
+* ``IllegalMove``  - the move was read, but a rule forbids it.  ``code`` is a
+  stable machine word, ``message`` one plain sentence naming the first wrong
+  step, ``step`` the 0-based index of that step inside the move (or ``None``
+  when the move is wrong as a whole, e.g. too many stones).
+* ``BadState``     - a state handed in by a client is malformed or impossible.
+* ``BadOptions``   - game options that are unknown or out of range.
+
+``BadState`` and ``BadOptions`` carry ``field``: a dotted path to the
+offending value (``state.board.E5``, ``options.size``) so that the service
+can report it without knowing any rule.
+
+Both move errors are *answers* (a verdict of ``legal: false``), not
+failures; the service maps ``BadState``/``BadOptions`` to HTTP 422 in one
+place.
+"""
+
+from __future__ import annotations
+
+
+class EngineError(ValueError):
+    """Base of every error the engine raises on purpose."""
+
+    code: str = "engine_error"
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def to_json(self) -> dict[str, object]:
+        return {"code": self.code, "message": self.message}
+
+
+class InvalidMove(EngineError):
+    """The move text cannot be parsed (R-H3 notation, Crystal shift syntax...)."""
+
+    def __init__(self, message: str, code: str = "bad_notation", step: int | None = None) -> None:
+        super().__init__(code, message)
+        self.step = step
+
+    def to_json(self) -> dict[str, object]:
+        out = super().to_json()
+        if self.step is not None:
+            out["step"] = self.step
+        return out
+
+
+class IllegalMove(EngineError):
+    """The move was understood but breaks a rule; ``step`` is the first wrong step."""
+
+    def __init__(self, code: str, message: str, step: int | None = None) -> None:
+        super().__init__(code, message)
+        self.step = step
+
+    def to_json(self) -> dict[str, object]:
+        out = super().to_json()
+        if self.step is not None:
+            out["step"] = self.step
+        return out
+
+
+class BadState(EngineError):
+    """A client-sent state is malformed or impossible; ``field`` names where."""
+
+    def __init__(self, field: str, message: str, code: str = "bad_state") -> None:
+        super().__init__(code, message)
+        self.field = field
+
+    def to_json(self) -> dict[str, object]:
+        return {"code": self.code, "message": self.message, "field": self.field}
+
+
+class BadOptions(EngineError):
+    """Unknown or out-of-range game options; ``field`` names which."""
+
+    def __init__(self, field: str, message: str, code: str = "bad_options") -> None:
+        super().__init__(code, message)
+        self.field = field
+
+    def to_json(self) -> dict[str, object]:
+        return {"code": self.code, "message": self.message, "field": self.field}

@@ -1,0 +1,136 @@
+"""The common shape every game follows (OpenSpiel-style: a game object holds the
+rules and makes states; states are plain values).
+
+A game implements six small steps; :class:`Game` builds ``play`` and
+``replay`` from them, so every game answers the same way::
+
+    new(options)        -> State      options validated and normalised (BadOptions)
+    load(json)          -> State      a client's state, checked field by field (BadState)
+    dump(state)         -> json       the inverse of load: load(dump(s)) == s, exactly
+    parse(state, text)  -> Move       notation -> move (InvalidMove)
+    apply(state, move)  -> (State, events)
+                                      checks the rules step by step and raises
+                                      IllegalMove at the first wrong step; never
+                                      mutates ``state``
+    legal_moves(state)  -> LegalMoves
+    notation(state, move) -> str      the normalised text of a move
+
+States are immutable values of each game's own dataclass; the JSON form is
+the only form that leaves the engine.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+from engine.errors import EngineError, IllegalMove, InvalidMove
+
+S = TypeVar("S")
+M = TypeVar("M")
+
+Json = dict[str, Any]
+MoveInput = str | Sequence[str]
+
+
+@dataclass(frozen=True)
+class Verdict(Generic[S]):
+    """The answer to "is this move legal?" - the engine's one verdict type."""
+
+    legal: bool
+    state: S
+    move: str | None = None
+    events: list[Json] = field(default_factory=list)
+    error: EngineError | None = None
+
+
+@dataclass(frozen=True)
+class LegalMoves:
+    """Legal moves from a position, as notation strings.
+
+    ``info`` carries what a game says beside the list (Catchup's
+    ``max_stones``, Crystal's ``shifts_due``...)."""
+
+    moves: list[str]
+    truncated: bool = False
+    info: Json = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Replay(Generic[S]):
+    """Result of playing a recorded game from its options."""
+
+    valid: bool
+    plies: int
+    state: S
+    first_illegal: tuple[int, EngineError] | None = None
+
+
+class Game(ABC, Generic[S, M]):
+    """One game's rules.  Subclasses are stateless; one instance serves all."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+
+    @abstractmethod
+    def describe(self) -> Json:
+        """Variants and options with their defaults, for ``GET /v1/games``."""
+
+    @abstractmethod
+    def new(self, options: Mapping[str, Any]) -> S:
+        """A starting state (or a set-up position) from raw options."""
+
+    @abstractmethod
+    def load(self, data: Mapping[str, Any]) -> S:
+        """Validate a client's JSON state; raise BadState naming the field."""
+
+    @abstractmethod
+    def dump(self, state: S) -> Json:
+        """The JSON form of a state (API.md "Reading a state")."""
+
+    @abstractmethod
+    def parse(self, state: S, text: MoveInput) -> M:
+        """Read a move in the rules' notation; raise InvalidMove."""
+
+    @abstractmethod
+    def apply(self, state: S, move: M) -> tuple[S, list[Json]]:
+        """Check and apply; raise IllegalMove at the first wrong step."""
+
+    @abstractmethod
+    def notation(self, state: S, move: M) -> str:
+        """Normalised text of ``move`` as played from ``state``."""
+
+    @abstractmethod
+    def legal_moves(self, state: S, limit: int | None = None) -> LegalMoves:
+        """Every legal move (or the first ``limit`` of them)."""
+
+    @abstractmethod
+    def is_over(self, state: S) -> bool:
+        """True once the game has finished."""
+
+    # -- built from the steps above ------------------------------------------
+
+    def play(self, state: S, text: MoveInput) -> Verdict[S]:
+        """Parse, check and apply one move; an illegal move is an answer."""
+        if self.is_over(state):
+            err: EngineError = IllegalMove("game_over", "The game is over: no more moves can be played.")
+            return Verdict(False, state, error=err)
+        try:
+            move = self.parse(state, text)
+            new_state, events = self.apply(state, move)
+        except (InvalidMove, IllegalMove) as e:
+            return Verdict(False, state, error=e)
+        return Verdict(True, new_state, self.notation(state, move), events)
+
+    def replay(self, options: Mapping[str, Any], moves: Sequence[MoveInput]) -> Replay[S]:
+        """Play ``moves`` from ``new(options)``, stopping at the first illegal one."""
+        state = self.new(options)
+        for i, text in enumerate(moves):
+            verdict = self.play(state, text)
+            if not verdict.legal:
+                assert verdict.error is not None
+                return Replay(False, i, state, (i, verdict.error))
+            state = verdict.state
+        return Replay(True, len(moves), state)

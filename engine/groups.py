@@ -1,0 +1,64 @@
+"""Connected groups on hex boards, as bit sets (shared by Catchup and Bug).
+
+A group is grown from one stone by repeated dilation (six shifts and a mask)
+until it stops changing; each pass adds a whole ring, so the cost is the
+group's diameter in big-int operations, not its size in Python steps.
+"""
+
+from __future__ import annotations
+
+from engine.hexboard import HexBoard
+
+
+def group_of(board: HexBoard, stones: int, bit: int) -> int:
+    """The maximal group of ``stones`` containing ``bit`` (which must be in it)."""
+    w = board.width
+    grp = 1 << bit
+    while True:
+        nxt = (grp | (grp << 1) | (grp >> 1) | (grp << w) | (grp >> w) | (grp >> (w - 1)) | (grp << (w - 1))) & stones
+        if nxt == grp:
+            return grp
+        grp = nxt
+
+
+def groups(board: HexBoard, stones: int) -> list[int]:
+    """Every maximal group of ``stones``, each a bit set, in order of lowest bit."""
+    out = []
+    w = board.width
+    rest = stones
+    while rest:
+        grp = rest & -rest
+        while True:
+            nxt = (grp | (grp << 1) | (grp >> 1) | (grp << w) | (grp >> w) | (grp >> (w - 1)) | (grp << (w - 1))) & stones
+            if nxt == grp:
+                break
+            grp = nxt
+        out.append(grp)
+        rest &= ~grp
+    return out
+
+
+def group_sizes(board: HexBoard, stones: int) -> list[int]:
+    """Sizes of every group of ``stones``, largest first (R-C4's comparison list)."""
+    return sorted((g.bit_count() for g in groups(board, stones)), reverse=True)
+
+
+def largest_group(board: HexBoard, stones: int) -> int:
+    """Size of the largest group of ``stones`` (0 when there are none)."""
+    best = 0
+    w = board.width
+    rest = stones
+    while rest:
+        if rest.bit_count() <= best:
+            break  # nothing left could beat it
+        grp = rest & -rest
+        while True:
+            nxt = (grp | (grp << 1) | (grp >> 1) | (grp << w) | (grp >> w) | (grp >> (w - 1)) | (grp << (w - 1))) & stones
+            if nxt == grp:
+                break
+            grp = nxt
+        size = grp.bit_count()
+        if size > best:
+            best = size
+        rest &= ~grp
+    return best

@@ -1,0 +1,41 @@
+"""HTTP shell over the engine: ``create_app(config=None)`` is the factory.
+
+``gunicorn 'service:create_app()'`` serves it.  Configuration comes from
+defaults, then environment variables, then the ``config`` mapping.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask
+
+DEFAULTS: dict[str, Any] = {
+    "MAX_CONTENT_LENGTH": 256 * 1024,  # 413 above this (bytes)
+    "JSON_SORT_KEYS": False,
+}
+
+
+def _from_env() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if "MAX_BODY_BYTES" in os.environ:
+        out["MAX_CONTENT_LENGTH"] = int(os.environ["MAX_BODY_BYTES"])
+    return out
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    app = Flask(__name__)
+    app.config.update(DEFAULTS)
+    app.config.update(_from_env())
+    if config:
+        app.config.update(config)
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+
+    from service.errors import register_error_handlers
+    from service.games import bp as games_bp
+
+    register_error_handlers(app)
+    app.register_blueprint(games_bp)
+    return app
