@@ -1,0 +1,1 @@
+"""Benchmarks that print figures (``make bench``); results go in BENCHMARKS.md."""
