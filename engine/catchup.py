@@ -38,6 +38,7 @@ class CatchupState:
     ply: int
     bonus: bool  # the player to move may place 3 (R-C3)
     winner: int | None
+    end: str | None = None  # None while ongoing; "full" (R-C4), "resign" or "flag" (R-T1)
 
     @property
     def empty(self) -> int:
@@ -148,7 +149,7 @@ class Catchup(Game[CatchupState, Move]):
         scores = (max([1] + [g.bit_count() for g in g0]), max([1] + [g.bit_count() for g in g1]))
         state = CatchupState(variant, board, stones, (g0, g1), scores, blocked, to_move, ply, bonus, None)
         if not state.empty:
-            state = replace(state, to_move=None, bonus=False, winner=self._winner(state))
+            state = replace(state, to_move=None, bonus=False, winner=self._winner(state), end="full")
         return state
 
     # -- the JSON form ---------------------------------------------------------
@@ -169,6 +170,7 @@ class Catchup(Game[CatchupState, Move]):
             "to_move": state.to_move,
             "ply": state.ply,
             "winner": state.winner,
+            "end": state.end,
             "scores": list(state.scores),
             "board": cells,
             "blocked": board.names(state.blocked),
@@ -394,7 +396,9 @@ class Catchup(Game[CatchupState, Move]):
         new = CatchupState(state.variant, board, stones, all_groups, scores, state.blocked, 1 - p, state.ply + 1, bonus, None)
         if not new.empty:
             winner = self._winner(new)
-            new = CatchupState(state.variant, board, stones, all_groups, scores, state.blocked, None, new.ply, False, winner)
+            new = CatchupState(
+                state.variant, board, stones, all_groups, scores, state.blocked, None, new.ply, False, winner, "full"
+            )
             events.append({"type": "end", "winner": winner, "groups": [self.group_sizes(new, 0), self.group_sizes(new, 1)]})
         elif bonus:
             events.append({"type": "bonus", "player": 1 - p, "max_stones": min(3, new.empty.bit_count())})
@@ -415,6 +419,20 @@ class Catchup(Game[CatchupState, Move]):
 
     def is_over(self, state: CatchupState) -> bool:
         return state.to_move is None
+
+    def resign(self, state: CatchupState, player: int) -> tuple[CatchupState, list[Json]]:
+        if state.to_move is None:
+            raise IllegalMove("game_over", "The game is over: nobody can resign.")
+        winner = 1 - player
+        new = replace(state, to_move=None, bonus=False, winner=winner, end="resign")
+        return new, [{"type": "resign", "player": player}, {"type": "end", "winner": winner, "end": "resign"}]
+
+    def timeout(self, state: CatchupState) -> tuple[CatchupState, list[Json]]:
+        if state.to_move is None:
+            raise IllegalMove("game_over", "The game is over: nobody can flag.")
+        p = state.to_move
+        new = replace(state, to_move=None, bonus=False, winner=1 - p, end="flag")  # R-T1: the flagged player loses
+        return new, [{"type": "flag", "player": p}, {"type": "end", "winner": 1 - p, "end": "flag"}]
 
     @staticmethod
     def group_sizes(state: CatchupState, player: int) -> list[int]:

@@ -14,6 +14,12 @@ A game implements six small steps; :class:`Game` builds ``play`` and
                                       mutates ``state``
     legal_moves(state)  -> LegalMoves
     notation(state, move) -> str      the normalised text of a move
+    resign(state, player), timeout(state) -> (State, events)
+                                      ends that are not moves, for managed matches
+
+Every state's JSON carries ``end``: ``null`` while ongoing, else why it
+finished (each game names its own natural end, e.g. ``"full"``; ``"resign"``
+and ``"flag"`` are common to all).
 
 States are immutable values of each game's own dataclass; the JSON form is
 the only form that leaves the engine.
@@ -109,6 +115,22 @@ class Game(ABC, Generic[S, M]):
     @abstractmethod
     def is_over(self, state: S) -> bool:
         """True once the game has finished."""
+
+    # -- ends that are not moves (managed matches) -----------------------------
+
+    flag_rule: ClassVar[str] = "loses"  # R-T1: what a flag does; Crystal says "proxy" (R-X6)
+
+    @abstractmethod
+    def resign(self, state: S, player: int) -> tuple[S, list[Json]]:
+        """``player`` resigns: the game is finished, the opponent wins.
+        The state records why it ended (``end: "resign"``)."""
+
+    @abstractmethod
+    def timeout(self, state: S) -> tuple[S, list[Json]]:
+        """The player to move has flagged (R-T1) and nobody moved for them.
+
+        Catchup and Bug: that player loses (``end: "flag"``).  Crystal
+        Connector (R-X6): the turn passes with no shifts and is scored."""
 
     # -- built from the steps above ------------------------------------------
 
