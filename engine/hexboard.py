@@ -33,7 +33,6 @@ from functools import cache
 from engine.errors import InvalidMove
 
 _CELL_RE = re.compile(r"^([A-Za-z])([0-9]{1,2})$")
-_SPLIT_RE = re.compile(r"[\s,]+")
 
 MIN_SIDE = 2
 MAX_SIDE = 10
@@ -55,6 +54,7 @@ class HexBoard:
     neighbours: tuple[int, ...] = field(init=False)  # bit -> neighbour bit set (playing cells)
     _names: dict[int, str] = field(init=False, repr=False)
     _index: dict[str, int] = field(init=False, repr=False)
+    _lookup: dict[str, int] = field(init=False, repr=False)  # _index plus lower-case spellings ("d7")
 
     def __post_init__(self) -> None:
         all_mask = 0
@@ -78,6 +78,7 @@ class HexBoard:
         object.__setattr__(self, "neighbours", tuple(nbrs))
         object.__setattr__(self, "_names", names)
         object.__setattr__(self, "_index", {v: k for k, v in names.items()})
+        object.__setattr__(self, "_lookup", {**{v.lower(): k for k, v in names.items()}, **self._index})
 
     # -- notation (R-H3) ---------------------------------------------------
 
@@ -99,6 +100,9 @@ class HexBoard:
 
     def parse_cell(self, text: str, step: int | None = None) -> int:
         """``"d7"`` -> bit.  Raises InvalidMove for text that names no cell."""
+        b = self._lookup.get(text)  # the common case, without a regex
+        if b is not None:
+            return b
         m = _CELL_RE.match(text)
         if not m:
             raise InvalidMove(f"'{text}' is not a cell: write a letter and a number, like C3.", step=step)
@@ -109,10 +113,14 @@ class HexBoard:
 
     def parse_cells(self, text: str) -> list[int]:
         """A move of several cells, separated by spaces and/or commas (R-H3)."""
-        parts = [p for p in _SPLIT_RE.split(text.strip()) if p]
+        parts = text.replace(",", " ").split()  # R-H3: spaces and/or commas
         if not parts:
             raise InvalidMove("The move is empty: name at least one cell.", code="empty_move")
-        return [self.parse_cell(p, step=i) for i, p in enumerate(parts)]
+        lookup = self._lookup
+        out = [lookup.get(p, -1) for p in parts]
+        if -1 in out:  # say which step is wrong, and why
+            return [self.parse_cell(p, step=i) for i, p in enumerate(parts)]
+        return out
 
     # -- geometry ----------------------------------------------------------
 
@@ -166,10 +174,10 @@ class HexBoard:
             raise ValueError(f"diagram has {len(lines)} rows, board has {len(self.rows)}")
         out: dict[int, int] = {}
         blocked = 0
-        for r, (row, toks) in enumerate(zip(self.rows, lines)):
+        for r, (row, toks) in enumerate(zip(self.rows, lines, strict=True)):
             if len(toks) != len(row):
                 raise ValueError(f"diagram row {r + 1} has {len(toks)} cells, board has {len(row)}")
-            for b, t in zip(row, toks):
+            for b, t in zip(row, toks, strict=True):
                 if t == ".":
                     continue
                 if t == "#":
