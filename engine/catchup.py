@@ -410,37 +410,33 @@ class Catchup(Game[CatchupState, Move]):
         return tuple(cells)
 
     def notation(self, state: CatchupState, move: Move) -> str:
-        return " ".join(state.board.name(b) for b in move)
+        names = state.board.labels
+        return " ".join([names[b] for b in move])
 
     def apply(self, state: CatchupState, move: Move) -> tuple[CatchupState, list[Json]]:
         p = state.to_move
         if p is None:
             raise IllegalMove("game_over", "The game is over: no more moves can be played.")
         n = len(move)
-        if n == 0:
-            raise IllegalMove("empty_move", "A turn places at least one stone; passing is not allowed (R-C1).")
-        empty = state.empty
-        allowance = 1 if state.first_turn else 3 if state.bonus else 2
-        if n > allowance or (n > 1 and n > empty.bit_count()):
+        mine, theirs = (state.stones[0], state.stones[1]) if p == 0 else (state.stones[1], state.stones[0])
+        allowance = 3 if state.bonus else 2 if mine | theirs else 1  # R-C1: the opening turn places 1
+        free = state.empty
+        if n > allowance or n == 0 or (n > 1 and n > free.bit_count()):
             raise self._too_many(state, n)
 
-        # R-C1: every stone on a distinct empty cell.  ``free`` shrinks as the
-        # turn's stones go down, so a repeated cell fails as well.
-        free = empty
+        # Check each stone and merge it into the groups it touches; only those
+        # change.  Nothing is shared with ``state`` until the end, so raising
+        # midway leaves it as it was.  ``free`` shrinks as stones go down, so a
+        # repeated cell fails as well (R-C1: distinct empty cells).
+        board = state.board
+        nbrs = board.neighbours
+        groups = list(state.groups[p])
+        grown = 0  # size of the largest group this turn made or enlarged
         for i, b in enumerate(move):
             bit = 1 << b
             if not free & bit:
                 raise self._bad_cell(state, move, i)
             free ^= bit
-
-        # Merge each new stone into the groups it touches; only those change.
-        board = state.board
-        nbrs = board.neighbours
-        mine = state.stones[p]
-        groups = list(state.groups[p])
-        grown = 0  # size of the largest group this turn made or enlarged
-        for b in move:
-            bit = 1 << b
             touch = nbrs[b] & mine
             mine |= bit
             if touch:
@@ -484,9 +480,8 @@ class Catchup(Game[CatchupState, Move]):
                         step=1,
                     )
 
-        theirs = state.stones[1 - p]
-        name = board.name
-        events: list[Json] = [{"type": "place", "player": p, "cells": [name(b) for b in move]}]
+        names = board.labels
+        events: list[Json] = [{"type": "place", "player": p, "cells": [names[b] for b in move]}]
         if new_score != old_score:
             events.append({"type": "score", "player": p, "from": old_score, "to": new_score})
         if p == 0:

@@ -52,7 +52,7 @@ class HexBoard:
     mask: int = field(init=False)  # playing cells: all_mask minus black
     cells: tuple[int, ...] = field(init=False)  # playing cells in reading order
     neighbours: tuple[int, ...] = field(init=False)  # bit -> neighbour bit set (playing cells)
-    _names: dict[int, str] = field(init=False, repr=False)
+    labels: dict[int, str] = field(init=False, repr=False)  # bit -> notation, for hot loops; see name()
     _index: dict[str, int] = field(init=False, repr=False)
     _lookup: dict[str, int] = field(init=False, repr=False)  # _index plus lower-case spellings ("d7")
 
@@ -76,7 +76,7 @@ class HexBoard:
         object.__setattr__(self, "mask", mask)
         object.__setattr__(self, "cells", tuple(b for row in self.rows for b in row if (mask >> b) & 1))
         object.__setattr__(self, "neighbours", tuple(nbrs))
-        object.__setattr__(self, "_names", names)
+        object.__setattr__(self, "labels", names)
         object.__setattr__(self, "_index", {v: k for k, v in names.items()})
         object.__setattr__(self, "_lookup", {**{v.lower(): k for k, v in names.items()}, **self._index})
 
@@ -89,11 +89,11 @@ class HexBoard:
         return f"{chr(65 + q)}{r + 1}"
 
     def name(self, bit: int) -> str:
-        return self._names[bit]
+        return self.labels[bit]
 
     def names(self, bits: int) -> list[str]:
         """Names of a bit set, in reading order."""
-        return [self._names[b] for b in iter_bits(bits)]
+        return [self.labels[b] for b in iter_bits(bits)]
 
     def has(self, text: str) -> bool:
         return text.upper() in self._index
@@ -137,7 +137,7 @@ class HexBoard:
         if q < 0 or q >= self.width - 1 or r < 0 or r >= len(self.rows):
             return None
         b = r * self.width + q
-        return b if b in self._names else None
+        return b if b in self.labels else None
 
     def render(self, marks: Mapping[int, str], empty: str = ".", blocked: int = 0) -> str:
         """ASCII picture, one text row per board row, rows offset like the board.
