@@ -16,9 +16,11 @@ best of a few runs, because the machine is shared.
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 import timeit
+from collections.abc import Callable
 
 from engine.catchup import Catchup, CatchupState
 from engine.hexboard import iter_bits
@@ -61,8 +63,7 @@ def random_game_play(rng: random.Random) -> CatchupState:
     return state
 
 
-def games_per_second(play_one: object) -> float:
-    assert callable(play_one)
+def games_per_second(play_one: Callable[[random.Random], CatchupState]) -> float:
     best = 0.0
     rng = random.Random(2024)
     for _ in range(RUNS):
@@ -78,7 +79,7 @@ def games_per_second(play_one: object) -> float:
 def half_full_positions(count: int) -> list[tuple[CatchupState, tuple[int, int]]]:
     """Positions with about 30 of 61 cells filled, each with a legal two-stone move."""
     rng = random.Random(7)
-    out = []
+    out: list[tuple[CatchupState, tuple[int, int]]] = []
     while len(out) < count:
         state = GAME.new({"size": SIDE})
         cells = list(state.board.cells)
@@ -101,7 +102,7 @@ def us_per_apply() -> float:
     for _ in range(RUNS):
         total = 0.0
         for state, move in positions:
-            total += timeit.timeit(lambda s=state, m=move: apply(s, m), number=number)
+            total += timeit.timeit(functools.partial(apply, state, move), number=number)
         best = min(best, total / (number * len(positions)) * 1e6)
     return best
 
