@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.bug import Bug
 from engine.catchup import Catchup
 from engine.errors import EngineError
 from engine.game import Game
 
-GAMES: dict[str, Game[Any, Any]] = {g.name: g for g in (Catchup(),)}
+GAMES: dict[str, Game[Any, Any]] = {g.name: g for g in (Catchup(), Bug())}
 
 
 class UnknownGame(EngineError):

@@ -1,0 +1,757 @@
+"""Bug (seed 002; RULES R-B1 to R-B8 on the boards of R-H1 to R-H4).
+
+A position keeps each player's pieces as a bit set and their bugs (maximal
+groups, R-B1) as a tuple of bit sets.  A turn never re-floods the board: a
+grow adds a cell to the one bug it touches (or spawns one), an eat removes
+whole opposing bugs and adds the bonus cell to the eater.  Congruence is an
+int comparison of shape ids from :mod:`engine.polyhex`, each computed once per
+shape.
+
+A move is a tuple of cells: the grow cell, then one bonus cell per eat
+(R-B5); in Green Meadow's opening turns, the one cell to blacken (R-B2).
+:meth:`Bug.apply` checks it step by step and names the first wrong step;
+:meth:`Bug.complete_moves` lists every complete move by walking the same
+eat chain with every bonus choice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.errors import BadOptions, BadState, IllegalMove, InvalidMove
+from engine.game import Game, Json, LegalMoves, MoveInput
+from engine.groups import groups as find_groups
+from engine.hexboard import HexBoard, green_meadow, hexhex, iter_bits
+from engine.polyhex import ShapeTable, shape_table
+
+VERSION = 1
+VARIANTS = ("genius", "green-meadow")  # R-B2
+EATERS = ("active", "all")  # R-B2, R-B8
+MIN_SIDE, MAX_SIDE, DEFAULT_SIDE = 2, 7, 3  # R-B2
+ENDS = ("stuck", "resign", "flag")  # R-B6: the player to move cannot grow (and wins); R-T1
+PHASES = ("blacken", "grow")
+
+# Every field of a dumped state; load() wants exactly these, so that
+# dump(load(x)) == x for any state the engine gave out.
+STATE_FIELDS = (
+    "game",
+    "version",
+    "options",
+    "status",
+    "to_move",
+    "ply",
+    "winner",
+    "end",
+    "scores",
+    "largest",
+    "board",
+    "blocked",
+    "phase",
+)
+
+Move = tuple[int, ...]  # grow cell then bonus cells (R-B5), or the one cell to blacken
+OptionError = type[BadOptions] | type[BadState]
+Bugs = tuple[int, ...]
+# One possible eat: (index of the eater among the player's bugs, the congruent
+# opposing bugs it touches, their cells, the bonus cells after their removal).
+# An empty bonus set means the eat is refused (R-B4).
+Eat = tuple[int, tuple[int, ...], int, int]
+
+
+@dataclass(slots=True)
+class BugState:
+    """One position.  Treated as an immutable value: the engine never changes a
+    state it has handed out, it builds a new one (not ``frozen`` for speed, as
+    in :class:`engine.catchup.CatchupState`)."""
+
+    variant: str
+    eaters: str
+    board: HexBoard
+    stones: tuple[int, int]  # bit set of each player's pieces
+    # each player's bugs as bit sets, in no particular order; derived from
+    # stones, so not part of equality
+    bugs: tuple[Bugs, Bugs] = field(compare=False)
+    blocked: int  # cells off the board besides the variant's own black cells (set-up, or blackened in play)
+    phase: str  # "blacken" (Green Meadow's opening turns) or "grow"
+    to_move: int | None  # None once finished
+    ply: int
+    winner: int | None
+    end: str | None  # None while ongoing; "stuck" (R-B6), "resign" or "flag" (R-T1)
+
+    @property
+    def empty(self) -> int:
+        """Empty playing cells."""
+        return self.board.mask & ~self.blocked & ~self.stones[0] & ~self.stones[1]
+
+    def largest(self, player: int) -> int:
+        """Size of the player's largest bug (0 without pieces), R-B7."""
+        return max((b.bit_count() for b in self.bugs[player]), default=0)
+
+
+# -- the rules on bit sets -----------------------------------------------------
+
+
+def grow_sets(board: HexBoard, mine: Bugs, largest: int, empty: int) -> tuple[int, int, int]:
+    """Where a grow may go (R-B3): ``(legal, would_merge, too_large)``, each a
+    bit set of empty cells.  ``largest`` is the size of the largest bug on the
+    board, either colour, at the start of the turn."""
+    dilate = board.dilate
+    seen = twice = capped = 0
+    for b in mine:
+        halo = dilate(b)
+        twice |= seen & halo
+        seen |= halo
+        if b.bit_count() >= largest:
+            capped |= halo
+    return empty & ~twice & ~capped, empty & twice, empty & capped & ~twice
+
+
+def find_eats(board: HexBoard, shapes: ShapeTable, own: list[int], eaters: Iterable[int], opp: Bugs, empty: int) -> list[Eat]:
+    """For each candidate eater (index into ``own``) touching at least one
+    congruent opposing bug: every such bug, all removed at once, and the bonus
+    cells left afterwards - empty (possibly just vacated) cells touching the
+    eater and no other bug of the player (R-B4)."""
+    dilate = board.dilate
+    out: list[Eat] = []
+    for i in eaters:
+        a = own[i]
+        halo = dilate(a)
+        size = a.bit_count()
+        sid = -1
+        victims: list[int] = []
+        for o in opp:
+            if o & halo and o.bit_count() == size:
+                if sid < 0:
+                    sid = shapes[a]
+                if shapes[o] == sid:
+                    victims.append(o)
+        if not victims:
+            continue
+        vacated = 0
+        for o in victims:
+            vacated |= o
+        others = 0
+        for j, b in enumerate(own):
+            if j != i:
+                others |= b
+        bonus = halo & (empty | vacated) & ~dilate(others)
+        out.append((i, tuple(victims), vacated, bonus))
+    return out
+
+
+def _eater_range(eaters: str, active: int, own: list[int]) -> Iterable[int]:
+    """Who may eat: the active bug only (R-B4), or every bug of the mover (R-B8)."""
+    return (active,) if eaters == "active" else range(len(own))
+
+
+def _largest_bug(bugs: tuple[Bugs, Bugs]) -> int:
+    best = 0
+    for side in bugs:
+        for b in side:
+            n = b.bit_count()
+            if n > best:
+                best = n
+    return best
+
+
+class Bug(Game[BugState, Move]):
+    name = "bug"
+    title = "Bug"
+
+    # -- options ---------------------------------------------------------------
+
+    def describe(self) -> Json:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "variants": list(VARIANTS),
+            "options": {
+                "variant": {"type": "string", "default": "genius", "choices": list(VARIANTS)},
+                "size": {
+                    "type": "integer",
+                    "default": DEFAULT_SIDE,
+                    "min": MIN_SIDE,
+                    "max": MAX_SIDE,
+                    "description": "side of the hexhex board (genius only)",
+                },
+                "eaters": {"type": "string", "default": "active", "choices": list(EATERS)},
+                "position": {"type": "object", "default": None, "description": "set-up board: {cell: 0|1}"},
+                "blocked": {"type": "array", "default": [], "description": "cells removed from the board"},
+                "to_move": {"type": "integer", "default": None, "description": "player to move in a set-up position"},
+            },
+        }
+
+    @staticmethod
+    def _choice(raw: Any, field: str, choices: tuple[str, ...], err: OptionError) -> str:
+        if not isinstance(raw, str) or raw.lower() not in choices:
+            raise err(field, f"{field.rsplit('.', 1)[-1]} must be one of {', '.join(choices)}, not {raw!r}.")
+        return raw.lower()
+
+    @staticmethod
+    def _board(variant: str, opts: Mapping[str, Any], field: str, err: OptionError) -> HexBoard:
+        if variant == "green-meadow":
+            if "size" in opts:
+                raise err(f"{field}.size", "The green-meadow board is fixed (R-H4): it takes no size.")
+            return green_meadow()
+        side = opts.get("size", DEFAULT_SIDE)
+        if isinstance(side, bool) or not isinstance(side, int) or not MIN_SIDE <= side <= MAX_SIDE:
+            raise err(f"{field}.size", f"size must be an integer from {MIN_SIDE} to {MAX_SIDE} (R-B2).")
+        return hexhex(side)
+
+    def new(self, options: Mapping[str, Any]) -> BugState:
+        if not isinstance(options, Mapping):
+            raise BadOptions("options", "options must be an object.")
+        for key in options:
+            if key not in ("variant", "size", "eaters", "position", "blocked", "to_move"):
+                raise BadOptions(f"options.{key}", f"Bug has no option '{key}'.")
+        variant = self._choice(options.get("variant", "genius"), "options.variant", VARIANTS, BadOptions)
+        eaters = self._choice(options.get("eaters", "active"), "options.eaters", EATERS, BadOptions)
+        board = self._board(variant, options, "options", BadOptions)
+        blocked = self._read_blocked(board, options.get("blocked", []), "options.blocked", BadOptions)
+        position = options.get("position")
+        stones = self._read_board(board, {} if position is None else position, blocked, "options.position", BadOptions)
+        setup = any(k in options for k in ("position", "blocked", "to_move"))
+        if variant == "green-meadow" and not setup:
+            # R-B2: each player's first turn blackens a cell; a set-up position skips that.
+            return self._build(variant, eaters, board, stones, blocked, "blacken", 0, 0)
+        to_move = options.get("to_move")
+        if to_move is None:
+            # Pieces get eaten, so counts are weak evidence; without eats player 0
+            # has one more piece than player 1 exactly when player 1 is to move.
+            to_move = 1 if stones[0].bit_count() > stones[1].bit_count() else 0
+        if isinstance(to_move, bool) or to_move not in (0, 1):
+            raise BadOptions("options.to_move", "to_move must be 0 or 1.")
+        state = self._build(variant, eaters, board, stones, blocked, "grow", to_move, 0)
+        self._check_history(state, to_move, "options.to_move", BadOptions)
+        return state
+
+    def _build(
+        self,
+        variant: str,
+        eaters: str,
+        board: HexBoard,
+        stones: tuple[int, int],
+        blocked: int,
+        phase: str,
+        to_move: int,
+        ply: int,
+    ) -> BugState:
+        """A state with ``to_move`` to play; finished at once if that player cannot grow (R-B6)."""
+        bugs = (tuple(find_groups(board, stones[0])), tuple(find_groups(board, stones[1])))
+        state = BugState(variant, eaters, board, stones, bugs, blocked, phase, to_move, ply, None, None)
+        if phase == "grow" and not self.can_grow(state, to_move):
+            state.to_move, state.winner, state.end = None, to_move, "stuck"  # still being built
+        return state
+
+    def can_grow(self, state: BugState, player: int) -> bool:
+        """Has ``player`` any legal grow in this position (R-B3)?"""
+        legal, _, _ = grow_sets(state.board, state.bugs[player], _largest_bug(state.bugs), state.empty)
+        return legal != 0
+
+    def _check_history(self, state: BugState, mover: int, field: str, err: OptionError) -> None:
+        """What any game reaching this position with ``mover`` to play must show.
+
+        Pieces get eaten, so piece counts say little; two things hold all the same:
+
+        * the player who moved last still has a piece: a grow leaves one and
+          the opponent has not moved since.  Only before anybody has grown is the
+          board empty, and then player 0 is to move (R-B2).
+        * the last mover's eating has ended: with ``eaters: active`` the active
+          bug can eat nothing, so at least one of their bugs cannot eat; with
+          ``eaters: all`` none can (R-B4, R-B8).
+        """
+        last = 1 - mover
+        if not state.stones[last] and (state.stones[mover] or mover != 0):
+            raise err(
+                field,
+                f"Player {mover} cannot be to move: player {last} moved last, and a grow always leaves the mover "
+                "a piece on the board (R-B3); only on an empty board can player 0 be to move with none.",
+            )
+        own = list(state.bugs[last])
+        if not own:
+            return
+        due = [
+            e
+            for e in find_eats(state.board, shape_table(state.board), own, range(len(own)), state.bugs[mover], state.empty)
+            if e[3]
+        ]
+        if state.eaters == "all" and due:
+            names = state.board.names(own[due[0][0]])
+            raise err(
+                field,
+                f"Player {mover} cannot be to move: player {last}'s bug {' '.join(names)} could still eat, and with "
+                "eaters: all no turn ends while one can (R-B8).",
+            )
+        if state.eaters == "active" and len(due) == len(own):
+            raise err(
+                field,
+                f"Player {mover} cannot be to move: every bug of player {last} could still eat, yet their active bug "
+                "stopped eating at the end of their turn (R-B4).",
+            )
+
+    # -- the JSON form ---------------------------------------------------------
+
+    @staticmethod
+    def options_json(state: BugState) -> Json:
+        if state.variant == "green-meadow":
+            return {"variant": state.variant, "eaters": state.eaters}
+        return {"variant": state.variant, "size": state.board.side, "eaters": state.eaters}
+
+    def dump(self, state: BugState) -> Json:
+        board = state.board
+        cells: dict[str, int] = {}
+        s0, s1 = state.stones
+        for b in iter_bits(s0 | s1):
+            cells[board.name(b)] = 0 if s0 >> b & 1 else 1
+        return {
+            "game": self.name,
+            "version": VERSION,
+            "options": self.options_json(state),
+            "status": "finished" if state.end is not None else "ongoing",
+            "to_move": state.to_move,
+            "ply": state.ply,
+            "winner": state.winner,
+            "end": state.end,
+            "scores": [s0.bit_count(), s1.bit_count()],  # R-B7: pieces on the board
+            "largest": [state.largest(0), state.largest(1)],  # R-B7: each player's largest bug
+            "board": cells,
+            "blocked": board.names(state.blocked),
+            "phase": state.phase,
+        }
+
+    def load(self, data: Mapping[str, Any]) -> BugState:
+        """A client's state, checked field by field; nothing is taken on trust."""
+        if not isinstance(data, Mapping):
+            raise BadState("state", "state must be an object.")
+        for key in data:
+            if key not in STATE_FIELDS:
+                raise BadState(f"state.{key}", f"A Bug state has no field '{key}'.")
+        for key in STATE_FIELDS:
+            if key not in data:
+                raise BadState(f"state.{key}", f"The state lacks its '{key}' field.")
+        if data["game"] != self.name:
+            raise BadState("state.game", f"state.game must be '{self.name}'.")
+        if data["version"] != VERSION or isinstance(data["version"], bool):
+            raise BadState("state.version", f"Unsupported state version {data['version']!r}; this server reads {VERSION}.")
+        opts = data["options"]
+        if not isinstance(opts, Mapping):
+            raise BadState("state.options", "state.options must be an object.")
+        for key in opts:
+            if key not in ("variant", "size", "eaters"):
+                raise BadState(f"state.options.{key}", f"A Bug state's options hold only variant, size and eaters, not '{key}'.")
+        for key in ("variant", "eaters"):
+            if key not in opts:
+                raise BadState(f"state.options.{key}", f"state.options lacks '{key}'.")
+        variant = self._choice(opts["variant"], "state.options.variant", VARIANTS, BadState)
+        eaters = self._choice(opts["eaters"], "state.options.eaters", EATERS, BadState)
+        if variant == "genius" and "size" not in opts:
+            raise BadState("state.options.size", "state.options lacks 'size'.")
+        board = self._board(variant, opts, "state.options", BadState)
+        blocked = self._read_blocked(board, data["blocked"], "state.blocked", BadState)
+        stones = self._read_board(board, data["board"], blocked, "state.board", BadState)
+        ply = data["ply"]
+        if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
+            raise BadState("state.ply", "ply must be a whole number, 0 or more.")
+        phase = data["phase"]
+        if phase not in PHASES:
+            raise BadState("state.phase", f"phase must be one of {', '.join(PHASES)}, not {phase!r}.")
+
+        end = data["end"]
+        if end is not None and end not in ENDS:
+            raise BadState("state.end", f"end must be null or one of {', '.join(ENDS)}, not {end!r}.")
+        status = "ongoing" if end is None else "finished"
+        if data["status"] != status:
+            raise BadState("state.status", f"state.status is {data['status']!r} but end is {end!r}: expected {status!r}.")
+        to_move, winner = data["to_move"], data["winner"]
+        if end is None:
+            if isinstance(to_move, bool) or to_move not in (0, 1):
+                raise BadState("state.to_move", "to_move must be 0 or 1 while the game is ongoing.")
+            if winner is not None:
+                raise BadState("state.winner", "An ongoing game has no winner yet.")
+        else:
+            if to_move is not None:
+                raise BadState("state.to_move", "The game is over, so to_move must be null.")
+            if isinstance(winner, bool) or winner not in (0, 1):
+                raise BadState("state.winner", f"A game that ended by {end} has a winner, 0 or 1.")
+
+        if phase == "blacken":
+            # R-B2: only Green Meadow opens by blackening, one cell per player, before any piece.
+            if variant != "green-meadow":
+                raise BadState("state.phase", "Only the green-meadow variant has a blacken phase (R-B2).")
+            if stones[0] | stones[1]:
+                raise BadState("state.board", "No piece is on the board while cells are being blackened (R-B2).")
+            done = blocked.bit_count()
+            if end == "stuck":
+                raise BadState("state.end", "Nobody can be stuck while cells are being blackened (R-B2, R-B6).")
+            if (to_move if end is None else done) != done or done > 1:
+                raise BadState(
+                    "state.blocked",
+                    f"{done} cells are blackened, but the blacken phase has player 0 blacken one cell, then player 1 (R-B2).",
+                )
+            if ply != done:
+                raise BadState("state.ply", f"ply must be {done}: each blackened cell is one move (R-B2).")
+            state = self._build(variant, eaters, board, stones, blocked, phase, done, ply)
+            if end is not None:
+                state.to_move, state.winner, state.end = None, winner, end  # still being built
+        elif end is None:
+            state = self._build(variant, eaters, board, stones, blocked, phase, to_move, ply)
+            if state.end is not None:
+                raise BadState(
+                    "state.status",
+                    f"Player {to_move} cannot grow, so the game is over and player {to_move} has won (R-B6): "
+                    "status must be 'finished'.",
+                )
+            self._check_history(state, to_move, "state.to_move", BadState)
+        elif end == "stuck":
+            state = self._build(variant, eaters, board, stones, blocked, phase, winner, ply)
+            if state.end != "stuck":
+                raise BadState(
+                    "state.winner",
+                    f"The game ended 'stuck' with player {winner} the winner, but player {winner} can still grow (R-B6).",
+                )
+            self._check_history(state, winner, "state.winner", BadState)
+        else:
+            # a flag falls on the player to move (R-T1); a seat may resign at any time
+            mover = 1 - winner if end == "flag" else None
+            state = self._build(variant, eaters, board, stones, blocked, phase, winner if mover is None else mover, ply)
+            if mover is not None:
+                self._check_history(state, mover, "state.winner", BadState)
+            state.to_move, state.winner, state.end = None, winner, end  # still being built
+
+        expect = self.dump(state)
+        for key, why in (
+            ("scores", "scores are the pieces each player has on the board (R-B7)"),
+            ("largest", "largest is the size of each player's largest bug (R-B7)"),
+        ):
+            got = data[key]
+            if got != expect[key] or not isinstance(got, list) or any(isinstance(x, bool) for x in got):
+                raise BadState(f"state.{key}", f"state.{key} is {got!r} but {why}: expected {expect[key]!r}.")
+        return state
+
+    @staticmethod
+    def _read_blocked(board: HexBoard, raw: Any, field: str, err: OptionError) -> int:
+        if not isinstance(raw, list):
+            raise err(field, "blocked must be a list of cells.")
+        out = 0
+        for i, name in enumerate(raw):
+            if not isinstance(name, str) or not board.has(name):
+                raise err(f"{field}.{i}", f"{name!r} is not a cell of this board.")
+            b = board.parse_cell(name)
+            if board.black >> b & 1:
+                raise err(f"{field}.{i}", f"{name.upper()} is one of the board's own black cells (R-H4); list only others.")
+            if out >> b & 1:
+                raise err(f"{field}.{i}", f"{name.upper()} is listed twice.")
+            out |= 1 << b
+        return out
+
+    @staticmethod
+    def _read_board(board: HexBoard, raw: Any, blocked: int, field: str, err: OptionError) -> tuple[int, int]:
+        if not isinstance(raw, Mapping):
+            raise err(field, "board must be an object mapping cells to 0 or 1.")
+        s = [0, 0]
+        for name, who in raw.items():
+            if not isinstance(name, str) or not board.has(name):
+                raise err(f"{field}.{name}", f"{name} is not a cell of this board.")
+            if isinstance(who, bool) or who not in (0, 1):
+                raise err(f"{field}.{name}", f"A cell holds player 0 or 1, not {who!r}.")
+            b = board.parse_cell(name)
+            if (board.black | blocked) >> b & 1:
+                raise err(
+                    f"{field}.{name}", f"{name.upper()} is not part of the board (black or blocked), so no piece can be on it."
+                )
+            if (s[0] | s[1]) >> b & 1:
+                raise err(f"{field}.{name}", f"{name.upper()} is given twice.")
+            s[who] |= 1 << b
+        return s[0], s[1]
+
+    # -- moves -----------------------------------------------------------------
+
+    def parse(self, state: BugState, text: MoveInput) -> Move:
+        if isinstance(text, str):
+            return tuple(state.board.parse_cells(text))
+        if not text:
+            raise InvalidMove("The move is empty: name at least one cell.", code="empty_move")
+        cells = []
+        for i, t in enumerate(text):
+            if not isinstance(t, str):
+                raise InvalidMove(f"Step {i + 1} of the move is not a cell name.", step=i)
+            cells.append(state.board.parse_cell(t.strip(), step=i))
+        return tuple(cells)
+
+    def notation(self, state: BugState, move: Move) -> str:
+        return " ".join(state.board.name(b) for b in move)
+
+    def apply(self, state: BugState, move: Move) -> tuple[BugState, list[Json]]:
+        p = state.to_move
+        if p is None:
+            raise IllegalMove("game_over", "The game is over: no more moves can be played.")
+        if not move:
+            raise IllegalMove("empty_move", "A turn names at least one cell; passing is not allowed (R-B3).")
+        if state.phase == "blacken":
+            return self._blacken(state, move)
+        board = state.board
+        name = board.name
+        c = move[0]
+        bit = 1 << c
+        if (board.black | state.blocked) & bit:
+            raise IllegalMove("blocked", f"Grow on {name(c)}: that cell is not part of the board.", step=0)
+        if (state.stones[0] | state.stones[1]) & bit:
+            raise IllegalMove("occupied", f"Grow on {name(c)}: that cell is already occupied.", step=0)
+        mine, opp = state.bugs[p], state.bugs[1 - p]
+        largest = _largest_bug(state.bugs)
+        empty = state.empty
+        _, merge, too_large = grow_sets(board, mine, largest, empty)
+        nbrs = board.neighbours[c]
+        if merge & bit:
+            touched = [" ".join(board.names(b)) for b in mine if b & nbrs]
+            raise IllegalMove(
+                "would_merge",
+                f"Grow on {name(c)} would join your bugs {' and '.join(touched)} into one, which is never allowed (R-B3).",
+                step=0,
+            )
+        if too_large & bit:
+            size = next(b.bit_count() for b in mine if b & nbrs)
+            raise IllegalMove(
+                "too_large",
+                f"Grow on {name(c)} would make your {size}-piece bug {size + 1} pieces, larger than the largest bug "
+                f"on the board at the start of the turn ({largest}) (R-B3).",
+                step=0,
+            )
+
+        # R-B3: the grow spawns a bug or enlarges the one it touches: the active bug.
+        own = list(mine)
+        active = next((i for i, b in enumerate(own) if b & nbrs), -1)
+        spawn = active < 0
+        if spawn:
+            own.append(bit)
+            active = len(own) - 1
+        else:
+            own[active] |= bit
+        empty &= ~bit
+        events: list[Json] = [{"type": "grow", "player": p, "cell": name(c), "spawn": spawn, "bug": board.names(own[active])}]
+
+        # R-B4 / R-B8: the eat chain, one bonus cell per eat.
+        shapes = shape_table(board)
+        opp_bugs = opp
+        for step in range(1, len(move) + 1):
+            eats = find_eats(board, shapes, own, _eater_range(state.eaters, active, own), opp_bugs, empty)
+            due = [e for e in eats if e[3]]
+            if step == len(move):
+                if due:
+                    raise IllegalMove("must_eat", self._must_eat_message(board, own, due, move), step=step)
+                events.extend(self._refusals(board, p, own, eats))
+                break
+            c = move[step]
+            bit = 1 << c
+            if not due:
+                why = " (an eat with no bonus cell does not happen)" if eats else ""
+                raise IllegalMove(
+                    "no_eat_due",
+                    f"Bonus cell {name(c)} (step {step + 1}) is not due: nothing can be eaten{why} (R-B4).",
+                    step=step,
+                )
+            chosen = next((e for e in due if e[3] & bit), None)
+            if chosen is None:
+                raise IllegalMove("bad_bonus", self._bad_bonus_message(state, own, due, empty, c, step), step=step)
+            i, victims, vacated, _ = chosen
+            eater_before = board.names(own[i])
+            own[i] |= bit
+            opp_bugs = tuple(o for o in opp_bugs if not o & vacated)
+            empty = (empty | vacated) & ~bit
+            events.append(
+                {
+                    "type": "eat",
+                    "player": p,
+                    "eater": eater_before,
+                    "eaten": [board.names(o) for o in victims],
+                    "bonus": name(c),
+                    "bug": board.names(own[i]),
+                }
+            )
+
+        mine_bits = 0
+        for b in own:
+            mine_bits |= b
+        theirs_bits = 0
+        for b in opp_bugs:
+            theirs_bits |= b
+        if p == 0:
+            stones, bugs = (mine_bits, theirs_bits), (tuple(own), opp_bugs)
+        else:
+            stones, bugs = (theirs_bits, mine_bits), (opp_bugs, tuple(own))
+        new = BugState(state.variant, state.eaters, board, stones, bugs, state.blocked, "grow", 1 - p, state.ply + 1, None, None)
+        if not self.can_grow(new, 1 - p):
+            new.to_move, new.winner, new.end = None, 1 - p, "stuck"  # R-B6: the player who cannot grow wins
+            events.append({"type": "end", "winner": 1 - p, "end": "stuck"})
+        return new, events
+
+    def _blacken(self, state: BugState, move: Move) -> tuple[BugState, list[Json]]:
+        """Green Meadow's opening turns: blacken one empty cell (R-B2, R-B5)."""
+        p = state.to_move
+        assert p is not None
+        board = state.board
+        c = move[0]
+        bit = 1 << c
+        if (board.black | state.blocked) & bit:
+            raise IllegalMove("blocked", f"{board.name(c)} is already black: blacken a cell of the board.", step=0)
+        if (state.stones[0] | state.stones[1]) & bit:
+            raise IllegalMove("occupied", f"{board.name(c)} is occupied.", step=0)
+        if len(move) > 1:
+            raise IllegalMove(
+                "too_many_cells",
+                f"This opening turn blackens exactly one cell; {board.name(move[1])} is one too many (R-B2).",
+                step=1,
+            )
+        blocked = state.blocked | bit
+        phase, to_move = ("blacken", 1) if p == 0 else ("grow", 0)
+        new = self._build(state.variant, state.eaters, board, state.stones, blocked, phase, to_move, state.ply + 1)
+        events: list[Json] = [{"type": "blacken", "player": p, "cell": board.name(c)}]
+        if new.end is not None:
+            events.append({"type": "end", "winner": new.winner, "end": new.end})
+        return new, events
+
+    @staticmethod
+    def _must_eat_message(board: HexBoard, own: list[int], due: list[Eat], move: Move) -> str:
+        i, victims, _, bonus = due[0]
+        eaten = " and ".join(" ".join(board.names(o)) for o in victims)
+        cells = ", ".join(board.names(bonus))
+        last = board.name(move[-1])
+        return (
+            f"After {last} the move stops, but your bug {' '.join(board.names(own[i]))} must still eat the congruent "
+            f"bug {eaten}: add a bonus cell ({cells}) (R-B4)."
+        )
+
+    @staticmethod
+    def _bad_bonus_message(state: BugState, own: list[int], due: list[Eat], empty: int, c: int, step: int) -> str:
+        board = state.board
+        bit = 1 << c
+        allowed = 0
+        for e in due:
+            allowed |= e[3]
+        nbrs = board.neighbours[c]
+        if (board.black | state.blocked) & bit:
+            why = "that cell is not part of the board"
+        elif not any(own[e[0]] & nbrs for e in due):
+            eaters = " or ".join(" ".join(board.names(own[e[0]])) for e in due)
+            why = f"it does not touch the eating bug {eaters}"
+        elif sum(1 for b in own if b & nbrs) > 1:
+            why = "it would merge the eating bug with another of your bugs"
+        else:
+            vacated = 0
+            for e in due:
+                vacated |= e[2]
+            why = "that cell is occupied" if not (empty | vacated) & bit else "it is not a legal growth"
+        return (
+            f"Bonus cell {board.name(c)} (step {step + 1}) is not a legal growth: {why}; "
+            f"the bonus may go on {', '.join(board.names(allowed))} (R-B4)."
+        )
+
+    @staticmethod
+    def _refusals(board: HexBoard, p: int, own: list[int], eats: list[Eat]) -> list[Json]:
+        """Eats that do not happen for want of a bonus cell (R-B4), for an umpire to announce."""
+        return [
+            {
+                "type": "eat_refused",
+                "player": p,
+                "eater": board.names(own[i]),
+                "spared": [board.names(o) for o in victims],
+            }
+            for i, victims, _, bonus in eats
+            if not bonus
+        ]
+
+    # -- listing and outcome ---------------------------------------------------
+
+    def complete_moves(self, state: BugState, limit: int | None = None) -> list[Move]:
+        """Every complete legal move: each grow with each sequence of bonus
+        choices (R-B5), in reading order; at most ``limit`` + 1 (to tell truncation)."""
+        p = state.to_move
+        if p is None:
+            return []
+        board = state.board
+        empty = state.empty
+        if state.phase == "blacken":
+            return [(b,) for b in iter_bits(empty)]
+        mine, opp = state.bugs[p], state.bugs[1 - p]
+        legal, _, _ = grow_sets(board, mine, _largest_bug(state.bugs), empty)
+        shapes = shape_table(board)
+        neighbours = board.neighbours
+        cap = None if limit is None else limit + 1
+        out: list[Move] = []
+        eaters = state.eaters
+        for c in iter_bits(legal):
+            bit = 1 << c
+            own = list(mine)
+            nbrs = neighbours[c]
+            active = next((i for i, b in enumerate(own) if b & nbrs), -1)
+            if active < 0:
+                own.append(bit)
+                active = len(own) - 1
+            else:
+                own[active] |= bit
+            self._chains(board, shapes, eaters, own, active, opp, empty & ~bit, (c,), out, cap)
+            if cap is not None and len(out) >= cap:
+                break
+        return out
+
+    def _chains(
+        self,
+        board: HexBoard,
+        shapes: ShapeTable,
+        eaters: str,
+        own: list[int],
+        active: int,
+        opp: Bugs,
+        empty: int,
+        prefix: Move,
+        out: list[Move],
+        cap: int | None,
+    ) -> None:
+        """Extend ``prefix`` by every bonus choice until no eat is due (R-B4, R-B8)."""
+        due = [e for e in find_eats(board, shapes, own, _eater_range(eaters, active, own), opp, empty) if e[3]]
+        if not due:
+            out.append(prefix)
+            return
+        for i, _, vacated, bonus in due:
+            rest = tuple(o for o in opp if not o & vacated)
+            freed = empty | vacated
+            for b in iter_bits(bonus):
+                if cap is not None and len(out) >= cap:
+                    return
+                grown = list(own)
+                grown[i] |= 1 << b
+                self._chains(board, shapes, eaters, grown, active, rest, freed & ~(1 << b), (*prefix, b), out, cap)
+
+    def legal_moves(self, state: BugState, limit: int | None = None) -> LegalMoves:
+        """Complete moves as notation strings: grow plus every bonus choice (API.md)."""
+        moves = self.complete_moves(state, limit)
+        truncated = limit is not None and len(moves) > limit
+        if limit is not None:
+            moves = moves[:limit]
+        name = state.board.name
+        return LegalMoves([" ".join(name(b) for b in m) for m in moves], truncated)
+
+    def is_over(self, state: BugState) -> bool:
+        return state.to_move is None
+
+    def resign(self, state: BugState, player: int) -> tuple[BugState, list[Json]]:
+        if state.to_move is None:
+            raise IllegalMove("game_over", "The game is over: nobody can resign.")
+        winner = 1 - player
+        new = BugState(
+            state.variant, state.eaters, state.board, state.stones, state.bugs, state.blocked, state.phase, None, state.ply,
+            winner, "resign",
+        )  # fmt: skip
+        return new, [{"type": "resign", "player": player}, {"type": "end", "winner": winner, "end": "resign"}]
+
+    def timeout(self, state: BugState) -> tuple[BugState, list[Json]]:
+        if state.to_move is None:
+            raise IllegalMove("game_over", "The game is over: nobody can flag.")
+        p = state.to_move
+        new = BugState(
+            state.variant, state.eaters, state.board, state.stones, state.bugs, state.blocked, state.phase, None, state.ply,
+            1 - p, "flag",
+        )  # fmt: skip  # R-T1: the flagged player loses
+        return new, [{"type": "flag", "player": p}, {"type": "end", "winner": 1 - p, "end": "flag"}]
