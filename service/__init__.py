@@ -14,14 +14,17 @@ from flask import Flask
 
 DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 256 * 1024,  # 413 above this (bytes)
-    "JSON_SORT_KEYS": False,
 }
 
 
 def _from_env() -> dict[str, Any]:
+    """Settings from the environment: the config key's own name (``MAX_CONTENT_LENGTH=65536``)."""
     out: dict[str, Any] = {}
-    if "MAX_BODY_BYTES" in os.environ:
-        out["MAX_CONTENT_LENGTH"] = int(os.environ["MAX_BODY_BYTES"])
+    raw = os.environ.get("MAX_CONTENT_LENGTH")
+    if raw is not None:
+        if not raw.strip().isdigit() or int(raw) < 1:
+            raise ValueError(f"MAX_CONTENT_LENGTH must be a whole number of bytes, 1 or more, not {raw!r}")
+        out["MAX_CONTENT_LENGTH"] = int(raw)
     return out
 
 

@@ -1,8 +1,13 @@
 """marshmallow schemas for every request and response body.
 
-Requests are loaded (validated) here; game-specific content - options, states,
-moves - is validated by the engine, which names the offending field.  Response
-schemas document and dump what the views return.
+Requests are loaded (validated) here: the envelope - which keys, which types,
+how many moves.  What is inside a game's options, state or move is the
+engine's to judge, field by field (BadOptions, BadState naming the field), so
+no rule lives here.  Response schemas dump what the views return, in the order
+API.md lists the keys; ``openapi.yaml`` describes the same bodies in full and
+the tests check every answer against it.
+
+Schema instances are made once, at module level (marshmallow's Flask example).
 """
 
 from __future__ import annotations
@@ -11,71 +16,118 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+MAX_MOVE_CHARS = 1000
+MAX_MOVE_STEPS = 100
+MAX_MOVES = 10000
 
-class MoveField(fields.Field):
-    """A move: notation text, or a list of strings (a structured form)."""
 
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+class MoveField(fields.Field[str | list[str]]):
+    """A move: notation text (``"D7 F8"``), or its steps as a list of strings."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str | list[str]:
         if isinstance(value, str):
             if not value.strip():
                 raise ValidationError("A move must not be empty.")
-            if len(value) > 1000:
-                raise ValidationError("A move is at most 1000 characters.")
+            if len(value) > MAX_MOVE_CHARS:
+                raise ValidationError(f"A move is at most {MAX_MOVE_CHARS} characters.")
             return value
-        if isinstance(value, list) and value and all(isinstance(v, str) for v in value) and len(value) <= 100:
+        if isinstance(value, list) and value and len(value) <= MAX_MOVE_STEPS and all(isinstance(v, str) for v in value):
             return value
-        raise ValidationError("A move is a notation string, or a non-empty list of strings.")
+        raise ValidationError(f"A move is a notation string, or a list of 1 to {MAX_MOVE_STEPS} strings.")
+
+
+def _object(**kwargs: Any) -> fields.Dict:
+    """A JSON object with string keys; its content is the engine's to check."""
+    return fields.Dict(keys=fields.String(), **kwargs)
+
+
+# -- requests ------------------------------------------------------------------
 
 
 class NewRequest(Schema):
-    options = fields.Dict(keys=fields.String(), load_default=dict)
+    options = _object(load_default=dict)
 
 
 class PlayRequest(Schema):
-    state = fields.Dict(keys=fields.String(), required=True)
+    state = _object(required=True)
     move = MoveField(required=True)
 
 
 class LegalMovesRequest(Schema):
-    state = fields.Dict(keys=fields.String(), required=True)
-    limit = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(min=1, max=100000))
+    state = _object(required=True)
+    limit = fields.Integer(strict=True, load_default=None, allow_none=True, validate=validate.Range(min=1, max=100000))
 
 
 class ReplayRequest(Schema):
-    options = fields.Dict(keys=fields.String(), load_default=dict)
-    moves = fields.List(MoveField(), required=True, validate=validate.Length(max=10000))
+    options = _object(load_default=dict)
+    moves = fields.List(MoveField(), required=True, validate=validate.Length(max=MAX_MOVES))
 
 
-class ErrorBody(Schema):
+# -- responses -----------------------------------------------------------------
+
+
+class MoveErrorBody(Schema):
+    """Why a move is illegal: a stable code, one sentence, the first wrong step."""
+
     code = fields.String(required=True)
     message = fields.String(required=True)
     step = fields.Integer()
-    field = fields.String()
 
 
 class VerdictResponse(Schema):
+    """``{"legal": true, "move", "state", "events"}`` or ``{"legal": false, "error", "state"}``."""
+
     legal = fields.Boolean(required=True)
     move = fields.String()
-    state = fields.Dict(required=True)
-    events = fields.List(fields.Dict())
-    error = fields.Nested(ErrorBody)
+    error = fields.Nested(MoveErrorBody)
+    state = _object(required=True)
+    events = fields.List(_object())
 
 
 class StateResponse(Schema):
-    state = fields.Dict(required=True)
+    state = _object(required=True)
 
 
 class LegalMovesResponse(Schema):
+    """The moves; a game's own remarks (Catchup ``max_stones``...) are added after."""
+
     moves = fields.List(fields.String(), required=True)
     count = fields.Integer(required=True)
     truncated = fields.Boolean(required=True)
 
 
+class FirstIllegal(Schema):
+    index = fields.Integer(required=True)
+    error = fields.Nested(MoveErrorBody, required=True)
+
+
 class ReplayResponse(Schema):
     valid = fields.Boolean(required=True)
     plies = fields.Integer(required=True)
-    first_illegal = fields.Dict(allow_none=True)
-    state = fields.Dict(required=True)
+    first_illegal = fields.Nested(FirstIllegal, allow_none=True, required=True)
+    state = _object(required=True)
+
+
+class GamesResponse(Schema):
+    """Each game's ``describe()``: name, title, variants, options with defaults."""
+
+    games = fields.List(_object(), required=True)
+
+
+class HealthResponse(Schema):
+    status = fields.String(required=True)
+
+
+class ErrorBody(Schema):
+    code = fields.String(required=True)
+    message = fields.String(required=True)
+    details = fields.Raw(required=True, allow_none=True)
+
+
+class ErrorResponse(Schema):
+    """The one error shape (API.md "Errors")."""
+
+    error = fields.Nested(ErrorBody, required=True)
 
 
 new_request = NewRequest()
@@ -86,3 +138,6 @@ verdict_response = VerdictResponse()
 state_response = StateResponse()
 legal_moves_response = LegalMovesResponse()
 replay_response = ReplayResponse()
+games_response = GamesResponse()
+health_response = HealthResponse()
+error_response = ErrorResponse()
