@@ -6,10 +6,11 @@ from typing import Any
 
 from engine.bug import Bug
 from engine.catchup import Catchup
+from engine.crystal import Crystal
 from engine.errors import EngineError
 from engine.game import Game
 
-GAMES: dict[str, Game[Any, Any]] = {g.name: g for g in (Catchup(), Bug())}
+GAMES: dict[str, Game[Any, Any]] = {g.name: g for g in (Catchup(), Bug(), Crystal())}
 
 
 class UnknownGame(EngineError):

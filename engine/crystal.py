@@ -1,0 +1,797 @@
+"""Crystal Connector (seed 003; RULES R-H5, R-X1 to R-X6).
+
+A game has two parts.  The draft (R-X1), each step a move: player 0 says
+``first``/``second`` (who picks a colour first), the first picker names a
+colour, the second picker names two of the other three, and player 1 says
+``first``/``second`` (who shifts first).  Then turns of shifts (R-X2); after
+every turn both players add the product of their colours' largest groups to
+their running totals (R-X3); at the end of each round a total at or past the
+threshold ends the game unless the totals are equal (R-X4).
+
+The grid is nine bit sets (engine/crystal_grid.py), so a turn is a few dozen
+integer operations per shift and one bit-set flood fill per group at scoring.
+
+Choices where the rules are silent (each tested):
+
+* Spikes vanish (R-X5) when, after a turn, both players have made at least
+  15 turns: the spiked crystals become plain ones (lower case -> upper case).
+  A spiked crystal gives the opponent one point per cell of the shift's
+  amount (``C up 5`` carries it five cells), even where the rotation ends
+  where a shorter one would.
+* A chameleon counts as a crystal of every colour in every respect, so on a
+  pylon line it counts 2 like any crystal (R-X5).
+* A conversion (color-convertor) keeps a spike on the crystal; it is allowed
+  on every turn, at most once, as the first item of the move.
+* A flag (R-X6) in the shift phase passes the turn with no shifts, scored as
+  usual and counted as a turn (for shift-plus and for spikes); it leaves the
+  opponent nothing barred.  A flag in the draft makes the default choice,
+  the first entry of the legal-move list: ``first`` / red or the first colour
+  left / the first two colours left, in the order red, blue, green, yellow.
+* A grid given in ``options.grid`` must hold the exact piece counts of its
+  anomalies but may place rocks anywhere (an umpire may set up any diagram);
+  a dealt grid always has its rocks on four rows and four columns.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from engine import crystal_grid as cg
+from engine.crystal_grid import (
+    BOMB,
+    CHAMELEON,
+    COLOUR_INDEX,
+    COLOURS,
+    FILE,
+    FILE_INDEX,
+    FILE_NAMES,
+    PYLON,
+    ROCK,
+    SPIKES,
+    WRAP,
+    Grid,
+)
+from engine.errors import BadOptions, BadState, IllegalMove, InvalidMove
+from engine.game import Game, Json, LegalMoves, MoveInput
+
+VERSION = 1
+ANOMALIES = ("bombs", "chameleons", "color-convertor", "pylons", "rocks", "shift-plus", "spikes")  # canonical, sorted
+ALIASES = {"colour-convertor": "color-convertor", "color-converter": "color-convertor", "colour-converter": "color-convertor"}
+THRESHOLD = 250  # R-X4
+THRESHOLD_CHANGE = {"bombs": -50, "chameleons": 50, "pylons": 50, "rocks": -50, "spikes": 50}  # R-X5
+SPIKE_TURNS = 15  # R-X5: spikes vanish once both players have made this many turns
+PHASES = ("pick_order", "pick_one", "pick_two", "move_order", "shift")
+NATURAL_END = "threshold"
+
+Pair = tuple[int, ...]  # colour indices, ascending (red, blue, green, yellow order)
+
+
+# -- moves ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Order:
+    """``first`` or ``second``: who picks first (pick_order) or who shifts first (move_order)."""
+
+    first: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """A draft pick: one colour (pick_one) or two (pick_two)."""
+
+    colours: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Convert:
+    """color-convertor: turn the crystal on ``cell`` into the mover's other colour."""
+
+    cell: int
+
+
+@dataclass(frozen=True, slots=True)
+class Shift:
+    file: int  # 0-5 columns A-F, 6-11 rows 1-6
+    sign: int  # +1 down/right, -1 up/left
+    amount: int  # 1-5
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    items: tuple[Convert | Shift, ...]
+
+
+Move = Order | Pick | Turn
+
+
+# -- the state -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CrystalState:
+    anomalies: tuple[str, ...]  # canonical names, sorted
+    seed: str | None  # None when the grid was given explicitly
+    grid: Grid
+    phase: str
+    colors: tuple[Pair, Pair]  # each player's colours known so far
+    first: int | None  # who shifts first, once the draft has said
+    to_move: int | None  # None once finished
+    ply: int
+    turns: tuple[int, int]  # shift turns each player has made (passed turns included)
+    scores: tuple[int, int]  # running totals (R-X3)
+    barred: int  # bit f set: the player to move may not shift file f (R-X2)
+    winner: int | None = None
+    end: str | None = None  # None, "threshold" (R-X4) or "resign"
+
+
+def threshold(anomalies: Sequence[str]) -> int:
+    """R-X4 with R-X5's adjustments."""
+    return THRESHOLD + sum(THRESHOLD_CHANGE.get(a, 0) for a in anomalies)
+
+
+def shifts_due(anomalies: Sequence[str], turn: int) -> int:
+    """Shifts in a player's ``turn``-th turn (1-based): 3, or with shift-plus
+    2 for turns 1-3, 3 for 4-6, 4 for 7-9 and 5 from then on (R-X2, R-X5)."""
+    if "shift-plus" not in anomalies:
+        return 3
+    return min(5, 2 + (turn - 1) // 3)
+
+
+def _names(pair: Pair) -> list[str]:
+    return [COLOURS[c] for c in pair]
+
+
+def _files(mask: int) -> list[str]:
+    return [FILE_NAMES[f] for f in range(12) if mask >> f & 1]
+
+
+_SPLIT = re.compile(r"[\s,;]+")
+_ITEMS = re.compile(r"[,;]")
+_CONVERT = re.compile(r"^convert\s+([A-Za-z]\s*[0-9]+)$", re.IGNORECASE)
+
+
+class Crystal(Game[CrystalState, Move]):
+    name = "crystal"
+    title = "Crystal Connector"
+    flag_rule = "proxy"  # R-X6
+
+    # -- options -------------------------------------------------------------------
+
+    def describe(self) -> Json:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "variants": [],
+            "anomalies": list(ANOMALIES),
+            "options": {
+                "anomalies": {"type": "array", "default": [], "choices": list(ANOMALIES), "description": "R-X5 anomalies"},
+                "seed": {"type": "string", "default": None, "description": "deals the grid; drawn by the server when absent"},
+                "grid": {"type": "array", "default": None, "description": "six strings, one per row, top first"},
+                "colors": {"type": "array", "default": None, "description": "[[p0 pair], [p1 pair]]: skips the colour draft"},
+                "first": {"type": "integer", "default": None, "description": "who shifts first (with colors): skips the draft"},
+            },
+        }
+
+    @staticmethod
+    def _anomalies(raw: Any, field: str, err: type[BadOptions] | type[BadState]) -> tuple[str, ...]:
+        if not isinstance(raw, list | tuple):
+            raise err(field, f"anomalies must be a list of names from: {', '.join(ANOMALIES)}.")
+        out: set[str] = set()
+        for i, name in enumerate(raw):
+            a = ALIASES.get(name.lower(), name.lower()) if isinstance(name, str) else None
+            if a not in ANOMALIES:
+                raise err(f"{field}.{i}", f"{name!r} is not an anomaly; use one of {', '.join(ANOMALIES)} (R-X5).")
+            if a in out:
+                raise err(f"{field}.{i}", f"The anomaly {a} is listed twice.")
+            out.add(a)
+        return tuple(sorted(out))
+
+    @staticmethod
+    def _colour(raw: Any, field: str, err: type[BadOptions] | type[BadState]) -> int:
+        c = COLOUR_INDEX.get(raw.lower()) if isinstance(raw, str) else None
+        if c is None:
+            raise err(field, f"{raw!r} is not a colour: use red, blue, green or yellow.")
+        return c
+
+    def _grid(self, raw: Any, anomalies: tuple[str, ...], field: str, err: type[BadOptions] | type[BadState]) -> Grid:
+        try:
+            grid = cg.parse_rows(raw)
+        except ValueError as e:
+            where, why = e.args
+            raise err(f"{field}.{where}" if where else field, f"The grid {why} (API.md).") from None
+        if grid[SPIKES] and "spikes" not in anomalies:
+            b = grid[SPIKES] & -grid[SPIKES]
+            raise err(f"{field}.{cg.cell_name(b.bit_length() - 1)}", "Lower-case (spiked) crystals need the spikes anomaly.")
+        return grid
+
+    def _check_counts(
+        self,
+        grid: Grid,
+        anomalies: tuple[str, ...],
+        colors: tuple[Pair, Pair] | None,
+        spikes: int,
+        field: str,
+        err: type[BadOptions] | type[BadState],
+    ) -> None:
+        """R-X1/R-X5 piece counts.  ``colors`` given: conversions may have moved
+        crystals between the two colours of a pair, so only each pair's sum is fixed."""
+        want = cg.piece_counts(anomalies)
+        have = cg.counts(grid)
+        for k, sym in ((BOMB, "bombs (*)"), (CHAMELEON, "chameleons (@)"), (PYLON, "pylons (+)"), (ROCK, "rocks (#)")):
+            if have[k] != want[k]:
+                raise err(field, f"The grid holds {have[k]} {sym} but its anomalies call for {want[k]} (R-X5).")
+        if colors is None:
+            for c in range(4):
+                if have[c] != want[c]:
+                    raise err(field, f"The grid holds {have[c]} {COLOURS[c]} crystals but should hold {want[c]} (R-X1, R-X5).")
+        else:
+            for pair in colors:
+                h, w = sum(have[c] for c in pair), sum(want[c] for c in pair)
+                if h != w:
+                    raise err(
+                        field,
+                        f"The grid holds {h} {' and '.join(_names(pair))} crystals together but should hold {w} "
+                        "(R-X1, R-X5; a conversion only moves crystals between the two colours of a pair).",
+                    )
+        if have[SPIKES] != spikes:
+            raise err(field, f"The grid holds {have[SPIKES]} spiked crystals but should hold {spikes} (R-X5).")
+        if spikes and colors is None:
+            for c in range(4):
+                n = (grid[c] & grid[SPIKES]).bit_count()
+                if n != 2:
+                    raise err(field, f"Two {COLOURS[c]} crystals carry spikes, not {n} (R-X5).")
+
+    def _pairs(self, raw: Any, field: str, err: type[BadOptions] | type[BadState]) -> tuple[Pair, Pair]:
+        if not isinstance(raw, list | tuple) or len(raw) != 2:
+            raise err(field, 'colors must be two pairs of colours, player 0\'s first: [["red","green"],["blue","yellow"]].')
+        seen: set[int] = set()
+        pairs = []
+        for p, pair in enumerate(raw):
+            if not isinstance(pair, list | tuple) or len(pair) != 2:
+                raise err(f"{field}.{p}", f"Player {p}'s colours must be a pair of colour names (R-X1).")
+            cs = [self._colour(x, f"{field}.{p}.{i}", err) for i, x in enumerate(pair)]
+            for i, c in enumerate(cs):
+                if c in seen:
+                    raise err(f"{field}.{p}.{i}", f"{COLOURS[c]} is given twice: each colour belongs to one player (R-X1).")
+                seen.add(c)
+            pairs.append(tuple(sorted(cs)))
+        return pairs[0], pairs[1]
+
+    def new(self, options: Mapping[str, Any]) -> CrystalState:
+        if not isinstance(options, Mapping):
+            raise BadOptions("options", "options must be an object.")
+        for key in options:
+            if key not in ("anomalies", "seed", "grid", "colors", "first"):
+                raise BadOptions(f"options.{key}", f"Crystal Connector has no option '{key}'.")
+        anomalies = self._anomalies(options.get("anomalies", []), "options.anomalies", BadOptions)
+        raw_seed = options.get("seed")
+        if options.get("grid") is not None:
+            if raw_seed is not None:
+                raise BadOptions("options.seed", "Give either a grid or a seed to deal one, not both.")
+            seed = None
+            grid = self._grid(options["grid"], anomalies, "options.grid", BadOptions)
+            spikes = 8 if "spikes" in anomalies else 0
+            self._check_counts(grid, anomalies, None, spikes, "options.grid", BadOptions)
+        else:
+            if raw_seed is None:
+                seed = secrets.token_hex(16)  # R-X1: unpredictable when the client gives none
+            elif isinstance(raw_seed, str) and 1 <= len(raw_seed) <= 200:
+                seed = raw_seed
+            elif isinstance(raw_seed, int) and not isinstance(raw_seed, bool) and raw_seed >= 0:
+                seed = str(raw_seed)
+            else:
+                raise BadOptions("options.seed", "seed must be a string of 1 to 200 characters or a whole number, 0 or more.")
+            grid = cg.deal(seed, anomalies)
+        colors_raw, first = options.get("colors"), options.get("first")
+        if colors_raw is None:
+            if first is not None:
+                raise BadOptions("options.first", "first (who shifts first) needs colors too: the draft decides both in turn.")
+            return CrystalState(anomalies, seed, grid, "pick_order", ((), ()), None, 0, 0, (0, 0), (0, 0), 0)
+        colors = self._pairs(colors_raw, "options.colors", BadOptions)
+        if first is None:  # colours settled, player 1 still says who shifts first (R-X1)
+            return CrystalState(anomalies, seed, grid, "move_order", colors, None, 1, 0, (0, 0), (0, 0), 0)
+        if isinstance(first, bool) or first not in (0, 1):
+            raise BadOptions("options.first", "first must be 0 or 1: the player who shifts first.")
+        return CrystalState(anomalies, seed, grid, "shift", colors, first, first, 0, (0, 0), (0, 0), 0)
+
+    # -- the JSON form -----------------------------------------------------------------
+
+    def dump(self, state: CrystalState) -> Json:
+        return {
+            "game": self.name,
+            "version": VERSION,
+            "options": {"anomalies": list(state.anomalies)},
+            "status": "finished" if state.to_move is None else "ongoing",
+            "to_move": state.to_move,
+            "ply": state.ply,
+            "winner": state.winner,
+            "end": state.end,
+            "scores": list(state.scores),
+            "board": cg.render(state.grid),
+            "phase": state.phase,
+            "colors": [_names(state.colors[0]), _names(state.colors[1])],
+            "first": state.first,
+            "threshold": threshold(state.anomalies),
+            "barred": _files(state.barred),
+            "shifts_due": self.shifts_due(state),
+            "turns": list(state.turns),
+            "seed": state.seed,
+        }
+
+    def shifts_due(self, state: CrystalState) -> int:
+        """Shifts the player to move must make now (0 outside the shift phase)."""
+        if state.to_move is None or state.phase != "shift":
+            return 0
+        return shifts_due(state.anomalies, state.turns[state.to_move] + 1)
+
+    @staticmethod
+    def _count(data: Mapping[str, Any], key: str) -> int:
+        v = data.get(key)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise BadState(f"state.{key}", f"{key} must be a whole number, 0 or more.")
+        return v
+
+    def load(self, data: Mapping[str, Any]) -> CrystalState:
+        if not isinstance(data, Mapping):
+            raise BadState("state", "state must be an object.")
+        if data.get("game") != self.name:
+            raise BadState("state.game", f"state.game must be '{self.name}'.")
+        if data.get("version", VERSION) != VERSION:
+            raise BadState("state.version", f"Unsupported state version {data.get('version')!r}; this server reads {VERSION}.")
+        opts = data.get("options")
+        if not isinstance(opts, Mapping):
+            raise BadState("state.options", "state.options must be an object.")
+        for key in opts:
+            if key != "anomalies":
+                raise BadState(f"state.options.{key}", f"A Crystal Connector state's options hold only anomalies, not '{key}'.")
+        anomalies = self._anomalies(opts.get("anomalies", []), "state.options.anomalies", BadState)
+        seed = data.get("seed")
+        if seed is not None and not (isinstance(seed, str) and 1 <= len(seed) <= 200):
+            raise BadState("state.seed", "seed must be null or a string of 1 to 200 characters.")
+        ply = self._count(data, "ply")
+
+        # turns and totals
+        turns_raw, scores_raw = data.get("turns"), data.get("scores")
+        for key, raw in (("turns", turns_raw), ("scores", scores_raw)):
+            if not isinstance(raw, list) or len(raw) != 2:
+                raise BadState(f"state.{key}", f"{key} must be a list of two whole numbers.")
+            for i, v in enumerate(raw):
+                if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                    raise BadState(f"state.{key}.{i}", f"{key} holds whole numbers, 0 or more, not {v!r}.")
+        assert isinstance(turns_raw, list) and isinstance(scores_raw, list)
+        turns = (turns_raw[0], turns_raw[1])
+        scores = (scores_raw[0], scores_raw[1])
+
+        # the draft's progress
+        phase = data.get("phase")
+        if phase not in PHASES:
+            raise BadState("state.phase", f"phase must be one of {', '.join(PHASES)}.")
+        colors = self._load_colors(data.get("colors"), phase)
+        first = data.get("first")
+        if phase == "shift":
+            if isinstance(first, bool) or first not in (0, 1):
+                raise BadState("state.first", "In the shift phase first must be 0 or 1: the player who shifts first.")
+        elif first is not None:
+            raise BadState("state.first", "first (who shifts first) is null until player 1 has said it in the draft (R-X1).")
+
+        # status, to_move, winner, end
+        status, to_move, winner, end = data.get("status"), data.get("to_move"), data.get("winner"), data.get("end")
+        if status not in ("ongoing", "finished"):
+            raise BadState("state.status", "status must be 'ongoing' or 'finished'.")
+        if status == "ongoing":
+            if isinstance(to_move, bool) or to_move not in (0, 1):
+                raise BadState("state.to_move", "to_move must be 0 or 1 while the game is ongoing.")
+            if winner is not None:
+                raise BadState("state.winner", "An ongoing game has no winner.")
+            if end is not None:
+                raise BadState("state.end", "An ongoing game has end null.")
+        else:
+            if to_move is not None:
+                raise BadState("state.to_move", "to_move must be null once the game is finished.")
+            if isinstance(winner, bool) or winner not in (0, 1):
+                raise BadState("state.winner", "A finished Crystal Connector game has a winner, 0 or 1 (R-X4: ties play on).")
+            if end not in (NATURAL_END, "resign"):
+                raise BadState("state.end", f"A finished game ended by '{NATURAL_END}' or 'resign' (a flag never ends it, R-X6).")
+
+        if phase != "shift" and (turns != (0, 0) or scores != (0, 0)):
+            field = "state.turns" if turns != (0, 0) else "state.scores"
+            raise BadState(field, "Nobody has shifted or scored before the draft is over (R-X1).")
+        if phase == "shift":
+            assert isinstance(first, int)
+            second = 1 - first
+            if turns[first] not in (turns[second], turns[second] + 1):
+                raise BadState("state.turns", "The first mover has made as many turns as the second, or one more (R-X4).")
+            if turns == (0, 0) and scores != (0, 0):
+                raise BadState("state.scores", "Totals are 0 before the first turn (R-X3).")
+            if ply < turns[0] + turns[1]:
+                raise BadState("state.ply", "ply counts every move, so it cannot be below the number of turns made.")
+        if to_move is not None:
+            expect = {"pick_order": 0, "move_order": 1}.get(phase)
+            if phase == "pick_two":
+                expect = 0 if not colors[0] else 1  # the second picker, who has no colour yet
+            elif phase == "shift":
+                assert isinstance(first, int)
+                expect = first if turns[first] == turns[1 - first] else 1 - first
+            if expect is not None and to_move != expect:
+                raise BadState("state.to_move", f"In this position player {expect} is to move, not {to_move} (R-X1, R-X4).")
+            if phase in ("pick_one", "pick_two") and ply < PHASES.index(phase):
+                raise BadState("state.ply", f"The {phase} phase is reached by moves, so ply is at least {PHASES.index(phase)}.")
+
+        # the grid
+        grid = self._grid(data.get("board"), anomalies, "state.board", BadState)
+        vanished = min(turns) >= SPIKE_TURNS
+        spikes = 8 if "spikes" in anomalies and not vanished else 0
+        converted = phase == "shift" and "color-convertor" in anomalies
+        self._check_counts(grid, anomalies, colors if converted else None, spikes, "state.board", BadState)
+
+        # barred files
+        barred_raw = data.get("barred")
+        if not isinstance(barred_raw, list):
+            raise BadState("state.barred", "barred must be a list of files (A-F, 1-6).")
+        barred = 0
+        for i, name in enumerate(barred_raw):
+            f = FILE_INDEX.get(name.upper()) if isinstance(name, str) else None
+            if f is None:
+                raise BadState(f"state.barred.{i}", f"{name!r} is not a file: columns are A-F and rows 1-6 (R-H5).")
+            if barred >> f & 1:
+                raise BadState(f"state.barred.{i}", f"{FILE_NAMES[f]} is listed twice.")
+            barred |= 1 << f
+        if barred:
+            if to_move is None or phase != "shift" or turns[1 - to_move] == 0:
+                raise BadState("state.barred", "Files are barred only to a player whose opponent has shifted (R-X2).")
+            last = shifts_due(anomalies, turns[1 - to_move])
+            if barred.bit_count() > last:
+                raise BadState("state.barred", f"The opponent's last turn had {last} shifts, so at most {last} files are barred.")
+
+        state = CrystalState(anomalies, seed, grid, phase, colors, first, to_move, ply, turns, scores, barred, winner, end)
+
+        # the end of the game follows from the totals
+        at_round_end = phase == "shift" and turns[0] == turns[1] and turns[0] > 0
+        decided = at_round_end and max(scores) >= threshold(anomalies) and scores[0] != scores[1]
+        if end == NATURAL_END:
+            if not decided:
+                raise BadState(
+                    "state.end", "The game ends by the threshold only at a round's end with a total past it and no tie (R-X4)."
+                )
+            if winner != (0 if scores[0] > scores[1] else 1):
+                raise BadState("state.winner", "The higher total wins (R-X4).")
+        elif end is None and decided:
+            raise BadState(
+                "state.status", "A total has reached the threshold at a round's end without a tie, so the game is over (R-X4)."
+            )
+
+        for key, value in (("threshold", threshold(anomalies)), ("shifts_due", self.shifts_due(state))):
+            if key in data and data[key] != value:
+                raise BadState(f"state.{key}", f"state.{key} is {data[key]!r} but follows from the rules: expected {value!r}.")
+        return state
+
+    def _load_colors(self, raw: Any, phase: str) -> tuple[Pair, Pair]:
+        if not isinstance(raw, list) or len(raw) != 2 or not all(isinstance(p, list) for p in raw):
+            raise BadState("state.colors", "colors must be two lists of colour names, player 0's first.")
+        seen: set[int] = set()
+        pairs: list[Pair] = []
+        for p, lst in enumerate(raw):
+            cs = []
+            for i, x in enumerate(lst):
+                c = self._colour(x, f"state.colors.{p}.{i}", BadState)
+                if c in seen:
+                    raise BadState(
+                        f"state.colors.{p}.{i}", f"{COLOURS[c]} is given twice: each colour belongs to one player (R-X1)."
+                    )
+                seen.add(c)
+                cs.append(c)
+            pairs.append(tuple(sorted(cs)))
+        sizes = sorted(len(p) for p in pairs)
+        want = {"pick_order": [0, 0], "pick_one": [0, 0], "pick_two": [0, 1]}.get(phase, [2, 2])
+        if sizes != want:
+            raise BadState("state.colors", f"In the {phase} phase the players hold {want} colours (R-X1), not {sizes}.")
+        return pairs[0], pairs[1]
+
+    # -- moves -----------------------------------------------------------------------
+
+    def parse(self, state: CrystalState, text: MoveInput) -> Move:
+        if isinstance(text, str):
+            raw = text.strip()
+            items = [t.strip() for t in _ITEMS.split(raw)]
+        else:
+            if not all(isinstance(t, str) for t in text):
+                raise InvalidMove("Every item of a move must be a string.")
+            items = [t.strip() for t in text]
+            raw = ", ".join(items)
+        items = [t for t in items if t]
+        if not items:
+            raise InvalidMove("The move is empty.", code="empty_move")
+        words = [w for w in _SPLIT.split(raw.lower()) if w and w != "and"]
+        if words and words[0] in ("first", "second"):
+            if len(words) != 1:
+                raise InvalidMove("Say just 'first' or 'second' (R-X1).")
+            return Order(words[0] == "first")
+        if words and all(w in COLOUR_INDEX for w in words):
+            return Pick(tuple(COLOUR_INDEX[w] for w in words))
+        out: list[Convert | Shift] = []
+        for i, item in enumerate(items):
+            m = _CONVERT.match(item)
+            if m:
+                cell = cg.parse_cell(m.group(1).replace(" ", ""))
+                if cell is None:
+                    raise InvalidMove(f"Step {i + 1}: {m.group(1)!r} is not a cell of the grid (A1 to F6, R-H5).", step=i)
+                out.append(Convert(cell))
+                continue
+            f, sign, amount = cg.parse_shift(item, i)
+            out.append(Shift(f, sign, amount))
+        return Turn(tuple(out))
+
+    def notation(self, state: CrystalState, move: Move) -> str:
+        if isinstance(move, Order):
+            return "first" if move.first else "second"
+        if isinstance(move, Pick):
+            return " ".join(COLOURS[c] for c in sorted(move.colours))
+        head = ""
+        shifts = []
+        for item in move.items:
+            if isinstance(item, Convert):
+                head = f"convert {cg.cell_name(item.cell)}; "
+            else:
+                shifts.append(cg.shift_text(item.file, item.sign, item.amount))
+        return head + ", ".join(shifts)
+
+    def apply(self, state: CrystalState, move: Move) -> tuple[CrystalState, list[Json]]:
+        p = state.to_move
+        if p is None:
+            raise IllegalMove("game_over", "The game is over: no more moves can be played.")
+        if isinstance(move, Turn):
+            if state.phase != "shift":
+                raise IllegalMove("wrong_phase", f"The draft is not over: {self._phase_hint(state)} (R-X1).")
+            return self._turn(state, p, move)
+        if isinstance(move, Order):
+            if state.phase == "pick_order":  # R-X1: player 0 says who picks a colour first
+                picker = 0 if move.first else 1
+                new = replace(state, phase="pick_one", to_move=picker, ply=state.ply + 1)
+                return new, [{"type": "pick_order", "player": p, "picker": picker}]
+            if state.phase == "move_order":  # R-X1: player 1 says who shifts first
+                first = 1 if move.first else 0
+                new = replace(state, phase="shift", first=first, to_move=first, ply=state.ply + 1)
+                return new, [{"type": "move_order", "player": p, "first": first}]
+            raise IllegalMove("wrong_phase", f"'first'/'second' is not a move now: {self._phase_hint(state)}.")
+        # a pick
+        if state.phase not in ("pick_one", "pick_two"):
+            raise IllegalMove("wrong_phase", f"No colours are being picked now: {self._phase_hint(state)}.")
+        taken = set(state.colors[0]) | set(state.colors[1])
+        n = 1 if state.phase == "pick_one" else 2
+        if len(move.colours) != n:
+            raise IllegalMove(
+                "wrong_colour_count",
+                f"The {'first picker names one colour' if n == 1 else 'second picker names two colours'}, "
+                f"not {len(move.colours)} (R-X1).",
+            )
+        for i, c in enumerate(move.colours):
+            if c in taken:
+                raise IllegalMove("not_in_draft", f"{COLOURS[c]} is already taken: pick from those left (R-X1).", step=i)
+            if c in move.colours[:i]:
+                raise IllegalMove("not_in_draft", f"{COLOURS[c]} is named twice: name two different colours (R-X1).", step=i)
+        colors = list(state.colors)
+        if n == 1:
+            colors[p] = (move.colours[0],)
+            new = replace(state, phase="pick_two", colors=(colors[0], colors[1]), to_move=1 - p, ply=state.ply + 1)
+            return new, [{"type": "pick", "player": p, "colors": _names(colors[p])}]
+        last = next(c for c in range(4) if c not in taken and c not in move.colours)  # the first picker gets the last one
+        colors[p] = tuple(sorted(move.colours))
+        colors[1 - p] = tuple(sorted((*colors[1 - p], last)))
+        new = replace(state, phase="move_order", colors=(colors[0], colors[1]), to_move=1, ply=state.ply + 1)
+        return new, [
+            {"type": "pick", "player": p, "colors": _names(colors[p])},
+            {"type": "pick", "player": 1 - p, "colors": [COLOURS[last]], "last": True},
+        ]
+
+    @staticmethod
+    def _phase_hint(state: CrystalState) -> str:
+        return {
+            "pick_order": "player 0 says 'first' or 'second' (who picks a colour first)",
+            "pick_one": f"player {state.to_move} names one colour",
+            "pick_two": f"player {state.to_move} names two colours",
+            "move_order": "player 1 says 'first' or 'second' (who shifts first)",
+            "shift": "it is the shift phase",
+        }[state.phase]
+
+    def _turn(self, state: CrystalState, p: int, move: Turn) -> tuple[CrystalState, list[Json]]:
+        items = move.items
+        due = shifts_due(state.anomalies, state.turns[p] + 1)
+        shift_steps = [i for i, x in enumerate(items) if isinstance(x, Shift)]
+        n = len(shift_steps)
+        if n != due:
+            rule = "R-X2, R-X5 shift-plus" if "shift-plus" in state.anomalies else "R-X2"
+            raise IllegalMove(
+                "wrong_shift_count",
+                f"This turn needs exactly {due} shifts, not {n} ({rule}).",
+                step=shift_steps[due] if n > due else None,
+            )
+        grid = state.grid
+        events: list[Json] = []
+        spike_points = 0
+        shifted = 0
+        barred = state.barred
+        for i, item in enumerate(items):
+            if isinstance(item, Convert):
+                grid = self._convert(state, grid, p, item.cell, i, events)
+                continue
+            f = item.file
+            fm = FILE[f]
+            if barred >> f & 1:
+                raise IllegalMove(
+                    "file_barred",
+                    f"Shift {i + 1} moves {'column' if f < 6 else 'row'} {FILE_NAMES[f]}, which your opponent shifted "
+                    "on their last turn (R-X2).",
+                    step=i,
+                )
+            rocks = grid[ROCK]
+            if rocks & fm and rocks & WRAP[f][item.sign][item.amount]:
+                raise IllegalMove(
+                    "rock_over_edge",
+                    f"Shift {i + 1} ({cg.shift_text(f, item.sign, item.amount)}) would carry a rock over the edge (R-X5 rocks).",
+                    step=i,
+                )
+            spiked = grid[SPIKES] & fm
+            if spiked:
+                spike_points += spiked.bit_count() * item.amount  # R-X5: one point per cell travelled
+            grid = cg.shift(grid, f, item.sign, item.amount)
+            shifted |= 1 << f
+        events.append(
+            {"type": "shifts", "player": p, "shifts": self.notation(state, Turn(tuple(x for x in items if isinstance(x, Shift))))}
+        )
+        return self._end_turn(state, p, grid, shifted, spike_points, events)
+
+    def _convert(self, state: CrystalState, grid: Grid, p: int, cell: int, step: int, events: list[Json]) -> Grid:
+        name = cg.cell_name(cell)
+        if "color-convertor" not in state.anomalies:
+            raise IllegalMove(
+                "no_convertor", "Converting needs the color-convertor anomaly, which this game does not have (R-X5).", step=step
+            )
+        if step != 0:
+            raise IllegalMove(
+                "convert_not_first",
+                "A turn has at most one conversion, and it comes before the first shift, as the move's first item (R-X5).",
+                step=step,
+            )
+        bit = 1 << cell
+        a, b = state.colors[p]
+        if grid[a] & bit:
+            src, dst = a, b
+        elif grid[b] & bit:
+            src, dst = b, a
+        else:
+            held = next((k for k in range(8) if grid[k] & bit), None)
+            what = "an empty cell" if held is None else f"a {cg.SYMBOLS[held]} piece"
+            if held is not None and held < 4:
+                what = f"a {COLOURS[held]} crystal"
+            raise IllegalMove(
+                "not_your_colour",
+                f"{name} holds {what}; you may convert only a crystal of your colours, {COLOURS[a]} or {COLOURS[b]} (R-X5).",
+                step=step,
+            )
+        masks = list(grid)
+        masks[src] &= ~bit
+        masks[dst] |= bit
+        events.append({"type": "convert", "player": p, "cell": name, "from": COLOURS[src], "to": COLOURS[dst]})
+        return tuple(masks)
+
+    def _end_turn(
+        self, state: CrystalState, p: int, grid: Grid, shifted: int, spike_points: int, events: list[Json]
+    ) -> tuple[CrystalState, list[Json]]:
+        """Score both players (R-X3), count the turn, let spikes vanish (R-X5), and end the round (R-X4)."""
+        opp = 1 - p
+        scores = list(state.scores)
+        if spike_points:
+            scores[opp] += spike_points
+            events.append({"type": "spikes", "player": opp, "points": spike_points})
+        values = cg.colour_values(grid)
+        for q in (0, 1):
+            a, b = state.colors[q]
+            points = values[a] * values[b]
+            scores[q] += points
+            events.append(
+                {
+                    "type": "score",
+                    "player": q,
+                    "largest": {COLOURS[a]: values[a], COLOURS[b]: values[b]},
+                    "points": points,
+                    "total": scores[q],
+                }
+            )
+        turns = (state.turns[0] + 1, state.turns[1]) if p == 0 else (state.turns[0], state.turns[1] + 1)
+        if grid[SPIKES] and min(turns) >= SPIKE_TURNS:
+            masks = list(grid)
+            masks[SPIKES] = 0
+            grid = tuple(masks)
+            events.append({"type": "spikes_vanish"})
+        new = CrystalState(
+            state.anomalies,
+            state.seed,
+            grid,
+            "shift",
+            state.colors,
+            state.first,
+            opp,
+            state.ply + 1,
+            turns,
+            (scores[0], scores[1]),
+            shifted,
+        )
+        if p != state.first and max(scores) >= threshold(state.anomalies):  # R-X4: only at a round's end
+            if scores[0] != scores[1]:
+                winner = 0 if scores[0] > scores[1] else 1
+                new = replace(new, to_move=None, barred=0, winner=winner, end=NATURAL_END)
+                events.append({"type": "end", "winner": winner, "end": NATURAL_END, "scores": scores})
+            else:
+                events.append({"type": "tie", "scores": scores})  # R-X4: equal totals play on
+        return new, events
+
+    # -- listing, ends ------------------------------------------------------------------
+
+    def legal_shifts(self, state: CrystalState) -> list[Shift]:
+        """Single shifts the player to move may make as the first shift of the turn."""
+        out = []
+        rocks = state.grid[ROCK]
+        for f in range(12):
+            if state.barred >> f & 1:
+                continue
+            for sign in (-1, 1):
+                for amount in range(1, 6):
+                    if rocks & WRAP[f][sign][amount]:
+                        continue
+                    out.append(Shift(f, sign, amount))
+        return out
+
+    def legal_moves(self, state: CrystalState, limit: int | None = None) -> LegalMoves:
+        info: Json = {"phase": state.phase, "shifts_due": self.shifts_due(state)}
+        moves: list[str]
+        if state.to_move is None:
+            moves = []
+        elif state.phase in ("pick_order", "move_order"):
+            moves = ["first", "second"]
+        elif state.phase == "pick_one":
+            moves = list(COLOURS)
+        elif state.phase == "pick_two":
+            left = [c for c in range(4) if c not in state.colors[0] + state.colors[1]]
+            moves = [f"{COLOURS[a]} {COLOURS[b]}" for i, a in enumerate(left) for b in left[i + 1 :]]
+        else:
+            moves = [cg.shift_text(s.file, s.sign, s.amount) for s in self.legal_shifts(state)]
+            if "color-convertor" in state.anomalies:
+                a, b = state.colors[state.to_move]
+                cells = state.grid[a] | state.grid[b]
+                info["converts"] = [f"convert {cg.cell_name(x)}" for x in cg.CELLS if cells >> x & 1]
+        truncated = limit is not None and len(moves) > limit
+        if limit is not None:
+            moves = moves[:limit]
+        return LegalMoves(moves, truncated, info)
+
+    def is_over(self, state: CrystalState) -> bool:
+        return state.to_move is None
+
+    def resign(self, state: CrystalState, player: int) -> tuple[CrystalState, list[Json]]:
+        if state.to_move is None:
+            raise IllegalMove("game_over", "The game is over: nobody can resign.")
+        if player not in (0, 1):
+            raise ValueError("player must be 0 or 1")
+        winner = 1 - player
+        new = replace(state, to_move=None, barred=0, winner=winner, end="resign")
+        return new, [{"type": "resign", "player": player}, {"type": "end", "winner": winner, "end": "resign"}]
+
+    def timeout(self, state: CrystalState) -> tuple[CrystalState, list[Json]]:
+        """R-X6: nobody moved for the flagged player.  In the shift phase the turn
+        passes with no shifts and is scored; in the draft the default choice
+        (the first legal move) is made for them."""
+        p = state.to_move
+        if p is None:
+            raise IllegalMove("game_over", "The game is over: nobody can flag.")
+        flag: Json = {"type": "flag", "player": p}
+        if state.phase != "shift":
+            default = self.legal_moves(state).moves[0]
+            new, events = self.apply(state, self.parse(state, default))
+            flag["default"] = default
+            return new, [flag, *events]
+        return self._end_turn(state, p, state.grid, 0, 0, [flag, {"type": "pass", "player": p}])
