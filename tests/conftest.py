@@ -1,12 +1,29 @@
-"""Shared fixtures: the Flask app and its test client (Flask tutorial style)."""
+"""Shared fixtures: the Flask app and a test client whose every answer is checked
+against ``openapi.yaml``.
+
+``client`` is Flask's test client with one addition: each response is
+validated, as it arrives, against the spec's schema for its path, method and
+status (JSON Schema 2020-12, the dialect of OpenAPI 3.1).  A response the spec
+does not describe - an undocumented status, a body of the wrong shape, a
+non-JSON body - fails the test that produced it.  So the whole suite, the
+tests in subdirectories included (they reuse these fixtures, overriding
+``app`` when they need other configuration), keeps the contract honest.
+
+What was checked is recorded on the session's :class:`SpecChecker` (fixture
+``spec_checker``), so a test can assert coverage; the terminal summary lists
+documented answers that no test produced.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
+import openapi_check
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from openapi_check import SpecCheckedClient, SpecChecker, load_spec, spec_checker_instance
 
 from service import create_app
 
@@ -18,4 +35,29 @@ def app() -> Iterator[Flask]:
 
 @pytest.fixture
 def client(app: Flask) -> FlaskClient:
+    app.test_client_class = SpecCheckedClient
     return app.test_client()
+
+
+@pytest.fixture
+def spec_checker() -> SpecChecker:
+    return spec_checker_instance()
+
+
+@pytest.fixture(scope="session")
+def spec() -> dict[str, Any]:
+    return load_spec()
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    checker = openapi_check.current_checker()
+    if checker is None or not checker.checked:
+        return
+    missing = sorted(checker.documented() - checker.checked)
+    if missing:
+        terminalreporter.write_sep("-", "openapi.yaml: documented answers no test produced")
+        by_operation: dict[tuple[str, str], list[str]] = {}
+        for path, method, status in missing:
+            by_operation.setdefault((method, path), []).append(status)
+        for (method, path), statuses in sorted(by_operation.items()):
+            terminalreporter.write_line(f"{method} {path}: {' '.join(statuses)}")
