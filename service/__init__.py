@@ -38,7 +38,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     from service.errors import register_error_handlers
     from service.games import bp as games_bp
+    from service.matches import init_app as init_matches
 
     register_error_handlers(app)
     app.register_blueprint(games_bp)
+    init_matches(app)  # managed matches, health, `flask sweep` (Redis)
     return app

@@ -72,9 +72,3 @@ def replay(game: str) -> Any:
     return schemas.replay_response.dump(
         {"valid": result.valid, "plies": result.plies, "first_illegal": first, "state": g.dump(result.state)}
     )
-
-
-# Until service/health.py (managed matches, with Redis status) takes this path over.
-@bp.get("/health")
-def health() -> Any:
-    return schemas.health_response.dump({"status": "ok"})

@@ -1,0 +1,292 @@
+"""What happens to a managed match, as pure functions of the match and ``now``.
+
+No Redis and no Flask here: the store reads a match, these functions work out
+the change (engine verdict, clocks, record entries), and the store commits it
+atomically.  So the same code serves the HTTP views and the sweepers, and the
+tests can drive it with an exact clock.
+
+A match is a fixed :class:`Meta` (game, options, seat token hashes) and a
+:class:`Live` part (the game's JSON state and the clocks) that every change
+replaces.  Record entries are JSON objects in their final API form (API.md
+"the record"), written once when the change happens.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from engine.clock import ClockSpec, MatchClock
+from engine.game import Game, Json, MoveInput, Verdict
+
+AnyGame = Game[Any, Any]
+
+
+def iso(ms: int) -> str:
+    """RFC 3339 in UTC with milliseconds: the server's time as clients see it."""
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def token_hash(token: str) -> str:
+    """Seat tokens are stored only as their SHA-256."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def canonical(value: Any) -> str:
+    """Canonical JSON (sorted keys, no spaces): the form that is hashed or compared."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def compact(value: Any) -> str:
+    """JSON without spaces, keys in the order given: the form stored and answered."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Meta:
+    """What is fixed when a match is created."""
+
+    match_id: str
+    game: str
+    options: Json  # as given at creation: with the moves of the record, what `replay` needs
+    created_ms: int
+    tokens: tuple[str, str]  # SHA-256 of each seat's token
+
+    def seat_of(self, token: str | None) -> int | None:
+        """The seat ``token`` belongs to, or None."""
+        if not token:
+            return None
+        digest = token_hash(token)
+        found = None
+        for seat, stored in enumerate(self.tokens):
+            if hmac.compare_digest(digest, stored):  # constant time, no early exit
+                found = seat
+        return found
+
+    def to_json(self) -> str:
+        return canonical(
+            {
+                "match_id": self.match_id,
+                "game": self.game,
+                "options": self.options,
+                "created": self.created_ms,
+                "tokens": self.tokens,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> Meta:
+        d = json.loads(text)
+        t0, t1 = d["tokens"]
+        return cls(d["match_id"], d["game"], d["options"], d["created"], (t0, t1))
+
+
+@dataclass(frozen=True, slots=True)
+class Live:
+    """What every change replaces: the game's state, the clocks, when it ended."""
+
+    state: Json
+    clock: MatchClock
+    finished_ms: int | None = None
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.state["status"] == "finished")
+
+    @property
+    def ply(self) -> int:
+        ply: int = self.state["ply"]
+        return ply
+
+    @property
+    def may_move(self) -> int | None:
+        """The seat whose token may submit the next move: the mover, or in an
+        R-X6 proxy window the mover's opponent."""
+        mover = self.clock.mover
+        if mover is None:
+            return None
+        return 1 - mover if self.clock.proxy else mover
+
+    def to_json(self) -> str:
+        return compact({"state": self.state, "clock": self.clock.to_json(), "finished": self.finished_ms})
+
+    @classmethod
+    def from_json(cls, text: str) -> Live:
+        d = json.loads(text)
+        return cls(d["state"], MatchClock.from_json(d["clock"]), d["finished"])
+
+
+def start(game: AnyGame, state: Any, spec: ClockSpec, now: int) -> Live:
+    """The live part of a new match: the mover's clock runs from ``now``."""
+    dumped = game.dump(state)
+    mover = dumped["to_move"] if dumped["status"] == "ongoing" else None
+    return Live(dumped, MatchClock.start(spec, mover, now), now if mover is None else None)
+
+
+def _entry(
+    kind: str,
+    live: Live,
+    seat: int,
+    by: int | None,
+    move: str | None,
+    at: int,
+    used_ms: int,
+    charged_ms: int,
+    bank_left_ms: int,
+    events: list[Json],
+) -> Json:
+    return {
+        "kind": kind,
+        "ply": live.ply,
+        "seat": seat,
+        "by": by,
+        "move": move,
+        "proxy": live.clock.proxy,
+        "turn_started": iso(live.clock.turn_start),
+        "at": iso(at),
+        "used_s": used_ms / 1000,
+        "bank_charged_s": charged_ms / 1000,
+        "bank_left_s": bank_left_ms / 1000,
+        "events": events,
+    }
+
+
+def _lose_on_time(game: AnyGame, state: Any, player: int) -> tuple[Any, list[Json]]:
+    """The flagged ``player`` loses (R-T1).  Catchup and Bug do this in their
+    ``timeout``; a game whose own rule is R-X6 (Crystal) but whose match was
+    set ``on_flag: "loses"`` ends as a resignation recorded as a flag."""
+    if game.flag_rule == "loses":
+        out: tuple[Any, list[Json]] = game.timeout(state)
+        return out
+    resigned, _ = game.resign(state, player)
+    dumped = game.dump(resigned)
+    dumped["end"] = "flag"
+    winner = 1 - player
+    return game.load(dumped), [{"type": "flag", "player": player}, {"type": "end", "winner": winner, "end": "flag"}]
+
+
+def settle(game: AnyGame, live: Live, now: int) -> tuple[Live, list[Json]]:
+    """Apply every flag due by ``now`` (R-T1, R-X6), each dated at the moment
+    it fell due.  Returns the live part and the record entries to add (none
+    when nothing was due)."""
+    entries: list[Json] = []
+    while live.clock.due(now):
+        clock = live.clock
+        mover = clock.mover
+        assert mover is not None
+        at = clock.deadline
+        assert at is not None
+        if not clock.proxy:
+            used = at - clock.turn_start
+            bank = clock.banks[mover]
+            if clock.spec.on_flag == "proxy":  # R-X6: the opponent may move for the flagged seat
+                flagged = clock.flag()
+                until = flagged.deadline
+                assert until is not None
+                events: list[Json] = [{"type": "flag", "player": mover, "proxy": True, "until": iso(until)}]
+                entries.append(_entry("flag", live, mover, None, None, at, used, bank, 0, events))
+                new = replace(live, clock=flagged)
+            else:  # R-T1: the flagged seat loses
+                state, events = _lose_on_time(game, game.load(live.state), mover)
+                new = Live(game.dump(state), clock.flag(), at)
+                entries.append(_entry("flag", live, mover, None, None, at, used, bank, 0, events))
+        else:  # R-X6: the proxy window lapsed unused: the game's timeout passes the turn
+            state, events = game.timeout(game.load(live.state))
+            dumped = game.dump(state)
+            next_mover = dumped["to_move"] if dumped["status"] == "ongoing" else None
+            entries.append(_entry("pass", live, mover, None, None, at, at - clock.turn_start, 0, clock.banks[mover], events))
+            new = Live(dumped, clock.lapse(next_mover), at if next_mover is None else None)
+        live = new
+    return live, entries
+
+
+def play(game: AnyGame, live: Live, by: int, text: MoveInput, now: int) -> tuple[Verdict[Any], Live, Json | None]:
+    """``by`` submits ``text`` for the running turn at ``now`` (the caller has
+    settled flags and checked it is ``by``'s to submit).  An illegal move
+    changes nothing and the clock keeps running."""
+    mover = live.clock.mover
+    assert mover is not None and live.may_move == by
+    verdict = game.play(game.load(live.state), text)
+    if not verdict.legal:
+        return verdict, live, None
+    dumped = game.dump(verdict.state)
+    next_mover = dumped["to_move"] if dumped["status"] == "ongoing" else None
+    clock, charge = live.clock.after_move(now, next_mover)
+    entry = _entry(
+        "move", live, mover, by, verdict.move, now, charge.used_ms, charge.charged_ms, charge.bank_left_ms, verdict.events
+    )
+    return verdict, Live(dumped, clock, now if next_mover is None else None), entry
+
+
+def resign(game: AnyGame, live: Live, seat: int, now: int) -> tuple[Live, Json]:
+    """``seat`` resigns at ``now`` (any time while the match is on, R-T1's clocks stop)."""
+    state, events = game.resign(game.load(live.state), seat)
+    clock = live.clock
+    running = clock.mover == seat and not clock.proxy
+    used = now - clock.turn_start if running else 0
+    entry = _entry("resign", live, seat, seat, None, now, used, 0, clock.banks[seat], events)
+    return Live(game.dump(state), clock.stop(now), now), entry
+
+
+def clock_json(live: Live, now: int) -> Json:
+    """The clock object of API.md: each seat's bank, the deadline of the seat to move."""
+    clock = live.clock
+    deadline = clock.deadline
+    seats: dict[str, Json] = {}
+    for seat in (0, 1):
+        one: Json = {"bank_s": clock.banks[seat] / 1000}
+        if seat == clock.mover and deadline is not None:
+            one["deadline"] = iso(deadline)
+        seats[str(seat)] = one
+    return {
+        **clock.spec.to_json(),
+        "seats": seats,
+        "to_move": clock.mover,
+        "may_move": live.may_move,
+        "turn_started": iso(clock.turn_start) if clock.mover is not None else None,
+        "deadline": iso(deadline) if deadline is not None else None,
+        "proxy": clock.proxy,
+        "now": iso(now),
+    }
+
+
+def record_text(game: AnyGame, meta: Meta, live: Live, entries: list[Mapping[str, Any]]) -> str:
+    """The record as plain text in the seeds' notation: a header of tags, one
+    numbered line per move (the notation ``replay`` takes), flags, passes and
+    resignations as comment lines in braces."""
+    spec = live.clock.spec
+    state = live.state
+    result = "*"
+    if state["status"] == "finished":
+        winner = state["winner"]
+        result = "1/2-1/2" if winner is None else ("1-0" if winner == 0 else "0-1")
+    lines = [
+        f'[Game "{game.name}"]',
+        f'[Match "{meta.match_id}"]',
+        f'[Date "{iso(meta.created_ms)}"]',
+        f"[Options {canonical(meta.options)}]",
+        f'[Clock "turn {spec.turn_ms / 1000:g} s, bank {spec.bank_ms / 1000:g} s, step {spec.step_ms / 1000:g} s,'
+        f' on flag {spec.on_flag}"]',
+        f'[Result "{result}"]' + (f" {{{state['end']}}}" if state.get("end") else ""),
+        "",
+    ]
+    n = 0
+    for e in entries:
+        seat = e["seat"]
+        if e["kind"] == "move":
+            n += 1
+            who = f"seat {seat}" if e["by"] == seat else f"seat {e['by']} for seat {seat} (R-X6)"
+            lines.append(f"{n}. {e['move']} {{{who}, {e['used_s']:g} s, bank {e['bank_left_s']:g} s, {e['at']}}}")
+        elif e["kind"] == "flag":
+            then = "the opponent may move for them (R-X6)" if any(ev.get("proxy") for ev in e["events"]) else "loses"
+            lines.append(f"{{seat {seat} flagged at {e['at']}: {then}}}")
+        elif e["kind"] == "pass":
+            lines.append(f"{{seat {seat}'s turn passed with no move at {e['at']} (R-X6)}}")
+        else:
+            lines.append(f"{{seat {seat} resigned at {e['at']}}}")
+    return "\n".join(lines) + "\n"

