@@ -1,44 +1,62 @@
 # The two commands that do everything: `make run` and `make test`.
-PY      ?= python3
+# Each installs what is missing into $(VENV) first; all they need is Python
+# 3.11 (or later) and the package registries.
+
+PY      ?= $(shell command -v python3.11 || command -v python3)
 VENV    ?= .venv
 BIN     := $(VENV)/bin
 HOST    ?= 127.0.0.1
 PORT    ?= 8000
-STAMP   := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+WORKERS ?= 2
+# Stamps name the pyproject.toml they installed, so editing it reinstalls.
+HASH    := $(shell cksum < pyproject.toml | cut -d' ' -f1)
+RUNTIME := $(VENV)/.installed-run-$(HASH)
+DEV     := $(VENV)/.installed-dev-$(HASH)
 
-.PHONY: run test lint typecheck hadolint unit bench install clean
+.PHONY: run test install lint typecheck hadolint unit bench clean
 
 $(BIN)/python:
+	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "Python 3.11 or later is needed (PY=$(PY))"; exit 1; }
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(STAMP): pyproject.toml | $(BIN)/python
+$(RUNTIME): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(DEV): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	touch $@ $(RUNTIME)
 
-install: $(STAMP)
+install: $(DEV)
 
-## Serve on $(HOST):$(PORT) with gunicorn (embedded Redis unless REDIS_URL is set).
-run: $(STAMP)
-	HOST=$(HOST) PORT=$(PORT) $(BIN)/python -m service.serve
+## Serve on $(HOST):$(PORT) with gunicorn (service/serve.py adds the embedded
+## Redis and the sweeper for managed matches when it is there).
+run: $(RUNTIME)
+	@if [ -f service/serve.py ]; then \
+		HOST=$(HOST) PORT=$(PORT) WEB_CONCURRENCY=$(WORKERS) $(BIN)/python -m service.serve; \
+	else \
+		$(BIN)/gunicorn --bind $(HOST):$(PORT) --workers $(WORKERS) --access-logfile - 'service:create_app()'; \
+	fi
 
-## Everything CI checks: lint, types, Dockerfile, tests.
-test: $(STAMP) lint typecheck hadolint unit
+## Everything CI checks: lint, types, the Dockerfile, the tests. Stops at the first failure.
+test: lint typecheck hadolint unit
 
-lint: $(STAMP)
+lint: $(DEV)
 	$(BIN)/ruff check engine service tests bench
 	$(BIN)/ruff format --check engine service tests bench
 
-typecheck: $(STAMP)
+typecheck: $(DEV)
 	$(BIN)/mypy
 
-hadolint: $(STAMP)
+hadolint: $(DEV)
 	$(BIN)/hadolint Dockerfile
 
-unit: $(STAMP)
+# pytest's own exit status decides (1 failures, 2 interrupted, 5 no tests: all fail the build).
+unit: $(DEV)
 	$(BIN)/python -m pytest -q
 
-bench: $(STAMP)
+bench: $(RUNTIME)
 	$(BIN)/python -m bench
 
 clean:

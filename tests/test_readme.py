@@ -1,0 +1,118 @@
+"""The README's curl walk-through works as printed.
+
+The section "A game of Catchup with curl" is run for real: its ``sh`` block
+(the helpers) and every ``$ command`` of its ``console`` blocks go to bash, in
+order, against a gunicorn server started here (``service:create_app()``, the
+entry point of ``make run`` and the Dockerfile); each command's output must
+equal, character for character, the lines printed under it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+SECTION = "## A game of Catchup with curl"
+PRINTED_BASE = "http://127.0.0.1:8000"
+
+
+def walkthrough() -> tuple[str, list[tuple[str, str]]]:
+    """The helpers, and (command, printed output) pairs, in reading order."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index(SECTION)
+    end = text.find("\n## ", start + len(SECTION))
+    section = text[start : end if end != -1 else len(text)]
+    setup: list[str] = []
+    steps: list[tuple[str, str]] = []
+    for lang, block in re.findall(r"```(\w*)\n(.*?)```", section, flags=re.S):
+        if lang == "sh":
+            setup.append(block)
+        elif lang == "console":
+            command: str | None = None
+            output: list[str] = []
+            for line in block.splitlines():
+                if line.startswith("$ "):
+                    if command is not None:
+                        steps.append((command, "\n".join(output)))
+                    command, output = line[2:], []
+                else:
+                    output.append(line)
+            if command is not None:
+                steps.append((command, "\n".join(output)))
+    return "\n".join(setup), steps
+
+
+def test_the_walkthrough_is_found() -> None:
+    setup, steps = walkthrough()
+    assert "post()" in setup and "body()" in setup
+    commands = " ".join(c for c, _ in steps)
+    for what in ("post new", "post play", "post legal-moves", "post replay"):
+        assert what in commands
+    assert '"legal":false' in "".join(out for _, out in steps)  # an illegal move and its verdict
+    assert all(out for _, out in steps), "every command shows its output"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    log_path = tmp_path_factory.mktemp("gunicorn") / "log"
+    log = log_path.open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "1", "service:create_app()"],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/v1/games", timeout=1) as resp:
+                    if resp.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"gunicorn did not start:\n{log_path.read_text(errors='replace')}")
+            time.sleep(0.1)
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        log.close()
+
+
+@pytest.mark.skipif(shutil.which("curl") is None or shutil.which("bash") is None, reason="the walk-through needs curl and bash")
+def test_the_walkthrough_works_as_printed(server: str, tmp_path: Path) -> None:
+    setup, steps = walkthrough()
+    marker = "@@@ next step @@@"
+    script = ["set -u", setup.replace(PRINTED_BASE, server)]
+    for command, _ in steps:
+        script += [f"echo '{marker}'", command.replace(PRINTED_BASE, server)]
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run(["bash", "-c", "\n".join(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    outputs = done.stdout.split(marker + "\n")[1:]
+    assert len(outputs) == len(steps)
+    for (command, printed), got in zip(steps, outputs, strict=True):
+        assert got.rstrip("\n") == printed, f"$ {command}\nREADME shows:\n{printed}\nthe server says:\n{got}"
