@@ -746,6 +746,11 @@ class Crystal(Game[CrystalState, Move]):
                     out.append(Shift(f, sign, amount))
         return out
 
+    def shifted(self, state: CrystalState, shift: Shift) -> CrystalState:
+        """``state`` with one shift made on its grid and nothing else changed: a
+        turn in progress, for choosing the next shift (clients, random players)."""
+        return replace(state, grid=cg.shift(state.grid, shift.file, shift.sign, shift.amount))
+
     def legal_moves(self, state: CrystalState, limit: int | None = None) -> LegalMoves:
         info: Json = {"phase": state.phase, "shifts_due": self.shifts_due(state)}
         moves: list[str]

@@ -104,7 +104,7 @@ WRAP: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 def shift(grid: Grid, f: int, sign: int, amount: int) -> Grid:
     """The grid after shifting file ``f`` by ``amount`` (1-5) in direction ``sign``; everything on the file moves."""
     fm, rest, left, right = ROT[f][sign][amount]
-    return tuple(((m & rest) | (((m & fm) << left | (m & fm) >> right) & fm)) if m & fm else m for m in grid)
+    return tuple([((m & rest) | (((m & fm) << left | (m & fm) >> right) & fm)) if m & fm else m for m in grid])
 
 
 def shift_text(f: int, sign: int, amount: int) -> str:
@@ -151,8 +151,12 @@ def colour_value(cells: int, bombs: int, double: int) -> int:
     colour, so they may join groups and form groups of their own); a group that
     touches a bomb does not count, so a colour whose groups all do scores 0; a
     cell in ``double`` (pylon lines) counts 2."""
-    best = 0
-    rest = cells
+    # Lone cells (no neighbour in the set) are groups of one: value them in bulk
+    # and flood only the rest; most of a colour's groups are lone cells.
+    lone = cells & ~(cells << 1 | cells >> 1 | cells << STRIDE | cells >> STRIDE)
+    ok = lone & ~(bombs << 1 | bombs >> 1 | bombs << STRIDE | bombs >> STRIDE) if bombs else lone  # a lone cell by a bomb
+    best = (2 if ok & double else 1) if ok else 0
+    rest = cells ^ lone
     while rest:
         if rest.bit_count() + (rest & double).bit_count() <= best:
             break  # nothing left could beat it
