@@ -29,8 +29,12 @@ from service import create_app
 
 
 @pytest.fixture
-def app() -> Iterator[Flask]:
-    yield create_app({"TESTING": True})
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
+    """The app without Redis: the stateless endpoints need none, and a Redis
+    URL that cannot connect keeps any test from starting the embedded server
+    (/v1/health answers 503 here).  tests/matches/ overrides this fixture."""
+    nowhere = tmp_path_factory.getbasetemp() / "no-redis.sock"
+    yield create_app({"TESTING": True, "REDIS_URL": f"unix://{nowhere}"})
 
 
 @pytest.fixture
