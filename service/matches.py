@@ -29,6 +29,7 @@ from flask import Blueprint, Flask, Response, current_app, request
 from marshmallow import Schema, ValidationError, fields, validate
 
 from engine.clock import default_preset, spec_from
+from engine.errors import BadOptions
 from engine.registry import GAMES
 from service import referee
 from service.errors import ApiError, error_response
@@ -213,6 +214,10 @@ def create_match() -> Any:
     state = game.new(body["options"])
     dumped = game.dump(state)
     spec = spec_from(body["clock"], default_preset(game.name, dumped["options"]))
+    if spec.on_flag == "loses" and game.flag_rule != "loses":
+        # A flag can only end a game whose engine ends games on time; Crystal's own rule is R-X6.
+        message = f"In {game.title} a flag is handled by R-X6 (on_flag 'proxy'); it cannot lose the game."
+        raise BadOptions("clock.on_flag", message)
     options = dict(body["options"])
     if "seed" in game.describe()["options"] and "seed" not in options and dumped.get("seed") is not None:
         options["seed"] = dumped["seed"]  # the seed the server drew: with it the record replays the same deal (R-X1)

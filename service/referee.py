@@ -156,20 +156,6 @@ def _entry(
     }
 
 
-def _lose_on_time(game: AnyGame, state: Any, player: int) -> tuple[Any, list[Json]]:
-    """The flagged ``player`` loses (R-T1).  Catchup and Bug do this in their
-    ``timeout``; a game whose own rule is R-X6 (Crystal) but whose match was
-    set ``on_flag: "loses"`` ends as a resignation recorded as a flag."""
-    if game.flag_rule == "loses":
-        out: tuple[Any, list[Json]] = game.timeout(state)
-        return out
-    resigned, _ = game.resign(state, player)
-    dumped = game.dump(resigned)
-    dumped["end"] = "flag"
-    winner = 1 - player
-    return game.load(dumped), [{"type": "flag", "player": player}, {"type": "end", "winner": winner, "end": "flag"}]
-
-
 def settle(game: AnyGame, live: Live, now: int) -> tuple[Live, list[Json]]:
     """Apply every flag due by ``now`` (R-T1, R-X6), each dated at the moment
     it fell due.  Returns the live part and the record entries to add (none
@@ -192,7 +178,7 @@ def settle(game: AnyGame, live: Live, now: int) -> tuple[Live, list[Json]]:
                 entries.append(_entry("flag", live, mover, None, None, at, used, bank, 0, events))
                 new = replace(live, clock=flagged)
             else:  # R-T1: the flagged seat loses
-                state, events = _lose_on_time(game, game.load(live.state), mover)
+                state, events = game.timeout(game.load(live.state))
                 new = Live(game.dump(state), clock.flag(), at)
                 entries.append(_entry("flag", live, mover, None, None, at, used, bank, 0, events))
         else:  # R-X6: the proxy window lapsed unused: the game's timeout passes the turn

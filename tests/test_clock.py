@@ -153,7 +153,9 @@ def test_stored_form_round_trips() -> None:
     step=st.integers(1, 3_000),
     used=st.lists(st.integers(0, 20_000), min_size=1, max_size=20),
 )
-def test_bank_never_grows_and_moves_are_in_time_exactly_until_the_deadline(turn: int, bank: int, step: int, used: list[int]) -> None:
+def test_bank_never_grows_and_moves_are_in_time_exactly_until_the_deadline(
+    turn: int, bank: int, step: int, used: list[int]
+) -> None:
     c = MatchClock.start(ClockSpec(turn, bank, step, "loses"), 0, 0)
     now = 0
     for u in used:

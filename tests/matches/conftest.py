@@ -16,20 +16,21 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
 from flask import Flask
 from flask.testing import FlaskClient
+from matchkit import FakeClock, Match, NewMatch, cleanup
 
 from service import create_app, embedded
 from service.matches import get_store
 from service.store import Store
 
-START_MS = 1_800_000_000_000  # an arbitrary fixed "now" for the fake clock
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "app_config(**config): extra configuration for the test's app")
 
 
 @pytest.fixture(scope="session")
@@ -43,19 +44,6 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     server.stop()
 
 
-@dataclass
-class FakeClock:
-    """Time in ms that moves only when told to."""
-
-    ms: int = START_MS
-
-    def __call__(self) -> int:
-        return self.ms
-
-    def advance(self, seconds: float) -> None:
-        self.ms += round(seconds * 1000)
-
-
 @pytest.fixture
 def fake_clock() -> FakeClock:
     return FakeClock()
@@ -66,65 +54,21 @@ def prefix() -> str:
     return f"test:{uuid.uuid4().hex[:12]}:"
 
 
-def _cleanup(url: str, prefix: str) -> None:
-    client = redis.Redis.from_url(url)
-    try:
-        keys = list(client.scan_iter(match=prefix + "*", count=1000))
-        if keys:
-            client.delete(*keys)
-    finally:
-        client.close()
-
-
 @pytest.fixture
 def app(request: pytest.FixtureRequest, redis_url: str, prefix: str, tmp_path: Path) -> Iterator[Flask]:
     config: dict[str, Any] = {"TESTING": True, "REDIS_URL": redis_url, "REDIS_PREFIX": prefix, "DATA_DIR": str(tmp_path)}
     if "fake_clock" in request.fixturenames:
         config["MATCH_CLOCK"] = request.getfixturevalue("fake_clock")
+    marker = request.node.get_closest_marker("app_config")
+    if marker is not None:
+        config.update(marker.kwargs)
     yield create_app(config)
-    _cleanup(redis_url, prefix)
+    cleanup(redis_url, prefix)
 
 
 @pytest.fixture
 def store(app: Flask) -> Store:
     return get_store(app)
-
-
-@dataclass
-class Match:
-    """A match created through the API, with its seats' auth headers."""
-
-    client: FlaskClient
-    id: str
-    tokens: tuple[str, str]
-    created: dict[str, Any] = field(repr=False)
-
-    def auth(self, seat: int) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.tokens[seat]}"}
-
-    def move(self, seat: int, move: Any, ply: int, **headers: str) -> Any:
-        return self.client.post(f"/v1/matches/{self.id}/moves", json={"move": move, "ply": ply}, headers={**self.auth(seat), **headers})
-
-    def get(self, **query: Any) -> Any:
-        return self.client.get(f"/v1/matches/{self.id}", query_string=query)
-
-    def state(self) -> dict[str, Any]:
-        r = self.get()
-        assert r.status_code == 200, r.json
-        state: dict[str, Any] = r.json["state"]
-        return state
-
-    def record(self) -> dict[str, Any]:
-        r = self.client.get(f"/v1/matches/{self.id}/moves")
-        assert r.status_code == 200, r.json
-        rec: dict[str, Any] = r.json
-        return rec
-
-    def resign(self, seat: int) -> Any:
-        return self.client.post(f"/v1/matches/{self.id}/resign", headers=self.auth(seat))
-
-
-NewMatch = Callable[..., Match]
 
 
 @pytest.fixture
