@@ -140,21 +140,42 @@ def test_legal_verdict_needs_the_move_and_an_illegal_one_the_error(spec_checker:
 # -- every documented answer of the stateless paths is produced and checked ----
 
 
-def test_every_game_answers_in_its_documented_state_schema(client: FlaskClient) -> None:
-    """new, legal-moves and a first legal move for each registered game, through
-    the checked client: Catchup, Bug and Crystal states must each match their
-    own schema in the spec."""
+OPENINGS: list[tuple[str, dict[str, Any]]] = [
+    ("catchup", {}),
+    ("catchup", {"variant": "mindsports", "size": 3}),
+    ("bug", {}),
+    ("bug", {"variant": "green-meadow"}),
+    ("crystal", {"seed": "spec"}),
+    ("crystal", {"seed": "spec", "colors": [["red", "green"], ["blue", "yellow"]], "first": 1}),
+    ("crystal", {"seed": 7, "anomalies": ["bombs", "pylons"], "colors": [["red", "blue"], ["green", "yellow"]], "first": 0}),
+]
+
+
+@pytest.mark.parametrize(("name", "options"), OPENINGS)
+def test_every_game_answers_in_its_documented_state_schema(client: FlaskClient, name: str, options: dict[str, Any]) -> None:
+    """A few plies of each game through the checked client: every state, verdict,
+    listing and replay must match the game's own schemas in the spec."""
     listing = client.get("/v1/games").get_json()["games"]
     assert {g["name"] for g in listing} == set(GAMES)
-    for name in GAMES:
-        state = client.post(f"/v1/games/{name}/new", json={"options": {}}).get_json()["state"]
-        assert state["game"] == name
-        moves = client.post(f"/v1/games/{name}/legal-moves", json={"state": state}).get_json()
+    state = client.post(f"/v1/games/{name}/new", json={"options": options}).get_json()["state"]
+    assert state["game"] == name
+    record = []
+    for _ in range(8):
+        moves = client.post(f"/v1/games/{name}/legal-moves", json={"state": state, "limit": 50}).get_json()
         assert moves["count"] == len(moves["moves"]) > 0
-        verdict = client.post(f"/v1/games/{name}/play", json={"state": state, "move": moves["moves"][0]}).get_json()
+        move = moves["moves"][-1]
+        if name == "crystal" and state["phase"] == "shift":
+            move = ", ".join([move] * state["shifts_due"])  # the same shift repeated is a whole turn (R-X2)
+        verdict = client.post(f"/v1/games/{name}/play", json={"state": state, "move": move}).get_json()
         assert verdict["legal"] is True, verdict
-        replay = client.post(f"/v1/games/{name}/replay", json={"options": {}, "moves": [moves["moves"][0]]}).get_json()
-        assert replay["valid"] is True
+        record.append(verdict["move"])
+        state = verdict["state"]
+        if state["status"] == "finished":
+            break
+    replay = client.post(f"/v1/games/{name}/replay", json={"options": options, "moves": record}).get_json()
+    assert replay["valid"] is True and replay["plies"] == len(record)
+    if name != "crystal" or "seed" in options:  # a seedless Crystal deals a fresh grid
+        assert replay["state"] == state
 
 
 def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_checker: SpecChecker, monkeypatch: Any) -> None:
