@@ -67,7 +67,7 @@ def random_game(variant: str, size: int, rng: random.Random) -> tuple[list[Catch
     return states, moves
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(variant=VARIANTS, size=SIZES, seed=st.integers(0, 2**32 - 1))
 def test_random_games_end_on_a_full_board_with_a_winner(variant: str, size: int, seed: int) -> None:
     states, _ = random_game(variant, size, random.Random(seed))
@@ -81,7 +81,7 @@ def test_random_games_end_on_a_full_board_with_a_winner(variant: str, size: int,
     assert end.winner == (0 if s0 > s1 else 1)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(variant=VARIANTS, size=SIZES, seed=st.integers(0, 2**32 - 1))
 def test_every_state_of_a_game_is_consistent(variant: str, size: int, seed: int) -> None:
     states, _ = random_game(variant, size, random.Random(seed))
@@ -103,7 +103,7 @@ def test_every_state_of_a_game_is_consistent(variant: str, size: int, seed: int)
                 assert max(after.scores) == max(before.scores)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(variant=VARIANTS, size=SIZES, seed=st.integers(0, 2**32 - 1))
 def test_states_round_trip_through_json(variant: str, size: int, seed: int) -> None:
     states, _ = random_game(variant, size, random.Random(seed))
@@ -114,7 +114,7 @@ def test_states_round_trip_through_json(variant: str, size: int, seed: int) -> N
         assert json.dumps(GAME.dump(GAME.load(json.loads(text)))) == text
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(variant=VARIANTS, size=SIZES, seed=st.integers(0, 2**32 - 1))
 def test_replay_equals_playing_move_by_move(variant: str, size: int, seed: int) -> None:
     states, moves = random_game(variant, size, random.Random(seed))
@@ -145,7 +145,7 @@ def junk_moves(state: CatchupState, rng: random.Random) -> list[str]:
     return out
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(variant=VARIANTS, size=SIZES, seed=st.integers(0, 2**32 - 1))
 def test_no_illegal_move_changes_the_state(variant: str, size: int, seed: int) -> None:
     rng = random.Random(seed)
@@ -162,7 +162,7 @@ def test_no_illegal_move_changes_the_state(variant: str, size: int, seed: int) -
     assert GAME.play(states[-1], "A1").error.code == "game_over"  # type: ignore[union-attr]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(variant=VARIANTS, size=SIZES, seed=st.integers(0, 2**32 - 1), where=st.floats(0, 1))
 def test_resign_and_flag_give_the_opponent_the_win(variant: str, size: int, seed: int, where: float) -> None:
     states, _ = random_game(variant, size, random.Random(seed))
@@ -179,7 +179,7 @@ def test_resign_and_flag_give_the_opponent_the_win(variant: str, size: int, seed
     assert state.to_move == mover  # the ongoing state itself is untouched
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(size=SIZES, seed=st.integers(0, 2**32 - 1))
 def test_a_mindsports_bonus_is_always_a_standard_bonus(size: int, seed: int) -> None:
     # R-C3: a group larger than every group at the start of the turn means the
