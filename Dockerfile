@@ -15,7 +15,13 @@ COPY pyproject.toml README.md ./
 COPY engine/ engine/
 COPY service/ service/
 RUN pip install --no-cache-dir . \
-    && useradd --system --no-create-home --uid 10001 --shell /usr/sbin/nologin umpire
+    && useradd --system --no-create-home --uid 10001 --shell /usr/sbin/nologin umpire \
+    && mkdir /data \
+    && chown 10001 /data
+
+# Where the embedded Redis keeps its files when no REDIS_URL is given.
+ENV DATA_DIR=/data
+VOLUME ["/data"]
 
 # Numeric, so that the host can resolve it (and Kubernetes' runAsNonRoot can check it).
 USER 10001
