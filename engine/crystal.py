@@ -257,7 +257,9 @@ class Crystal(Game[CrystalState, Move]):
             cs = [self._colour(x, f"{field}.{p}.{i}", err) for i, x in enumerate(pair)]
             for i, c in enumerate(cs):
                 if c in seen:
-                    raise err(f"{field}.{p}.{i}", f"{COLOURS[c]} is given twice: each colour belongs to one player (R-X1).")
+                    raise err(
+                        f"{field}.{p}.{i}", f"{COLOURS[c].capitalize()} is given twice: each colour belongs to one player (R-X1)."
+                    )
                 seen.add(c)
             pairs.append(tuple(sorted(cs)))
         return pairs[0], pairs[1]
@@ -481,7 +483,8 @@ class Crystal(Game[CrystalState, Move]):
                 c = self._colour(x, f"state.colors.{p}.{i}", BadState)
                 if c in seen:
                     raise BadState(
-                        f"state.colors.{p}.{i}", f"{COLOURS[c]} is given twice: each colour belongs to one player (R-X1)."
+                        f"state.colors.{p}.{i}",
+                        f"{COLOURS[c].capitalize()} is given twice: each colour belongs to one player (R-X1).",
                     )
                 seen.add(c)
                 cs.append(c)
@@ -522,7 +525,7 @@ class Crystal(Game[CrystalState, Move]):
                     raise InvalidMove(f"Step {i + 1}: {m.group(1)!r} is not a cell of the grid (A1 to F6, R-H5).", step=i)
                 out.append(Convert(cell))
                 continue
-            f, sign, amount = cg.parse_shift(item, i)
+            f, sign, amount = cg.parse_shift(item, i, sum(isinstance(x, Shift) for x in out) + 1)
             out.append(Shift(f, sign, amount))
         return Turn(tuple(out))
 
@@ -571,9 +574,13 @@ class Crystal(Game[CrystalState, Move]):
             )
         for i, c in enumerate(move.colours):
             if c in taken:
-                raise IllegalMove("not_in_draft", f"{COLOURS[c]} is already taken: pick from those left (R-X1).", step=i)
+                raise IllegalMove(
+                    "not_in_draft", f"{COLOURS[c].capitalize()} is already taken: pick from those left (R-X1).", step=i
+                )
             if c in move.colours[:i]:
-                raise IllegalMove("not_in_draft", f"{COLOURS[c]} is named twice: name two different colours (R-X1).", step=i)
+                raise IllegalMove(
+                    "not_in_draft", f"{COLOURS[c].capitalize()} is named twice: name two different colours (R-X1).", step=i
+                )
         colors = list(state.colors)
         if n == 1:
             colors[p] = (move.colours[0],)
@@ -615,16 +622,18 @@ class Crystal(Game[CrystalState, Move]):
         spike_points = 0
         shifted = 0
         barred = state.barred
+        number = 0  # which shift of the turn, for the messages (a conversion is not one)
         for i, item in enumerate(items):
             if isinstance(item, Convert):
                 grid = self._convert(state, grid, p, item.cell, i, events)
                 continue
+            number += 1
             f = item.file
             fm = FILE[f]
             if barred >> f & 1:
                 raise IllegalMove(
                     "file_barred",
-                    f"Shift {i + 1} moves {'column' if f < 6 else 'row'} {FILE_NAMES[f]}, which your opponent shifted "
+                    f"Shift {number} moves {'column' if f < 6 else 'row'} {FILE_NAMES[f]}, which your opponent shifted "
                     "on their last turn (R-X2).",
                     step=i,
                 )
@@ -632,7 +641,7 @@ class Crystal(Game[CrystalState, Move]):
             if rocks & fm and rocks & WRAP[f][item.sign][item.amount]:
                 raise IllegalMove(
                     "rock_over_edge",
-                    f"Shift {i + 1} ({cg.shift_text(f, item.sign, item.amount)}) would carry a rock over the edge (R-X5 rocks).",
+                    f"Shift {number} ({cg.shift_text(f, item.sign, item.amount)}) would carry a rock over the edge (R-X5 rocks).",
                     step=i,
                 )
             spiked = grid[SPIKES] & fm

@@ -340,10 +340,11 @@ def deal(seed: str, anomalies: Sequence[str]) -> Grid:
     return tuple(masks)
 
 
-def parse_shift(text: str, step: int) -> tuple[int, int, int]:
-    """``C up 2`` / ``2 right 3`` -> (file, sign, amount); InvalidMove ``bad_shift`` naming the step."""
+def parse_shift(text: str, step: int, number: int) -> tuple[int, int, int]:
+    """``C up 2`` / ``2 right 3`` -> (file, sign, amount); InvalidMove ``bad_shift``
+    naming the ``number``-th shift of the move, item ``step``."""
     words = text.split()
-    where = f"Shift {step + 1} ({text.strip()!r})"
+    where = f"Shift {number} ({text.strip()!r})"
     if len(words) != 3:
         raise InvalidMove(
             f"{where} is not a shift: write a file, a direction and an amount, like 'C up 2' or '2 right 3' (R-X2).",
