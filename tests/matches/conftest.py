@@ -98,3 +98,17 @@ def private_redis(tmp_path: Path) -> Iterator[Callable[..., embedded.EmbeddedRed
     yield start
     for server in started:
         server.stop()
+
+
+@pytest.fixture
+def client_for(client: FlaskClient, prefix: str, tmp_path: Path) -> Callable[..., FlaskClient]:
+    """Clients of apps with a configuration of their own (a private Redis...),
+    their answers checked against openapi.yaml like the root client's."""
+    checked = type(client)
+
+    def make(**config: Any) -> FlaskClient:
+        app = create_app({"TESTING": True, "REDIS_PREFIX": prefix, "DATA_DIR": str(tmp_path), **config})
+        app.test_client_class = checked
+        return app.test_client()
+
+    return make

@@ -269,37 +269,6 @@ def test_record_entries_and_text(client: FlaskClient, new_match: NewMatch) -> No
     assert [ln.split(" {")[0] for ln in lines if ln[:1].isdigit()] == ["1. C3", "2. C2 B2"]
 
 
-def moves_of(text: str) -> list[str]:
-    """The moves of a text record: what a person reads, and what replay takes."""
-    out = []
-    for line in text.splitlines():
-        head, _, _ = line.partition(" {")
-        number, dot, move = head.partition(". ")
-        if dot and number.isdigit():
-            out.append(move)
-    return out
-
-
-def test_whole_catchup_match_through_the_endpoints(client: FlaskClient, new_match: NewMatch) -> None:
-    """A complete game, every move from its seat's token; the text record replays to the same end."""
-    m = new_match("catchup", {"size": 3, "variant": "standard"})
-    game = GAMES["catchup"]
-    state = m.created["state"]
-    while state["status"] == "ongoing":
-        seat, ply = state["to_move"], state["ply"]
-        legal = game.legal_moves(game.load(state))
-        cells = legal.moves[: legal.info["max_stones"]]  # as many stones as allowed, lowest cells first
-        r = m.move(seat, " ".join(cells), ply)
-        assert r.status_code == 200, r.json
-        state = r.json["state"]
-    assert state["end"] == "full" and state["winner"] in (0, 1)
-    assert state == m.state()
-    rec = m.record()
-    assert rec["status"] == "finished" and rec["winner"] == state["winner"]
-    replay = client.post("/v1/games/catchup/replay", json={"options": rec["options"], "moves": moves_of(rec["text"])})
-    assert replay.json["valid"] is True and replay.json["state"] == state
-
-
 # -- waiting ---------------------------------------------------------------------------
 
 

@@ -1,0 +1,105 @@
+"""Durability and faults on private Redis servers: a restart loses nothing, a dead
+or slow Redis answers 503 quickly in the error shape, and the app recovers by
+itself when Redis is back."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from flask.testing import FlaskClient
+
+from service.embedded import EmbeddedRedis
+
+Start = Callable[..., EmbeddedRedis]
+ClientFor = Callable[..., FlaskClient]
+
+
+def create(client: FlaskClient, **body: Any) -> tuple[str, dict[str, str], dict[str, str]]:
+    r = client.post("/v1/matches", json={"game": "catchup", "options": {"size": 3}, **body})
+    assert r.status_code == 201, r.json
+    seats = r.json["seats"]
+    return r.json["match_id"], {"Authorization": "Bearer " + seats["0"]}, {"Authorization": "Bearer " + seats["1"]}
+
+
+@pytest.mark.parametrize("how", ["shutdown", "kill"])
+def test_restart_of_app_and_redis_loses_nothing(private_redis: Start, client_for: ClientFor, tmp_path: Path, how: str) -> None:
+    # "kill" is a crash: with appendfsync always not even the last write is lost
+    server = private_redis(tmp_path / "r", appendfsync="always" if how == "kill" else "everysec")
+    client = client_for(REDIS_URL=server.url)
+    match_id, h0, h1 = create(client)
+    assert client.post(f"/v1/matches/{match_id}/moves", json={"move": "C3", "ply": 0}, headers=h0).status_code == 200
+    before = client.get(f"/v1/matches/{match_id}").json
+    record = client.get(f"/v1/matches/{match_id}/moves").json
+    score = redis.Redis.from_url(server.url).zscore(client.application.config["REDIS_PREFIX"] + "deadlines", match_id)
+    assert score is not None
+    # stop both: the app (dropped) and Redis
+    del client
+    server.stop() if how == "shutdown" else server.kill()
+    server = private_redis(tmp_path / "r")
+    client = client_for(REDIS_URL=server.url)
+    after = client.get(f"/v1/matches/{match_id}").json
+    assert after["state"] == before["state"]
+    assert after["clock"]["deadline"] == before["clock"]["deadline"]  # the deadline is intact
+    assert after["clock"]["seats"] == before["clock"]["seats"]
+    assert client.get(f"/v1/matches/{match_id}/moves").json["moves"] == record["moves"]
+    assert redis.Redis.from_url(server.url).zscore(client.application.config["REDIS_PREFIX"] + "deadlines", match_id) == score
+    # the seats' tokens still work, and a retry still gets its first answer
+    assert client.post(f"/v1/matches/{match_id}/moves", json={"move": "C3", "ply": 0}, headers=h0).status_code == 200
+    assert client.post(f"/v1/matches/{match_id}/moves", json={"move": "C2 B2", "ply": 1}, headers=h1).status_code == 200
+
+
+def test_redis_killed_mid_run_503_quickly_then_recovers(private_redis: Start, client_for: ClientFor, tmp_path: Path) -> None:
+    server = private_redis(tmp_path / "r", appendfsync="always")
+    client = client_for(REDIS_URL=server.url, REDIS_TIMEOUT_S=0.5)
+    match_id, h0, _ = create(client)
+    server.kill()
+    calls = [
+        ("get", "/v1/health", None, {}),
+        ("get", f"/v1/matches/{match_id}", None, {}),
+        ("get", f"/v1/matches/{match_id}/moves", None, {}),
+        ("post", f"/v1/matches/{match_id}/moves", {"move": "C3", "ply": 0}, h0),
+        ("post", f"/v1/matches/{match_id}/resign", None, h0),
+        ("post", "/v1/matches", {"game": "catchup"}, {}),
+    ]
+    for method, path, body, headers in calls:
+        start = time.monotonic()
+        r = getattr(client, method)(path, json=body, headers=headers)
+        took = time.monotonic() - start
+        assert r.status_code == 503, (path, r.status_code, r.json)
+        assert r.json["error"]["code"] == "unavailable" and r.json["error"]["details"]["redis"] in ("down", "timeout")
+        assert took < 2.0, (path, took)
+    # Redis comes back: the same app answers again, nothing lost
+    private_redis(tmp_path / "r")
+    r = client.post(f"/v1/matches/{match_id}/moves", json={"move": "C3", "ply": 0}, headers=h0)
+    assert r.status_code == 200
+    assert client.get("/v1/health").json == {"status": "ok", "redis": "ok"}
+
+
+def test_slow_redis_answers_503_within_the_timeout(private_redis: Start, client_for: ClientFor, tmp_path: Path) -> None:
+    server = private_redis(tmp_path / "r")
+    client = client_for(REDIS_URL=server.url, REDIS_TIMEOUT_S=0.3)
+    match_id, _, _ = create(client)
+    sleeper = threading.Thread(target=lambda: redis.Redis.from_url(server.url).execute_command("DEBUG", "SLEEP", "1.5"))
+    sleeper.start()
+    time.sleep(0.1)  # Redis is now stuck for 1.5 s
+    start = time.monotonic()
+    r = client.get(f"/v1/matches/{match_id}")
+    took = time.monotonic() - start
+    assert (r.status_code, r.json["error"]["details"]) == (503, {"redis": "timeout"})
+    assert took < 1.0
+    sleeper.join()
+    assert client.get(f"/v1/matches/{match_id}").status_code == 200
+
+
+def test_unreachable_redis_at_start(client_for: ClientFor, tmp_path: Path) -> None:
+    client = client_for(REDIS_URL=f"unix://{tmp_path}/no.sock", REDIS_TIMEOUT_S=0.3)
+    r = client.post("/v1/matches", json={"game": "catchup"})
+    assert (r.status_code, r.json["error"]["code"]) == (503, "unavailable")
+    r = client.get("/v1/health")
+    assert (r.status_code, r.json["error"]["details"]) == (503, {"redis": "down"})
