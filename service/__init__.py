@@ -29,7 +29,7 @@ def _from_env() -> dict[str, Any]:
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
-    app = Flask(__name__)
+    app = Flask(__name__, static_folder=None)  # a JSON API: no /static route
     app.config.update(DEFAULTS)
     app.config.update(_from_env())
     if config:
