@@ -115,7 +115,10 @@ class GamesResponse(Schema):
 
 
 class HealthResponse(Schema):
+    """``GET /v1/health`` (service/health.py)."""
+
     status = fields.String(required=True)
+    redis = fields.String()
 
 
 class ErrorBody(Schema):
