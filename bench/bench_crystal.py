@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import time
 
+from engine import crystal_grid as cg
 from engine.crystal import Crystal, CrystalState, Shift, Turn
 
 GAME = Crystal()
@@ -17,14 +18,20 @@ ALL = ["bombs", "chameleons", "color-convertor", "pylons", "rocks", "shift-plus"
 
 
 def random_turn(state: CrystalState, rng: random.Random) -> Turn:
-    """A legal turn chosen shift by shift (rocks move, so each shift is checked on the grid it meets)."""
+    """A legal turn chosen shift by shift: a random shift of a file that is not
+    barred, drawn again while it would carry a rock over the edge (rocks move, so
+    each shift is checked on the grid the earlier ones left)."""
     due = GAME.shifts_due(state)
+    files = [f for f in range(12) if not state.barred >> f & 1]
     items = []
-    s = state
+    grid = state.grid
     for _ in range(due):
-        shift = rng.choice(GAME.legal_shifts(s))
-        items.append(shift)
-        s = GAME.shifted(s, shift)
+        while True:
+            f, sign, amount = rng.choice(files), rng.choice((-1, 1)), rng.randint(1, 5)
+            if not grid[cg.ROCK] & cg.WRAP[f][sign][amount]:
+                break
+        items.append(Shift(f, sign, amount))
+        grid = cg.shift(grid, f, sign, amount)
     return Turn(tuple(items))
 
 
@@ -70,7 +77,8 @@ def time_games(anomalies: list[str], seconds: float) -> tuple[float, float]:
 
 
 def main() -> None:
-    for label, anomalies in (("no anomalies", []), ("all seven anomalies", ALL)):
+    six = [a for a in ALL if a != "shift-plus"]  # shift-plus would make the first turn 2 shifts
+    for label, anomalies in (("no anomalies", []), ("all anomalies but shift-plus", six)):
         apply_us, play_us = time_turn(anomalies, 5000)
         print(
             f"crystal, {label}: one turn (3 shifts + both scores): apply {apply_us:.1f} us, play (parse+apply) {play_us:.1f} us"

@@ -38,7 +38,7 @@ import re
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine import crystal_grid as cg
 from engine.crystal_grid import (
@@ -87,15 +87,13 @@ class Pick:
     colours: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Convert:
+class Convert(NamedTuple):  # named tuples: made on every parse, and cheaper than frozen dataclasses
     """color-convertor: turn the crystal on ``cell`` into the mover's other colour."""
 
     cell: int
 
 
-@dataclass(frozen=True, slots=True)
-class Shift:
+class Shift(NamedTuple):
     file: int  # 0-5 columns A-F, 6-11 rows 1-6
     sign: int  # +1 down/right, -1 up/left
     amount: int  # 1-5
@@ -152,6 +150,7 @@ def _files(mask: int) -> list[str]:
 
 _SPLIT = re.compile(r"[\s,;]+")
 _ITEMS = re.compile(r"[,;]")
+_DIGIT = re.compile(r"[0-9]")
 _CONVERT = re.compile(r"^convert\s+([A-Za-z]\s*[0-9]+)$", re.IGNORECASE)
 
 
@@ -509,24 +508,32 @@ class Crystal(Game[CrystalState, Move]):
         items = [t for t in items if t]
         if not items:
             raise InvalidMove("The move is empty.", code="empty_move")
-        words = [w for w in _SPLIT.split(raw.lower()) if w and w != "and"]
-        if words and words[0] in ("first", "second"):
-            if len(words) != 1:
-                raise InvalidMove("Say just 'first' or 'second' (R-X1).")
-            return Order(words[0] == "first")
-        if words and all(w in COLOUR_INDEX for w in words):
-            return Pick(tuple(COLOUR_INDEX[w] for w in words))
+        if not _DIGIT.search(raw):  # every shift has an amount; draft words have no digits
+            words = [w for w in _SPLIT.split(raw.lower()) if w and w != "and"]
+            if not words:
+                raise InvalidMove(f"{raw!r} is not a move: say first/second, name colours, or give shifts like 'C up 2'.")
+            if words[0] in ("first", "second"):
+                if len(words) != 1:
+                    raise InvalidMove("Say just 'first' or 'second' (R-X1).")
+                return Order(words[0] == "first")
+            if all(w in COLOUR_INDEX for w in words):
+                return Pick(tuple(COLOUR_INDEX[w] for w in words))
+            if state.phase in ("pick_one", "pick_two"):
+                raise InvalidMove(f"{raw!r} is not a choice of colours: name red, blue, green or yellow (R-X1).")
+            if state.phase != "shift":
+                raise InvalidMove(f"{raw!r} is not a choice of order: say 'first' or 'second' (R-X1).")
         out: list[Convert | Shift] = []
+        number = 0
         for i, item in enumerate(items):
-            m = _CONVERT.match(item)
-            if m:
-                cell = cg.parse_cell(m.group(1).replace(" ", ""))
+            if item[:7].lower() == "convert":
+                m = _CONVERT.match(item)
+                cell = cg.parse_cell(m.group(1).replace(" ", "")) if m else None
                 if cell is None:
-                    raise InvalidMove(f"Step {i + 1}: {m.group(1)!r} is not a cell of the grid (A1 to F6, R-H5).", step=i)
+                    raise InvalidMove(f"Step {i + 1} ({item!r}): write 'convert' and a cell, A1 to F6 (R-X5, R-H5).", step=i)
                 out.append(Convert(cell))
                 continue
-            f, sign, amount = cg.parse_shift(item, i, sum(isinstance(x, Shift) for x in out) + 1)
-            out.append(Shift(f, sign, amount))
+            number += 1
+            out.append(Shift(*cg.parse_shift(item, i, number)))
         return Turn(tuple(out))
 
     def notation(self, state: CrystalState, move: Move) -> str:

@@ -94,3 +94,18 @@ def test_random_games(seed: int, anomalies: set[str], flags: bool) -> None:
         replayed = GAME.replay(options, moves)
         assert replayed.valid and replayed.plies == len(moves)
         assert replayed.state == state
+
+
+DRAFT = ["first", "red", "blue green", "second"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 4), st.one_of(st.text(max_size=40), st.lists(st.text(max_size=12), min_size=1, max_size=6)))
+def test_any_text_gets_a_verdict(phase: int, text: str | list[str]) -> None:  # the umpire records, it does not crash
+    state = GAME.new({"seed": "text", "anomalies": ["color-convertor"]})
+    for move in DRAFT[:phase]:
+        state = GAME.play(state, move).state
+    verdict = GAME.play(state, text)
+    if not verdict.legal:
+        assert verdict.error is not None and verdict.error.message.endswith((".", ")"))
+        assert verdict.state == state
