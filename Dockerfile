@@ -7,7 +7,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_NO_CACHE_DIR=1 \
     WEB_CONCURRENCY=2 \
-    GUNICORN_CMD_ARGS="--bind=0.0.0.0:8000 --access-logfile=-"
+    GUNICORN_CMD_ARGS="--bind=0.0.0.0:8000 --worker-class=gthread --threads=8 --timeout=60 --access-logfile=-"
 
 WORKDIR /app
 
@@ -31,5 +31,6 @@ EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/v1/health', timeout=4).status != 200)"]
 
-# gunicorn reads its bind address from GUNICORN_CMD_ARGS and its workers from WEB_CONCURRENCY.
+# gunicorn reads its settings from GUNICORN_CMD_ARGS and its workers from WEB_CONCURRENCY;
+# threaded workers, so that a waiting read (GET /v1/matches/{id}?wait_ply=N) holds a thread, not a worker.
 CMD ["gunicorn", "service:create_app()"]
