@@ -30,14 +30,10 @@ $(DEV): pyproject.toml | $(BIN)/python
 
 install: $(DEV)
 
-## Serve on $(HOST):$(PORT) with gunicorn (service/serve.py adds the embedded
-## Redis and the sweeper for managed matches when it is there).
+## Serve on $(HOST):$(PORT): gunicorn ('service:create_app()'), plus the embedded
+## Redis (unless REDIS_URL is set) and the sweeper for managed matches (service/serve.py).
 run: $(RUNTIME)
-	@if [ -f service/serve.py ]; then \
-		HOST=$(HOST) PORT=$(PORT) WEB_CONCURRENCY=$(WORKERS) $(BIN)/python -m service.serve; \
-	else \
-		$(BIN)/gunicorn --bind $(HOST):$(PORT) --workers $(WORKERS) --access-logfile - 'service:create_app()'; \
-	fi
+	HOST=$(HOST) PORT=$(PORT) WEB_CONCURRENCY=$(WORKERS) $(BIN)/python -m service.serve
 
 ## Everything CI checks: lint, types, the Dockerfile, the tests. Stops at the first failure.
 test: lint typecheck hadolint unit
