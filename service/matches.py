@@ -166,6 +166,12 @@ def match_json(meta: Meta, live: Live, now: int) -> dict[str, Any]:
     }
 
 
+def verdict_json(meta: Meta, live: Live, now: int, head: dict[str, Any], events: list[Any]) -> dict[str, Any]:
+    """A verdict in the stateless order (legal, move or error, state, events), then the match's clock."""
+    match = match_json(meta, live, now)
+    return {**head, "state": match.pop("state"), "events": events, **match}
+
+
 def json_text(status: int, text: str, replayed: bool = False) -> Response:
     resp = Response(text, status=status, mimetype="application/json")
     if replayed:
@@ -340,15 +346,8 @@ def submit_move(match_id: str) -> Any:
             err["details"] = None if step is None else {"step": step}
             if step is not None:
                 err["step"] = step
-            return {"legal": False, "error": err, **match_json(cur.meta, live, now)}, 422
-        answer = referee.compact(
-            {
-                "legal": True,
-                "move": verdict.move,
-                "events": verdict.events,
-                **match_json(cur.meta, new_live, now),
-            }
-        )
+            return verdict_json(cur.meta, live, now, {"legal": False, "error": err}, []), 422
+        answer = referee.compact(verdict_json(cur.meta, new_live, now, {"legal": True, "move": verdict.move}, verdict.events))
         remembered = referee.compact({"seat": seat, "move_key": move_key, "answer": answer})
         answers = [(move_key, remembered)] + ([(f"k:{idem}", remembered)] if idem else [])
         try:
