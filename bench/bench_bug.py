@@ -86,7 +86,8 @@ def listing_ms(positions: list[BugState]) -> tuple[float, float, int]:
 def main() -> None:
     positions = crowded_positions(30)
     mean, worst, moves = listing_ms(positions)
-    print(f"bug side 4: legal_moves in a crowded position (>= 19 of 37 cells occupied, {moves} moves on average): {mean:.3f} ms mean")
+    crowded = f"a crowded position (>= 19 of 37 cells occupied, {moves} moves on average)"
+    print(f"bug side 4: legal_moves in {crowded}: {mean:.3f} ms mean")
     print(f"bug side 4: legal_moves in the slowest of those {len(positions)} positions: {worst:.3f} ms")
     for eaters in ("active", "all"):
         gps, plies = games_per_second({"size": 3, "eaters": eaters})

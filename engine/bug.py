@@ -417,6 +417,12 @@ class Bug(Game[BugState, Move]):
             mover = 1 - winner if end == "flag" else None
             state = self._build(variant, eaters, board, stones, blocked, phase, winner if mover is None else mover, ply)
             if mover is not None:
+                if state.end == "stuck":
+                    raise BadState(
+                        "state.end",
+                        f"Player {mover} cannot grow here, so the game ended 'stuck' with them the winner (R-B6) "
+                        "before any flag could fall.",
+                    )
                 self._check_history(state, mover, "state.winner", BadState)
             state.to_move, state.winner, state.end = None, winner, end  # still being built
 

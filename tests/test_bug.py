@@ -478,7 +478,7 @@ def test_unreadable_moves() -> None:
 
 
 def test_new_validates_options() -> None:
-    for options, field in [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"variant": "chess"}, "options.variant"),
         ({"eaters": "some"}, "options.eaters"),
         ({"variant": "green-meadow", "size": 3}, "options.size"),
@@ -492,7 +492,8 @@ def test_new_validates_options() -> None:
         # player 0 cannot be to move when player 1, who moved last, has no piece
         ({"position": {"C3": 0}, "to_move": 0}, "options.to_move"),
         ({"to_move": 1}, "options.to_move"),
-    ]:
+    ]
+    for options, field in cases:
         with pytest.raises(BadOptions) as e:
             GAME.new(options)
         assert e.value.field == field, options
@@ -556,6 +557,8 @@ def test_load_refuses_impossible_positions() -> None:
     _bad(ok, "state.status", to_move=0)
     # ...and a finished 'stuck' game is won by the player who cannot grow
     _bad(ok, "state.winner", to_move=None, status="finished", winner=1, end="stuck")
+    # a flag falls on the player to move, who cannot be stuck (the game would have ended)
+    _bad(ok, "state.end", to_move=None, status="finished", winner=1, end="flag")
     # the player who moved last has a piece (a grow leaves one)
     only_red = {"C3": 0, "A1": 0}
     _bad(ok, "state.to_move", board=only_red, scores=[2, 0], largest=[1, 0], to_move=0)

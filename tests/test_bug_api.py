@@ -192,12 +192,13 @@ def test_green_meadow_over_http(client: FlaskClient) -> None:
 
 def test_a_bad_state_is_422_naming_the_field(client: FlaskClient) -> None:
     state = new(client, position=SEED_POSITION, to_move=1)
-    for changes, field in [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"board": {**state["board"], "F1": 0}}, "state.board.F1"),
         ({"to_move": 0}, "state.status"),  # Red to move cannot grow: the game would be over
         ({"scores": [7, 6]}, "state.scores"),
         ({"phase": "blacken"}, "state.phase"),
-    ]:
+    ]
+    for changes, field in cases:
         err = post(client, "play", {"state": {**state, **changes}, "move": "C5"}, status=422)["error"]
         assert err["code"] == "bad_state"
         assert err["details"]["field"] == field, changes
