@@ -146,6 +146,11 @@ def _eater_range(eaters: str, active: int, own: list[int]) -> Iterable[int]:
     return (active,) if eaters == "active" else range(len(own))
 
 
+def _is_player(x: Any) -> bool:
+    """0 or 1 as a JSON integer (not ``true``, not ``1.0``)."""
+    return type(x) is int and x in (0, 1)
+
+
 def _largest_bug(bugs: tuple[Bugs, Bugs]) -> int:
     best = 0
     for side in bugs:
@@ -221,7 +226,7 @@ class Bug(Game[BugState, Move]):
             # Pieces get eaten, so counts are weak evidence; without eats player 0
             # has one more piece than player 1 exactly when player 1 is to move.
             to_move = 1 if stones[0].bit_count() > stones[1].bit_count() else 0
-        if isinstance(to_move, bool) or to_move not in (0, 1):
+        if not _is_player(to_move):
             raise BadOptions("options.to_move", "to_move must be 0 or 1.")
         state = self._build(variant, eaters, board, stones, blocked, "grow", to_move, 0)
         self._check_history(state, to_move, "options.to_move", BadOptions)
@@ -333,7 +338,7 @@ class Bug(Game[BugState, Move]):
                 raise BadState(f"state.{key}", f"The state lacks its '{key}' field.")
         if data["game"] != self.name:
             raise BadState("state.game", f"state.game must be '{self.name}'.")
-        if data["version"] != VERSION or isinstance(data["version"], bool):
+        if type(data["version"]) is not int or data["version"] != VERSION:
             raise BadState("state.version", f"Unsupported state version {data['version']!r}; this server reads {VERSION}.")
         opts = data["options"]
         if not isinstance(opts, Mapping):
@@ -366,14 +371,14 @@ class Bug(Game[BugState, Move]):
             raise BadState("state.status", f"state.status is {data['status']!r} but end is {end!r}: expected {status!r}.")
         to_move, winner = data["to_move"], data["winner"]
         if end is None:
-            if isinstance(to_move, bool) or to_move not in (0, 1):
+            if not _is_player(to_move):
                 raise BadState("state.to_move", "to_move must be 0 or 1 while the game is ongoing.")
             if winner is not None:
                 raise BadState("state.winner", "An ongoing game has no winner yet.")
         else:
             if to_move is not None:
                 raise BadState("state.to_move", "The game is over, so to_move must be null.")
-            if isinstance(winner, bool) or winner not in (0, 1):
+            if not _is_player(winner):
                 raise BadState("state.winner", f"A game that ended by {end} has a winner, 0 or 1.")
 
         if phase == "blacken":
@@ -432,7 +437,7 @@ class Bug(Game[BugState, Move]):
             ("largest", "largest is the size of each player's largest bug (R-B7)"),
         ):
             got = data[key]
-            if got != expect[key] or not isinstance(got, list) or any(isinstance(x, bool) for x in got):
+            if not isinstance(got, list) or any(type(x) is not int for x in got) or got != expect[key]:
                 raise BadState(f"state.{key}", f"state.{key} is {got!r} but {why}: expected {expect[key]!r}.")
         return state
 
@@ -460,7 +465,7 @@ class Bug(Game[BugState, Move]):
         for name, who in raw.items():
             if not isinstance(name, str) or not board.has(name):
                 raise err(f"{field}.{name}", f"{name} is not a cell of this board.")
-            if isinstance(who, bool) or who not in (0, 1):
+            if not _is_player(who):
                 raise err(f"{field}.{name}", f"A cell holds player 0 or 1, not {who!r}.")
             b = board.parse_cell(name)
             if (board.black | blocked) >> b & 1:

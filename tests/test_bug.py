@@ -543,6 +543,9 @@ def test_load_names_the_offending_field() -> None:
     _bad(ok, "state.scores", scores=[5, 7])
     _bad(ok, "state.largest", largest=[3, 2])
     _bad(ok, "state.ply", ply=-1)
+    _bad(ok, "state.to_move", to_move=1.0)  # JSON integers only: a state must round-trip exactly
+    _bad(ok, "state.scores", scores=[7.0, 5])
+    _bad(ok, "state.board.A1", board={**board, "A1": True})
     _bad(ok, "state.extra", extra=1)
     without = dict(ok)
     del without["largest"]
