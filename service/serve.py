@@ -49,6 +49,9 @@ def gunicorn_command(env: dict[str, str]) -> list[str]:
     # gunicorn 27 opens a control socket at one fixed path per user; several servers on one
     # machine (tests, benchmarks beside `make run`) would fight over it, and nothing here uses it.
     control = ["--no-control-socket"] if gunicorn.version_info >= (27,) else []
+    # ACCESS_LOG: where the access log goes ("-" standard output, the default); empty for none.
+    access_log = env.get("ACCESS_LOG", "-")
+    logging = ["--access-logfile", access_log] if access_log else []
     return [
         sys.executable,
         "-m",
@@ -65,9 +68,8 @@ def gunicorn_command(env: dict[str, str]) -> list[str]:
         "60",  # above the longest waiting read (30 s)
         "--graceful-timeout",
         "10",
-        "--access-logfile",
-        env.get("ACCESS_LOG", "-"),
         *control,
+        *logging,
         "service:create_app()",
     ]
 

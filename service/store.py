@@ -86,6 +86,7 @@ class Store:
         self.deadlines = prefix + "deadlines"
         self._commit = client.register_script(_lua("commit.lua"))
         self._create = client.register_script(_lua("create.lua"))
+        self._read = client.register_script(_lua("read.lua"))
 
     # -- keys --------------------------------------------------------------------
 
@@ -107,25 +108,14 @@ class Store:
 
     def read(self, match_id: str, answer_fields: Sequence[str] = ()) -> Snapshot:
         """The match, the remembered answers under ``answer_fields`` and the
-        server time, in one round trip.  Raises Gone."""
+        server time, in one round trip (``read.lua``).  Raises Gone."""
         key = self.key(match_id)
-        pipe = self.r.pipeline(transaction=False)
-        pipe.hmget(key, ["rev", "meta", "live"])
-        if answer_fields:
-            pipe.hmget(key + ":ans", list(answer_fields))
-        if self._now is None:
-            pipe.time()
-        out = pipe.execute()
-        rev, meta, live = out[0]
+        out = self._read(keys=[key, key + ":ans"], args=list(answer_fields))
+        rev, meta, live, secs, micros = out[:5]
         if rev is None or meta is None or live is None:
             raise Gone(match_id)
-        answers: list[str | None] = out[1] if answer_fields else []
-        if self._now is None:
-            secs, micros = out[-1]
-            now = int(secs) * 1000 + int(micros) // 1000
-        else:
-            now = self._now()
-        return Snapshot(rev, meta, live, answers, now)
+        now = int(secs) * 1000 + int(micros) // 1000 if self._now is None else self._now()
+        return Snapshot(rev, meta, live, list(out[5:]), now)
 
     def rev(self, match_id: str) -> str | None:
         rev: str | None = self.r.hget(self.key(match_id), "rev")

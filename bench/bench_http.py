@@ -1,0 +1,140 @@
+"""HTTP load: requests per second and p50/p99 latency, in one run, of
+
+* ``GET /v1/health``                      (a Redis PING)
+* ``POST /v1/games/catchup/play``         (a stateless verdict: load, play, dump)
+* ``POST /v1/matches/{id}/moves``         (a managed move: read, engine, atomic Lua commit)
+
+against the real thing: ``python -m service.serve`` (gunicorn, gthread workers)
+on a real Redis - ``REDIS_URL`` when set, else the embedded ``redis-server``
+in a temporary folder - with a sweeper running, driven by ``wrk`` (apt-get
+install wrk) and ``bench/wrk_umpire.lua``.
+
+Aims (issue): a managed move at no less than half the throughput of
+``health``; p99 under 20 ms at 16 connections on two cores.
+
+Knobs (environment): ``BENCH_CONNECTIONS`` (16), ``BENCH_THREADS`` (2, wrk's),
+``BENCH_SECONDS`` (10), ``WEB_CONCURRENCY`` (2) and ``THREADS`` (8) for gunicorn.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from service import embedded
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+SCRIPT = HERE / "wrk_umpire.lua"
+SIZE = 5  # Catchup at its default side: 61 cells, so a match gives 60 one-stone moves
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _call(base: str, method: str, path: str, body: Any = None) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(base + path, data=data, method=method, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+def _wait_up(base: str, proc: subprocess.Popen[bytes]) -> None:
+    end = time.monotonic() + 30
+    while True:
+        try:
+            _call(base, "GET", "/v1/health")
+            return
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > end:
+                raise RuntimeError("the server did not come up") from None
+            time.sleep(0.1)
+
+
+def _wrk(base: str, mode: str, connections: int, threads: int, seconds: int, *args: str) -> dict[str, Any]:
+    cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "-s", str(SCRIPT), base, "--", mode, *args]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    line = next(ln for ln in reversed(out.splitlines()) if ln.startswith("{"))
+    figures: dict[str, Any] = json.loads(line)
+    figures["rps"] = figures["requests"] / (figures["duration_us"] / 1e6)
+    return figures
+
+
+def main() -> None:
+    if shutil.which("wrk") is None:
+        print("bench_http: wrk is not installed (apt-get install wrk); skipped")
+        return
+    connections = int(os.environ.get("BENCH_CONNECTIONS", "16"))
+    threads = int(os.environ.get("BENCH_THREADS", "2"))
+    seconds = int(os.environ.get("BENCH_SECONDS", "10"))
+    work = Path(tempfile.mkdtemp(prefix="bench-http-"))
+    server = None
+    env = dict(os.environ)
+    if not env.get("REDIS_URL"):
+        server = embedded.start(work / "redis")
+        env["REDIS_URL"] = server.url
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    env.update(HOST="127.0.0.1", PORT=str(port), ACCESS_LOG="", REDIS_PREFIX=f"bench:{port}:")
+    proc = subprocess.Popen([sys.executable, "-m", "service.serve"], cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+    try:
+        _wait_up(base, proc)
+        # The stateless play: the same question each time, a legal move in mid-game.
+        state = _call(base, "POST", "/v1/games/catchup/new", {"options": {"size": 5}})["state"]
+        for move in ("E5", "D4 D5", "F5 F6 E6"):
+            state = _call(base, "POST", "/v1/games/catchup/play", {"state": state, "move": move})["state"]
+        (work / "play.json").write_text(json.dumps({"state": state, "move": "A1 A2"}))
+        # The managed matches: enough that no thread runs short during the run.
+        budget = int(seconds * 4000 / (3 * SIZE * (SIZE - 1))) + 2 * connections
+        cells = _call(
+            base,
+            "POST",
+            "/v1/games/catchup/legal-moves",
+            {"state": _call(base, "POST", "/v1/games/catchup/new", {"options": {"size": SIZE}})["state"]},
+        )["moves"]
+        lines = [" ".join(cells)]
+        for _ in range(budget):
+            m = _call(
+                base, "POST", "/v1/matches", {"game": "catchup", "options": {"size": SIZE}, "clock": {"turn_s": 600, "bank_s": 0}}
+            )
+            lines.append(f"{m['match_id']} {m['seats']['0']} {m['seats']['1']}")
+        (work / "matches.txt").write_text("\n".join(lines) + "\n")
+        _wrk(base, "health", connections, threads, 2)  # warm up every worker
+        results = {
+            "health": _wrk(base, "health", connections, threads, seconds),
+            "play": _wrk(base, "play", connections, threads, seconds, str(work / "play.json")),
+            "move": _wrk(base, "move", connections, threads, seconds, str(work / "matches.txt"), str(threads)),
+        }
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        if server is not None:
+            server.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    workers, gthreads = env.get("WEB_CONCURRENCY") or "2", env.get("THREADS") or "8"
+    load = f"wrk -t{threads} -c{connections} -d{seconds}s"
+    print(f"gunicorn gthread {workers} workers x {gthreads} threads; {load}; {os.cpu_count()} cpus")
+    print(f"{'endpoint':<10} {'req/s':>9} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>7}")
+    for name, r in results.items():
+        errors = r["socket_errors"] + r["non2xx"]
+        times = " ".join(f"{r[k]:>8.2f}" for k in ("p50_ms", "p90_ms", "p99_ms", "max_ms"))
+        print(f"{name:<10} {r['rps']:>9.0f} {times} {errors:>7}")
+    ratio = results["move"]["rps"] / results["health"]["rps"]
+    print(f"managed move / health throughput: {ratio:.2f} (aim >= 0.5); move p99 {results['move']['p99_ms']:.1f} ms (aim < 20)")
+
+
+if __name__ == "__main__":
+    main()
