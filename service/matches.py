@@ -314,17 +314,17 @@ def submit_move(match_id: str) -> Any:
             raise body_error
         move_key = wanted[seat]
         if idem and (by_key := cur.answers[2]) is not None:  # the same Idempotency-Key: the first answer, for this same move
-            first = json.loads(by_key)
-            if first["seat"] != seat or first["move_key"] != move_key:
+            first_key, answer = by_key.split("\n", 1)
+            if first_key != move_key:  # the move key names the seat, the ply and the move
                 raise ApiError(
                     422,
                     "idempotency_key_reused",
                     "This Idempotency-Key was used for another move.",
                     {"header": "Idempotency-Key"},
                 )
-            return json_text(200, first["answer"], replayed=True)
+            return json_text(200, answer, replayed=True)
         if (by_move := cur.answers[seat]) is not None:  # the same move for the same ply again: a retry
-            return json_text(200, json.loads(by_move)["answer"], replayed=True)
+            return json_text(200, by_move.split("\n", 1)[1], replayed=True)
         live, now = cur.live, cur.now
         if live.finished:
             raise _gone(live)
@@ -348,7 +348,7 @@ def submit_move(match_id: str) -> Any:
                 err["step"] = step
             return verdict_json(cur.meta, live, now, {"legal": False, "error": err}, []), 422
         answer = referee.compact(verdict_json(cur.meta, new_live, now, {"legal": True, "move": verdict.move}, verdict.events))
-        remembered = referee.compact({"seat": seat, "move_key": move_key, "answer": answer})
+        remembered = f"{move_key}\n{answer}"  # what a retry gets, and what its key was for
         answers = [(move_key, remembered)] + ([(f"k:{idem}", remembered)] if idem else [])
         try:
             store.commit(match_id, cur.rev, new_live.to_json(), new_live.clock.deadline, [referee.compact(entry)], answers)

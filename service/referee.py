@@ -222,12 +222,12 @@ def resign(game: AnyGame, live: Live, seat: int, now: int) -> tuple[Live, Json]:
 def clock_json(live: Live, now: int) -> Json:
     """The clock object of API.md: each seat's bank, the deadline of the seat to move."""
     clock = live.clock
-    deadline = clock.deadline
+    deadline = None if clock.deadline is None else iso(clock.deadline)
     seats: dict[str, Json] = {}
     for seat in (0, 1):
         one: Json = {"bank_s": clock.banks[seat] / 1000}
         if seat == clock.mover and deadline is not None:
-            one["deadline"] = iso(deadline)
+            one["deadline"] = deadline
         seats[str(seat)] = one
     return {
         **clock.spec.to_json(),
@@ -235,7 +235,7 @@ def clock_json(live: Live, now: int) -> Json:
         "to_move": clock.mover,
         "may_move": live.may_move,
         "turn_started": iso(clock.turn_start) if clock.mover is not None else None,
-        "deadline": iso(deadline) if deadline is not None else None,
+        "deadline": deadline,
         "proxy": clock.proxy,
         "now": iso(now),
     }

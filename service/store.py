@@ -179,6 +179,13 @@ class Store:
         """Drop a deadline whose match no longer exists."""
         self.r.zrem(self.deadlines, match_id)
 
+    def set_deadline(self, match_id: str, deadline: int | None) -> None:
+        """Set a match's entry in the deadlines set (none: remove it)."""
+        if deadline is None:
+            self.r.zrem(self.deadlines, match_id)
+        else:
+            self.r.zadd(self.deadlines, {match_id: deadline})
+
     # -- waiting -----------------------------------------------------------------
 
     def wait_change(self, match_id: str, rev: str, timeout_s: float) -> None:

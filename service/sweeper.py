@@ -62,20 +62,21 @@ def settled(store: Store, match_id: str, answer_fields: Sequence[str] = ()) -> S
     raise redis.TimeoutError(f"match {match_id} kept changing while its flags were applied")
 
 
-def sweep_once(store: Store, now: int | None = None) -> int:
-    """Settle every match whose deadline has passed; returns how many were looked at."""
+def sweep_once(store: Store, now: int | None = None, batch: int = 500) -> int:
+    """Settle the matches whose deadline passed by ``now`` (at most ``batch``
+    of them); returns how many were looked at."""
     now = store.now_ms() if now is None else now
-    count = 0
-    while ids := store.due(now):
-        for match_id in ids:
-            try:
-                settled(store, match_id)
-            except Gone:
-                store.forget_deadline(match_id)  # the match expired or was never there
-            count += 1
-        if len(ids) < 100:
-            break
-    return count
+    ids = store.due(now, batch)
+    for match_id in ids:
+        try:
+            cur = settled(store, match_id)
+        except Gone:
+            store.forget_deadline(match_id)  # the match expired or was never there
+            continue
+        # Commits keep the sorted set right; should an entry ever disagree with its
+        # match, put it right rather than look at it again and again.
+        store.set_deadline(match_id, cur.live.clock.deadline)
+    return len(ids)
 
 
 def run(store: Store, interval_s: float, stop: threading.Event) -> None:

@@ -187,3 +187,12 @@ def test_catchup_with_proxy_flag_loses_when_the_window_lapses(new_match: NewMatc
     fake_clock.advance(1.0)
     state = m.state()
     assert (state["end"], state["winner"]) == ("flag", 1)
+
+
+def test_sweeper_puts_a_wrong_deadline_right(new_match: NewMatch, fake_clock: FakeClock, store: Store) -> None:
+    m = new_match("catchup", {"size": 3}, clock={"turn_s": 10, "bank_s": 0})
+    store.r.zadd(store.deadlines, {m.id: START_MS - 5})  # an entry that disagrees with its match
+    assert sweeper.sweep_once(store, fake_clock()) == 1
+    assert store.r.zscore(store.deadlines, m.id) == START_MS + 10_000
+    assert m.record()["moves"] == [] and m.state()["status"] == "ongoing"
+    assert sweeper.sweep_once(store, fake_clock()) == 0
