@@ -185,7 +185,9 @@ def settle(game: AnyGame, live: Live, now: int) -> tuple[Live, list[Json]]:
             state, events = game.timeout(game.load(live.state))
             dumped = game.dump(state)
             next_mover = dumped["to_move"] if dumped["status"] == "ongoing" else None
-            entries.append(_entry("pass", live, mover, None, None, at, at - clock.turn_start, 0, clock.banks[mover], events))
+            # In Crystal's draft the timeout makes the default choice (a move, which the record keeps).
+            default = next((ev["default"] for ev in events if ev.get("type") == "flag" and "default" in ev), None)
+            entries.append(_entry("pass", live, mover, None, default, at, at - clock.turn_start, 0, clock.banks[mover], events))
             new = Live(dumped, clock.lapse(next_mover), at if next_mover is None else None)
         live = new
     return live, entries
@@ -271,6 +273,9 @@ def record_text(game: AnyGame, meta: Meta, live: Live, entries: list[Mapping[str
         elif e["kind"] == "flag":
             then = "the opponent may move for them (R-X6)" if any(ev.get("proxy") for ev in e["events"]) else "loses"
             lines.append(f"{{seat {seat} flagged at {e['at']}: {then}}}")
+        elif e["kind"] == "pass" and e["move"]:  # a default choice made on time-out: a move like any other
+            n += 1
+            lines.append(f"{n}. {e['move']} {{seat {seat} timed out: the default choice (R-X6), {e['at']}}}")
         elif e["kind"] == "pass":
             lines.append(f"{{seat {seat}'s turn passed with no move at {e['at']} (R-X6)}}")
         else:

@@ -196,3 +196,21 @@ def test_sweeper_puts_a_wrong_deadline_right(new_match: NewMatch, fake_clock: Fa
     assert store.r.zscore(store.deadlines, m.id) == START_MS + 10_000
     assert m.record()["moves"] == [] and m.state()["status"] == "ongoing"
     assert sweeper.sweep_once(store, fake_clock()) == 0
+
+
+def test_crystal_draft_time_out_makes_the_default_choice_and_the_record_replays(
+    client: FlaskClient, new_match: NewMatch, fake_clock: FakeClock
+) -> None:
+    m = new_match("crystal", {"seed": "draft"}, clock={"turn_s": 1, "bank_s": 1})
+    assert m.created["state"]["phase"] == "pick_order"
+    fake_clock.advance(3.5)  # flag at 2.0; the proxy window ends unused at 3.0
+    state = m.state()
+    assert state["ply"] == 1 and state["phase"] != "pick_order"
+    rec = m.record()
+    flag, passed = rec["moves"]
+    assert (flag["kind"], passed["kind"], passed["at"]) == ("flag", "pass", at(3.0))
+    assert passed["move"] in ("first", "second")  # R-X1: player 0's first decision, made by default
+    lines = [ln.split(" {")[0] for ln in rec["text"].splitlines() if ln[:1].isdigit()]
+    assert lines == [f"1. {passed['move']}"]
+    replay = client.post("/v1/games/crystal/replay", json={"options": rec["options"], "moves": [passed["move"]]})
+    assert replay.json["state"] == state
