@@ -13,7 +13,7 @@ Aims (issue): a managed move at no less than half the throughput of
 ``health``; p99 under 20 ms at 16 connections on two cores.
 
 Knobs (environment): ``BENCH_CONNECTIONS`` (16), ``BENCH_THREADS`` (2, wrk's),
-``BENCH_SECONDS`` (10), ``WEB_CONCURRENCY`` (2) and ``THREADS`` (8) for gunicorn.
+``BENCH_SECONDS`` (10), ``WEB_CONCURRENCY`` (2) and ``THREADS`` (32) for gunicorn.
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def main() -> None:
         if server is not None:
             server.stop()
         shutil.rmtree(work, ignore_errors=True)
-    workers, gthreads = env.get("WEB_CONCURRENCY") or "2", env.get("THREADS") or "8"
+    workers, gthreads = env.get("WEB_CONCURRENCY") or "2", env.get("THREADS") or "32"
     load = f"wrk -t{threads} -c{connections} -d{seconds}s"
     print(f"gunicorn gthread {workers} workers x {gthreads} threads; {load}; {os.cpu_count()} cpus")
     print(f"{'endpoint':<10} {'req/s':>9} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>7}")

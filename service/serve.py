@@ -63,7 +63,7 @@ def gunicorn_command(env: dict[str, str]) -> list[str]:
         "--worker-class",
         "gthread",
         "--threads",
-        env.get("THREADS") or "8",
+        env.get("THREADS") or "32",  # a waiting read holds a thread while it waits
         "--timeout",
         "60",  # above the longest waiting read (30 s)
         "--graceful-timeout",
