@@ -124,7 +124,7 @@ class Live:
 def start(game: AnyGame, state: Any, spec: ClockSpec, now: int) -> Live:
     """The live part of a new match: the mover's clock runs from ``now``."""
     dumped = game.dump(state)
-    mover = dumped["to_move"] if dumped["status"] == "ongoing" else None
+    mover = dumped["to_move"]  # null once finished (API.md)
     return Live(dumped, MatchClock.start(spec, mover, now), now if mover is None else None)
 
 
@@ -184,7 +184,7 @@ def settle(game: AnyGame, live: Live, now: int) -> tuple[Live, list[Json]]:
         else:  # R-X6: the proxy window lapsed unused: the game's timeout passes the turn
             state, events = game.timeout(game.load(live.state))
             dumped = game.dump(state)
-            next_mover = dumped["to_move"] if dumped["status"] == "ongoing" else None
+            next_mover = dumped["to_move"]
             # In Crystal's draft the timeout makes the default choice (a move, which the record keeps).
             default = next((ev["default"] for ev in events if ev.get("type") == "flag" and "default" in ev), None)
             entries.append(_entry("pass", live, mover, None, default, at, at - clock.turn_start, 0, clock.banks[mover], events))
@@ -203,7 +203,7 @@ def play(game: AnyGame, live: Live, by: int, text: MoveInput, now: int) -> tuple
     if not verdict.legal:
         return verdict, live, None
     dumped = game.dump(verdict.state)
-    next_mover = dumped["to_move"] if dumped["status"] == "ongoing" else None
+    next_mover = dumped["to_move"]
     clock, charge = live.clock.after_move(now, next_mover)
     entry = _entry(
         "move", live, mover, by, verdict.move, now, charge.used_ms, charge.charged_ms, charge.bank_left_ms, verdict.events

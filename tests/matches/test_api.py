@@ -263,7 +263,7 @@ def test_record_entries_and_text(client: FlaskClient, new_match: NewMatch) -> No
     assert (second["seat"], second["move"]) == (1, "C2 B2")
     assert first["at"] <= second["turn_started"] <= second["at"]
     assert first["bank_left_s"] == 300 and first["used_s"] >= 0
-    assert any(ev["type"] == "place" or ev["type"] for ev in second["events"])
+    assert {"type": "place", "player": 1, "cells": ["C2", "B2"]} in second["events"]  # the engine's events, kept
     lines = rec["text"].splitlines()
     assert '[Game "catchup"]' in lines and '[Result "*"]' in lines
     assert [ln.split(" {")[0] for ln in lines if ln[:1].isdigit()] == ["1. C3", "2. C2 B2"]
@@ -335,3 +335,13 @@ def test_match_ttl_is_configurable(new_match: NewMatch, store: Store) -> None:
 def test_health_names_redis(client: FlaskClient) -> None:
     r = client.get("/v1/health")
     assert (r.status_code, r.json) == (200, {"status": "ok", "redis": "ok"})
+
+
+def test_bodies_that_are_not_json(client: FlaskClient, new_match: NewMatch) -> None:
+    m = new_match("catchup", {"size": 3})
+    big = '{"move": "' + "C" * 300_000 + '", "ply": 0}'
+    for path, headers in (("/v1/matches", {}), (f"/v1/matches/{m.id}/moves", m.auth(0))):
+        assert client.post(path, data="{", content_type="application/json", headers=headers).status_code == 400
+        assert client.post(path, data="game=catchup", content_type="text/plain", headers=headers).status_code == 415
+        assert client.post(path, data=big, content_type="application/json", headers=headers).status_code == 413
+    assert m.state()["ply"] == 0
