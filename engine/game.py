@@ -17,6 +17,11 @@ A game implements six small steps; :class:`Game` builds ``play`` and
     resign(state, player), timeout(state) -> (State, events)
                                       ends that are not moves, for managed matches
 
+``replay`` checks a game record: moves, and the two reserved entries a
+managed match writes for ends that are not moves, ``timeout`` (apply
+``timeout``) and ``resign 0`` / ``resign 1`` (that seat resigns).  ``play``
+refuses them: they are not moves a player can make.
+
 Every state's JSON carries ``end``: ``null`` while ongoing, else why it
 finished (each game names its own natural end, e.g. ``"full"``; ``"resign"``
 and ``"flag"`` are common to all).
@@ -39,6 +44,8 @@ M = TypeVar("M")
 
 Json = dict[str, Any]
 MoveInput = str | Sequence[str]
+
+RESERVED = ("timeout", "resign")  # record entries that are not moves (Game.record_step)
 
 
 @dataclass(frozen=True)
@@ -147,12 +154,45 @@ class Game(ABC, Generic[S, M]):
         return Verdict(True, new_state, self.notation(state, move), events)
 
     def replay(self, options: Mapping[str, Any], moves: Sequence[MoveInput]) -> Replay[S]:
-        """Play ``moves`` from ``new(options)``, stopping at the first illegal one."""
+        """Play ``moves`` from ``new(options)``, stopping at the first illegal one.
+
+        A record also holds the ends that are not moves, as two reserved
+        entries (see :meth:`record_step`): ``timeout`` and ``resign 0`` /
+        ``resign 1``."""
         state = self.new(options)
         for i, text in enumerate(moves):
-            verdict = self.play(state, text)
+            verdict = self.record_step(state, text)
             if not verdict.legal:
                 assert verdict.error is not None
                 return Replay(False, i, state, (i, verdict.error))
             state = verdict.state
         return Replay(True, len(moves), state)
+
+    def record_step(self, state: S, text: MoveInput) -> Verdict[S]:
+        """One entry of a game record: a move, or one of the reserved entries
+        a managed match writes for what is not a move (R-T1, R-X6):
+
+        * ``timeout``: the player to move flagged and nobody moved for them
+          (:meth:`timeout`: Catchup and Bug, that player loses; Crystal, the
+          turn passes with no shifts and is scored);
+        * ``resign 0`` / ``resign 1``: that seat resigned (either seat may, at
+          any time, so the entry names it).
+
+        Only a record may say these: :meth:`play` judges moves, and refuses
+        them, so a player cannot pass by typing ``timeout``."""
+        words = text.lower().split() if isinstance(text, str) else []
+        if not words or words[0] not in RESERVED:
+            return self.play(state, text)
+        if self.is_over(state):
+            err: EngineError = IllegalMove("game_over", f"The game is over: '{' '.join(words)}' cannot follow its end.")
+            return Verdict(False, state, error=err)
+        try:
+            if words == ["timeout"]:
+                new_state, events = self.timeout(state)
+            elif words[0] == "resign" and len(words) == 2 and words[1] in ("0", "1"):
+                new_state, events = self.resign(state, int(words[1]))
+            else:
+                raise InvalidMove("A record writes a time-out as 'timeout' and a resignation as 'resign 0' or 'resign 1'.")
+        except (InvalidMove, IllegalMove) as e:
+            return Verdict(False, state, error=e)
+        return Verdict(True, new_state, " ".join(words), events)

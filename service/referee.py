@@ -244,9 +244,11 @@ def clock_json(live: Live, now: int) -> Json:
 
 
 def record_text(game: AnyGame, meta: Meta, live: Live, entries: list[Mapping[str, Any]]) -> str:
-    """The record as plain text in the seeds' notation: a header of tags, one
-    numbered line per move (the notation ``replay`` takes), flags, passes and
-    resignations as comment lines in braces."""
+    """The record as plain text in the seeds' notation: a header of tags, then
+    one numbered line per change of the game, which is what ``replay`` checks:
+    each move, ``timeout`` where the game's timeout was applied (a flag that
+    loses, a lapsed R-X6 proxy window), ``resign <seat>``.  A flag that only
+    opens a proxy window changes no state and is a comment line in braces."""
     spec = live.clock.spec
     state = live.state
     result = "*"
@@ -264,20 +266,26 @@ def record_text(game: AnyGame, meta: Meta, live: Live, entries: list[Mapping[str
         "",
     ]
     n = 0
+
+    def step(text: str, comment: str) -> None:
+        nonlocal n
+        n += 1
+        lines.append(f"{n}. {text} {{{comment}}}")
+
     for e in entries:
-        seat = e["seat"]
-        if e["kind"] == "move":
-            n += 1
+        seat, kind = e["seat"], e["kind"]
+        if kind == "move":
             who = f"seat {seat}" if e["by"] == seat else f"seat {e['by']} for seat {seat} (R-X6)"
-            lines.append(f"{n}. {e['move']} {{{who}, {e['used_s']:g} s, bank {e['bank_left_s']:g} s, {e['at']}}}")
-        elif e["kind"] == "flag":
-            then = "the opponent may move for them (R-X6)" if any(ev.get("proxy") for ev in e["events"]) else "loses"
-            lines.append(f"{{seat {seat} flagged at {e['at']}: {then}}}")
-        elif e["kind"] == "pass" and e["move"]:  # a default choice made on time-out: a move like any other
-            n += 1
-            lines.append(f"{n}. {e['move']} {{seat {seat} timed out: the default choice (R-X6), {e['at']}}}")
-        elif e["kind"] == "pass":
-            lines.append(f"{{seat {seat}'s turn passed with no move at {e['at']} (R-X6)}}")
+            step(e["move"], f"{who}, {e['used_s']:g} s, bank {e['bank_left_s']:g} s, {e['at']}")
+        elif kind == "flag" and any(ev.get("proxy") for ev in e["events"]):
+            lines.append(f"{{seat {seat} flagged at {e['at']}: the opponent may move for them (R-X6)}}")
+        elif kind == "flag":  # R-T1: the game's timeout ended it
+            step("timeout", f"seat {seat} flagged at {e['at']}: loses")
+        elif kind == "pass" and e["move"]:  # Crystal's draft: the default choice, a move like any other (R-X6)
+            step(e["move"], f"seat {seat} timed out: the default choice (R-X6), {e['at']}")
+        elif kind == "pass":  # the proxy window lapsed unused: the game's timeout
+            then = "loses" if game.flag_rule == "loses" else "the turn passes with no move and is scored (R-X6)"
+            step("timeout", f"seat {seat}'s proxy window ended unused at {e['at']}: {then}")
         else:
-            lines.append(f"{{seat {seat} resigned at {e['at']}}}")
+            step(f"resign {seat}", f"seat {seat} resigned at {e['at']}")
     return "\n".join(lines) + "\n"
