@@ -22,6 +22,8 @@ import os
 import secrets
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import redis
@@ -179,11 +181,15 @@ def json_text(status: int, text: str, replayed: bool = False) -> Response:
     return resp
 
 
+def _not_found(match_id: str) -> ApiError:
+    return ApiError(404, "match_not_found", f"There is no match '{match_id}' (never created, or expired).")
+
+
 def _read(store: Store, match_id: str, answer_fields: list[str] | None = None) -> Settled:
     try:
         return settled(store, match_id, answer_fields or [])
     except Gone:
-        raise ApiError(404, "match_not_found", f"There is no match '{match_id}' (never created, or expired).") from None
+        raise _not_found(match_id) from None
 
 
 def _seat(meta: Meta) -> int:
@@ -289,9 +295,43 @@ def _move_key(ply: int, seat: int, move: Any) -> str:
     return f"p:{ply}:{seat}:" + hashlib.sha256(referee.canonical(move).encode()).hexdigest()[:32]
 
 
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What a view decided to do to a match: the new live part, the record
+    entries and remembered answers to commit with it, and the answer to send."""
+
+    live: Live
+    entries: list[str]
+    remember: list[tuple[str, str]]
+    answer: str
+
+
+Answer = Response | tuple[dict[str, Any], int]  # a view's answer as Flask takes it
+
+
+def _change(
+    store: Store, match_id: str, answer_fields: list[str], judge: Callable[[Settled], Change | Answer], what: str
+) -> Answer:
+    """Read the match, let ``judge`` decide, commit its :class:`Change` if the
+    match is still as read; on a lost race, read and judge again.  Whatever
+    else ``judge`` returns (a remembered answer, a refusal) is answered as it is."""
+    for _ in range(MAX_ATTEMPTS):
+        cur = _read(store, match_id, answer_fields)
+        change = judge(cur)
+        if not isinstance(change, Change):
+            return change
+        try:
+            store.commit(match_id, cur.rev, change.live.to_json(), change.live.clock.deadline, change.entries, change.remember)
+        except Conflict:
+            continue  # someone changed the match meanwhile: judge again on what is there now
+        except Gone:
+            raise _not_found(match_id) from None
+        return json_text(200, change.answer)
+    raise ApiError(409, "busy", f"The match changed too often while {what} was judged; send it again.", None)
+
+
 @bp.post("/matches/<match_id>/moves")
 def submit_move(match_id: str) -> Any:
-    store = get_store()
     idem = request.headers.get("Idempotency-Key")
     if idem is not None and not 1 <= len(idem) <= 200:
         raise ApiError(422, "invalid_header", "An Idempotency-Key has 1 to 200 characters.", {"header": "Idempotency-Key"})
@@ -302,12 +342,10 @@ def submit_move(match_id: str) -> Any:
         body = json_body(move_request)
     except (ApiError, ValidationError) as e:
         body_error = e
-    for _ in range(MAX_ATTEMPTS):
-        # Remembered answers are fetched with the match, for either seat (the token decides which applies).
-        wanted = (
-            [] if body is None else [_move_key(body["ply"], s, body["move"]) for s in (0, 1)] + ([f"k:{idem}"] if idem else [])
-        )
-        cur = _read(store, match_id, wanted)
+    # Remembered answers are fetched with the match, for either seat (the token decides which applies).
+    wanted = [] if body is None else [_move_key(body["ply"], s, body["move"]) for s in (0, 1)] + ([f"k:{idem}"] if idem else [])
+
+    def judge(cur: Settled) -> Change | Answer:
         seat = _seat(cur.meta)
         if body is None:
             assert body_error is not None
@@ -349,39 +387,27 @@ def submit_move(match_id: str) -> Any:
             return verdict_json(cur.meta, live, now, {"legal": False, "error": err}, []), 422
         answer = referee.compact(verdict_json(cur.meta, new_live, now, {"legal": True, "move": verdict.move}, verdict.events))
         remembered = f"{move_key}\n{answer}"  # what a retry gets, and what its key was for
-        answers = [(move_key, remembered)] + ([(f"k:{idem}", remembered)] if idem else [])
-        try:
-            store.commit(match_id, cur.rev, new_live.to_json(), new_live.clock.deadline, [referee.compact(entry)], answers)
-        except Conflict:
-            continue  # someone changed the match meanwhile: judge again on what is there now
-        except Gone:
-            raise ApiError(404, "match_not_found", f"There is no match '{match_id}' (never created, or expired).") from None
-        return json_text(200, answer)
-    raise ApiError(409, "busy", "The match changed too often while this move was judged; send it again.", None)
+        remember = [(move_key, remembered)] + ([(f"k:{idem}", remembered)] if idem else [])
+        return Change(new_live, [referee.compact(entry)], remember, answer)
+
+    return _change(get_store(), match_id, wanted, judge, "this move")
 
 
 @bp.post("/matches/<match_id>/resign")
 def resign(match_id: str) -> Any:
     """A seat resigns at any time while the match is on; retrying it returns the first answer."""
-    store = get_store()
-    for _ in range(MAX_ATTEMPTS):
-        cur = _read(store, match_id, ["r:0", "r:1"])
+
+    def judge(cur: Settled) -> Change | Answer:
         seat = _seat(cur.meta)
         if cur.answers[seat] is not None:
             return json_text(200, cur.answers[seat] or "", replayed=True)
         if cur.live.finished:
             raise _gone(cur.live)
-        game = GAMES[cur.meta.game]
-        new_live, entry = referee.resign(game, cur.live, seat, cur.now)
+        new_live, entry = referee.resign(GAMES[cur.meta.game], cur.live, seat, cur.now)
         answer = referee.compact({**match_json(cur.meta, new_live, cur.now), "events": entry["events"]})
-        try:
-            store.commit(match_id, cur.rev, new_live.to_json(), None, [referee.compact(entry)], [(f"r:{seat}", answer)])
-        except Conflict:
-            continue
-        except Gone:
-            raise ApiError(404, "match_not_found", f"There is no match '{match_id}' (never created, or expired).") from None
-        return json_text(200, answer)
-    raise ApiError(409, "busy", "The match changed too often while the resignation was judged; send it again.", None)
+        return Change(new_live, [referee.compact(entry)], [(f"r:{seat}", answer)], answer)
+
+    return _change(get_store(), match_id, ["r:0", "r:1"], judge, "the resignation")
 
 
 @bp.get("/matches/<match_id>/moves")
