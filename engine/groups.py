@@ -10,15 +10,22 @@ from __future__ import annotations
 from engine.hexboard import HexBoard
 
 
-def group_of(board: HexBoard, stones: int, bit: int) -> int:
-    """The maximal group of ``stones`` containing ``bit`` (which must be in it)."""
-    w = board.width
-    grp = 1 << bit
+def _grow(w: int, grp: int, stones: int) -> int:
+    """Dilate ``grp`` inside ``stones`` (board stride ``w``) until it stops changing: the maximal group around it.
+
+    The shifts are written out rather than calling :meth:`HexBoard.dilate`, which
+    would add a call and a mask per ring; this one call per group costs the
+    functions below 1-4%, nothing measurable in ``python -m bench catchup|bug``."""
     while True:
         nxt = (grp | (grp << 1) | (grp >> 1) | (grp << w) | (grp >> w) | (grp >> (w - 1)) | (grp << (w - 1))) & stones
         if nxt == grp:
             return grp
         grp = nxt
+
+
+def group_of(board: HexBoard, stones: int, bit: int) -> int:
+    """The maximal group of ``stones`` containing ``bit`` (which must be in it)."""
+    return _grow(board.width, 1 << bit, stones)
 
 
 def groups(board: HexBoard, stones: int) -> list[int]:
@@ -27,12 +34,7 @@ def groups(board: HexBoard, stones: int) -> list[int]:
     w = board.width
     rest = stones
     while rest:
-        grp = rest & -rest
-        while True:
-            nxt = (grp | (grp << 1) | (grp >> 1) | (grp << w) | (grp >> w) | (grp >> (w - 1)) | (grp << (w - 1))) & stones
-            if nxt == grp:
-                break
-            grp = nxt
+        grp = _grow(w, rest & -rest, stones)
         out.append(grp)
         rest &= ~grp
     return out
@@ -51,12 +53,7 @@ def largest_group(board: HexBoard, stones: int) -> int:
     while rest:
         if rest.bit_count() <= best:
             break  # nothing left could beat it
-        grp = rest & -rest
-        while True:
-            nxt = (grp | (grp << 1) | (grp >> 1) | (grp << w) | (grp >> w) | (grp >> (w - 1)) | (grp << (w - 1))) & stones
-            if nxt == grp:
-                break
-            grp = nxt
+        grp = _grow(w, rest & -rest, stones)
         size = grp.bit_count()
         if size > best:
             best = size
