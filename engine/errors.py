@@ -10,13 +10,13 @@ Errors are split by cause, as python-chess does:
 * ``BadState``     - a state handed in by a client is malformed or impossible.
 * ``BadOptions``   - game options that are unknown or out of range.
 
-``BadState`` and ``BadOptions`` carry ``field``: a dotted path to the
-offending value (``state.board.E5``, ``options.size``) so that the service
-can report it without knowing any rule.
+``BadState`` and ``BadOptions`` are ``FieldError``s: they carry ``field``, a
+dotted path to the offending value (``state.board.E5``, ``options.size``), so
+that the service can report it without knowing any rule.
 
-Both move errors are *answers* (a verdict of ``legal: false``), not
-failures; the service maps ``BadState``/``BadOptions`` to HTTP 422 in one
-place.
+Both move errors are ``MoveError``s (carrying ``step``) and *answers* (a
+verdict of ``legal: false``), not failures; the service maps
+``BadState``/``BadOptions`` to HTTP 422 in one place.
 """
 
 from __future__ import annotations
@@ -36,22 +36,9 @@ class EngineError(ValueError):
         return {"code": self.code, "message": self.message}
 
 
-class InvalidMove(EngineError):
-    """The move text cannot be parsed (R-H3 notation, Crystal shift syntax...)."""
-
-    def __init__(self, message: str, code: str = "bad_notation", step: int | None = None) -> None:
-        super().__init__(code, message)
-        self.step = step
-
-    def to_json(self) -> dict[str, object]:
-        out = super().to_json()
-        if self.step is not None:
-            out["step"] = self.step
-        return out
-
-
-class IllegalMove(EngineError):
-    """The move was understood but breaks a rule; ``step`` is the first wrong step."""
+class MoveError(EngineError):
+    """A move answered with ``legal: false``; ``step`` is the 0-based index of
+    the first wrong step, or ``None`` when the move is wrong as a whole."""
 
     def __init__(self, code: str, message: str, step: int | None = None) -> None:
         super().__init__(code, message)
@@ -64,23 +51,37 @@ class IllegalMove(EngineError):
         return out
 
 
-class BadState(EngineError):
+class InvalidMove(MoveError):
+    """The move text cannot be parsed (R-H3 notation, Crystal shift syntax...)."""
+
+    def __init__(self, message: str, code: str = "bad_notation", step: int | None = None) -> None:
+        super().__init__(code, message, step)
+
+
+class IllegalMove(MoveError):
+    """The move was understood but breaks a rule; ``step`` is the first wrong step."""
+
+
+class FieldError(EngineError):
+    """Something a client sent is wrong at ``field``, a dotted path to the value."""
+
+    def __init__(self, field: str, message: str, code: str) -> None:
+        super().__init__(code, message)
+        self.field = field
+
+    def to_json(self) -> dict[str, object]:
+        return {"code": self.code, "message": self.message, "field": self.field}
+
+
+class BadState(FieldError):
     """A client-sent state is malformed or impossible; ``field`` names where."""
 
     def __init__(self, field: str, message: str, code: str = "bad_state") -> None:
-        super().__init__(code, message)
-        self.field = field
-
-    def to_json(self) -> dict[str, object]:
-        return {"code": self.code, "message": self.message, "field": self.field}
+        super().__init__(field, message, code)
 
 
-class BadOptions(EngineError):
+class BadOptions(FieldError):
     """Unknown or out-of-range game options; ``field`` names which."""
 
     def __init__(self, field: str, message: str, code: str = "bad_options") -> None:
-        super().__init__(code, message)
-        self.field = field
-
-    def to_json(self) -> dict[str, object]:
-        return {"code": self.code, "message": self.message, "field": self.field}
+        super().__init__(field, message, code)
