@@ -372,7 +372,7 @@ class Catchup(Game[CatchupState, Move]):
         for name, who in raw.items():
             if not isinstance(name, str) or not board.has(name):
                 raise err(f"{field}.{name}", f"{name} is not a cell of a side-{board.side} board.")
-            if isinstance(who, bool) or who not in (0, 1):
+            if type(who) is not int or who not in (0, 1):  # a JSON integer: 1.0 and true are not players
                 raise err(f"{field}.{name}", f"A cell holds player 0 or 1, not {who!r}.")
             b = board.parse_cell(name)
             if blocked >> b & 1:

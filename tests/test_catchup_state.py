@@ -131,6 +131,9 @@ def test_unknown_cell_on_the_board() -> None:
 
 def test_a_cell_holds_player_0_or_1() -> None:
     assert broken(lambda d: d["board"].update({"A1": 2})) == "state.board.A1"
+    # JSON integers only: 1.0 and true are not players (a state must round-trip exactly)
+    assert broken(lambda d: d["board"].update({"A1": 1.0})) == "state.board.A1"
+    assert broken(lambda d: d["board"].update({"A1": True})) == "state.board.A1"
 
 
 def test_a_stone_on_a_blocked_cell() -> None:
@@ -224,6 +227,7 @@ def test_set_up_to_move_defaults_to_the_player_with_fewer_stones() -> None:
     [
         ({"position": {"Z9": 0}}, "options.position.Z9"),
         ({"position": {"E5": 3}}, "options.position.E5"),
+        ({"position": {"E5": 0.0}}, "options.position.E5"),
         ({"position": {"E5": 0}, "blocked": ["E5"]}, "options.position.E5"),
         ({"position": {"E5": 0, "e5": 1}}, "options.position.e5"),
         ({"blocked": "E5"}, "options.blocked"),
