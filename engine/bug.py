@@ -24,6 +24,7 @@ from engine.errors import BadOptions, BadState, IllegalMove, InvalidMove
 from engine.game import Game, Json, LegalMoves, MoveInput
 from engine.groups import groups as find_groups
 from engine.hexboard import HexBoard, green_meadow, hexhex, iter_bits
+from engine.hexstate import read_blocked, read_board
 from engine.polyhex import ShapeTable, shape_table
 
 VERSION = 1
@@ -214,9 +215,9 @@ class Bug(Game[BugState, Move]):
         variant = self._choice(options.get("variant", "genius"), "options.variant", VARIANTS, BadOptions)
         eaters = self._choice(options.get("eaters", "active"), "options.eaters", EATERS, BadOptions)
         board = self._board(variant, options, "options", BadOptions)
-        blocked = self._read_blocked(board, options.get("blocked", []), "options.blocked", BadOptions)
+        blocked = read_blocked(board, options.get("blocked", []), "options.blocked", BadOptions)
         position = options.get("position")
-        stones = self._read_board(board, {} if position is None else position, blocked, "options.position", BadOptions)
+        stones = read_board(board, {} if position is None else position, blocked, "options.position", BadOptions, piece="piece")
         setup = any(k in options for k in ("position", "blocked", "to_move"))
         if variant == "green-meadow" and not setup:
             # R-B2: each player's first turn blackens a cell; a set-up position skips that.
@@ -354,8 +355,8 @@ class Bug(Game[BugState, Move]):
         if variant == "genius" and "size" not in opts:
             raise BadState("state.options.size", "state.options lacks 'size'.")
         board = self._board(variant, opts, "state.options", BadState)
-        blocked = self._read_blocked(board, data["blocked"], "state.blocked", BadState)
-        stones = self._read_board(board, data["board"], blocked, "state.board", BadState)
+        blocked = read_blocked(board, data["blocked"], "state.blocked", BadState)
+        stones = read_board(board, data["board"], blocked, "state.board", BadState, piece="piece")
         ply = data["ply"]
         if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
             raise BadState("state.ply", "ply must be a whole number, 0 or more.")
@@ -440,42 +441,6 @@ class Bug(Game[BugState, Move]):
             if not isinstance(got, list) or any(type(x) is not int for x in got) or got != expect[key]:
                 raise BadState(f"state.{key}", f"state.{key} is {got!r} but {why}: expected {expect[key]!r}.")
         return state
-
-    @staticmethod
-    def _read_blocked(board: HexBoard, raw: Any, field: str, err: OptionError) -> int:
-        if not isinstance(raw, list):
-            raise err(field, "blocked must be a list of cells.")
-        out = 0
-        for i, name in enumerate(raw):
-            if not isinstance(name, str) or not board.has(name):
-                raise err(f"{field}.{i}", f"{name!r} is not a cell of this board.")
-            b = board.parse_cell(name)
-            if board.black >> b & 1:
-                raise err(f"{field}.{i}", f"{name.upper()} is one of the board's own black cells (R-H4); list only others.")
-            if out >> b & 1:
-                raise err(f"{field}.{i}", f"{name.upper()} is listed twice.")
-            out |= 1 << b
-        return out
-
-    @staticmethod
-    def _read_board(board: HexBoard, raw: Any, blocked: int, field: str, err: OptionError) -> tuple[int, int]:
-        if not isinstance(raw, Mapping):
-            raise err(field, "board must be an object mapping cells to 0 or 1.")
-        s = [0, 0]
-        for name, who in raw.items():
-            if not isinstance(name, str) or not board.has(name):
-                raise err(f"{field}.{name}", f"{name} is not a cell of this board.")
-            if not _is_player(who):
-                raise err(f"{field}.{name}", f"A cell holds player 0 or 1, not {who!r}.")
-            b = board.parse_cell(name)
-            if (board.black | blocked) >> b & 1:
-                raise err(
-                    f"{field}.{name}", f"{name.upper()} is not part of the board (black or blocked), so no piece can be on it."
-                )
-            if (s[0] | s[1]) >> b & 1:
-                raise err(f"{field}.{name}", f"{name.upper()} is given twice.")
-            s[who] |= 1 << b
-        return s[0], s[1]
 
     # -- moves -----------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from engine.errors import BadOptions, BadState, IllegalMove, InvalidMove
 from engine.game import Game, Json, LegalMoves, MoveInput
 from engine.groups import groups as find_groups
 from engine.hexboard import HexBoard, hexhex
+from engine.hexstate import read_blocked, read_board
 
 VERSION = 1
 VARIANTS = ("standard", "mindsports", "bolanos")
@@ -154,9 +155,9 @@ class Catchup(Game[CatchupState, Move]):
                 raise BadOptions(f"options.{key}", f"Catchup has no option '{key}'.")
         variant = self._variant(options.get("variant", "standard"), "options.variant", BadOptions)
         board = hexhex(self._size(options.get("size", DEFAULT_SIZE), "options.size", BadOptions))
-        blocked = self._read_blocked(board, options.get("blocked", []), "options.blocked", BadOptions)
+        blocked = read_blocked(board, options.get("blocked", []), "options.blocked", BadOptions)
         position = options.get("position")
-        stones = self._read_board(board, {} if position is None else position, blocked, "options.position", BadOptions)
+        stones = read_board(board, {} if position is None else position, blocked, "options.position", BadOptions, piece="stone")
         c0, c1 = stones[0].bit_count(), stones[1].bit_count()
         to_move = options.get("to_move")
         if to_move is None:
@@ -242,8 +243,8 @@ class Catchup(Game[CatchupState, Move]):
                 raise BadState(f"state.options.{key}", f"A Catchup state's options hold only variant and size, not '{key}'.")
         variant = self._variant(opts.get("variant", "standard"), "state.options.variant", BadState)
         board = hexhex(self._size(opts.get("size", DEFAULT_SIZE), "state.options.size", BadState))
-        blocked = self._read_blocked(board, data["blocked"], "state.blocked", BadState)
-        stones = self._read_board(board, data["board"], blocked, "state.board", BadState)
+        blocked = read_blocked(board, data["blocked"], "state.blocked", BadState)
+        stones = read_board(board, data["board"], blocked, "state.board", BadState, piece="stone")
         c0, c1 = stones[0].bit_count(), stones[1].bit_count()
         ply = data["ply"]
         if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
@@ -349,38 +350,6 @@ class Catchup(Game[CatchupState, Move]):
             raise err(field, "A bonus needs the opponent to have led: their score must have risen to at least yours (R-C3).")
         if state.variant == "mindsports" and theirs <= mine:
             raise err(field, "A bonus needs the opponent to have made the largest group on the board (R-C3).")
-
-    @staticmethod
-    def _read_blocked(board: HexBoard, raw: Any, field: str, err: OptionError) -> int:
-        if not isinstance(raw, list):
-            raise err(field, "blocked must be a list of cells.")
-        out = 0
-        for i, name in enumerate(raw):
-            if not isinstance(name, str) or not board.has(name):
-                raise err(f"{field}.{i}", f"{name!r} is not a cell of a side-{board.side} board.")
-            b = board.parse_cell(name)
-            if out >> b & 1:
-                raise err(f"{field}.{i}", f"{name.upper()} is listed twice.")
-            out |= 1 << b
-        return out
-
-    @staticmethod
-    def _read_board(board: HexBoard, raw: Any, blocked: int, field: str, err: OptionError) -> tuple[int, int]:
-        if not isinstance(raw, Mapping):
-            raise err(field, "board must be an object mapping cells to 0 or 1.")
-        s = [0, 0]
-        for name, who in raw.items():
-            if not isinstance(name, str) or not board.has(name):
-                raise err(f"{field}.{name}", f"{name} is not a cell of a side-{board.side} board.")
-            if type(who) is not int or who not in (0, 1):  # a JSON integer: 1.0 and true are not players
-                raise err(f"{field}.{name}", f"A cell holds player 0 or 1, not {who!r}.")
-            b = board.parse_cell(name)
-            if blocked >> b & 1:
-                raise err(f"{field}.{name}", f"{name.upper()} is blocked, so no stone can be on it.")
-            if (s[0] | s[1]) >> b & 1:
-                raise err(f"{field}.{name}", f"{name.upper()} is given twice.")
-            s[who] |= 1 << b
-        return s[0], s[1]
 
     # -- moves -----------------------------------------------------------------
 

@@ -488,6 +488,7 @@ def test_new_validates_options() -> None:
         ({"position": {"C3": 0}, "blocked": ["C3"]}, "options.position.C3"),
         ({"blocked": ["C3", "c3"]}, "options.blocked.1"),
         ({"variant": "green-meadow", "blocked": ["A1"]}, "options.blocked.0"),
+        ({"variant": "green-meadow", "position": {"A1": 0}}, "options.position.A1"),  # a black corner cell (R-H4)
         ({"to_move": 2, "position": {"C3": 0}}, "options.to_move"),
         # player 0 cannot be to move when player 1, who moved last, has no piece
         ({"position": {"C3": 0}, "to_move": 0}, "options.to_move"),

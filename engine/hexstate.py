@@ -1,0 +1,64 @@
+"""Reading a hex position from JSON: the ``board`` ({cell: 0|1}) and the
+``blocked`` list of set-up options and client states, shared by Catchup and Bug.
+
+Nothing is taken on trust: a wrong value raises ``err`` (BadOptions for
+options, BadState for states) naming its field - ``options.blocked.2``,
+``state.board.E5`` - and saying why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.errors import BadOptions, BadState
+from engine.hexboard import HexBoard
+
+FieldErrorType = type[BadOptions] | type[BadState]  # BadOptions for set-up options, BadState for states
+
+
+def _which(board: HexBoard) -> str:
+    return f"a side-{board.side} board" if board.kind == "hexhex" else "the Green Meadow board"
+
+
+def read_blocked(board: HexBoard, raw: Any, field: str, err: FieldErrorType) -> int:
+    """The cells removed from the board, as a bit set.  The variant's own black
+    cells (R-H4) are off the board already and never listed, so that a state
+    dumps back exactly as it was read."""
+    if not isinstance(raw, list):
+        raise err(field, "blocked must be a list of cells.")
+    out = 0
+    for i, name in enumerate(raw):
+        if not isinstance(name, str) or not board.has(name):
+            raise err(f"{field}.{i}", f"{name!r} is not a cell of {_which(board)}.")
+        b = board.parse_cell(name)
+        if board.black >> b & 1:
+            raise err(f"{field}.{i}", f"{name.upper()} is one of the board's own black cells (R-H4); list only others.")
+        if out >> b & 1:
+            raise err(f"{field}.{i}", f"{name.upper()} is listed twice.")
+        out |= 1 << b
+    return out
+
+
+def read_board(board: HexBoard, raw: Any, blocked: int, field: str, err: FieldErrorType, *, piece: str) -> tuple[int, int]:
+    """Each player's ``piece``s (the game's word: stone, piece) as bit sets,
+    from ``{cell: 0|1}``; none may stand on a black or ``blocked`` cell."""
+    if not isinstance(raw, Mapping):
+        raise err(field, "board must be an object mapping cells to 0 or 1.")
+    s = [0, 0]
+    for name, who in raw.items():
+        if not isinstance(name, str) or not board.has(name):
+            raise err(f"{field}.{name}", f"{name} is not a cell of {_which(board)}.")
+        if type(who) is not int or who not in (0, 1):  # a JSON integer: 1.0 and true are not players
+            raise err(f"{field}.{name}", f"A cell holds player 0 or 1, not {who!r}.")
+        b = board.parse_cell(name)
+        if board.black >> b & 1:
+            raise err(
+                f"{field}.{name}", f"{name.upper()} is one of the board's own black cells (R-H4), so no {piece} can be on it."
+            )
+        if blocked >> b & 1:
+            raise err(f"{field}.{name}", f"{name.upper()} is blocked, so no {piece} can be on it.")
+        if (s[0] | s[1]) >> b & 1:
+            raise err(f"{field}.{name}", f"{name.upper()} is given twice.")
+        s[who] |= 1 << b
+    return s[0], s[1]
