@@ -98,6 +98,11 @@ def counts_feasible(variant: str, c0: int, c1: int, to_move: int) -> bool:
     return max(lo0, lo1 + to_move) <= min(hi0, hi1 + to_move)
 
 
+def _stones(n: int) -> str:
+    """``n`` with the right noun: "1 stone", "2 stones"."""
+    return f"{n} stone" if n == 1 else f"{n} stones"
+
+
 def compare_groups(a: list[int], b: list[int]) -> int:
     """R-C4 tie-break: sizes largest first, position by position, shorter list
     padded with 0.  Returns 1 if ``a`` wins, -1 if ``b`` wins, 0 if equal."""
@@ -319,7 +324,7 @@ class Catchup(Game[CatchupState, Move]):
     def _counts_message(c0: int, c1: int, to_move: int | None) -> str:
         who = "" if to_move is None else f" with player {to_move} to move"
         return (
-            f"No game reaches {c0} stones of player 0 and {c1} of player 1{who}: "
+            f"No game reaches {_stones(c0)} of player 0 and {c1} of player 1{who}: "
             "player 0 opens with 1 stone and turns alternate, 1 to 3 stones each (R-C1)."
         )
 
@@ -332,7 +337,8 @@ class Catchup(Game[CatchupState, Move]):
         if counts_feasible(variant, c0, c1, to_move):
             return
         if counts_feasible(variant, c0, c1, 1 - to_move):
-            raise err(move_field, f"Player {to_move} cannot be to move with {c0} stones of player 0 and {c1} of player 1 (R-C1).")
+            counts = f"{_stones(c0)} of player 0 and {c1} of player 1"
+            raise err(move_field, f"Player {to_move} cannot be to move with {counts} (R-C1).")
         raise err(board_field, cls._counts_message(c0, c1, None))
 
     @staticmethod

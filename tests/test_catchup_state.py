@@ -146,8 +146,22 @@ def test_a_stone_on_a_blocked_cell() -> None:
 def test_a_to_move_that_contradicts_the_stone_counts() -> None:
     # R-C1: player 0 opens with one stone, so with 1 stone each player 0 is to move
     assert broken(setter("to_move", 1), ("E5", "A1")) == "state.to_move"
-    # 5 stones of player 1 against 1 of player 0 fits no sequence of turns at all
+    # 4 stones of player 1 against 1 of player 0 fits no sequence of turns at all
     assert broken(lambda d: d["board"].update({"I1": 1, "I2": 1, "I3": 1}), ("E5", "A1")) == "state.board"
+
+
+def test_count_messages_say_stone_for_one() -> None:
+    with pytest.raises(BadOptions) as err:
+        GAME.new({"position": {"E5": 0, "A1": 1}, "to_move": 1})
+    assert err.value.field == "options.to_move"
+    assert "with 1 stone of player 0 and 1 of player 1" in err.value.message
+    with pytest.raises(BadOptions) as err:
+        GAME.new({"position": {"E5": 0, "A1": 1, "A2": 1, "A3": 1, "A4": 1}})
+    assert err.value.field == "options.position"
+    assert "No game reaches 1 stone of player 0 and 4 of player 1" in err.value.message
+    with pytest.raises(BadOptions) as err:
+        GAME.new({"position": {"A1": 1, "A2": 1}})
+    assert "No game reaches 0 stones of player 0 and 2 of player 1" in err.value.message
 
 
 def test_a_bonus_nobody_earned() -> None:
