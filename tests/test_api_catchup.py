@@ -19,26 +19,14 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
+from gamekit import GameApi
 
 from engine.hexboard import hexhex
 
 SIDE3 = [hexhex(3).name(b) for b in hexhex(3).cells]
 
-
-def post(client: FlaskClient, what: str, body: dict[str, Any]) -> dict[str, Any]:
-    resp = client.post(f"/v1/games/catchup/{what}", json=body)
-    assert resp.status_code == 200, resp.get_data(as_text=True)
-    out: dict[str, Any] = resp.get_json()
-    return out
-
-
-def new(client: FlaskClient, **options: Any) -> dict[str, Any]:
-    state: dict[str, Any] = post(client, "new", {"options": options})["state"]
-    return state
-
-
-def play(client: FlaskClient, state: dict[str, Any], move: Any) -> dict[str, Any]:
-    return post(client, "play", {"state": state, "move": move})
+API = GameApi("catchup")
+post, new, play = API.post, API.new, API.play
 
 
 def test_games_listing_describes_catchup(client: FlaskClient) -> None:

@@ -21,26 +21,14 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
+from gamekit import GameApi
 
 RED = ["A1", "A3", "B4", "C4", "C1", "D1", "E1"]
 BLUE = ["A2", "B2", "D2", "E2", "E3"]
 SEED_POSITION = {c: 0 for c in RED} | {c: 1 for c in BLUE}
 
-
-def post(client: FlaskClient, what: str, body: dict[str, Any], status: int = 200) -> dict[str, Any]:
-    resp = client.post(f"/v1/games/bug/{what}", json=body)
-    assert resp.status_code == status, resp.get_data(as_text=True)
-    out: dict[str, Any] = resp.get_json()
-    return out
-
-
-def new(client: FlaskClient, **options: Any) -> dict[str, Any]:
-    state: dict[str, Any] = post(client, "new", {"options": options})["state"]
-    return state
-
-
-def play(client: FlaskClient, state: dict[str, Any], move: Any) -> dict[str, Any]:
-    return post(client, "play", {"state": state, "move": move})
+API = GameApi("bug")
+post, new, play = API.post, API.new, API.play
 
 
 def legal(client: FlaskClient, state: dict[str, Any]) -> list[str]:

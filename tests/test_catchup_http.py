@@ -4,9 +4,8 @@ the client each time, as an umpire's front end would."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask.testing import FlaskClient
+from gamekit import GameApi
 
 # Seed 000's worked example as reconstructed in tests/test_catchup.py (the
 # picture is lost; see WORKED_EXAMPLE there for the reasoning).  Red is
@@ -17,12 +16,8 @@ BLUE = ["A5", "C7", "D6", "E6", "E1", "F7", "G6"]
 # Player 0: A1-A3 and A5; player 1: row I (5).  The score is 3-5.
 THREE_FIVE = {**{c: 0 for c in ["A1", "A2", "A3", "A5"]}, **{f"I{i}": 1 for i in range(1, 6)}}
 
-
-def post(client: FlaskClient, what: str, body: dict[str, Any]) -> dict[str, Any]:
-    resp = client.post(f"/v1/games/catchup/{what}", json=body)
-    assert resp.status_code == 200, resp.get_data(as_text=True)
-    out: dict[str, Any] = resp.get_json()
-    return out
+API = GameApi("catchup")
+post = API.post
 
 
 def test_seed_000_worked_example_over_http(client: FlaskClient) -> None:

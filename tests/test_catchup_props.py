@@ -8,39 +8,18 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
-from collections import deque
 from itertools import pairwise
 
+from gamekit import bfs_sizes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.catchup import Catchup, CatchupState
 from engine.groups import groups
-from engine.hexboard import HexBoard, iter_bits
 
 GAME = Catchup()
 VARIANTS = st.sampled_from(["standard", "mindsports", "bolanos"])
 SIZES = st.integers(min_value=3, max_value=5)
-
-
-def bfs_sizes(board: HexBoard, stones: int) -> list[int]:
-    """Group sizes, largest first, by a plain search over R-H2 neighbours."""
-    seen: set[int] = set()
-    sizes = []
-    for start in iter_bits(stones):
-        if start in seen:
-            continue
-        seen.add(start)
-        queue, size = deque([start]), 0
-        while queue:
-            b = queue.popleft()
-            size += 1
-            for c in iter_bits(board.neighbours[b] & stones):
-                if c not in seen:
-                    seen.add(c)
-                    queue.append(c)
-        sizes.append(size)
-    return sorted(sizes, reverse=True)
 
 
 def random_move(state: CatchupState, rng: random.Random) -> list[str]:

@@ -11,25 +11,13 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
+from gamekit import GameApi
 
 SEED_EXAMPLE = ["RRRRBG", "RYYRGB", "RBYGGY", "BGYGBR", "YBBGYR", "GYGBYB"]  # see tests/test_crystal.py
 COLORS = [["red", "green"], ["blue", "yellow"]]
 
-
-def post(client: FlaskClient, what: str, body: dict[str, Any], status: int = 200) -> dict[str, Any]:
-    resp = client.post(f"/v1/games/crystal/{what}", json=body)
-    assert resp.status_code == status, resp.get_data(as_text=True)
-    out: dict[str, Any] = resp.get_json()
-    return out
-
-
-def new(client: FlaskClient, **options: Any) -> dict[str, Any]:
-    state: dict[str, Any] = post(client, "new", {"options": options})["state"]
-    return state
-
-
-def play(client: FlaskClient, state: dict[str, Any], move: Any) -> dict[str, Any]:
-    return post(client, "play", {"state": state, "move": move})
+API = GameApi("crystal")
+post, new, play = API.post, API.new, API.play
 
 
 def reverse(shift: str) -> str:

@@ -3,38 +3,17 @@ and against a plain breadth-first search over the R-H2 neighbour lists."""
 
 from __future__ import annotations
 
-from collections import deque
-
+from gamekit import bfs_sizes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.groups import group_of, group_sizes, groups, largest_group
-from engine.hexboard import HexBoard, hexhex, iter_bits
+from engine.hexboard import HexBoard, hexhex
 
 
 def stones_of(board: HexBoard, picture: str) -> int:
     marks, _ = board.parse_diagram(picture, {"X": 1})
     return sum(1 << b for b in marks)
-
-
-def bfs_sizes(board: HexBoard, stones: int) -> list[int]:
-    """Group sizes by a textbook search, independent of the bit-shift dilation."""
-    seen: set[int] = set()
-    sizes = []
-    for start in iter_bits(stones):
-        if start in seen:
-            continue
-        seen.add(start)
-        queue, size = deque([start]), 0
-        while queue:
-            b = queue.popleft()
-            size += 1
-            for c in iter_bits(board.neighbours[b] & stones):
-                if c not in seen:
-                    seen.add(c)
-                    queue.append(c)
-        sizes.append(size)
-    return sorted(sizes, reverse=True)
 
 
 PICTURE = """
