@@ -128,22 +128,6 @@ def doubled(pylons: int) -> int:
     return out
 
 
-def groups(cells: int) -> list[int]:
-    """Every orthogonally connected group of ``cells`` (R-H5), in order of lowest bit."""
-    out = []
-    rest = cells
-    while rest:
-        g = rest & -rest
-        while True:
-            n = (g | g << 1 | g >> 1 | g << STRIDE | g >> STRIDE) & cells
-            if n == g:
-                break
-            g = n
-        out.append(g)
-        rest ^= g
-    return out
-
-
 def colour_value(cells: int, bombs: int, double: int) -> int:
     """The largest group's size for one colour (R-X3) with the anomalies' twists (R-X5).
 
