@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import BadOptions, BadState, IllegalMove, InvalidMove
+from engine.errors import BadOptions, BadState, IllegalMove
 from engine.game import Game, Json, LegalMoves, MoveInput
 from engine.groups import groups as find_groups
 from engine.hexboard import HexBoard, hexhex
@@ -373,16 +373,7 @@ class Catchup(Game[CatchupState, Move]):
         return min(self.allowance(state), state.empty.bit_count())
 
     def parse(self, state: CatchupState, text: MoveInput) -> Move:
-        if isinstance(text, str):
-            return tuple(state.board.parse_cells(text))
-        if not text:
-            raise InvalidMove("The move is empty: name at least one cell.", code="empty_move")
-        cells = []
-        for i, t in enumerate(text):
-            if not isinstance(t, str):
-                raise InvalidMove(f"Step {i + 1} of the move is not a cell name.", step=i)
-            cells.append(state.board.parse_cell(t.strip(), step=i))
-        return tuple(cells)
+        return state.board.parse_move(text)
 
     def notation(self, state: CatchupState, move: Move) -> str:
         names = state.board.labels

@@ -26,7 +26,7 @@ masking with the board's cells removes whatever falls off the edge.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -121,6 +121,20 @@ class HexBoard:
         if -1 in out:  # say which step is wrong, and why
             return [self.parse_cell(p, step=i) for i, p in enumerate(parts)]
         return out
+
+    def parse_move(self, text: str | Sequence[str]) -> tuple[int, ...]:
+        """A move of cells, given as text (:meth:`parse_cells`) or as a list of
+        cell names; an empty move or a step that names no cell raises InvalidMove."""
+        if isinstance(text, str):
+            return tuple(self.parse_cells(text))
+        if not text:
+            raise InvalidMove("The move is empty: name at least one cell.", code="empty_move")
+        cells = []
+        for i, t in enumerate(text):
+            if not isinstance(t, str):
+                raise InvalidMove(f"Step {i + 1} of the move is not a cell name.", step=i)
+            cells.append(self.parse_cell(t.strip(), step=i))
+        return tuple(cells)
 
     # -- geometry ----------------------------------------------------------
 

@@ -121,6 +121,26 @@ def test_bad_notation_names_the_step(text: str, code: str, step: int | None) -> 
     assert err.value.step == step
 
 
+def test_a_move_may_be_a_list_of_cell_names() -> None:
+    board = hexhex(5)
+    assert board.parse_move(["d7", " F8 "]) == board.parse_move("D7 F8") == (board.parse_cell("D7"), board.parse_cell("F8"))
+
+
+@pytest.mark.parametrize(
+    ("move", "code", "step"),
+    [
+        ([], "empty_move", None),
+        (["D7", 7], "bad_notation", 1),  # a step that is not text
+        (["D7", "F8", "J1"], "unknown_cell", 2),
+        (["D7 F8"], "bad_notation", 0),  # one list item is one cell
+    ],
+)
+def test_a_bad_list_move_names_the_step(move: list[object], code: str, step: int | None) -> None:
+    with pytest.raises(InvalidMove) as err:
+        hexhex(5).parse_move(move)  # type: ignore[arg-type]
+    assert (err.value.code, err.value.step) == (code, step)
+
+
 def test_unknown_cell_message_names_the_cell_in_upper_case() -> None:
     with pytest.raises(InvalidMove, match="J1 is not a cell"):
         hexhex(5).parse_cell("j1")
