@@ -69,19 +69,20 @@ def test_later_turns_place_one_or_two_and_never_pass() -> None:
     assert one.stones[1].bit_count() == 1 and two.stones[1].bit_count() == 2
 
 
+# A side-3 board with one empty cell, C3; nine stones each, so X (player 0) is to move.
+ONE_EMPTY = """
+  X X X
+ O O O X
+X X . O O
+ O X X O
+  O O X
+"""
+
+
 def test_a_turn_never_places_more_stones_than_empty_cells() -> None:
     # R-C1: "never more than the empty cells left" - here one cell is left, so
     # even two stones are too many; the message says why.
-    state = setup(
-        """
-          X X X
-         O O O X
-        X X . O O
-         O X X O
-          O O X
-        """,
-        size=3,
-    )
+    state = setup(ONE_EMPTY, size=3)
     assert (state.to_move, GAME.max_stones(state)) == (0, 1)
     err = refused(state, "C3 A1")
     assert err.code == "too_many_stones" and "only 1 empty cell is left" in err.message
@@ -117,16 +118,7 @@ def test_illegal_move_codes_name_the_first_wrong_step() -> None:
 
 
 def test_play_after_the_end_is_game_over() -> None:
-    state = setup(
-        """
-          X X X
-         O O O X
-        X X . O O
-         O X X O
-          O O X
-        """,
-        size=3,
-    )
+    state = setup(ONE_EMPTY, size=3)
     done = play(state, "C3")
     assert (done.end, done.to_move) == ("full", None)
     err = refused(done, "A1")
