@@ -24,7 +24,7 @@ from engine.errors import BadOptions, BadState, IllegalMove
 from engine.game import Game, Json, LegalMoves, MoveInput
 from engine.groups import groups as find_groups
 from engine.hexboard import HexBoard, green_meadow, hexhex, iter_bits
-from engine.hexstate import read_blocked, read_board
+from engine.hexstate import is_player, read_blocked, read_board
 from engine.polyhex import ShapeTable, shape_table
 
 VERSION = 1
@@ -147,11 +147,6 @@ def _eater_range(eaters: str, active: int, own: list[int]) -> Iterable[int]:
     return (active,) if eaters == "active" else range(len(own))
 
 
-def _is_player(x: Any) -> bool:
-    """0 or 1 as a JSON integer (not ``true``, not ``1.0``)."""
-    return type(x) is int and x in (0, 1)
-
-
 def _largest_bug(bugs: tuple[Bugs, Bugs]) -> int:
     best = 0
     for side in bugs:
@@ -227,7 +222,7 @@ class Bug(Game[BugState, Move]):
             # Pieces get eaten, so counts are weak evidence; without eats player 0
             # has one more piece than player 1 exactly when player 1 is to move.
             to_move = 1 if stones[0].bit_count() > stones[1].bit_count() else 0
-        if not _is_player(to_move):
+        if not is_player(to_move):
             raise BadOptions("options.to_move", "to_move must be 0 or 1.")
         state = self._build(variant, eaters, board, stones, blocked, "grow", to_move, 0)
         self._check_history(state, to_move, "options.to_move", BadOptions)
@@ -372,14 +367,14 @@ class Bug(Game[BugState, Move]):
             raise BadState("state.status", f"state.status is {data['status']!r} but end is {end!r}: expected {status!r}.")
         to_move, winner = data["to_move"], data["winner"]
         if end is None:
-            if not _is_player(to_move):
+            if not is_player(to_move):
                 raise BadState("state.to_move", "to_move must be 0 or 1 while the game is ongoing.")
             if winner is not None:
                 raise BadState("state.winner", "An ongoing game has no winner yet.")
         else:
             if to_move is not None:
                 raise BadState("state.to_move", "The game is over, so to_move must be null.")
-            if not _is_player(winner):
+            if not is_player(winner):
                 raise BadState("state.winner", f"A game that ended by {end} has a winner, 0 or 1.")
 
         if phase == "blacken":

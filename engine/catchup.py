@@ -17,7 +17,7 @@ from engine.errors import BadOptions, BadState, IllegalMove
 from engine.game import Game, Json, LegalMoves, MoveInput
 from engine.groups import groups as find_groups
 from engine.hexboard import HexBoard, hexhex
-from engine.hexstate import read_blocked, read_board
+from engine.hexstate import is_player, read_blocked, read_board
 
 VERSION = 1
 VARIANTS = ("standard", "mindsports", "bolanos")
@@ -169,7 +169,7 @@ class Catchup(Game[CatchupState, Move]):
             # the player with fewer stones moves; on equal counts player 0 (who opened)
             guess = 1 if c0 > c1 else 0
             to_move = guess if counts_feasible(variant, c0, c1, guess) else 1 - guess
-        if isinstance(to_move, bool) or to_move not in (0, 1):
+        if not is_player(to_move):
             raise BadOptions("options.to_move", "to_move must be 0 or 1.")
         bonus = options.get("bonus", False)
         if not isinstance(bonus, bool):
@@ -238,7 +238,7 @@ class Catchup(Game[CatchupState, Move]):
                 raise BadState(f"state.{key}", f"The state lacks its '{key}' field.")
         if data["game"] != self.name:
             raise BadState("state.game", f"state.game must be '{self.name}'.")
-        if data["version"] != VERSION or isinstance(data["version"], bool):
+        if type(data["version"]) is not int or data["version"] != VERSION:
             raise BadState("state.version", f"Unsupported state version {data['version']!r}; this server reads {VERSION}.")
         opts = data["options"]
         if not isinstance(opts, Mapping):
@@ -274,7 +274,7 @@ class Catchup(Game[CatchupState, Move]):
         if not isinstance(bonus, bool):
             raise BadState("state.bonus", "bonus must be true or false.")
         if end is None:
-            if isinstance(to_move, bool) or to_move not in (0, 1):
+            if not is_player(to_move):
                 raise BadState("state.to_move", "to_move must be 0 or 1 while the game is ongoing.")
             self._check_counts(variant, c0, c1, to_move, "state.board", "state.to_move", BadState)
             if winner is not None:
@@ -290,12 +290,12 @@ class Catchup(Game[CatchupState, Move]):
                 if not any(counts_feasible(variant, c0, c1, p) for p in (0, 1)):
                     raise BadState("state.board", self._counts_message(c0, c1, None))
                 state = self._build(variant, board, stones, blocked, 0, ply, False)
-                if winner != state.winner:
+                if winner != state.winner or (winner is not None and not is_player(winner)):
                     raise BadState(
                         "state.winner", f"state.winner is {winner!r} but the full board gives {state.winner!r} (R-C4)."
                     )
             else:
-                if isinstance(winner, bool) or winner not in (0, 1):
+                if not is_player(winner):
                     raise BadState("state.winner", f"A game that ended by {end} has a winner, 0 or 1.")
                 # a flag falls on the player to move (R-T1); a seat may resign at any time
                 movers = (1 - winner,) if end == "flag" else (0, 1)
@@ -305,14 +305,14 @@ class Catchup(Game[CatchupState, Move]):
                 state.to_move, state.winner, state.end = None, winner, end  # still being built
 
         scores = data["scores"]
-        if not isinstance(scores, list) or list(state.scores) != scores or any(isinstance(s, bool) for s in scores):
+        if not isinstance(scores, list) or list(state.scores) != scores or any(type(s) is not int for s in scores):
             raise BadState(
                 "state.scores",
                 f"state.scores is {scores!r} but the score track must equal each player's largest group, "
                 f"at least 1 (R-C2): expected {list(state.scores)!r}.",
             )
         expect = self.max_stones(state)
-        if data["max_stones"] != expect or isinstance(data["max_stones"], bool):
+        if type(data["max_stones"]) is not int or data["max_stones"] != expect:
             raise BadState(
                 "state.max_stones",
                 f"state.max_stones is {data['max_stones']!r} but it follows from the turn and the bonus (R-C1): "

@@ -17,6 +17,12 @@ from engine.hexboard import HexBoard
 FieldErrorType = type[BadOptions] | type[BadState]  # BadOptions for set-up options, BadState for states
 
 
+def is_player(x: Any) -> bool:
+    """0 or 1 as a JSON integer (not ``true``, not ``1.0``), so that a state
+    dumps back to the same JSON text."""
+    return type(x) is int and x in (0, 1)
+
+
 def _which(board: HexBoard) -> str:
     return f"a side-{board.side} board" if board.kind == "hexhex" else "the Green Meadow board"
 
@@ -49,7 +55,7 @@ def read_board(board: HexBoard, raw: Any, blocked: int, field: str, err: FieldEr
     for name, who in raw.items():
         if not isinstance(name, str) or not board.has(name):
             raise err(f"{field}.{name}", f"{name} is not a cell of {_which(board)}.")
-        if type(who) is not int or who not in (0, 1):  # a JSON integer: 1.0 and true are not players
+        if not is_player(who):
             raise err(f"{field}.{name}", f"A cell holds player 0 or 1, not {who!r}.")
         b = board.parse_cell(name)
         if board.black >> b & 1:

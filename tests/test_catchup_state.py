@@ -119,6 +119,27 @@ def test_a_wrong_field_is_named(key: str, value: Any, field: str) -> None:
     assert broken(setter(key, value)) == field
 
 
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("version", 1.0), ("to_move", 1.0), ("scores", [3.0, 2]), ("max_stones", 3.0), ("to_move", True)],
+)
+def test_numbers_are_json_integers(key: str, value: Any) -> None:
+    # Equal to the right value but not a JSON integer: refused, so that a state
+    # round-trips to the same JSON text (and 1.0 never reaches a tuple index).
+    assert broken(setter(key, value)) == f"state.{key}"
+
+
+def test_a_winner_is_a_json_integer() -> None:
+    resigned = GAME.dump(GAME.resign(GAME.load(played(*ONGOING)), 0)[0])
+    with pytest.raises(BadState) as err:
+        GAME.load({**resigned, "winner": 1.0})
+    assert err.value.field == "state.winner"
+    full = GAME.dump(alternating_full_board())
+    with pytest.raises(BadState) as err:
+        GAME.load({**full, "winner": float(full["winner"])})
+    assert err.value.field == "state.winner"
+
+
 def test_a_missing_field_is_named() -> None:
     assert broken(lambda d: d.pop("max_stones")) == "state.max_stones"
     assert broken(lambda d: d.pop("end")) == "state.end"
@@ -249,6 +270,7 @@ def test_set_up_to_move_defaults_to_the_player_with_fewer_stones() -> None:
         ({"position": []}, "options.position"),
         ({"to_move": 1}, "options.to_move"),  # an empty board: player 0 opens
         ({"to_move": 2}, "options.to_move"),
+        ({"position": {"E5": 0}, "to_move": 1.0}, "options.to_move"),
         ({"position": {"E5": 0}, "to_move": 0}, "options.to_move"),
         ({"position": {"A1": 1, "A2": 1, "A3": 1, "A4": 1}}, "options.position"),
         ({"bonus": True}, "options.bonus"),  # the first turn places one stone
