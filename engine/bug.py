@@ -24,7 +24,7 @@ from engine.errors import BadOptions, BadState, IllegalMove
 from engine.game import Game, Json, LegalMoves, MoveInput
 from engine.groups import groups as find_groups
 from engine.hexboard import HexBoard, green_meadow, hexhex, iter_bits
-from engine.hexstate import is_player, read_blocked, read_board
+from engine.hexstate import check_frame, is_player, read_blocked, read_board
 from engine.polyhex import ShapeTable, shape_table
 
 VERSION = 1
@@ -324,18 +324,7 @@ class Bug(Game[BugState, Move]):
 
     def load(self, data: Mapping[str, Any]) -> BugState:
         """A client's state, checked field by field; nothing is taken on trust."""
-        if not isinstance(data, Mapping):
-            raise BadState("state", "state must be an object.")
-        for key in data:
-            if key not in STATE_FIELDS:
-                raise BadState(f"state.{key}", f"A Bug state has no field '{key}'.")
-        for key in STATE_FIELDS:
-            if key not in data:
-                raise BadState(f"state.{key}", f"The state lacks its '{key}' field.")
-        if data["game"] != self.name:
-            raise BadState("state.game", f"state.game must be '{self.name}'.")
-        if type(data["version"]) is not int or data["version"] != VERSION:
-            raise BadState("state.version", f"Unsupported state version {data['version']!r}; this server reads {VERSION}.")
+        check_frame(data, STATE_FIELDS, self.name, self.title, VERSION)
         opts = data["options"]
         if not isinstance(opts, Mapping):
             raise BadState("state.options", "state.options must be an object.")

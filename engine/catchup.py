@@ -17,7 +17,7 @@ from engine.errors import BadOptions, BadState, IllegalMove
 from engine.game import Game, Json, LegalMoves, MoveInput
 from engine.groups import groups as find_groups
 from engine.hexboard import HexBoard, hexhex
-from engine.hexstate import is_player, read_blocked, read_board
+from engine.hexstate import check_frame, is_player, read_blocked, read_board
 
 VERSION = 1
 VARIANTS = ("standard", "mindsports", "bolanos")
@@ -228,18 +228,7 @@ class Catchup(Game[CatchupState, Move]):
 
     def load(self, data: Mapping[str, Any]) -> CatchupState:
         """A client's state, checked field by field; nothing is taken on trust."""
-        if not isinstance(data, Mapping):
-            raise BadState("state", "state must be an object.")
-        for key in data:
-            if key not in STATE_FIELDS:
-                raise BadState(f"state.{key}", f"A Catchup state has no field '{key}'.")
-        for key in STATE_FIELDS:
-            if key not in data:
-                raise BadState(f"state.{key}", f"The state lacks its '{key}' field.")
-        if data["game"] != self.name:
-            raise BadState("state.game", f"state.game must be '{self.name}'.")
-        if type(data["version"]) is not int or data["version"] != VERSION:
-            raise BadState("state.version", f"Unsupported state version {data['version']!r}; this server reads {VERSION}.")
+        check_frame(data, STATE_FIELDS, self.name, self.title, VERSION)
         opts = data["options"]
         if not isinstance(opts, Mapping):
             raise BadState("state.options", "state.options must be an object.")

@@ -1,5 +1,6 @@
-"""Reading a hex position from JSON: the ``board`` ({cell: 0|1}) and the
-``blocked`` list of set-up options and client states, shared by Catchup and Bug.
+"""Reading a hex game's JSON, shared by Catchup and Bug: a state's frame (its
+exact fields, game and version), and the ``board`` ({cell: 0|1}) and ``blocked``
+list of set-up options and client states.
 
 Nothing is taken on trust: a wrong value raises ``err`` (BadOptions for
 options, BadState for states) naming its field - ``options.blocked.2``,
@@ -21,6 +22,22 @@ def is_player(x: Any) -> bool:
     """0 or 1 as a JSON integer (not ``true``, not ``1.0``), so that a state
     dumps back to the same JSON text."""
     return type(x) is int and x in (0, 1)
+
+
+def check_frame(data: Any, fields: tuple[str, ...], game: str, title: str, version: int) -> None:
+    """A state must be an object with exactly ``fields``, of ``game`` at ``version``."""
+    if not isinstance(data, Mapping):
+        raise BadState("state", "state must be an object.")
+    for key in data:
+        if key not in fields:
+            raise BadState(f"state.{key}", f"A {title} state has no field '{key}'.")
+    for key in fields:
+        if key not in data:
+            raise BadState(f"state.{key}", f"The state lacks its '{key}' field.")
+    if data["game"] != game:
+        raise BadState("state.game", f"state.game must be '{game}'.")
+    if type(data["version"]) is not int or data["version"] != version:
+        raise BadState("state.version", f"Unsupported state version {data['version']!r}; this server reads {version}.")
 
 
 def _which(board: HexBoard) -> str:
