@@ -22,6 +22,7 @@ import os
 import secrets
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -37,7 +38,7 @@ from service import referee
 from service.errors import ApiError, error_response
 from service.http import json_body
 from service.referee import Live, Meta
-from service.schemas import MoveField
+from service.schemas import MAX_MOVE_CHARS, MoveField
 from service.store import Conflict, Gone, Store, make_client
 from service.sweeper import Settled, settled
 
@@ -89,6 +90,28 @@ create_request = MatchCreateRequest()
 move_request = MatchMoveRequest()
 
 
+def plain_move(data: Any) -> dict[str, Any] | None:
+    """``data`` as ``move_request`` loads it when it is the plain body every
+    client sends (``{"move": "<text>", "ply": n}``), else None: then the schema
+    judges, and names what is wrong.  The hot path of a move, so a few
+    comparisons instead of a schema; it accepts only bodies the schema accepts."""
+    if type(data) is dict and len(data) == 2:
+        move, ply = data.get("move"), data.get("ply")
+        if type(ply) is int and ply >= 0 and type(move) is str and len(move) <= MAX_MOVE_CHARS and not move.isspace() and move:
+            return {"move": move, "ply": ply}
+    return None
+
+
+def _plain_move_body() -> dict[str, Any] | None:
+    if not request.is_json:
+        return None
+    try:
+        data = request.get_json(silent=True)  # parsed once: json_body reuses it (or fails it) when this gives up
+    except RecursionError:
+        return None
+    return plain_move(data)
+
+
 # -- wiring ---------------------------------------------------------------------
 
 
@@ -102,6 +125,7 @@ def init_app(app: Flask) -> None:
         app.config[key] = default if raw is None or raw == "" else ENV_NUMBERS.get(key, str)(raw)
     app.extensions["umpire.store"] = None
     app.extensions["umpire.store.lock"] = threading.Lock()
+    app.extensions["umpire.positions"] = Positions()
 
     @app.errorhandler(redis.RedisError)
     def _redis_down(err: redis.RedisError) -> Response:
@@ -244,6 +268,7 @@ def create_match() -> Any:
             break
     else:  # pragma: no cover - 96 random bits clashing three times
         raise ApiError(503, "unavailable", "Could not find a free match id; try again.")
+    get_positions().put(meta.match_id, "0", state)  # create.lua starts the rev at 0
     out = {"match_id": meta.match_id, "seats": {"0": tokens[0], "1": tokens[1]}, **match_json(meta, live, now)}
     return out, 201, {"Location": f"/v1/matches/{meta.match_id}"}
 
@@ -290,20 +315,55 @@ def get_match(match_id: str) -> Any:
     return match_json(cur.meta, cur.live, cur.now)
 
 
-def _move_key(ply: int, seat: int, move: Any) -> str:
-    """Where the answer to this move is remembered: same ply, same seat, same move text."""
-    return f"p:{ply}:{seat}:" + hashlib.sha256(referee.canonical(move).encode()).hexdigest()[:32]
+def _move_keys(ply: int, move: Any) -> list[str]:
+    """Where the answer to this move is remembered, for seat 0 and seat 1: same ply, same seat, same move text."""
+    digest = hashlib.sha256(referee.canonical(move).encode()).hexdigest()[:32]
+    return [f"p:{ply}:0:{digest}", f"p:{ply}:1:{digest}"]
+
+
+class Positions:
+    """Engine states of the matches this process moved last, by match id and
+    revision, so that the next move of a match, when it comes to the same
+    process, starts from the state object instead of loading its JSON again.
+
+    Only states the engine itself produced are kept (the ``verdict.state`` of
+    an accepted move, committed at that revision), so nothing is trusted that
+    was not validated; a state read from Redis and not found here is loaded
+    and checked as usual, and a client's state never comes near this."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self.size = size
+        self._states: OrderedDict[tuple[str, str], Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, match_id: str, rev: str) -> Any:
+        with self._lock:
+            return self._states.get((match_id, rev))
+
+    def put(self, match_id: str, rev: str, state: Any) -> None:
+        with self._lock:
+            self._states[(match_id, rev)] = state
+            if len(self._states) > self.size:
+                self._states.popitem(last=False)  # the oldest: a match moves on, its earlier revisions are never read again
+
+
+def get_positions(app: Flask | None = None) -> Positions:
+    app = app or current_app._get_current_object()  # type: ignore[attr-defined]
+    found: Positions = app.extensions["umpire.positions"]
+    return found
 
 
 @dataclass(frozen=True, slots=True)
 class Change:
     """What a view decided to do to a match: the new live part, the record
-    entries and remembered answers to commit with it, and the answer to send."""
+    entries and remembered answers to commit with it, and the answer to send;
+    ``position`` the engine's state of ``live``, when the view has it."""
 
     live: Live
     entries: list[str]
     remember: list[tuple[str, str]]
     answer: str
+    position: Any = None
 
 
 Answer = Response | tuple[dict[str, Any], int]  # a view's answer as Flask takes it
@@ -321,11 +381,15 @@ def _change(
         if not isinstance(change, Change):
             return change
         try:
-            store.commit(match_id, cur.rev, change.live.to_json(), change.live.clock.deadline, change.entries, change.remember)
+            rev = store.commit(
+                match_id, cur.rev, change.live.to_json(), change.live.clock.deadline, change.entries, change.remember
+            )
         except Conflict:
             continue  # someone changed the match meanwhile: judge again on what is there now
         except Gone:
             raise _not_found(match_id) from None
+        if change.position is not None:
+            get_positions().put(match_id, str(rev), change.position)
         return json_text(200, change.answer)
     raise ApiError(409, "busy", f"The match changed too often while {what} was judged; send it again.", None)
 
@@ -336,14 +400,15 @@ def submit_move(match_id: str) -> Any:
     if idem is not None and not 1 <= len(idem) <= 200:
         raise ApiError(422, "invalid_header", "An Idempotency-Key has 1 to 200 characters.", {"header": "Idempotency-Key"})
     # The body is read first but judged after 404 and 401 (API.md's order).
-    body: dict[str, Any] | None = None
+    body: dict[str, Any] | None = _plain_move_body()
     body_error: Exception | None = None
-    try:
-        body = json_body(move_request)
-    except (ApiError, ValidationError) as e:
-        body_error = e
+    if body is None:
+        try:
+            body = json_body(move_request)
+        except (ApiError, ValidationError) as e:
+            body_error = e
     # Remembered answers are fetched with the match, for either seat (the token decides which applies).
-    wanted = [] if body is None else [_move_key(body["ply"], s, body["move"]) for s in (0, 1)] + ([f"k:{idem}"] if idem else [])
+    wanted = [] if body is None else _move_keys(body["ply"], body["move"]) + ([f"k:{idem}"] if idem else [])
 
     def judge(cur: Settled) -> Change | Answer:
         seat = _seat(cur.meta)
@@ -376,7 +441,7 @@ def submit_move(match_id: str) -> Any:
                 message = "This seat has flagged: only the opponent may move for it now (R-X6)."
             raise ApiError(403, "not_your_turn", message, {"may_move": live.may_move, "proxy": live.clock.proxy})
         game = GAMES[cur.meta.game]
-        verdict, new_live, entry = referee.play(game, live, seat, body["move"], now)
+        verdict, new_live, entry = referee.play(game, live, seat, body["move"], now, get_positions().get(match_id, cur.rev))
         if not verdict.legal or entry is None:
             assert verdict.error is not None
             err = verdict.error.to_json()
@@ -388,7 +453,7 @@ def submit_move(match_id: str) -> Any:
         answer = referee.compact(verdict_json(cur.meta, new_live, now, {"legal": True, "move": verdict.move}, verdict.events))
         remembered = f"{move_key}\n{answer}"  # what a retry gets, and what its key was for
         remember = [(move_key, remembered)] + ([(f"k:{idem}", remembered)] if idem else [])
-        return Change(new_live, [referee.compact(entry)], remember, answer)
+        return Change(new_live, [referee.compact(entry)], remember, answer, verdict.state)
 
     return _change(get_store(), match_id, wanted, judge, "this move")
 

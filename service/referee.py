@@ -19,6 +19,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from engine.clock import ClockSpec, MatchClock
@@ -29,7 +30,14 @@ AnyGame = Game[Any, Any]
 
 def iso(ms: int) -> str:
     """RFC 3339 in UTC with milliseconds: the server's time as clients see it."""
-    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    seconds, millis = divmod(ms, 1000)
+    return f"{_iso_second(seconds)}.{millis:03d}Z"
+
+
+@lru_cache(maxsize=4096)
+def _iso_second(seconds: int) -> str:
+    # A move writes about seven times, most of them in the same few seconds: each second is formatted once.
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def token_hash(token: str) -> str:
@@ -193,13 +201,17 @@ def settle(game: AnyGame, live: Live, now: int) -> tuple[Live, list[Json]]:
     return live, entries
 
 
-def play(game: AnyGame, live: Live, by: int, text: MoveInput, now: int) -> tuple[Verdict[Any], Live, Json | None]:
+def play(
+    game: AnyGame, live: Live, by: int, text: MoveInput, now: int, position: Any = None
+) -> tuple[Verdict[Any], Live, Json | None]:
     """``by`` submits ``text`` for the running turn at ``now`` (the caller has
     settled flags and checked it is ``by``'s to submit).  An illegal move
-    changes nothing and the clock keeps running."""
+    changes nothing and the clock keeps running.  ``position``, when given,
+    is the engine's state of ``live`` already loaded (``verdict.state`` of the
+    move that made it), which spares loading it again."""
     mover = live.clock.mover
     assert mover is not None and live.may_move == by
-    verdict = game.play(game.load(live.state), text)
+    verdict = game.play(game.load(live.state) if position is None else position, text)
     if not verdict.legal:
         return verdict, live, None
     dumped = game.dump(verdict.state)

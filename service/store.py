@@ -26,14 +26,17 @@ Failures: the client has short timeouts and retries a broken connection once
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
 
 import redis
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError
 from redis.retry import Retry
 
 NowFn = Callable[[], int]  # milliseconds
@@ -51,8 +54,24 @@ def make_client(url: str, timeout_s: float) -> redis.Redis[str]:
     )
 
 
-def _lua(name: str) -> str:
-    return resources.files("service").joinpath(name).read_text(encoding="utf-8")
+class Lua:
+    """A Lua script run by its SHA-1 (``EVALSHA``, the text is not sent each
+    time), loaded again when Redis has forgotten it (a restart, ``SCRIPT FLUSH``).
+
+    Called through ``execute_command`` directly: redis-py's own ``Script``
+    does the same with more bookkeeping per call, and a move makes two."""
+
+    def __init__(self, client: redis.Redis[str], name: str) -> None:
+        self.client = client
+        self.text = resources.files("service").joinpath(name).read_text(encoding="utf-8")
+        self.sha = hashlib.sha1(self.text.encode()).hexdigest()
+
+    def __call__(self, keys: Sequence[str], args: Sequence[str | int]) -> Any:
+        try:
+            return self.client.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            self.client.execute_command("SCRIPT", "LOAD", self.text)
+            return self.client.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,9 +103,9 @@ class Store:
         self.ttl_s = ttl_s
         self._now = now
         self.deadlines = prefix + "deadlines"
-        self._commit = client.register_script(_lua("commit.lua"))
-        self._create = client.register_script(_lua("create.lua"))
-        self._read = client.register_script(_lua("read.lua"))
+        self._commit = Lua(client, "commit.lua")
+        self._create = Lua(client, "create.lua")
+        self._read = Lua(client, "read.lua")
 
     # -- keys --------------------------------------------------------------------
 
@@ -110,7 +129,7 @@ class Store:
         """The match, the remembered answers under ``answer_fields`` and the
         server time, in one round trip (``read.lua``).  Raises Gone."""
         key = self.key(match_id)
-        out = self._read(keys=[key, key + ":ans"], args=list(answer_fields))
+        out = self._read([key, key + ":ans"], answer_fields)
         rev, meta, live, secs, micros = out[:5]
         if rev is None or meta is None or live is None:
             raise Gone(match_id)
@@ -130,7 +149,7 @@ class Store:
     def create(self, match_id: str, meta: str, live: str, deadline: int | None) -> bool:
         ttl = "" if deadline is not None else str(self.ttl_s)
         args = [meta, live, match_id, "" if deadline is None else str(deadline), ttl]
-        return bool(self._create(keys=[self.key(match_id), self.deadlines], args=args))
+        return bool(self._create([self.key(match_id), self.deadlines], args))
 
     def commit(
         self,
@@ -157,7 +176,7 @@ class Store:
         ]
         for field, value in answers:
             args += [field, value]
-        out = int(self._commit(keys=[key, key + ":rec", key + ":ans", self.deadlines], args=args))
+        out = int(self._commit([key, key + ":rec", key + ":ans", self.deadlines], args))
         if out == 0:
             raise Conflict(match_id)
         if out < 0:

@@ -103,3 +103,11 @@ def test_unreachable_redis_at_start(client_for: ClientFor, tmp_path: Path) -> No
     assert (r.status_code, r.json["error"]["code"]) == (503, "unavailable")
     r = client.get("/v1/health")
     assert (r.status_code, r.json["error"]["details"]) == (503, {"redis": "down"})
+
+
+def test_scripts_redis_forgot_are_loaded_again(client: FlaskClient) -> None:
+    # After a restart (or SCRIPT FLUSH) Redis knows none of the Lua scripts run by their SHA-1.
+    match_id, h0, _ = create(client)
+    redis.Redis.from_url(client.application.config["REDIS_URL"]).script_flush()
+    r = client.post(f"/v1/matches/{match_id}/moves", json={"move": "C3", "ply": 0}, headers=h0)
+    assert r.status_code == 200 and r.json["ply"] == 1
