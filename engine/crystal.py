@@ -57,6 +57,7 @@ from engine.crystal_grid import (
 )
 from engine.errors import BadOptions, BadState, IllegalMove, InvalidMove
 from engine.game import Game, Json, LegalMoves, MoveInput
+from engine.hexstate import is_player
 
 VERSION = 1
 ANOMALIES = ("bombs", "chameleons", "color-convertor", "pylons", "rocks", "shift-plus", "spikes")  # canonical, sorted
@@ -296,7 +297,7 @@ class Crystal(Game[CrystalState, Move]):
         colors = self._pairs(colors_raw, "options.colors", BadOptions)
         if first is None:  # colours settled, player 1 still says who shifts first (R-X1)
             return CrystalState(anomalies, seed, grid, "move_order", colors, None, 1, 0, (0, 0), (0, 0), 0)
-        if isinstance(first, bool) or first not in (0, 1):
+        if not is_player(first):
             raise BadOptions("options.first", "first must be 0 or 1: the player who shifts first.")
         return CrystalState(anomalies, seed, grid, "shift", colors, first, first, 0, (0, 0), (0, 0), 0)
 
@@ -375,7 +376,7 @@ class Crystal(Game[CrystalState, Move]):
         colors = self._load_colors(data.get("colors"), phase)
         first = data.get("first")
         if phase == "shift":
-            if isinstance(first, bool) or first not in (0, 1):
+            if not is_player(first):
                 raise BadState("state.first", "In the shift phase first must be 0 or 1: the player who shifts first.")
         elif first is not None:
             raise BadState("state.first", "first (who shifts first) is null until player 1 has said it in the draft (R-X1).")
@@ -385,7 +386,7 @@ class Crystal(Game[CrystalState, Move]):
         if status not in ("ongoing", "finished"):
             raise BadState("state.status", "status must be 'ongoing' or 'finished'.")
         if status == "ongoing":
-            if isinstance(to_move, bool) or to_move not in (0, 1):
+            if not is_player(to_move):
                 raise BadState("state.to_move", "to_move must be 0 or 1 while the game is ongoing.")
             if winner is not None:
                 raise BadState("state.winner", "An ongoing game has no winner.")
@@ -394,7 +395,7 @@ class Crystal(Game[CrystalState, Move]):
         else:
             if to_move is not None:
                 raise BadState("state.to_move", "to_move must be null once the game is finished.")
-            if isinstance(winner, bool) or winner not in (0, 1):
+            if not is_player(winner):
                 raise BadState("state.winner", "A finished Crystal Connector game has a winner, 0 or 1 (R-X4: ties play on).")
             if end not in (NATURAL_END, "resign"):
                 raise BadState("state.end", f"A finished game ended by '{NATURAL_END}' or 'resign' (a flag never ends it, R-X6).")

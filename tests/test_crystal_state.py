@@ -77,6 +77,9 @@ def broken(change: dict[str, Any], base: dict[str, Any] | None = None) -> str:
         ({"first": 1}, "state.turns"),  # player 1 first cannot be a turn behind player 0
         ({"to_move": 0}, "state.to_move"),
         ({"to_move": None}, "state.to_move"),
+        ({"to_move": 1.0}, "state.to_move"),  # a JSON integer, not a float (was a TypeError, HTTP 500)
+        ({"first": 0.0}, "state.first"),  # (was an AssertionError, HTTP 500)
+        ({"first": True}, "state.first"),
         ({"winner": 0}, "state.winner"),
         ({"end": "threshold"}, "state.end"),
         ({"status": "done"}, "state.status"),
@@ -171,6 +174,7 @@ def test_counts_with_conversions_and_spikes() -> None:  # R-X5
         ({"colors": [["red", "green"], ["green", "yellow"]]}, "options.colors.1.0"),
         ({"colors": [["red", "green"], ["blue"]]}, "options.colors.1"),
         ({"colors": COLORS, "first": 2}, "options.first"),
+        ({"colors": COLORS, "first": 1.0}, "options.first"),  # a JSON integer, or the state would carry 1.0
     ],
 )
 def test_bad_options_name_the_field(options: dict[str, Any], field: str) -> None:
