@@ -57,7 +57,7 @@ from engine.crystal_grid import (
 )
 from engine.errors import BadOptions, BadState, IllegalMove, InvalidMove
 from engine.game import Game, Json, LegalMoves, MoveInput
-from engine.hexstate import is_player
+from engine.hexstate import check_frame, is_player
 
 VERSION = 1
 ANOMALIES = ("bombs", "chameleons", "color-convertor", "pylons", "rocks", "shift-plus", "spikes")  # canonical, sorted
@@ -67,6 +67,29 @@ THRESHOLD_CHANGE = {"bombs": -50, "chameleons": 50, "pylons": 50, "rocks": -50, 
 SPIKE_TURNS = 15  # R-X5: spikes vanish once both players have made this many turns
 PHASES = ("pick_order", "pick_one", "pick_two", "move_order", "shift")
 NATURAL_END = "threshold"
+
+# Every field of a dumped state; load() wants exactly these, so that
+# dump(load(x)) == x for any state the engine gave out.
+STATE_FIELDS = (
+    "game",
+    "version",
+    "options",
+    "status",
+    "to_move",
+    "ply",
+    "winner",
+    "end",
+    "scores",
+    "board",
+    "phase",
+    "colors",
+    "first",
+    "threshold",
+    "barred",
+    "shifts_due",
+    "turns",
+    "seed",
+)
 
 Pair = tuple[int, ...]  # colour indices, ascending (red, blue, green, yellow order)
 
@@ -333,32 +356,27 @@ class Crystal(Game[CrystalState, Move]):
 
     @staticmethod
     def _count(data: Mapping[str, Any], key: str) -> int:
-        v = data.get(key)
+        v = data[key]
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             raise BadState(f"state.{key}", f"{key} must be a whole number, 0 or more.")
         return v
 
     def load(self, data: Mapping[str, Any]) -> CrystalState:
-        if not isinstance(data, Mapping):
-            raise BadState("state", "state must be an object.")
-        if data.get("game") != self.name:
-            raise BadState("state.game", f"state.game must be '{self.name}'.")
-        if data.get("version", VERSION) != VERSION:
-            raise BadState("state.version", f"Unsupported state version {data.get('version')!r}; this server reads {VERSION}.")
-        opts = data.get("options")
+        check_frame(data, STATE_FIELDS, self.name, self.title, VERSION)
+        opts = data["options"]
         if not isinstance(opts, Mapping):
             raise BadState("state.options", "state.options must be an object.")
         for key in opts:
             if key != "anomalies":
                 raise BadState(f"state.options.{key}", f"A Crystal Connector state's options hold only anomalies, not '{key}'.")
         anomalies = self._anomalies(opts.get("anomalies", []), "state.options.anomalies", BadState)
-        seed = data.get("seed")
+        seed = data["seed"]
         if seed is not None and not (isinstance(seed, str) and 1 <= len(seed) <= 200):
             raise BadState("state.seed", "seed must be null or a string of 1 to 200 characters.")
         ply = self._count(data, "ply")
 
         # turns and totals
-        turns_raw, scores_raw = data.get("turns"), data.get("scores")
+        turns_raw, scores_raw = data["turns"], data["scores"]
         for key, raw in (("turns", turns_raw), ("scores", scores_raw)):
             if not isinstance(raw, list) or len(raw) != 2:
                 raise BadState(f"state.{key}", f"{key} must be a list of two whole numbers.")
@@ -370,11 +388,11 @@ class Crystal(Game[CrystalState, Move]):
         scores = (scores_raw[0], scores_raw[1])
 
         # the draft's progress
-        phase = data.get("phase")
+        phase = data["phase"]
         if phase not in PHASES:
             raise BadState("state.phase", f"phase must be one of {', '.join(PHASES)}.")
-        colors = self._load_colors(data.get("colors"), phase)
-        first = data.get("first")
+        colors = self._load_colors(data["colors"], phase)
+        first = data["first"]
         if phase == "shift":
             if not is_player(first):
                 raise BadState("state.first", "In the shift phase first must be 0 or 1: the player who shifts first.")
@@ -382,7 +400,7 @@ class Crystal(Game[CrystalState, Move]):
             raise BadState("state.first", "first (who shifts first) is null until player 1 has said it in the draft (R-X1).")
 
         # status, to_move, winner, end
-        status, to_move, winner, end = data.get("status"), data.get("to_move"), data.get("winner"), data.get("end")
+        status, to_move, winner, end = data["status"], data["to_move"], data["winner"], data["end"]
         if status not in ("ongoing", "finished"):
             raise BadState("state.status", "status must be 'ongoing' or 'finished'.")
         if status == "ongoing":
@@ -425,14 +443,14 @@ class Crystal(Game[CrystalState, Move]):
                 raise BadState("state.ply", f"The {phase} phase is reached by moves, so ply is at least {PHASES.index(phase)}.")
 
         # the grid
-        grid = self._grid(data.get("board"), anomalies, "state.board", BadState)
+        grid = self._grid(data["board"], anomalies, "state.board", BadState)
         vanished = min(turns) >= SPIKE_TURNS
         spikes = 8 if "spikes" in anomalies and not vanished else 0
         converted = phase == "shift" and "color-convertor" in anomalies
         self._check_counts(grid, anomalies, colors if converted else None, spikes, "state.board", BadState)
 
         # barred files
-        barred_raw = data.get("barred")
+        barred_raw = data["barred"]
         if not isinstance(barred_raw, list):
             raise BadState("state.barred", "barred must be a list of files (A-F, 1-6).")
         barred = 0
@@ -468,7 +486,7 @@ class Crystal(Game[CrystalState, Move]):
             )
 
         for key, value in (("threshold", threshold(anomalies)), ("shifts_due", self.shifts_due(state))):
-            if key in data and data[key] != value:
+            if type(data[key]) is not int or data[key] != value:
                 raise BadState(f"state.{key}", f"state.{key} is {data[key]!r} but follows from the rules: expected {value!r}.")
         return state
 

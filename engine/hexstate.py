@@ -1,5 +1,6 @@
-"""Reading a hex game's JSON, shared by Catchup and Bug: a state's frame (its
-exact fields, game and version), and the ``board`` ({cell: 0|1}) and ``blocked``
+"""Reading a game's JSON: a state's frame (its exact fields, game and version)
+and whole players (0 or 1 as JSON integers), for all three games; and, shared
+by the hex games Catchup and Bug, the ``board`` ({cell: 0|1}) and ``blocked``
 list of set-up options and client states.
 
 Nothing is taken on trust: a wrong value raises ``err`` (BadOptions for

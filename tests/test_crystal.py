@@ -12,6 +12,7 @@ drawn grid exactly as drawn.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -59,9 +60,11 @@ def score_events(events: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
 
 
 def with_fields(state: CrystalState, **changes: Any) -> CrystalState:
+    """``state`` with some JSON fields changed, loaded (so checked); shifts_due
+    follows from the changes, so it is taken from a state made the same way."""
     data = GAME.dump(state)
     data.update(changes)
-    data.pop("shifts_due")
+    data["shifts_due"] = GAME.shifts_due(replace(state, turns=tuple(data["turns"]), to_move=data["to_move"]))
     return GAME.load(data)
 
 

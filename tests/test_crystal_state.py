@@ -64,6 +64,10 @@ def broken(change: dict[str, Any], base: dict[str, Any] | None = None) -> str:
     [
         ({"game": "bug"}, "state.game"),
         ({"version": 9}, "state.version"),
+        ({"version": 1.0}, "state.version"),  # a JSON integer, or the state would not dump back as sent
+        ({"threshold": 250.0}, "state.threshold"),
+        ({"shifts_due": 3.0}, "state.shifts_due"),
+        ({"extra": 1}, "state.extra"),  # a field no state has
         ({"options": {"anomalies": ["lava"]}}, "state.options.anomalies.0"),
         ({"options": {"anomalies": [], "size": 6}}, "state.options.size"),
         ({"scores": [-1, 0]}, "state.scores.0"),
@@ -119,7 +123,6 @@ def test_draft_states_are_checked() -> None:  # R-X1
 
 def test_finished_states_are_checked() -> None:  # R-X4
     data = mid_game()
-    del data["shifts_due"]  # it follows from the fields changed below
     done = {
         **data,
         "status": "finished",
@@ -129,6 +132,7 @@ def test_finished_states_are_checked() -> None:  # R-X4
         "turns": [1, 1],
         "ply": 2,
         "barred": [],
+        "shifts_due": 0,  # nobody is to move
     }
     assert broken({"scores": [100, 200]}, done) == "state.end"  # below the threshold: not over
     assert broken({"scores": [300, 300]}, done) == "state.end"  # a tie plays on
@@ -147,9 +151,17 @@ def test_counts_with_conversions_and_spikes() -> None:  # R-X5
     spiky = GAME.dump(
         GAME.new({"grid": ["rbgyRB", "GYRBGY", "RBGYRB", "gyrbGY", *LATIN[4:]], "colors": COLORS, "anomalies": ["spikes"]})
     )
-    del spiky["shifts_due"]  # it follows from the fields changed below
     assert broken({"board": ["RbgyRB", *spiky["board"][1:]]}, spiky) == "state.board"  # 7 spikes
-    late = {**spiky, "phase": "shift", "first": 0, "to_move": 0, "turns": [15, 15], "ply": 30, "scores": [10, 10]}
+    late = {
+        **spiky,
+        "phase": "shift",
+        "first": 0,
+        "to_move": 0,
+        "turns": [15, 15],
+        "ply": 30,
+        "scores": [10, 10],
+        "shifts_due": 3,
+    }
     assert broken({}, late) == "state.board"  # spikes vanished after both players' 15th turn
     GAME.load({**late, "board": [row.upper() for row in spiky["board"]]})
 
@@ -192,6 +204,15 @@ def test_options_accept_aliases_and_any_colour_order() -> None:
     # a dealt grid never does): A1 B1 A2 B2 replace one red, blue, green and yellow.
     state = GAME.new({"grid": ["##GYRB", "##RBGY", *LATIN[2:]], "anomalies": ["rocks"]})
     assert GAME.dump(state)["board"][:2] == ["##GYRB", "##RBGY"]
+
+
+@pytest.mark.parametrize("key", ["version", "threshold", "shifts_due", "seed", "barred", "end"])
+def test_every_field_is_required(key: str) -> None:  # dump(load(x)) == x: nothing is filled in
+    data = mid_game()
+    del data[key]
+    with pytest.raises(BadState) as info:
+        GAME.load(data)
+    assert info.value.field == f"state.{key}"
 
 
 def test_seedless_grid_state_records_null_seed() -> None:
