@@ -334,8 +334,10 @@ class Bug(Game[BugState, Move]):
         for key in ("variant", "eaters"):
             if key not in opts:
                 raise BadState(f"state.options.{key}", f"state.options lacks '{key}'.")
-        variant = self._choice(opts["variant"], "state.options.variant", VARIANTS, BadState)
-        eaters = self._choice(opts["eaters"], "state.options.eaters", EATERS, BadState)
+        for key, choices in (("variant", VARIANTS), ("eaters", EATERS)):
+            if opts[key] not in choices:  # as dumped: lower case
+                raise BadState(f"state.options.{key}", f"A state's {key} is one of {', '.join(choices)}, not {opts[key]!r}.")
+        variant, eaters = opts["variant"], opts["eaters"]
         if variant == "genius" and "size" not in opts:
             raise BadState("state.options.size", "state.options lacks 'size'.")
         board = self._board(variant, opts, "state.options", BadState)

@@ -235,8 +235,13 @@ class Catchup(Game[CatchupState, Move]):
         for key in opts:
             if key not in ("variant", "size"):
                 raise BadState(f"state.options.{key}", f"A Catchup state's options hold only variant and size, not '{key}'.")
-        variant = self._variant(opts.get("variant", "standard"), "state.options.variant", BadState)
-        board = hexhex(self._size(opts.get("size", DEFAULT_SIZE), "state.options.size", BadState))
+        for key in ("variant", "size"):
+            if key not in opts:
+                raise BadState(f"state.options.{key}", f"state.options lacks '{key}'.")
+        if opts["variant"] not in VARIANTS:  # a state names the variant as dumped: no alias, no other case
+            raise BadState("state.options.variant", f"A state names its variant as one of {', '.join(VARIANTS)}.")
+        variant = opts["variant"]
+        board = hexhex(self._size(opts["size"], "state.options.size", BadState))
         blocked = read_blocked(board, data["blocked"], "state.blocked", BadState)
         stones = read_board(board, data["board"], blocked, "state.board", BadState, piece="stone")
         c0, c1 = stones[0].bit_count(), stones[1].bit_count()

@@ -5,7 +5,10 @@ list of set-up options and client states.
 
 Nothing is taken on trust: a wrong value raises ``err`` (BadOptions for
 options, BadState for states) naming its field - ``options.blocked.2``,
-``state.board.E5`` - and saying why.
+``state.board.E5`` - and saying why.  Options may spell cells loosely
+(``e5``, blocked cells in any order); a state must spell them as the engine
+dumps them (``E5``, blocked in reading order), so that it dumps back exactly
+as it was read.
 """
 
 from __future__ import annotations
@@ -41,6 +44,12 @@ def check_frame(data: Any, fields: tuple[str, ...], game: str, title: str, versi
         raise BadState("state.version", f"Unsupported state version {data['version']!r}; this server reads {version}.")
 
 
+def _check_spelling(board: HexBoard, b: int, name: str, field: str) -> None:
+    """A state names a cell exactly as the engine dumps it."""
+    if board.name(b) != name:
+        raise BadState(field, f"A state writes this cell {board.name(b)}, as the server gave it, not {name!r}.")
+
+
 def _which(board: HexBoard) -> str:
     return f"a side-{board.side} board" if board.kind == "hexhex" else "the Green Meadow board"
 
@@ -56,6 +65,10 @@ def read_blocked(board: HexBoard, raw: Any, field: str, err: FieldErrorType) -> 
         if not isinstance(name, str) or not board.has(name):
             raise err(f"{field}.{i}", f"{name!r} is not a cell of {_which(board)}.")
         b = board.parse_cell(name)
+        if err is BadState:
+            _check_spelling(board, b, name, f"{field}.{i}")
+            if out >> (b + 1):  # a cell later in reading order (a higher bit) is listed already
+                raise BadState(f"{field}.{i}", f"A state lists its blocked cells in reading order; {name} comes too late.")
         if board.black >> b & 1:
             raise err(f"{field}.{i}", f"{name.upper()} is one of the board's own black cells (R-H4); list only others.")
         if out >> b & 1:
@@ -76,6 +89,8 @@ def read_board(board: HexBoard, raw: Any, blocked: int, field: str, err: FieldEr
         if not is_player(who):
             raise err(f"{field}.{name}", f"A cell holds player 0 or 1, not {who!r}.")
         b = board.parse_cell(name)
+        if err is BadState:
+            _check_spelling(board, b, name, f"{field}.{name}")
         if board.black >> b & 1:
             raise err(
                 f"{field}.{name}", f"{name.upper()} is one of the board's own black cells (R-H4), so no {piece} can be on it."

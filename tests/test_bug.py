@@ -548,6 +548,10 @@ def test_load_names_the_offending_field() -> None:
     _bad(ok, "state.scores", scores=[7.0, 5])
     _bad(ok, "state.board.A1", board={**board, "A1": True})
     _bad(ok, "state.extra", extra=1)
+    # a state spells everything as dumped, so that dump(load(x)) == x
+    _bad(ok, "state.board.c4", board={**{k: v for k, v in board.items() if k != "C4"}, "c4": board["C4"]})
+    _bad(ok, "state.options.eaters", options={"variant": "genius", "size": 3, "eaters": "Active"})
+    _bad(ok, "state.options.variant", options={"variant": "GENIUS", "size": 3, "eaters": "active"})
     without = dict(ok)
     del without["largest"]
     with pytest.raises(BadState) as e:
@@ -578,5 +582,8 @@ def test_load_checks_the_blacken_phase() -> None:
     _bad(start, "state.blocked", to_move=1)  # player 1 blackens only after player 0 did
     _bad(after_one, "state.ply", ply=0)
     _bad(after_one, "state.blocked.0", blocked=["A1"])  # a corner cell is the board's own black cell
+    _bad(after_one, "state.blocked.0", blocked=["d4"])  # spelt as dumped
+    two = GAME.dump(GAME.play(GAME.play(GAME.new({"variant": "green-meadow"}), "D4").state, "C2").state)
+    _bad(two, "state.blocked.1", blocked=["D4", "C2"])  # in reading order, as dumped
     _bad(start, "state.options.size", options={"variant": "green-meadow", "eaters": "active", "size": 3})
     assert GAME.load(after_one) == GAME.play(GAME.new({"variant": "green-meadow"}), "D4").state

@@ -232,10 +232,18 @@ def test_a_full_board_must_say_so() -> None:
     assert err.value.field == "state.winner"
 
 
-def test_load_accepts_lower_case_cells_and_normalises_them() -> None:
-    data = played(*ONGOING)
-    data["board"] = {k.lower(): v for k, v in data["board"].items()}
-    assert GAME.dump(GAME.load(data)) == played(*ONGOING)
+def test_a_state_spells_cells_and_variant_as_dumped() -> None:
+    # Options may say e5, blocked cells in any order, or a variant's alias; a
+    # state is what the server gave out, so it reads back only in that exact
+    # form (dump(load(x)) == x).
+    assert broken(lambda d: d["board"].update({"e4": d["board"].pop("E4")})) == "state.board.e4"
+    assert broken(setter("blocked", ["a1"]), base=()) == "state.blocked.0"
+    assert broken(setter("blocked", ["B1", "A1"]), base=()) == "state.blocked.1"  # reading order: A1 before B1
+    assert broken(setter("options", {"variant": "genius", "size": 5})) == "state.options.variant"  # an alias
+    assert broken(setter("options", {"variant": "Standard", "size": 5})) == "state.options.variant"
+    assert broken(setter("options", {"variant": "standard"})) == "state.options.size"
+    assert broken(setter("options", {"size": 5})) == "state.options.variant"
+    GAME.load({**played(), "blocked": ["A1", "B1"]})  # in reading order: fine
 
 
 # -- set-up positions through new ------------------------------------------
