@@ -369,7 +369,13 @@ class Crystal(Game[CrystalState, Move]):
         for key in opts:
             if key != "anomalies":
                 raise BadState(f"state.options.{key}", f"A Crystal Connector state's options hold only anomalies, not '{key}'.")
-        anomalies = self._anomalies(opts.get("anomalies", []), "state.options.anomalies", BadState)
+        if "anomalies" not in opts:
+            raise BadState("state.options.anomalies", "state.options lacks 'anomalies'.")
+        anomalies = self._anomalies(opts["anomalies"], "state.options.anomalies", BadState)
+        if list(anomalies) != opts["anomalies"]:  # as dumped: canonical names, sorted
+            raise BadState(
+                "state.options.anomalies", f"A state lists its anomalies by their names in order: {', '.join(anomalies)}."
+            )
         seed = data["seed"]
         if seed is not None and not (isinstance(seed, str) and 1 <= len(seed) <= 200):
             raise BadState("state.seed", "seed must be null or a string of 1 to 200 characters.")
@@ -455,11 +461,13 @@ class Crystal(Game[CrystalState, Move]):
             raise BadState("state.barred", "barred must be a list of files (A-F, 1-6).")
         barred = 0
         for i, name in enumerate(barred_raw):
-            f = FILE_INDEX.get(name.upper()) if isinstance(name, str) else None
+            f = FILE_INDEX.get(name) if isinstance(name, str) else None  # as dumped: upper case
             if f is None:
                 raise BadState(f"state.barred.{i}", f"{name!r} is not a file: columns are A-F and rows 1-6 (R-H5).")
             if barred >> f & 1:
                 raise BadState(f"state.barred.{i}", f"{FILE_NAMES[f]} is listed twice.")
+            if barred >> f:
+                raise BadState(f"state.barred.{i}", f"A state lists barred files in the order A-F, 1-6; {name} comes too late.")
             barred |= 1 << f
         if barred:
             if to_move is None or phase != "shift" or turns[1 - to_move] == 0:
@@ -496,9 +504,14 @@ class Crystal(Game[CrystalState, Move]):
         seen: set[int] = set()
         pairs: list[Pair] = []
         for p, lst in enumerate(raw):
-            cs = []
+            cs: list[int] = []
             for i, x in enumerate(lst):
                 c = self._colour(x, f"state.colors.{p}.{i}", BadState)
+                if x != COLOURS[c] or (cs and c < cs[-1]):  # as dumped: lower case, in the order red, blue, green, yellow
+                    raise BadState(
+                        f"state.colors.{p}.{i}",
+                        "A state names each pair's colours in lower case, in the order red, blue, green, yellow.",
+                    )
                 if c in seen:
                     raise BadState(
                         f"state.colors.{p}.{i}",

@@ -103,6 +103,12 @@ def broken(change: dict[str, Any], base: dict[str, Any] | None = None) -> str:
         ({"threshold": 300}, "state.threshold"),
         ({"shifts_due": 5}, "state.shifts_due"),
         ({"seed": 7}, "state.seed"),
+        # spelt as dumped, so that dump(load(x)) == x (options may be loose, a state may not)
+        ({"barred": ["a", "2"]}, "state.barred.0"),
+        ({"barred": ["2", "A"]}, "state.barred.1"),  # files in the order A-F, 1-6
+        ({"colors": [["Red", "green"], ["blue", "yellow"]]}, "state.colors.0.0"),
+        ({"colors": [["green", "red"], ["blue", "yellow"]]}, "state.colors.0.1"),  # red, blue, green, yellow order
+        ({"options": {}}, "state.options.anomalies"),
     ],
 )
 def test_bad_states_name_the_field(change: dict[str, Any], field: str) -> None:
@@ -204,6 +210,14 @@ def test_options_accept_aliases_and_any_colour_order() -> None:
     # a dealt grid never does): A1 B1 A2 B2 replace one red, blue, green and yellow.
     state = GAME.new({"grid": ["##GYRB", "##RBGY", *LATIN[2:]], "anomalies": ["rocks"]})
     assert GAME.dump(state)["board"][:2] == ["##GYRB", "##RBGY"]
+
+
+def test_state_anomalies_are_named_as_dumped() -> None:
+    data = mid_game(["shift-plus", "color-convertor"])
+    assert data["options"]["anomalies"] == ["color-convertor", "shift-plus"]
+    assert broken({"options": {"anomalies": ["shift-plus", "color-convertor"]}}, data) == "state.options.anomalies"
+    assert broken({"options": {"anomalies": ["colour-convertor", "shift-plus"]}}, data) == "state.options.anomalies"
+    assert broken({"options": {"anomalies": ["Color-Convertor", "shift-plus"]}}, data) == "state.options.anomalies"
 
 
 @pytest.mark.parametrize("key", ["version", "threshold", "shifts_due", "seed", "barred", "end"])
