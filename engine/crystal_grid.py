@@ -347,6 +347,6 @@ def parse_shift(text: str, step: int, number: int) -> tuple[int, int, int]:
         if direction not in ("left", "right"):
             raise InvalidMove(f"{where}: row {name} shifts left or right, not {direction!r} (R-X2).", code="bad_shift", step=step)
         sign = 1 if direction == "right" else -1
-    if not amount_text.isdigit() or not 1 <= int(amount_text) <= 5:
+    if not (amount_text.isascii() and amount_text.isdigit()) or not 1 <= int(amount_text) <= 5:  # '²' is a digit int() refuses
         raise InvalidMove(f"{where}: the amount must be a whole number from 1 to 5 (R-X2).", code="bad_shift", step=step)
     return f, sign, int(amount_text)

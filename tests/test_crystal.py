@@ -222,6 +222,8 @@ def test_files_the_opponent_shifted_last_turn_are_barred() -> None:  # R-X2
         ("G up 1, 2 right 3, A down 1", "bad_shift", 0),  # no column G
         ("C up 2, 7 right 1, A down 1", "bad_shift", 1),  # no row 7
         ("C up, 2 right 3, A down 1", "bad_shift", 0),
+        ("C up \u00b2, 2 right 3, A down 1", "bad_shift", 0),  # a superscript two: not an amount (was a ValueError, HTTP 500)
+        ("C up 2, 2 right \u0663, A down 1", "bad_shift", 1),  # amounts are written with the digits 1-5
         ("convert A1; C up 2, 2 right 3, A down 1", "no_convertor", 0),
     ],
 )
