@@ -67,6 +67,7 @@ THRESHOLD_CHANGE = {"bombs": -50, "chameleons": 50, "pylons": 50, "rocks": -50, 
 SPIKE_TURNS = 15  # R-X5: spikes vanish once both players have made this many turns
 PHASES = ("pick_order", "pick_one", "pick_two", "move_order", "shift")
 NATURAL_END = "threshold"
+MAX_SEED = 200  # characters of a seed (and digits of a seed given as a number)
 
 # Every field of a dumped state; load() wants exactly these, so that
 # dump(load(x)) == x for any state the engine gave out.
@@ -149,6 +150,18 @@ class CrystalState:
     barred: int  # bit f set: the player to move may not shift file f (R-X2)
     winner: int | None = None
     end: str | None = None  # None, "threshold" (R-X4) or "resign"
+
+
+def is_seed(raw: Any) -> bool:
+    """A seed the deal can read: 1 to MAX_SEED characters of text, all of them
+    encodable in UTF-8 (JSON can carry a lone surrogate, ``"\\ud800"``; UTF-8 cannot)."""
+    if not isinstance(raw, str) or not 1 <= len(raw) <= MAX_SEED:
+        return False
+    try:
+        raw.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def threshold(anomalies: Sequence[str]) -> int:
@@ -305,12 +318,15 @@ class Crystal(Game[CrystalState, Move]):
         else:
             if raw_seed is None:
                 seed = secrets.token_hex(16)  # R-X1: unpredictable when the client gives none
-            elif isinstance(raw_seed, str) and 1 <= len(raw_seed) <= 200:
+            elif is_seed(raw_seed):
                 seed = raw_seed
-            elif isinstance(raw_seed, int) and not isinstance(raw_seed, bool) and raw_seed >= 0:
+            elif type(raw_seed) is int and 0 <= raw_seed < 10**MAX_SEED:
                 seed = str(raw_seed)
             else:
-                raise BadOptions("options.seed", "seed must be a string of 1 to 200 characters or a whole number, 0 or more.")
+                raise BadOptions(
+                    "options.seed",
+                    f"seed must be a string of 1 to {MAX_SEED} characters or a whole number of at most {MAX_SEED} digits.",
+                )
             grid = cg.deal(seed, anomalies)
         colors_raw, first = options.get("colors"), options.get("first")
         if colors_raw is None:
@@ -377,8 +393,8 @@ class Crystal(Game[CrystalState, Move]):
                 "state.options.anomalies", f"A state lists its anomalies by their names in order: {', '.join(anomalies)}."
             )
         seed = data["seed"]
-        if seed is not None and not (isinstance(seed, str) and 1 <= len(seed) <= 200):
-            raise BadState("state.seed", "seed must be null or a string of 1 to 200 characters.")
+        if seed is not None and not is_seed(seed):
+            raise BadState("state.seed", f"seed must be null or a string of 1 to {MAX_SEED} characters.")
         ply = self._count(data, "ply")
 
         # turns and totals

@@ -103,6 +103,7 @@ def broken(change: dict[str, Any], base: dict[str, Any] | None = None) -> str:
         ({"threshold": 300}, "state.threshold"),
         ({"shifts_due": 5}, "state.shifts_due"),
         ({"seed": 7}, "state.seed"),
+        ({"seed": "\udfff"}, "state.seed"),  # a lone surrogate: JSON carries it, no deal can read it
         # spelt as dumped, so that dump(load(x)) == x (options may be loose, a state may not)
         ({"barred": ["a", "2"]}, "state.barred.0"),
         ({"barred": ["2", "A"]}, "state.barred.1"),  # files in the order A-F, 1-6
@@ -182,6 +183,8 @@ def test_counts_with_conversions_and_spikes() -> None:  # R-X5
         ({"seed": ""}, "options.seed"),
         ({"seed": -1}, "options.seed"),
         ({"seed": True}, "options.seed"),
+        ({"seed": "a\ud800"}, "options.seed"),  # a lone surrogate cannot be dealt from (was a UnicodeEncodeError, HTTP 500)
+        ({"seed": 10**200}, "options.seed"),  # 201 digits: the state's seed could not be read back
         ({"grid": LATIN, "seed": "x"}, "options.seed"),
         ({"grid": LATIN[:5]}, "options.grid"),
         ({"grid": ["RBGYR?", *LATIN[1:]]}, "options.grid.F1"),
@@ -227,6 +230,12 @@ def test_every_field_is_required(key: str) -> None:  # dump(load(x)) == x: nothi
     with pytest.raises(BadState) as info:
         GAME.load(data)
     assert info.value.field == f"state.{key}"
+
+
+def test_a_seed_given_as_a_number_is_kept_as_text() -> None:
+    data = GAME.dump(GAME.new({"seed": 10**200 - 1}))  # the longest: 200 digits
+    assert data["seed"] == "9" * 200
+    assert GAME.dump(GAME.load(data)) == data
 
 
 def test_seedless_grid_state_records_null_seed() -> None:
