@@ -180,7 +180,7 @@ class Catchup(Game[CatchupState, Move]):
             self._check_bonus(state, "options.bonus", BadOptions)
         else:
             if not any(counts_feasible(variant, c0, c1, p) for p in (0, 1)):
-                raise BadOptions("options.position", self._counts_message(c0, c1, None))
+                raise BadOptions("options.position", self._counts_message(variant, c0, c1, None))
             if bonus:
                 raise BadOptions("options.bonus", "The position fills the board, so the game is over and has no bonus.")
         return state
@@ -282,7 +282,7 @@ class Catchup(Game[CatchupState, Move]):
                 raise BadState("state.bonus", "A finished game has no bonus.")
             if end == "full":
                 if not any(counts_feasible(variant, c0, c1, p) for p in (0, 1)):
-                    raise BadState("state.board", self._counts_message(c0, c1, None))
+                    raise BadState("state.board", self._counts_message(variant, c0, c1, None))
                 state = self._build(variant, board, stones, blocked, 0, ply, False)
                 if winner != state.winner or (winner is not None and not is_player(winner)):
                     raise BadState(
@@ -294,7 +294,7 @@ class Catchup(Game[CatchupState, Move]):
                 # a flag falls on the player to move (R-T1); a seat may resign at any time
                 movers = (1 - winner,) if end == "flag" else (0, 1)
                 if not any(counts_feasible(variant, c0, c1, p) for p in movers):
-                    raise BadState("state.board", self._counts_message(c0, c1, movers[0] if end == "flag" else None))
+                    raise BadState("state.board", self._counts_message(variant, c0, c1, movers[0] if end == "flag" else None))
                 state = self._build(variant, board, stones, blocked, 0, ply, False)
                 state.to_move, state.winner, state.end = None, winner, end  # still being built
 
@@ -315,11 +315,12 @@ class Catchup(Game[CatchupState, Move]):
         return state
 
     @staticmethod
-    def _counts_message(c0: int, c1: int, to_move: int | None) -> str:
+    def _counts_message(variant: str, c0: int, c1: int, to_move: int | None) -> str:
         who = "" if to_move is None else f" with player {to_move} to move"
+        each = "1 or 2 stones each (R-C1, R-C3 bolanos)" if variant == "bolanos" else "1 to 3 stones each (R-C1)"
         return (
             f"No game reaches {_stones(c0)} of player 0 and {c1} of player 1{who}: "
-            "player 0 opens with 1 stone and turns alternate, 1 to 3 stones each (R-C1)."
+            f"player 0 opens with 1 stone and turns alternate, {each}."
         )
 
     @classmethod
@@ -333,7 +334,7 @@ class Catchup(Game[CatchupState, Move]):
         if counts_feasible(variant, c0, c1, 1 - to_move):
             counts = f"{_stones(c0)} of player 0 and {c1} of player 1"
             raise err(move_field, f"Player {to_move} cannot be to move with {counts} (R-C1).")
-        raise err(board_field, cls._counts_message(c0, c1, None))
+        raise err(board_field, cls._counts_message(variant, c0, c1, None))
 
     @staticmethod
     def _check_bonus(state: CatchupState, field: str, err: OptionError) -> None:

@@ -185,6 +185,17 @@ def test_count_messages_say_stone_for_one() -> None:
     assert "No game reaches 0 stones of player 0 and 2 of player 1" in err.value.message
 
 
+def test_count_messages_give_the_variant_s_turn_sizes() -> None:  # R-C1, R-C3 bolanos: no 3-stone turns
+    position = {"E5": 0, "A1": 1, "A2": 1, "A3": 1, "A4": 1, "A5": 1}  # player 1's 5 stones after 1 of player 0
+    with pytest.raises(BadOptions) as err:
+        GAME.new({"variant": "bolanos", "position": position})
+    assert err.value.message.endswith("turns alternate, 1 or 2 stones each (R-C1, R-C3 bolanos).")
+    assert "1 to 3" not in err.value.message
+    with pytest.raises(BadOptions) as err:
+        GAME.new({"variant": "standard", "position": position})
+    assert err.value.message.endswith("turns alternate, 1 to 3 stones each (R-C1).")
+
+
 def test_a_bonus_nobody_earned() -> None:
     # after E5 / A1 A2 (player 1 leads 1-2) player 0 may place 3; player 1 may not
     assert GAME.load(played("E5", "A1 A2")).bonus
