@@ -22,6 +22,8 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+import orjson
+
 from engine.clock import ClockSpec, MatchClock
 from engine.game import Game, Json, MoveInput, Verdict
 
@@ -45,14 +47,37 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+# JSON on a move's hot path (bench/bench_http.py): orjson writes the same compact
+# text as json.dumps(separators=(",", ":"), ensure_ascii=False), several times
+# faster.  What it refuses (integers beyond 64 bits, say, in a client's options)
+# goes the standard library's way, so anything JSON can say is still written.
+
+
 def canonical(value: Any) -> str:
     """Canonical JSON (sorted keys, no spaces): the form that is hashed or compared."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def compact(value: Any) -> str:
     """JSON without spaces, keys in the order given: the form stored and answered."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    try:
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def parse_live(text: str) -> Any:
+    """A match's live part read back from the store: JSON this service wrote
+    from an engine state and a clock, whose numbers are all well within 64
+    bits (orjson reads larger integers as floats: a client's options, which
+    may hold any integer, are read by ``json``)."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:  # anything only the standard library reads, should it ever be stored
+        return json.loads(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +113,7 @@ class Meta:
         )
 
     @classmethod
+    @lru_cache(maxsize=4096)  # fixed for a match's life, read by every request: parsed once per process
     def from_json(cls, text: str) -> Meta:
         d = json.loads(text)
         t0, t1 = d["tokens"]
@@ -125,7 +151,7 @@ class Live:
 
     @classmethod
     def from_json(cls, text: str) -> Live:
-        d = json.loads(text)
+        d = parse_live(text)
         return cls(d["state"], MatchClock.from_json(d["clock"]), d["finished"])
 
 

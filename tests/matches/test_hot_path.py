@@ -5,14 +5,17 @@ between moves against loading the stored JSON, the cached time format against
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from flask import Flask
+from flask.testing import FlaskClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from marshmallow import ValidationError
+from matchkit import NewMatch
 from test_whole_matches import choose
 
 from engine.registry import GAMES
@@ -74,6 +77,57 @@ json_values = st.recursive(
 def test_plain_body_check_never_takes_what_the_schema_refuses(body: dict[str, Any]) -> None:
     fast = plain_move(body)
     assert fast is None or fast == schema_load(body)
+
+
+# -- JSON -----------------------------------------------------------------------------------
+
+exact_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.text(),  # beyond 64 bits: the fallback
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(exact_values)
+def test_compact_and_canonical_write_what_json_writes(value: Any) -> None:
+    assert referee.compact(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    assert referee.canonical(value) == json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+within_64_bits = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(within_64_bits)
+def test_live_text_reads_back_exactly(value: Any) -> None:
+    assert referee.parse_live(referee.compact(value)) == value
+
+
+def test_a_seed_of_any_size_stays_exact_in_the_record(client: FlaskClient, new_match: NewMatch) -> None:
+    # R-X1: a seed may be a whole number of up to 200 digits; the options the record gives are what `replay` needs
+    seed = 10**150 + 7
+    m = new_match("crystal", {"seed": seed})
+    rec = m.record()
+    assert rec["options"]["seed"] == seed
+    replay = client.post("/v1/games/crystal/replay", json={"options": rec["options"], "moves": []})
+    assert replay.json["state"] == m.state()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_floats_read_back_the_same(x: float) -> None:
+    # the text of a float may differ from json's in an exponent's form (1e-7, json 1e-07), never in value
+    text = referee.compact({"bank_s": x})
+    assert json.loads(text) == {"bank_s": x} == referee.parse_live(text)
+
+
+def test_live_text_only_the_standard_library_reads_is_read_all_the_same() -> None:
+    assert referee.parse_live('{"x": NaN}')["x"] != referee.parse_live('{"x": NaN}')["x"]  # NaN, as json.loads has it
 
 
 # -- time ---------------------------------------------------------------------------------
