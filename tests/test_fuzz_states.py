@@ -292,11 +292,17 @@ def check_play(client: FlaskClient, game: Game[Any, Any], state: Any, move: Any)
         assert canonical(data["state"]) == canonical(state), f"accepted {state!r}\nanswered {data['state']!r}"
 
 
-def check_state(client: FlaskClient, game: Game[Any, Any], state: Json, move: str) -> None:
-    """A (possibly mutated) state through /legal-moves and /play."""
-    status, _ = answer(client, f"/v1/games/{game.name}/legal-moves", {"state": state})
+NO_LIMIT = object()
+LIMITS = [NO_LIMIT, None, 1, 3, 100000, 0, 100001, -1, True, 1.0, "2", [1]]
+
+
+def check_state(client: FlaskClient, game: Game[Any, Any], state: Json, move: str, limit: Any = NO_LIMIT) -> None:
+    """A (possibly mutated) state through /legal-moves (with ``limit``, if any) and /play."""
+    body = {"state": state} if limit is NO_LIMIT else {"state": state, "limit": limit}
+    status, listed = answer(client, f"/v1/games/{game.name}/legal-moves", body)
     if status == 200:
         assert round_trips(game, state), f"accepted, but does not round-trip: {state!r}"
+        assert type(limit) is not int or listed["count"] <= limit
     check_play(client, game, state, move)
     check_play(client, game, state, "Z9 up 0, ~")
 
@@ -314,7 +320,7 @@ def test_mutated_states_never_fail(client: FlaskClient, name: str, options: Json
     good = game.dump(state)
     assert round_trips(game, good)
     bad = data.draw(mutated(good, protect=("game",) if data.draw(st.booleans()) else ()), label="state")
-    check_state(client, game, bad, move)
+    check_state(client, game, bad, move, data.draw(st.sampled_from(LIMITS), label="limit"))
 
 
 @pytest.mark.parametrize(("name", "options"), CONFIGS[::2], ids=CONFIG_IDS[::2])
