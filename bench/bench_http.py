@@ -12,6 +12,12 @@ install wrk) and ``bench/wrk_umpire.lua``.
 Aims (issue): a managed move at no less than half the throughput of
 ``health``; p99 under 20 ms at 16 connections on two cores.
 
+Beside requests per second, each load reports the CPU time the server side
+spent per request (gunicorn's processes, the sweeper, the embedded Redis; from
+``/proc``, so Linux only): on a machine other work shares, a steadier figure
+than throughput, which also moves with how wrk's connections happened to fall
+on the workers.
+
 Knobs (environment): ``BENCH_CONNECTIONS`` (16), ``BENCH_THREADS`` (2, wrk's),
 ``BENCH_SECONDS`` (5) and ``BENCH_ROUNDS`` (3; medians are reported),
 ``WEB_CONCURRENCY`` (2) and ``THREADS`` (32) for gunicorn.
@@ -66,12 +72,45 @@ def _wait_up(base: str, proc: subprocess.Popen[bytes]) -> None:
             time.sleep(0.1)
 
 
-def _wrk(base: str, mode: str, connections: int, threads: int, seconds: int, *args: str) -> dict[str, Any]:
+def _cpu_s(roots: list[int]) -> float | None:
+    """CPU seconds (user + system) used so far by ``roots`` and all their descendants; None without /proc."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return None
+    parent: dict[int, int] = {}
+    used: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        pid = int(entry.name)
+        parent[pid] = int(fields[1])
+        used[pid] = (int(fields[11]) + int(fields[12])) / tick
+    total = 0.0
+    for pid, cpu in used.items():
+        p = pid
+        while p > 1 and p not in roots:
+            p = parent.get(p, 0)
+        if p in roots:
+            total += cpu
+    return total
+
+
+def _wrk(
+    base: str, mode: str, connections: int, threads: int, seconds: int, *args: str, server: list[int] = ()
+) -> dict[str, Any]:
     cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "-s", str(SCRIPT), base, "--", mode, *args]
+    before = _cpu_s(list(server))
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    after = _cpu_s(list(server))
     line = next(ln for ln in reversed(out.splitlines()) if ln.startswith("{"))
     figures: dict[str, Any] = json.loads(line)
     figures["rps"] = figures["requests"] / (figures["duration_us"] / 1e6)
+    figures["cpu_ms"] = float("nan") if before is None or after is None else (after - before) * 1000 / figures["requests"]
     return figures
 
 
@@ -118,15 +157,17 @@ def main() -> None:
             state = _call(base, "POST", "/v1/games/catchup/play", {"state": state, "move": move})["state"]
         (work / "play.json").write_text(json.dumps({"state": state, "move": "A1 A2"}))
         _wrk(base, "health", connections, threads, 2)  # warm up every worker
+        # The server side: service.serve's processes, and the embedded Redis when it is ours.
+        pids = [proc.pid] + ([server.process.pid] if server is not None and server.process is not None else [])
         # Rounds of the three, one after the other, so that a busy moment of the machine
         # weighs on all three alike; the medians are reported.
         for r in range(rounds):
             matches = work / f"matches-{r}.txt"
             # Enough fresh matches (60 moves each) that no wrk thread runs short.
             _new_matches(base, matches, int(seconds * 5000 / (3 * SIZE * (SIZE - 1))) + 2 * connections)
-            runs["health"].append(_wrk(base, "health", connections, threads, seconds))
-            runs["play"].append(_wrk(base, "play", connections, threads, seconds, str(work / "play.json")))
-            runs["move"].append(_wrk(base, "move", connections, threads, seconds, str(matches), str(threads)))
+            runs["health"].append(_wrk(base, "health", connections, threads, seconds, server=pids))
+            runs["play"].append(_wrk(base, "play", connections, threads, seconds, str(work / "play.json"), server=pids))
+            runs["move"].append(_wrk(base, "move", connections, threads, seconds, str(matches), str(threads), server=pids))
     finally:
         proc.terminate()
         proc.wait(30)
@@ -137,13 +178,17 @@ def main() -> None:
     workers, gthreads = env.get("WEB_CONCURRENCY") or "2", env.get("THREADS") or "32"
     load = f"wrk -t{threads} -c{connections}, {rounds} rounds of {seconds} s (medians)"
     print(f"gunicorn gthread {workers} workers x {gthreads} threads; {load}; {os.cpu_count()} cpus")
-    print(f"{'endpoint':<10} {'req/s':>9} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>7}")
+    print(
+        f"{'endpoint':<10} {'req/s':>9} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>7} {'cpu ms/req':>11}"
+    )
     for name, res in results.items():
         errors = sum(x["socket_errors"] + x["non2xx"] for x in runs[name])
         times = " ".join(f"{res[k]:>8.2f}" for k in ("p50_ms", "p90_ms", "p99_ms", "max_ms"))
-        print(f"{name:<10} {res['rps']:>9.0f} {times} {errors:>7}")
+        print(f"{name:<10} {res['rps']:>9.0f} {times} {errors:>7} {res['cpu_ms']:>11.3f}")
     ratio = results["move"]["rps"] / results["health"]["rps"]
     print(f"managed move / health throughput: {ratio:.2f} (aim >= 0.5); move p99 {results['move']['p99_ms']:.1f} ms (aim < 20)")
+    cpu_ratio = results["health"]["cpu_ms"] / results["move"]["cpu_ms"]
+    print(f"server CPU per request, health / managed move: {cpu_ratio:.2f} (the throughput ratio a CPU-bound server tends to)")
 
 
 if __name__ == "__main__":
