@@ -24,7 +24,7 @@ from engine.errors import BadOptions, BadState, IllegalMove
 from engine.game import Game, Json, LegalMoves, MoveInput
 from engine.groups import groups as find_groups
 from engine.hexboard import HexBoard, green_meadow, hexhex, iter_bits
-from engine.hexstate import check_frame, is_player, read_blocked, read_board
+from engine.hexstate import COMMON_FIELDS, check_frame, is_player, read_blocked, read_board
 from engine.polyhex import ShapeTable, shape_table
 
 VERSION = 1
@@ -36,21 +36,7 @@ PHASES = ("blacken", "grow")
 
 # Every field of a dumped state; load() wants exactly these, so that
 # dump(load(x)) == x for any state the engine gave out.
-STATE_FIELDS = (
-    "game",
-    "version",
-    "options",
-    "status",
-    "to_move",
-    "ply",
-    "winner",
-    "end",
-    "scores",
-    "largest",
-    "board",
-    "blocked",
-    "phase",
-)
+STATE_FIELDS = (*COMMON_FIELDS, "largest", "blocked", "phase")
 
 Move = tuple[int, ...]  # grow cell then bonus cells (R-B5), or the one cell to blacken
 OptionError = type[BadOptions] | type[BadState]

@@ -17,7 +17,7 @@ from engine.errors import BadOptions, BadState, IllegalMove
 from engine.game import Game, Json, LegalMoves, MoveInput
 from engine.groups import groups as find_groups
 from engine.hexboard import HexBoard, hexhex
-from engine.hexstate import check_frame, is_player, read_blocked, read_board
+from engine.hexstate import COMMON_FIELDS, check_frame, is_player, read_blocked, read_board
 
 VERSION = 1
 VARIANTS = ("standard", "mindsports", "bolanos")
@@ -27,21 +27,7 @@ ENDS = ("full", "resign", "flag")  # R-C4 full board; R-T1 resign or flag
 
 # Every field of a dumped state; load() wants exactly these, so that
 # dump(load(x)) == x for any state the engine gave out.
-STATE_FIELDS = (
-    "game",
-    "version",
-    "options",
-    "status",
-    "to_move",
-    "ply",
-    "winner",
-    "end",
-    "scores",
-    "board",
-    "blocked",
-    "bonus",
-    "max_stones",
-)
+STATE_FIELDS = (*COMMON_FIELDS, "blocked", "bonus", "max_stones")
 
 Move = tuple[int, ...]  # the cells of one turn, in the order given
 OptionError = type[BadOptions] | type[BadState]

@@ -57,7 +57,7 @@ from engine.crystal_grid import (
 )
 from engine.errors import BadOptions, BadState, IllegalMove, InvalidMove
 from engine.game import Game, Json, LegalMoves, MoveInput
-from engine.hexstate import check_frame, is_player
+from engine.hexstate import COMMON_FIELDS, check_frame, is_player
 
 VERSION = 1
 ANOMALIES = ("bombs", "chameleons", "color-convertor", "pylons", "rocks", "shift-plus", "spikes")  # canonical, sorted
@@ -71,26 +71,7 @@ MAX_SEED = 200  # characters of a seed (and digits of a seed given as a number)
 
 # Every field of a dumped state; load() wants exactly these, so that
 # dump(load(x)) == x for any state the engine gave out.
-STATE_FIELDS = (
-    "game",
-    "version",
-    "options",
-    "status",
-    "to_move",
-    "ply",
-    "winner",
-    "end",
-    "scores",
-    "board",
-    "phase",
-    "colors",
-    "first",
-    "threshold",
-    "barred",
-    "shifts_due",
-    "turns",
-    "seed",
-)
+STATE_FIELDS = (*COMMON_FIELDS, "phase", "colors", "first", "threshold", "barred", "shifts_due", "turns", "seed")
 
 Pair = tuple[int, ...]  # colour indices, ascending (red, blue, green, yellow order)
 

@@ -28,6 +28,10 @@ def is_player(x: Any) -> bool:
     return type(x) is int and x in (0, 1)
 
 
+# The fields every game's state has (API.md "Reading a state"); each game adds its own.
+COMMON_FIELDS = ("game", "version", "options", "status", "to_move", "ply", "winner", "end", "scores", "board")
+
+
 def check_frame(data: Any, fields: tuple[str, ...], game: str, title: str, version: int) -> None:
     """A state must be an object with exactly ``fields``, of ``game`` at ``version``."""
     if not isinstance(data, Mapping):
