@@ -445,10 +445,8 @@ def submit_move(match_id: str) -> Any:
         if not verdict.legal or entry is None:
             assert verdict.error is not None
             err = verdict.error.to_json()
-            step = err.pop("step", None)
+            step = err.get("step")
             err["details"] = None if step is None else {"step": step}
-            if step is not None:
-                err["step"] = step
             return verdict_json(cur.meta, live, now, {"legal": False, "error": err}, []), 422
         answer = referee.compact(verdict_json(cur.meta, new_live, now, {"legal": True, "move": verdict.move}, verdict.events))
         remembered = f"{move_key}\n{answer}"  # what a retry gets, and what its key was for
