@@ -18,20 +18,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.errors import BadOptions, BadState, IllegalMove
 from engine.game import Game, Json, LegalMoves, MoveInput
 from engine.groups import groups as find_groups
 from engine.hexboard import HexBoard, green_meadow, hexhex, iter_bits
-from engine.hexstate import COMMON_FIELDS, check_frame, is_player, read_blocked, read_board
 from engine.polyhex import ShapeTable, shape_table
+from engine.stateio import COMMON_FIELDS, check_frame, is_player, read_blocked, read_board
 
 VERSION = 1
 VARIANTS = ("genius", "green-meadow")  # R-B2
 EATERS = ("active", "all")  # R-B2, R-B8
 MIN_SIDE, MAX_SIDE, DEFAULT_SIDE = 2, 7, 3  # R-B2
-ENDS = ("stuck", "resign", "flag")  # R-B6: the player to move cannot grow (and wins); R-T1
 PHASES = ("blacken", "grow")
 
 # Every field of a dumped state; load() wants exactly these, so that
@@ -41,10 +40,15 @@ STATE_FIELDS = (*COMMON_FIELDS, "largest", "blocked", "phase")
 Move = tuple[int, ...]  # grow cell then bonus cells (R-B5), or the one cell to blacken
 OptionError = type[BadOptions] | type[BadState]
 Bugs = tuple[int, ...]
-# One possible eat: (index of the eater among the player's bugs, the congruent
-# opposing bugs it touches, their cells, the bonus cells after their removal).
-# An empty bonus set means the eat is refused (R-B4).
-Eat = tuple[int, tuple[int, ...], int, int]
+
+
+class Eat(NamedTuple):
+    """One possible eat (R-B4): a named tuple, made in the hot loop of move listing."""
+
+    eater: int  # index of the eater among the player's bugs
+    victims: tuple[int, ...]  # the congruent opposing bugs it touches, each a bit set
+    vacated: int  # their cells
+    bonus: int  # where the bonus growth may go after their removal; empty: the eat is refused
 
 
 @dataclass(slots=True)
@@ -124,7 +128,7 @@ def find_eats(board: HexBoard, shapes: ShapeTable, own: list[int], eaters: Itera
             if j != i:
                 others |= b
         bonus = halo & (empty | vacated) & ~dilate(others)
-        out.append((i, tuple(victims), vacated, bonus))
+        out.append(Eat(i, tuple(victims), vacated, bonus))
     return out
 
 
@@ -146,6 +150,7 @@ def _largest_bug(bugs: tuple[Bugs, Bugs]) -> int:
 class Bug(Game[BugState, Move]):
     name = "bug"
     title = "Bug"
+    natural_ends = ("stuck",)  # R-B6: the player to move cannot grow, and wins
 
     # -- options ---------------------------------------------------------------
 
@@ -262,10 +267,10 @@ class Bug(Game[BugState, Move]):
         due = [
             e
             for e in find_eats(state.board, shape_table(state.board), own, range(len(own)), state.bugs[mover], state.empty)
-            if e[3]
+            if e.bonus
         ]
         if state.eaters == "all" and due:
-            names = state.board.names(own[due[0][0]])
+            names = state.board.names(own[due[0].eater])
             raise err(
                 field,
                 f"Player {mover} cannot be to move: player {last}'s bug {' '.join(names)} could still eat, and with "
@@ -336,23 +341,9 @@ class Bug(Game[BugState, Move]):
         if phase not in PHASES:
             raise BadState("state.phase", f"phase must be one of {', '.join(PHASES)}, not {phase!r}.")
 
-        end = data["end"]
-        if end is not None and end not in ENDS:
-            raise BadState("state.end", f"end must be null or one of {', '.join(ENDS)}, not {end!r}.")
-        status = "ongoing" if end is None else "finished"
-        if data["status"] != status:
-            raise BadState("state.status", f"state.status is {data['status']!r} but end is {end!r}: expected {status!r}.")
-        to_move, winner = data["to_move"], data["winner"]
-        if end is None:
-            if not is_player(to_move):
-                raise BadState("state.to_move", "to_move must be 0 or 1 while the game is ongoing.")
-            if winner is not None:
-                raise BadState("state.winner", "An ongoing game has no winner yet.")
-        else:
-            if to_move is not None:
-                raise BadState("state.to_move", "The game is over, so to_move must be null.")
-            if not is_player(winner):
-                raise BadState("state.winner", f"A game that ended by {end} has a winner, 0 or 1.")
+        end, to_move, winner = self.read_end(data)
+        if end == "stuck" and not is_player(winner):
+            raise BadState("state.winner", "A game that ended stuck has a winner: the player who could not grow (R-B6).")
 
         if phase == "blacken":
             # R-B2: only Green Meadow opens by blackening, one cell per player, before any piece.
@@ -372,8 +363,9 @@ class Bug(Game[BugState, Move]):
                 raise BadState("state.ply", f"ply must be {done}: each blackened cell is one move (R-B2).")
             state = self._build(variant, eaters, board, stones, blocked, phase, done, ply)
             if end is not None:
-                state.to_move, state.winner, state.end = None, winner, end  # still being built
+                state = self._finished(state, winner, end)
         elif end is None:
+            assert to_move is not None
             state = self._build(variant, eaters, board, stones, blocked, phase, to_move, ply)
             if state.end is not None:
                 raise BadState(
@@ -383,6 +375,7 @@ class Bug(Game[BugState, Move]):
                 )
             self._check_history(state, to_move, "state.to_move", BadState)
         elif end == "stuck":
+            assert winner is not None
             state = self._build(variant, eaters, board, stones, blocked, phase, winner, ply)
             if state.end != "stuck":
                 raise BadState(
@@ -391,6 +384,7 @@ class Bug(Game[BugState, Move]):
                 )
             self._check_history(state, winner, "state.winner", BadState)
         else:
+            assert winner is not None
             # a flag falls on the player to move (R-T1); a seat may resign at any time
             mover = 1 - winner if end == "flag" else None
             state = self._build(variant, eaters, board, stones, blocked, phase, winner if mover is None else mover, ply)
@@ -402,7 +396,7 @@ class Bug(Game[BugState, Move]):
                         "before any flag could fall.",
                     )
                 self._check_history(state, mover, "state.winner", BadState)
-            state.to_move, state.winner, state.end = None, winner, end  # still being built
+            state = self._finished(state, winner, end)
 
         expect = self.dump(state)
         for key, why in (
@@ -476,7 +470,7 @@ class Bug(Game[BugState, Move]):
         opp_bugs = opp
         for step in range(1, len(move) + 1):
             eats = find_eats(board, shapes, own, _eater_range(state.eaters, active, own), opp_bugs, empty)
-            due = [e for e in eats if e[3]]
+            due = [e for e in eats if e.bonus]
             if step == len(move):
                 if due:
                     raise IllegalMove("must_eat", self._must_eat_message(board, own, due, move), step=step)
@@ -491,10 +485,10 @@ class Bug(Game[BugState, Move]):
                     f"Bonus cell {name(c)} (step {step + 1}) is not due: nothing can be eaten{why} (R-B4).",
                     step=step,
                 )
-            chosen = next((e for e in due if e[3] & bit), None)
+            chosen = next((e for e in due if e.bonus & bit), None)
             if chosen is None:
                 raise IllegalMove("bad_bonus", self._bad_bonus_message(state, own, due, empty, c, step), step=step)
-            i, victims, vacated, _ = chosen
+            i, victims, vacated = chosen.eater, chosen.victims, chosen.vacated
             eater_before = board.names(own[i])
             own[i] |= bit
             opp_bugs = tuple(o for o in opp_bugs if not o & vacated)
@@ -553,7 +547,7 @@ class Bug(Game[BugState, Move]):
 
     @staticmethod
     def _must_eat_message(board: HexBoard, own: list[int], due: list[Eat], move: Move) -> str:
-        i, victims, _, bonus = due[0]
+        i, victims, bonus = due[0].eater, due[0].victims, due[0].bonus
         eaten = " and ".join(" ".join(board.names(o)) for o in victims)
         cells = ", ".join(board.names(bonus))
         last = board.name(move[-1])
@@ -568,19 +562,19 @@ class Bug(Game[BugState, Move]):
         bit = 1 << c
         allowed = 0
         for e in due:
-            allowed |= e[3]
+            allowed |= e.bonus
         nbrs = board.neighbours[c]
         if (board.black | state.blocked) & bit:
             why = "that cell is not part of the board"
-        elif not any(own[e[0]] & nbrs for e in due):
-            eaters = " or ".join(" ".join(board.names(own[e[0]])) for e in due)
+        elif not any(own[e.eater] & nbrs for e in due):
+            eaters = " or ".join(" ".join(board.names(own[e.eater])) for e in due)
             why = f"it does not touch the eating bug {eaters}"
         elif sum(1 for b in own if b & nbrs) > 1:
             why = "it would merge the eating bug with another of your bugs"
         else:
             vacated = 0
             for e in due:
-                vacated |= e[2]
+                vacated |= e.vacated
             why = "that cell is occupied" if not (empty | vacated) & bit else "it is not a legal growth"
         return (
             f"Bonus cell {board.name(c)} (step {step + 1}) is not a legal growth: {why}; "
@@ -649,7 +643,7 @@ class Bug(Game[BugState, Move]):
         cap: int | None,
     ) -> None:
         """Extend ``prefix`` by every bonus choice until no eat is due (R-B4, R-B8)."""
-        due = [e for e in find_eats(board, shapes, own, _eater_range(eaters, active, own), opp, empty) if e[3]]
+        due = [e for e in find_eats(board, shapes, own, _eater_range(eaters, active, own), opp, empty) if e.bonus]
         if not due:
             out.append(prefix)
             return
@@ -672,25 +666,8 @@ class Bug(Game[BugState, Move]):
         name = state.board.name
         return LegalMoves([" ".join(name(b) for b in m) for m in moves], truncated)
 
-    def is_over(self, state: BugState) -> bool:
-        return state.to_move is None
-
-    def resign(self, state: BugState, player: int) -> tuple[BugState, list[Json]]:
-        if state.to_move is None:
-            raise IllegalMove("game_over", "The game is over: nobody can resign.")
-        winner = 1 - player
-        new = BugState(
+    def _finished(self, state: BugState, winner: int | None, end: str) -> BugState:
+        return BugState(
             state.variant, state.eaters, state.board, state.stones, state.bugs, state.blocked, state.phase, None, state.ply,
-            winner, "resign",
+            winner, end,
         )  # fmt: skip
-        return new, [{"type": "resign", "player": player}, {"type": "end", "winner": winner, "end": "resign"}]
-
-    def timeout(self, state: BugState) -> tuple[BugState, list[Json]]:
-        if state.to_move is None:
-            raise IllegalMove("game_over", "The game is over: nobody can flag.")
-        p = state.to_move
-        new = BugState(
-            state.variant, state.eaters, state.board, state.stones, state.bugs, state.blocked, state.phase, None, state.ply,
-            1 - p, "flag",
-        )  # fmt: skip  # R-T1: the flagged player loses
-        return new, [{"type": "flag", "player": p}, {"type": "end", "winner": 1 - p, "end": "flag"}]

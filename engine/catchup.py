@@ -17,13 +17,12 @@ from engine.errors import BadOptions, BadState, IllegalMove
 from engine.game import Game, Json, LegalMoves, MoveInput
 from engine.groups import groups as find_groups
 from engine.hexboard import HexBoard, hexhex
-from engine.hexstate import COMMON_FIELDS, check_frame, is_player, read_blocked, read_board
+from engine.stateio import COMMON_FIELDS, check_frame, is_player, read_blocked, read_board
 
 VERSION = 1
 VARIANTS = ("standard", "mindsports", "bolanos")
 ALIASES = {"genius": "standard", "littlegolem": "standard", "ludii": "mindsports"}
 MIN_SIZE, MAX_SIZE, DEFAULT_SIZE = 3, 10, 5  # R-C5
-ENDS = ("full", "resign", "flag")  # R-C4 full board; R-T1 resign or flag
 
 # Every field of a dumped state; load() wants exactly these, so that
 # dump(load(x)) == x for any state the engine gave out.
@@ -89,20 +88,28 @@ def _stones(n: int) -> str:
     return f"{n} stone" if n == 1 else f"{n} stones"
 
 
-def compare_groups(a: list[int], b: list[int]) -> int:
+def tie_break(a: list[int], b: list[int]) -> tuple[int, int | None]:
     """R-C4 tie-break: sizes largest first, position by position, shorter list
-    padded with 0.  Returns 1 if ``a`` wins, -1 if ``b`` wins, 0 if equal."""
+    padded with 0.  Returns ``(1, rank)`` if ``a`` wins, ``(-1, rank)`` if
+    ``b`` wins, ``(0, None)`` if equal; ``rank`` is the 1-based position of the
+    first difference (seed 000: 11-8-8-3 beats 11-8-7-4-1 at rank 3)."""
     for i in range(max(len(a), len(b))):
         x = a[i] if i < len(a) else 0
         y = b[i] if i < len(b) else 0
         if x != y:
-            return 1 if x > y else -1
-    return 0
+            return (1 if x > y else -1), i + 1
+    return 0, None
+
+
+def compare_groups(a: list[int], b: list[int]) -> int:
+    """R-C4: 1 if ``a`` wins, -1 if ``b`` wins, 0 if equal (see :func:`tie_break`)."""
+    return tie_break(a, b)[0]
 
 
 class Catchup(Game[CatchupState, Move]):
     name = "catchup"
     title = "Catchup"
+    natural_ends = ("full",)  # R-C4: the board is full
 
     # -- options ---------------------------------------------------------------
 
@@ -235,54 +242,40 @@ class Catchup(Game[CatchupState, Move]):
         if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
             raise BadState("state.ply", "ply must be a whole number, 0 or more.")
 
+        # The position says whether the game has ended (R-C4), so it is checked first.
         full = not (board.mask & ~blocked & ~stones[0] & ~stones[1])
-        end = data["end"]
-        if end is not None and end not in ENDS:
-            raise BadState("state.end", f"end must be null or one of {', '.join(ENDS)}, not {end!r}.")
-        if full and end != "full":
-            raise BadState("state.end", f"The board is full, so the game has ended with end 'full' (R-C4), not {end!r}.")
-        if not full and end == "full":
+        if full and data["end"] != "full":
+            raise BadState("state.end", f"The board is full, so the game has ended with end 'full' (R-C4), not {data['end']!r}.")
+        if not full and data["end"] == "full":
             raise BadState("state.end", "end is 'full' but the board still has empty cells.")
-        status = "ongoing" if end is None else "finished"
-        if data["status"] != status:
-            why = "the game goes on until the board is full (R-C4)" if end is None else f"the game ended ({end})"
-            raise BadState("state.status", f"state.status is {data['status']!r} but {why}: expected {status!r}.")
-
-        to_move = data["to_move"]
-        winner = data["winner"]
+        end, to_move, winner = self.read_end(data)
         bonus = data["bonus"]
         if not isinstance(bonus, bool):
             raise BadState("state.bonus", "bonus must be true or false.")
         if end is None:
-            if not is_player(to_move):
-                raise BadState("state.to_move", "to_move must be 0 or 1 while the game is ongoing.")
+            assert to_move is not None
             self._check_counts(variant, c0, c1, to_move, "state.board", "state.to_move", BadState)
-            if winner is not None:
-                raise BadState("state.winner", "An ongoing game has no winner yet.")
             state = self._build(variant, board, stones, blocked, to_move, ply, bonus)
             self._check_bonus(state, "state.bonus", BadState)
         else:
-            if to_move is not None:
-                raise BadState("state.to_move", "The game is over, so to_move must be null.")
             if bonus:
                 raise BadState("state.bonus", "A finished game has no bonus.")
             if end == "full":
                 if not any(counts_feasible(variant, c0, c1, p) for p in (0, 1)):
                     raise BadState("state.board", self._counts_message(variant, c0, c1, None))
                 state = self._build(variant, board, stones, blocked, 0, ply, False)
-                if winner != state.winner or (winner is not None and not is_player(winner)):
+                if winner != state.winner:
                     raise BadState(
                         "state.winner", f"state.winner is {winner!r} but the full board gives {state.winner!r} (R-C4)."
                     )
             else:
-                if not is_player(winner):
-                    raise BadState("state.winner", f"A game that ended by {end} has a winner, 0 or 1.")
+                assert winner is not None
                 # a flag falls on the player to move (R-T1); a seat may resign at any time
                 movers = (1 - winner,) if end == "flag" else (0, 1)
                 if not any(counts_feasible(variant, c0, c1, p) for p in movers):
                     raise BadState("state.board", self._counts_message(variant, c0, c1, movers[0] if end == "flag" else None))
                 state = self._build(variant, board, stones, blocked, 0, ply, False)
-                state.to_move, state.winner, state.end = None, winner, end  # still being built
+                state = self._finished(state, winner, end)
 
         scores = data["scores"]
         if not isinstance(scores, list) or list(state.scores) != scores or any(type(s) is not int for s in scores):
@@ -449,7 +442,7 @@ class Catchup(Game[CatchupState, Move]):
         # R-C4: the board is full, the game is over
         new = CatchupState(variant, board, stones, all_groups, scores, state.blocked, None, state.ply + 1, False, None, "full", 0)
         new.winner = self._winner(new)  # still being built: nobody holds it yet
-        events.append({"type": "end", "winner": new.winner, "groups": [self.group_sizes(new, 0), self.group_sizes(new, 1)]})
+        events.append({"type": "end", "winner": new.winner, "end": "full", **self.decided_by(new)})
         return new, events
 
     def _too_many(self, state: CatchupState, n: int) -> IllegalMove:
@@ -499,10 +492,7 @@ class Catchup(Game[CatchupState, Move]):
             names = names[:limit]
         return LegalMoves(names, truncated, {"max_stones": self.max_stones(state), "bonus": state.bonus})
 
-    def is_over(self, state: CatchupState) -> bool:
-        return state.to_move is None
-
-    def _ended(self, state: CatchupState, winner: int, end: str) -> CatchupState:
+    def _finished(self, state: CatchupState, winner: int | None, end: str) -> CatchupState:
         return CatchupState(
             state.variant,
             state.board,
@@ -518,19 +508,13 @@ class Catchup(Game[CatchupState, Move]):
             state.empty,
         )
 
-    def resign(self, state: CatchupState, player: int) -> tuple[CatchupState, list[Json]]:
-        if state.to_move is None:
-            raise IllegalMove("game_over", "The game is over: nobody can resign.")
-        winner = 1 - player
-        new = self._ended(state, winner, "resign")
-        return new, [{"type": "resign", "player": player}, {"type": "end", "winner": winner, "end": "resign"}]
-
-    def timeout(self, state: CatchupState) -> tuple[CatchupState, list[Json]]:
-        if state.to_move is None:
-            raise IllegalMove("game_over", "The game is over: nobody can flag.")
-        p = state.to_move
-        new = self._ended(state, 1 - p, "flag")  # R-T1: the flagged player loses
-        return new, [{"type": "flag", "player": p}, {"type": "end", "winner": 1 - p, "end": "flag"}]
+    def decided_by(self, state: CatchupState) -> Json:
+        """A full board: both players' group sizes and the rank of the first
+        difference (R-C4), so an umpire can say which group decided."""
+        if state.end != "full":
+            return {}
+        groups = [self.group_sizes(state, 0), self.group_sizes(state, 1)]
+        return {"groups": groups, "decided_at": tie_break(groups[0], groups[1])[1]}
 
     @staticmethod
     def group_sizes(state: CatchupState, player: int) -> list[int]:

@@ -57,7 +57,7 @@ from engine.crystal_grid import (
 )
 from engine.errors import BadOptions, BadState, IllegalMove, InvalidMove
 from engine.game import Game, Json, LegalMoves, MoveInput
-from engine.hexstate import COMMON_FIELDS, check_frame, is_player
+from engine.stateio import COMMON_FIELDS, check_frame, is_player
 
 VERSION = 1
 ANOMALIES = ("bombs", "chameleons", "color-convertor", "pylons", "rocks", "shift-plus", "spikes")  # canonical, sorted
@@ -175,7 +175,8 @@ _CONVERT = re.compile(r"^convert\s+([A-Za-z]\s*[0-9]+)$", re.IGNORECASE)
 class Crystal(Game[CrystalState, Move]):
     name = "crystal"
     title = "Crystal Connector"
-    flag_rule = "proxy"  # R-X6
+    natural_ends = (NATURAL_END,)  # R-X4: a round ends with a total at or past the threshold, one player ahead
+    flag_rule = "proxy"  # R-X6: a flag never ends the game
 
     # -- options -------------------------------------------------------------------
 
@@ -402,24 +403,16 @@ class Crystal(Game[CrystalState, Move]):
         elif first is not None:
             raise BadState("state.first", "first (who shifts first) is null until player 1 has said it in the draft (R-X1).")
 
-        # status, to_move, winner, end
-        status, to_move, winner, end = data["status"], data["to_move"], data["winner"], data["end"]
-        if status not in ("ongoing", "finished"):
-            raise BadState("state.status", "status must be 'ongoing' or 'finished'.")
-        if status == "ongoing":
-            if not is_player(to_move):
-                raise BadState("state.to_move", "to_move must be 0 or 1 while the game is ongoing.")
-            if winner is not None:
-                raise BadState("state.winner", "An ongoing game has no winner.")
-            if end is not None:
-                raise BadState("state.end", "An ongoing game has end null.")
-        else:
-            if to_move is not None:
-                raise BadState("state.to_move", "to_move must be null once the game is finished.")
-            if not is_player(winner):
-                raise BadState("state.winner", "A finished Crystal Connector game has a winner, 0 or 1 (R-X4: ties play on).")
-            if end not in (NATURAL_END, "resign"):
-                raise BadState("state.end", f"A finished game ended by '{NATURAL_END}' or 'resign' (a flag never ends it, R-X6).")
+        # The totals say whether the game has ended (R-X4), so that is checked first.
+        at_round_end = phase == "shift" and turns[0] == turns[1] and turns[0] > 0
+        decided = at_round_end and max(scores) >= threshold(anomalies) and scores[0] != scores[1]
+        if data["end"] == NATURAL_END and not decided:
+            raise BadState(
+                "state.end", "The game ends by the threshold only at a round's end with a total past it and no tie (R-X4)."
+            )
+        end, to_move, winner = self.read_end(data)
+        if end is not None and winner is None:
+            raise BadState("state.winner", "A finished Crystal Connector game has a winner, 0 or 1 (R-X4: ties play on).")
 
         if phase != "shift" and (turns != (0, 0) or scores != (0, 0)):
             field = "state.turns" if turns != (0, 0) else "state.scores"
@@ -476,13 +469,7 @@ class Crystal(Game[CrystalState, Move]):
         state = CrystalState(anomalies, seed, grid, phase, colors, first, to_move, ply, turns, scores, barred, winner, end)
 
         # the end of the game follows from the totals
-        at_round_end = phase == "shift" and turns[0] == turns[1] and turns[0] > 0
-        decided = at_round_end and max(scores) >= threshold(anomalies) and scores[0] != scores[1]
         if end == NATURAL_END:
-            if not decided:
-                raise BadState(
-                    "state.end", "The game ends by the threshold only at a round's end with a total past it and no tie (R-X4)."
-                )
             if winner != (0 if scores[0] > scores[1] else 1):
                 raise BadState("state.winner", "The higher total wins (R-X4).")
         elif end is None and decided:
@@ -769,7 +756,7 @@ class Crystal(Game[CrystalState, Move]):
         if p != state.first and max(scores) >= threshold(state.anomalies):  # R-X4: only at a round's end
             if scores[0] != scores[1]:
                 winner = 0 if scores[0] > scores[1] else 1
-                new = replace(new, to_move=None, barred=0, winner=winner, end=NATURAL_END)
+                new = self._finished(new, winner, NATURAL_END)
                 events.append({"type": "end", "winner": winner, "end": NATURAL_END, "scores": scores})
             else:
                 events.append({"type": "tie", "scores": scores})  # R-X4: equal totals play on
@@ -819,17 +806,11 @@ class Crystal(Game[CrystalState, Move]):
             moves = moves[:limit]
         return LegalMoves(moves, truncated, info)
 
-    def is_over(self, state: CrystalState) -> bool:
-        return state.to_move is None
+    def _finished(self, state: CrystalState, winner: int | None, end: str) -> CrystalState:
+        return replace(state, to_move=None, barred=0, winner=winner, end=end)
 
-    def resign(self, state: CrystalState, player: int) -> tuple[CrystalState, list[Json]]:
-        if state.to_move is None:
-            raise IllegalMove("game_over", "The game is over: nobody can resign.")
-        if player not in (0, 1):
-            raise ValueError("player must be 0 or 1")
-        winner = 1 - player
-        new = replace(state, to_move=None, barred=0, winner=winner, end="resign")
-        return new, [{"type": "resign", "player": player}, {"type": "end", "winner": winner, "end": "resign"}]
+    def decided_by(self, state: CrystalState) -> Json:
+        return {"scores": list(state.scores)} if state.end == NATURAL_END else {}
 
     def timeout(self, state: CrystalState) -> tuple[CrystalState, list[Json]]:
         """R-X6: nobody moved for the flagged player.  In the shift phase the turn

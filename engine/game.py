@@ -35,17 +35,53 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
-from engine.errors import EngineError, IllegalMove, InvalidMove
+from engine.errors import BadState, EngineError, IllegalMove, InvalidMove
+from engine.stateio import is_player
 
-S = TypeVar("S")
+
+class StateLike(Protocol):
+    """What every game's state has, whatever else it holds (API.md "Reading a state")."""
+
+    @property
+    def to_move(self) -> int | None: ...  # None once finished
+
+    @property
+    def winner(self) -> int | None: ...
+
+    @property
+    def end(self) -> str | None: ...  # None while ongoing, else why it finished
+
+    @property
+    def ply(self) -> int: ...
+
+
+S = TypeVar("S", bound=StateLike)
 M = TypeVar("M")
 
 Json = dict[str, Any]
 MoveInput = str | Sequence[str]
 
 RESERVED = ("timeout", "resign")  # record entries that are not moves (Game.record_step)
+COMMON_ENDS = ("resign", "flag")  # R-T1: ends every game shares; each game adds its natural end
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a finished game ended (python-chess's ``Outcome``): the winner
+    (``None`` for a draw), why it ended (``end``: the game's natural end, or
+    ``resign``/``flag``), and what decided it (``detail``: the game's own
+    words, e.g. Catchup's tie-break)."""
+
+    winner: int | None
+    end: str
+    detail: Json = field(default_factory=dict)
+
+    @property
+    def result(self) -> str:
+        """``1-0`` when player 0 won, ``0-1`` when player 1 won, ``1/2-1/2`` for a draw."""
+        return "1/2-1/2" if self.winner is None else ("1-0" if self.winner == 0 else "0-1")
 
 
 @dataclass(frozen=True)
@@ -119,25 +155,88 @@ class Game(ABC, Generic[S, M]):
     def legal_moves(self, state: S, limit: int | None = None) -> LegalMoves:
         """Every legal move (or the first ``limit`` of them)."""
 
-    @abstractmethod
     def is_over(self, state: S) -> bool:
         """True once the game has finished."""
+        return state.to_move is None
 
-    # -- ends that are not moves (managed matches) -----------------------------
+    # -- how a game ends (written once for every game) ---------------------------
 
+    natural_ends: ClassVar[tuple[str, ...]]  # the game's own ends: Catchup "full", Bug "stuck"...
     flag_rule: ClassVar[str] = "loses"  # R-T1: what a flag does; Crystal says "proxy" (R-X6)
 
+    @property
+    def ends(self) -> tuple[str, ...]:
+        """Every value a state's ``end`` may take besides null.  A flag ends only
+        games whose flag loses (R-T1); in the others it opens R-X6's window."""
+        common = COMMON_ENDS if self.flag_rule == "loses" else tuple(e for e in COMMON_ENDS if e != "flag")
+        return (*self.natural_ends, *common)
+
     @abstractmethod
+    def _finished(self, state: S, winner: int | None, end: str) -> S:
+        """A copy of ``state`` that has ended by ``end`` with ``winner``."""
+
+    def outcome(self, state: S) -> Outcome | None:
+        """How the game ended, or None while it goes on."""
+        if state.end is None:
+            return None
+        return Outcome(state.winner, state.end, self.decided_by(state))
+
+    def decided_by(self, state: S) -> Json:
+        """What decided a finished game beyond its winner and end (a tie-break...);
+        the same detail the game's ``end`` event carries."""
+        return {}
+
     def resign(self, state: S, player: int) -> tuple[S, list[Json]]:
-        """``player`` resigns: the game is finished, the opponent wins.
-        The state records why it ended (``end: "resign"``)."""
+        """``player`` resigns: the game is finished, the opponent wins (R-T1:
+        either seat may resign at any time).  The state records why it ended."""
+        if state.to_move is None:
+            raise IllegalMove("game_over", "The game is over: nobody can resign.")
+        if player not in (0, 1):
+            raise ValueError("player must be 0 or 1")
+        winner = 1 - player
+        return self._finished(state, winner, "resign"), [
+            {"type": "resign", "player": player},
+            {"type": "end", "winner": winner, "end": "resign"},
+        ]
 
-    @abstractmethod
     def timeout(self, state: S) -> tuple[S, list[Json]]:
-        """The player to move has flagged (R-T1) and nobody moved for them.
+        """The player to move has flagged (R-T1) and nobody moved for them: that
+        player loses.  Crystal Connector overrides this (R-X6: the turn passes)."""
+        p = state.to_move
+        if p is None:
+            raise IllegalMove("game_over", "The game is over: nobody can flag.")
+        return self._finished(state, 1 - p, "flag"), [
+            {"type": "flag", "player": p},
+            {"type": "end", "winner": 1 - p, "end": "flag"},
+        ]
 
-        Catchup and Bug: that player loses (``end: "flag"``).  Crystal
-        Connector (R-X6): the turn passes with no shifts and is scored."""
+    def read_end(self, data: Mapping[str, Any]) -> tuple[str | None, int | None, int | None]:
+        """The lifecycle fields of a client's state, checked against each other:
+        ``end`` one of :attr:`ends` or null, ``status`` following from it,
+        ``to_move`` a player exactly while ongoing, ``winner`` null while
+        ongoing and a player after a resignation or a flag.  Returns ``(end,
+        to_move, winner)``; whether a natural end really happened, and who won
+        it, is for the game to check against the position."""
+        end = data["end"]
+        if end is not None and end not in self.ends:
+            raise BadState("state.end", f"end must be null or one of {', '.join(self.ends)}, not {end!r}.")
+        status = "ongoing" if end is None else "finished"
+        if data["status"] != status:
+            raise BadState("state.status", f"state.status is {data['status']!r} but end is {end!r}: expected {status!r}.")
+        to_move, winner = data["to_move"], data["winner"]
+        if end is None:
+            if not is_player(to_move):
+                raise BadState("state.to_move", "to_move must be 0 or 1 while the game is ongoing.")
+            if winner is not None:
+                raise BadState("state.winner", "An ongoing game has no winner yet.")
+        else:
+            if to_move is not None:
+                raise BadState("state.to_move", "The game is over, so to_move must be null.")
+            if winner is not None and not is_player(winner):
+                raise BadState("state.winner", f"winner must be 0, 1 or null, not {winner!r}.")
+            if end in COMMON_ENDS and winner is None:
+                raise BadState("state.winner", f"A game that ended by {end} has a winner, 0 or 1.")
+        return end, to_move, winner
 
     # -- built from the steps above ------------------------------------------
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from engine.catchup import Catchup, CatchupState, compare_groups
+from engine.catchup import Catchup, CatchupState, compare_groups, tie_break
 from engine.errors import BadOptions, EngineError
 from engine.hexboard import hexhex
 
@@ -372,6 +372,9 @@ def test_seed_000_tie_break_missing_group_counts_zero() -> None:
     assert GAME.group_sizes(state, 0) == [11, 8, 8, 3]
     assert GAME.group_sizes(state, 1) == [11, 8, 8, 3, 1]
     assert state.winner == 1
+    assert GAME.decided_by(state)["decided_at"] == 5  # R-C4: the fifth-largest group decides
+    outcome = GAME.outcome(state)
+    assert outcome is not None and (outcome.winner, outcome.end, outcome.result) == (1, "full", "0-1")
 
 
 def test_the_last_stone_ends_the_game_with_the_tie_break() -> None:
@@ -386,7 +389,10 @@ def test_the_last_stone_ends_the_game_with_the_tie_break() -> None:
     assert verdict.legal
     end = verdict.state
     assert (end.end, end.to_move, end.winner, end.bonus, GAME.max_stones(end)) == ("full", None, 0, False, 0)
-    assert {"type": "end", "winner": 0, "groups": [[11, 8, 8, 3], [11, 8, 7, 4, 1]]} in verdict.events
+    # R-C4, seed 000: "you win as your third-largest group 8 is larger than the opponent's 7"
+    end_event = {"type": "end", "winner": 0, "end": "full", "groups": [[11, 8, 8, 3], [11, 8, 7, 4, 1]], "decided_at": 3}
+    assert end_event in verdict.events
+    assert GAME.outcome(end) is not None and GAME.outcome(end).result == "1-0"
     assert GAME.dump(end)["status"] == "finished"
 
 
@@ -395,6 +401,8 @@ def test_compare_groups_pads_with_zero() -> None:
     assert compare_groups([11, 8, 8, 3], [11, 8, 8, 3, 1]) == -1
     assert compare_groups([4, 3, 2], [4, 3, 1, 1]) == 1  # seed 000's remark
     assert compare_groups([5], [5]) == 0
+    assert tie_break([11, 8, 8, 3], [11, 8, 7, 4, 1]) == (1, 3)
+    assert tie_break([5], [5]) == (0, None)
 
 
 def test_a_draw_is_reported_if_blocked_cells_allow_one() -> None:

@@ -1,6 +1,6 @@
-"""Reading a game's JSON: a state's frame (its exact fields, game and version)
-and whole players (0 or 1 as JSON integers), for all three games; and, shared
-by the hex games Catchup and Bug, the ``board`` ({cell: 0|1}) and ``blocked``
+"""Reading a game's JSON, for every game: a state's frame (its exact fields,
+game and version) and whole players (0 or 1 as JSON integers); and, shared by
+the games played on hex boards, the ``board`` ({cell: 0|1}) and ``blocked``
 list of set-up options and client states.
 
 Nothing is taken on trust: a wrong value raises ``err`` (BadOptions for
