@@ -20,10 +20,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from engine.clock import seconds
 from engine.errors import BadOptions, BadState, IllegalMove
 from engine.game import Game, Json, LegalMoves, MoveInput
 from engine.groups import groups as find_groups
 from engine.hexboard import HexBoard, green_meadow, hexhex, iter_bits
+from engine.options import BLOCKED, Option, position, ref
 from engine.polyhex import ShapeTable, shape_table
 from engine.stateio import COMMON_FIELDS, check_frame, is_player, read_blocked, read_board
 
@@ -36,6 +38,48 @@ PHASES = ("blacken", "grow")
 # Every field of a dumped state; load() wants exactly these, so that
 # dump(load(x)) == x for any state the engine gave out.
 STATE_FIELDS = (*COMMON_FIELDS, "largest", "blocked", "phase")
+
+OPTIONS = (
+    Option("variant", "string", "genius", "the board and the opening", choices=VARIANTS, rule="R-B2"),
+    Option(
+        "size", "integer", DEFAULT_SIDE, "side of the hexhex board (genius only; the green-meadow board is fixed, R-H4)",
+        min=MIN_SIDE, max=MAX_SIDE, rule="R-B2",
+    ),
+    Option("eaters", "string", "active", "which bugs eat: the active bug only, or all", choices=EATERS, rule="R-B8"),
+    position("piece"),
+    BLOCKED,
+    Option(
+        "to_move", "player", None,
+        "the player to move in a set-up position; if that player cannot grow, the state is already finished, "
+        "that player the winner (R-B6)",
+        setup=True,
+    ),
+)  # fmt: skip
+
+STATE_SCHEMA: Json = {
+    "type": "object",
+    "required": ["largest", "phase", "blocked"],
+    "properties": {
+        "options": {
+            "type": "object",
+            "required": ["variant", "eaters"],
+            "additionalProperties": False,
+            "properties": {
+                "variant": {"type": "string", "enum": list(VARIANTS)},
+                "size": {"type": "integer", "minimum": MIN_SIDE, "maximum": MAX_SIDE},
+                "eaters": {"type": "string", "enum": list(EATERS)},
+            },
+        },
+        "scores": {"items": {"type": "integer", "minimum": 0}, "description": "Each player's pieces on the board (R-B7)."},
+        "largest": {
+            "type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "integer", "minimum": 0},
+            "description": "Each player's largest bug (R-B7).",
+        },
+        "board": ref("HexBoardCells"),
+        "phase": {"type": "string", "enum": list(PHASES), "description": "blacken: Green Meadow's opening turns (R-B2)."},
+        "blocked": {**ref("CellList"), "description": "Cells off the board besides the variant's own black cells."},
+    },
+}  # fmt: skip
 
 Move = tuple[int, ...]  # grow cell then bonus cells (R-B5), or the one cell to blacken
 OptionError = type[BadOptions] | type[BadState]
@@ -151,70 +195,42 @@ class Bug(Game[BugState, Move]):
     name = "bug"
     title = "Bug"
     natural_ends = ("stuck",)  # R-B6: the player to move cannot grow, and wins
+    options = OPTIONS
+    state_schema = STATE_SCHEMA
+    presets = {  # R-T2
+        "bug": seconds(90, 600, 10, "loses"),
+        "bug-green-meadow": seconds(60, 300, 5, "loses"),
+    }
+
+    def default_preset(self, options: Mapping[str, Any]) -> str:
+        return "bug-green-meadow" if options.get("variant") == "green-meadow" else "bug"
 
     # -- options ---------------------------------------------------------------
 
-    def describe(self) -> Json:
-        return {
-            "name": self.name,
-            "title": self.title,
-            "variants": list(VARIANTS),
-            "options": {
-                "variant": {"type": "string", "default": "genius", "choices": list(VARIANTS)},
-                "size": {
-                    "type": "integer",
-                    "default": DEFAULT_SIDE,
-                    "min": MIN_SIDE,
-                    "max": MAX_SIDE,
-                    "description": "side of the hexhex board (genius only)",
-                },
-                "eaters": {"type": "string", "default": "active", "choices": list(EATERS)},
-                "position": {"type": "object", "default": None, "description": "set-up board: {cell: 0|1}"},
-                "blocked": {"type": "array", "default": [], "description": "cells removed from the board"},
-                "to_move": {"type": "integer", "default": None, "description": "player to move in a set-up position"},
-            },
-        }
-
-    @staticmethod
-    def _choice(raw: Any, field: str, choices: tuple[str, ...], err: OptionError) -> str:
-        if not isinstance(raw, str) or raw.lower() not in choices:
-            raise err(field, f"{field.rsplit('.', 1)[-1]} must be one of {', '.join(choices)}, not {raw!r}.")
-        return raw.lower()
-
-    @staticmethod
-    def _board(variant: str, opts: Mapping[str, Any], field: str, err: OptionError) -> HexBoard:
+    def _board(self, variant: str, opts: Mapping[str, Any], field: str, err: OptionError) -> HexBoard:
         if variant == "green-meadow":
             if "size" in opts:
                 raise err(f"{field}.size", "The green-meadow board is fixed (R-H4): it takes no size.")
             return green_meadow()
-        side = opts.get("size", DEFAULT_SIDE)
-        if isinstance(side, bool) or not isinstance(side, int) or not MIN_SIDE <= side <= MAX_SIDE:
-            raise err(f"{field}.size", f"size must be an integer from {MIN_SIDE} to {MAX_SIDE} (R-B2).")
-        return hexhex(side)
+        return hexhex(self.read_option(opts, "size", err, field))
 
     def new(self, options: Mapping[str, Any]) -> BugState:
-        if not isinstance(options, Mapping):
-            raise BadOptions("options", "options must be an object.")
-        for key in options:
-            if key not in ("variant", "size", "eaters", "position", "blocked", "to_move"):
-                raise BadOptions(f"options.{key}", f"Bug has no option '{key}'.")
-        variant = self._choice(options.get("variant", "genius"), "options.variant", VARIANTS, BadOptions)
-        eaters = self._choice(options.get("eaters", "active"), "options.eaters", EATERS, BadOptions)
+        options = self.check_options(options)
+        variant = self.read_option(options, "variant")
+        eaters = self.read_option(options, "eaters")
         board = self._board(variant, options, "options", BadOptions)
         blocked = read_blocked(board, options.get("blocked", []), "options.blocked", BadOptions)
         position = options.get("position")
         stones = read_board(board, {} if position is None else position, blocked, "options.position", BadOptions, piece="piece")
-        setup = any(k in options for k in ("position", "blocked", "to_move"))
+        setup = any(k in options for k in (o.name for o in OPTIONS if o.setup))
         if variant == "green-meadow" and not setup:
             # R-B2: each player's first turn blackens a cell; a set-up position skips that.
             return self._build(variant, eaters, board, stones, blocked, "blacken", 0, 0)
-        to_move = options.get("to_move")
+        to_move = self.read_option(options, "to_move")
         if to_move is None:
             # Pieces get eaten, so counts are weak evidence; without eats player 0
             # has one more piece than player 1 exactly when player 1 is to move.
             to_move = 1 if stones[0].bit_count() > stones[1].bit_count() else 0
-        if not is_player(to_move):
-            raise BadOptions("options.to_move", "to_move must be 0 or 1.")
         state = self._build(variant, eaters, board, stones, blocked, "grow", to_move, 0)
         self._check_history(state, to_move, "options.to_move", BadOptions)
         return state
@@ -316,22 +332,11 @@ class Bug(Game[BugState, Move]):
     def load(self, data: Mapping[str, Any]) -> BugState:
         """A client's state, checked field by field; nothing is taken on trust."""
         check_frame(data, STATE_FIELDS, self.name, self.title, VERSION)
-        opts = data["options"]
-        if not isinstance(opts, Mapping):
-            raise BadState("state.options", "state.options must be an object.")
-        for key in opts:
-            if key not in ("variant", "size", "eaters"):
-                raise BadState(f"state.options.{key}", f"A Bug state's options hold only variant, size and eaters, not '{key}'.")
-        for key in ("variant", "eaters"):
-            if key not in opts:
-                raise BadState(f"state.options.{key}", f"state.options lacks '{key}'.")
-        for key, choices in (("variant", VARIANTS), ("eaters", EATERS)):
-            if opts[key] not in choices:  # as dumped: lower case
-                raise BadState(f"state.options.{key}", f"A state's {key} is one of {', '.join(choices)}, not {opts[key]!r}.")
+        opts = self.read_state_options(data, ("variant", "eaters"), ("size",))  # as dumped: lower case
         variant, eaters = opts["variant"], opts["eaters"]
         if variant == "genius" and "size" not in opts:
             raise BadState("state.options.size", "state.options lacks 'size'.")
-        board = self._board(variant, opts, "state.options", BadState)
+        board = self._board(variant, data["options"], "state.options", BadState)
         blocked = read_blocked(board, data["blocked"], "state.blocked", BadState)
         stones = read_board(board, data["board"], blocked, "state.board", BadState, piece="piece")
         ply = data["ply"]

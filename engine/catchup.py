@@ -13,16 +13,57 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.clock import seconds
 from engine.errors import BadOptions, BadState, IllegalMove
 from engine.game import Game, Json, LegalMoves, MoveInput
 from engine.groups import groups as find_groups
 from engine.hexboard import HexBoard, hexhex
-from engine.stateio import COMMON_FIELDS, check_frame, is_player, read_blocked, read_board
+from engine.options import BLOCKED, TO_MOVE, Option, position, ref
+from engine.stateio import COMMON_FIELDS, check_frame, read_blocked, read_board
 
 VERSION = 1
 VARIANTS = ("standard", "mindsports", "bolanos")
 ALIASES = {"genius": "standard", "littlegolem": "standard", "ludii": "mindsports"}
 MIN_SIZE, MAX_SIZE, DEFAULT_SIZE = 3, 10, 5  # R-C5
+
+OPTIONS = (
+    Option(
+        "variant", "string", "standard", "when the 3-stone bonus is due", choices=VARIANTS,
+        aliases=tuple(ALIASES.items()), rule="R-C3",
+    ),
+    Option("size", "integer", DEFAULT_SIZE, "side of the hexhex board", min=MIN_SIZE, max=MAX_SIZE, rule="R-C5"),
+    position("stone"),
+    BLOCKED,
+    TO_MOVE,
+    Option("bonus", "boolean", False, "the player to move may place 3 stones", rule="R-C3", setup=True),
+)  # fmt: skip
+
+STATE_SCHEMA: Json = {
+    "type": "object",
+    "required": ["blocked", "bonus", "max_stones"],
+    "properties": {
+        "options": {
+            "type": "object",
+            "required": ["variant", "size"],
+            "additionalProperties": False,
+            "properties": {
+                "variant": {"type": "string", "enum": list(VARIANTS)},
+                "size": {"type": "integer", "minimum": MIN_SIZE, "maximum": MAX_SIZE},
+            },
+        },
+        "scores": {
+            "items": {"type": "integer", "minimum": 1},
+            "description": "The score track: each player's largest group, at least 1 (R-C2).",
+        },
+        "board": ref("HexBoardCells"),
+        "blocked": ref("CellList"),
+        "bonus": {"type": "boolean", "description": "The player to move may place 3 by the catch-up rule (R-C3)."},
+        "max_stones": {
+            "type": "integer", "minimum": 0, "maximum": 3,
+            "description": "How many stones the player to move may place (R-C1).",
+        },
+    },
+}  # fmt: skip
 
 # Every field of a dumped state; load() wants exactly these, so that
 # dump(load(x)) == x for any state the engine gave out.
@@ -110,63 +151,29 @@ class Catchup(Game[CatchupState, Move]):
     name = "catchup"
     title = "Catchup"
     natural_ends = ("full",)  # R-C4: the board is full
+    options = OPTIONS
+    state_schema = STATE_SCHEMA
+    presets = {  # R-T2
+        "catchup": seconds(60, 300, 1, "loses"),
+        "catchup-short-bank": seconds(60, 180, 1, "loses"),
+    }
 
     # -- options ---------------------------------------------------------------
 
-    def describe(self) -> Json:
-        return {
-            "name": self.name,
-            "title": self.title,
-            "variants": list(VARIANTS),
-            "aliases": dict(ALIASES),
-            "options": {
-                "variant": {"type": "string", "default": "standard", "choices": list(VARIANTS) + sorted(ALIASES)},
-                "size": {"type": "integer", "default": DEFAULT_SIZE, "min": MIN_SIZE, "max": MAX_SIZE},
-                "position": {"type": "object", "default": None, "description": "set-up board: {cell: 0|1}"},
-                "blocked": {"type": "array", "default": [], "description": "cells removed from the board"},
-                "to_move": {"type": "integer", "default": None, "description": "player to move in a set-up position"},
-                "bonus": {"type": "boolean", "default": False, "description": "the player to move may place 3"},
-            },
-        }
-
-    @staticmethod
-    def _variant(raw: Any, field: str, err: OptionError) -> str:
-        if not isinstance(raw, str):
-            raise err(field, f"variant must be a string, one of {', '.join(VARIANTS)}.")
-        v = ALIASES.get(raw.lower(), raw.lower())
-        if v not in VARIANTS:
-            raise err(field, f"Unknown variant '{raw}': use one of {', '.join(VARIANTS + tuple(ALIASES))}.")
-        return v
-
-    @staticmethod
-    def _size(raw: Any, field: str, err: OptionError) -> int:
-        if isinstance(raw, bool) or not isinstance(raw, int) or not MIN_SIZE <= raw <= MAX_SIZE:
-            raise err(field, f"size must be an integer from {MIN_SIZE} to {MAX_SIZE} (R-C5).")
-        return raw
-
     def new(self, options: Mapping[str, Any]) -> CatchupState:
-        if not isinstance(options, Mapping):
-            raise BadOptions("options", "options must be an object.")
-        known = {"variant", "size", "position", "blocked", "to_move", "bonus"}
-        for key in options:
-            if key not in known:
-                raise BadOptions(f"options.{key}", f"Catchup has no option '{key}'.")
-        variant = self._variant(options.get("variant", "standard"), "options.variant", BadOptions)
-        board = hexhex(self._size(options.get("size", DEFAULT_SIZE), "options.size", BadOptions))
+        options = self.check_options(options)
+        variant = self.read_option(options, "variant")
+        board = hexhex(self.read_option(options, "size"))
         blocked = read_blocked(board, options.get("blocked", []), "options.blocked", BadOptions)
         position = options.get("position")
         stones = read_board(board, {} if position is None else position, blocked, "options.position", BadOptions, piece="stone")
         c0, c1 = stones[0].bit_count(), stones[1].bit_count()
-        to_move = options.get("to_move")
+        to_move = self.read_option(options, "to_move")
         if to_move is None:
             # the player with fewer stones moves; on equal counts player 0 (who opened)
             guess = 1 if c0 > c1 else 0
             to_move = guess if counts_feasible(variant, c0, c1, guess) else 1 - guess
-        if not is_player(to_move):
-            raise BadOptions("options.to_move", "to_move must be 0 or 1.")
-        bonus = options.get("bonus", False)
-        if not isinstance(bonus, bool):
-            raise BadOptions("options.bonus", "bonus must be true or false.")
+        bonus = self.read_option(options, "bonus")
         state = self._build(variant, board, stones, blocked, to_move, 0, bonus)
         if state.end is None:
             self._check_counts(variant, c0, c1, to_move, "options.position", "options.to_move", BadOptions)
@@ -222,19 +229,9 @@ class Catchup(Game[CatchupState, Move]):
     def load(self, data: Mapping[str, Any]) -> CatchupState:
         """A client's state, checked field by field; nothing is taken on trust."""
         check_frame(data, STATE_FIELDS, self.name, self.title, VERSION)
-        opts = data["options"]
-        if not isinstance(opts, Mapping):
-            raise BadState("state.options", "state.options must be an object.")
-        for key in opts:
-            if key not in ("variant", "size"):
-                raise BadState(f"state.options.{key}", f"A Catchup state's options hold only variant and size, not '{key}'.")
-        for key in ("variant", "size"):
-            if key not in opts:
-                raise BadState(f"state.options.{key}", f"state.options lacks '{key}'.")
-        if opts["variant"] not in VARIANTS:  # a state names the variant as dumped: no alias, no other case
-            raise BadState("state.options.variant", f"A state names its variant as one of {', '.join(VARIANTS)}.")
+        opts = self.read_state_options(data, ("variant", "size"))  # as dumped: no alias, no other case
         variant = opts["variant"]
-        board = hexhex(self._size(opts["size"], "state.options.size", BadState))
+        board = hexhex(opts["size"])
         blocked = read_blocked(board, data["blocked"], "state.blocked", BadState)
         stones = read_board(board, data["board"], blocked, "state.board", BadState, piece="stone")
         c0, c1 = stones[0].bit_count(), stones[1].bit_count()

@@ -52,27 +52,9 @@ class ClockSpec:
         }
 
 
-def _s(seconds: int) -> int:
-    return seconds * 1000
-
-
-# R-T2 presets, from the seeds.
-PRESETS: dict[str, ClockSpec] = {
-    "catchup": ClockSpec(_s(60), _s(300), _s(1), "loses"),
-    "catchup-short-bank": ClockSpec(_s(60), _s(180), _s(1), "loses"),
-    "bug": ClockSpec(_s(90), _s(600), _s(10), "loses"),
-    "bug-green-meadow": ClockSpec(_s(60), _s(300), _s(5), "loses"),
-    "crystal": ClockSpec(_s(90), _s(180), _s(1), "proxy"),
-}
-
-
-def default_preset(game: str, options: Mapping[str, Any]) -> str:
-    """The preset a match of ``game`` gets when its clock names none (API.md "Managed matches")."""
-    if game == "bug":
-        return "bug-green-meadow" if options.get("variant") == "green-meadow" else "bug"
-    if game == "crystal":
-        return "crystal"
-    return "catchup"  # Catchup, and the extras played on its board (R-E1, R-E2)
+def seconds(turn: int, bank: int, step: int, on_flag: str) -> ClockSpec:
+    """A preset written in whole seconds, as RULES R-T2 gives them (each game declares its own)."""
+    return ClockSpec(turn * 1000, bank * 1000, step * 1000, on_flag)
 
 
 def _ms(raw: Any, field: str, least_ms: int, most_s: int) -> int:
@@ -84,17 +66,17 @@ def _ms(raw: Any, field: str, least_ms: int, most_s: int) -> int:
     return round(raw * 1000)
 
 
-def spec_from(raw: Any, default: str) -> ClockSpec:
+def spec_from(raw: Any, default: str, presets: Mapping[str, ClockSpec]) -> ClockSpec:
     """Read a match's ``clock``: a preset name, or an object with any of
     ``preset``, ``turn_s``, ``bank_s``, ``step_s``, ``on_flag``; fields left
-    out come from ``preset`` or else from ``default`` (R-T2).  Raises
-    BadOptions naming the field."""
+    out come from ``preset`` or else from ``default`` (R-T2).  ``presets`` are
+    every game's (engine.registry.PRESETS).  Raises BadOptions naming the field."""
     if raw is None:
-        return PRESETS[default]
+        return presets[default]
     if isinstance(raw, str):
-        if raw not in PRESETS:
-            raise BadOptions("clock", f"There is no clock preset '{raw}'; presets: {', '.join(PRESETS)}.")
-        return PRESETS[raw]
+        if raw not in presets:
+            raise BadOptions("clock", f"There is no clock preset '{raw}'; presets: {', '.join(presets)}.")
+        return presets[raw]
     if not isinstance(raw, Mapping):
         raise BadOptions("clock", "clock must be a preset name or an object.")
     known = ("preset", "turn_s", "bank_s", "step_s", "on_flag")
@@ -102,9 +84,9 @@ def spec_from(raw: Any, default: str) -> ClockSpec:
         if key not in known:
             raise BadOptions(f"clock.{key}", f"A clock has no field '{key}'; fields: {', '.join(known)}.")
     base_name = raw.get("preset", default)
-    if not isinstance(base_name, str) or base_name not in PRESETS:
-        raise BadOptions("clock.preset", f"There is no clock preset {base_name!r}; presets: {', '.join(PRESETS)}.")
-    spec = PRESETS[base_name]
+    if not isinstance(base_name, str) or base_name not in presets:
+        raise BadOptions("clock.preset", f"There is no clock preset {base_name!r}; presets: {', '.join(presets)}.")
+    spec = presets[base_name]
     if "turn_s" in raw:
         spec = replace(spec, turn_ms=_ms(raw["turn_s"], "clock.turn_s", 1, MAX_TURN_S))
     if "bank_s" in raw:

@@ -41,6 +41,7 @@ from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from engine import crystal_grid as cg
+from engine.clock import seconds
 from engine.crystal_grid import (
     BOMB,
     CHAMELEON,
@@ -57,6 +58,7 @@ from engine.crystal_grid import (
 )
 from engine.errors import BadOptions, BadState, IllegalMove, InvalidMove
 from engine.game import Game, Json, LegalMoves, MoveInput
+from engine.options import Option, ref
 from engine.stateio import COMMON_FIELDS, check_frame, is_player
 
 VERSION = 1
@@ -74,6 +76,83 @@ MAX_SEED = 200  # characters of a seed (and digits of a seed given as a number)
 STATE_FIELDS = (*COMMON_FIELDS, "phase", "colors", "first", "threshold", "barred", "shifts_due", "turns", "seed")
 
 Pair = tuple[int, ...]  # colour indices, ascending (red, blue, green, yellow order)
+
+SCHEMAS: dict[str, Json] = {
+    "CrystalGrid": {
+        "type": "array",
+        "description": "Six strings, one per row, top first: `R B G Y` crystals, `r b g y` spiked, "
+        "`*` bomb, `@` chameleon, `+` pylon, `#` rock.",
+        "minItems": 6,
+        "maxItems": 6,
+        "items": {"type": "string", "pattern": "^[RBGYrbgy*@+#]{6}$"},
+    },
+    "CrystalColor": {"type": "string", "enum": list(cg.COLOURS)},
+    "CrystalColors": {
+        "type": "array",
+        "description": "Player 0's pair first.",
+        "minItems": 2,
+        "maxItems": 2,
+        "items": {"type": "array", "minItems": 2, "maxItems": 2, "items": ref("CrystalColor")},
+    },
+}  # fmt: skip
+
+OPTIONS = (
+    Option(
+        "anomalies", "array", (), "anomalies in play", choices=ANOMALIES, aliases=tuple(ALIASES.items()), rule="R-X5",
+        schema={"type": "array", "uniqueItems": True, "items": {"type": "string", "enum": [*ANOMALIES, *ALIASES]}},
+    ),
+    Option(
+        "seed", "any", None,
+        "deals the grid (same seed and options, same grid); drawn by the server when absent; not with grid",
+        rule="R-X1",
+        schema={"oneOf": [{"type": "string", "minLength": 1, "maxLength": MAX_SEED}, {"type": "integer", "minimum": 0}]},
+    ),
+    Option("grid", "array", None, "a set-up grid: six strings, one per row, top first", setup=True, schema=ref("CrystalGrid")),
+    Option(
+        "colors", "array", None, "each player's pair of colours, player 0's first: skips the colour draft", rule="R-X1",
+        setup=True, schema=ref("CrystalColors"),
+    ),
+    Option(
+        "first", "player", None, "who shifts first; with colors, skips the whole draft", rule="R-X1", setup=True,
+        schema={"type": "integer", "enum": [0, 1]},
+    ),
+)  # fmt: skip
+
+STATE_SCHEMA: Json = {
+    "type": "object",
+    "required": ["phase", "colors", "first", "threshold", "barred", "shifts_due", "turns", "seed"],
+    "properties": {
+        "options": {
+            "type": "object",
+            "required": ["anomalies"],
+            "additionalProperties": False,
+            "properties": {"anomalies": {"type": "array", "items": {"type": "string", "enum": list(ANOMALIES)}}},
+        },
+        "scores": {"items": {"type": "integer", "minimum": 0}, "description": "Each player's running total (R-X3)."},
+        "board": ref("CrystalGrid"),
+        "phase": {"type": "string", "enum": list(PHASES)},
+        "colors": {
+            "description": "Each player's colours (player 0's first), as far as the draft has dealt them; a pair once known.",
+            "type": "array", "minItems": 2, "maxItems": 2,
+            "items": {"type": "array", "maxItems": 2, "uniqueItems": True, "items": ref("CrystalColor")},
+        },
+        "first": ref("PlayerOrNull"),
+        "threshold": {"type": "integer", "description": "Totals that end the game at a round's end (R-X4, R-X5)."},
+        "barred": {
+            "type": "array", "items": {"type": "string", "pattern": "^([A-F]|[1-6])$"},
+            "description": "Files the player to move may not shift (R-X2).",
+        },
+        "shifts_due": {
+            "type": "integer", "minimum": 0,
+            "description": "Shifts the player to move makes this turn (R-X2; 0 in the draft).",
+        },
+        "turns": {
+            "type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "integer", "minimum": 0},
+            "description": "Turns each player has made (Shift Plus and spikes count them).",
+        },
+        "seed": {"type": ["string", "null"], "description": "The seed that dealt the grid; null when the grid was given."},
+    },
+}  # fmt: skip
 
 
 # -- moves ---------------------------------------------------------------------------
@@ -177,23 +256,19 @@ class Crystal(Game[CrystalState, Move]):
     title = "Crystal Connector"
     natural_ends = (NATURAL_END,)  # R-X4: a round ends with a total at or past the threshold, one player ahead
     flag_rule = "proxy"  # R-X6: a flag never ends the game
+    options = OPTIONS
+    state_schema = STATE_SCHEMA
+    schemas = SCHEMAS
+    presets = {"crystal": seconds(90, 180, 1, "proxy")}  # R-T2
+
+    def replay_options(self, options: Mapping[str, Any], state: CrystalState) -> Json:
+        """With the seed the server drew (R-X1), a record replays to the same deal."""
+        out = dict(options)
+        if state.seed is not None and "seed" not in out:
+            out["seed"] = state.seed
+        return out
 
     # -- options -------------------------------------------------------------------
-
-    def describe(self) -> Json:
-        return {
-            "name": self.name,
-            "title": self.title,
-            "variants": [],
-            "anomalies": list(ANOMALIES),
-            "options": {
-                "anomalies": {"type": "array", "default": [], "choices": list(ANOMALIES), "description": "R-X5 anomalies"},
-                "seed": {"type": "string", "default": None, "description": "deals the grid; drawn by the server when absent"},
-                "grid": {"type": "array", "default": None, "description": "six strings, one per row, top first"},
-                "colors": {"type": "array", "default": None, "description": "[[p0 pair], [p1 pair]]: skips the colour draft"},
-                "first": {"type": "integer", "default": None, "description": "who shifts first (with colors): skips the draft"},
-            },
-        }
 
     @staticmethod
     def _anomalies(raw: Any, field: str, err: type[BadOptions] | type[BadState]) -> tuple[str, ...]:
@@ -283,11 +358,7 @@ class Crystal(Game[CrystalState, Move]):
         return pairs[0], pairs[1]
 
     def new(self, options: Mapping[str, Any]) -> CrystalState:
-        if not isinstance(options, Mapping):
-            raise BadOptions("options", "options must be an object.")
-        for key in options:
-            if key not in ("anomalies", "seed", "grid", "colors", "first"):
-                raise BadOptions(f"options.{key}", f"Crystal Connector has no option '{key}'.")
+        options = self.check_options(options)
         anomalies = self._anomalies(options.get("anomalies", []), "options.anomalies", BadOptions)
         raw_seed = options.get("seed")
         if options.get("grid") is not None:

@@ -37,7 +37,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
-from engine.errors import BadState, EngineError, IllegalMove, InvalidMove
+from engine.clock import ClockSpec
+from engine.errors import BadOptions, BadState, EngineError, IllegalMove, InvalidMove
+from engine.options import FieldErrorType, Option, check_names
 from engine.stateio import is_player
 
 
@@ -118,14 +120,87 @@ class Replay(Generic[S]):
 
 
 class Game(ABC, Generic[S, M]):
-    """One game's rules.  Subclasses are stateless; one instance serves all."""
+    """One game's rules.  Subclasses are stateless; one instance serves all.
+
+    A game declares everything about itself as class attributes - its
+    ``options`` (:class:`engine.options.Option`), its clock ``presets``
+    (R-T2), its natural ends, what a flag does, the JSON Schema of its state -
+    and the rest of the service picks it up from the registry."""
 
     name: ClassVar[str]
     title: ClassVar[str]
+    options: ClassVar[tuple[Option, ...]]
+    presets: ClassVar[dict[str, ClockSpec]]  # R-T2; the first is the default unless default_preset says otherwise
+    # JSON Schema of the game's own state fields, beside the common ones
+    # (API.md "Reading a state"); openapi.yaml is generated from it.
+    state_schema: ClassVar[Json]
+    schemas: ClassVar[dict[str, Json]] = {}  # named JSON Schemas the game's options and state refer to
 
-    @abstractmethod
+    # -- options -------------------------------------------------------------------
+
     def describe(self) -> Json:
-        """Variants and options with their defaults, for ``GET /v1/games``."""
+        """The game for ``GET /v1/games``: its variants, options with their
+        defaults, clock presets and what a flag does - all from the declarations."""
+        out: Json = {"name": self.name, "title": self.title, "variants": [], "options": {}}
+        for opt in self.options:
+            if opt.name == "variant":
+                out["variants"] = list(opt.choices)
+                if opt.aliases:
+                    out["aliases"] = opt.alias_map
+        out["options"] = {opt.name: opt.describe() for opt in self.options}
+        out["presets"] = {name: spec.to_json() for name, spec in self.presets.items()}
+        out["default_preset"] = next(iter(self.presets))
+        out["flag_rule"] = self.flag_rule
+        return out
+
+    def option(self, name: str) -> Option:
+        """The declaration of option ``name``."""
+        for opt in self.options:
+            if opt.name == name:
+                return opt
+        raise KeyError(name)
+
+    def check_options(self, options: Any) -> Mapping[str, Any]:
+        """``options`` is an object naming only options this game declares (BadOptions)."""
+        return check_names(options, self.options, self.title)
+
+    def read_option(
+        self, options: Mapping[str, Any], name: str, err: FieldErrorType = BadOptions, prefix: str = "options"
+    ) -> Any:
+        """Option ``name`` from ``options`` (its default when absent), checked
+        against its declaration: ``BadOptions`` naming ``options.<name>``.  A
+        state's options (``err=BadState``) are read strictly, as dumped."""
+        opt = self.option(name)
+        raw = options.get(name, opt.default)
+        return opt.read(raw, f"{prefix}.{name}", err, strict=err is BadState)
+
+    def read_state_options(
+        self, data: Mapping[str, Any], names: tuple[str, ...], optional: tuple[str, ...] = ()
+    ) -> dict[str, Any]:
+        """A state's ``options``: exactly ``names`` (and any of ``optional``),
+        each spelt as dumped (BadState naming ``state.options.<name>``).
+        Options without a simple type come back as they are, for the game to read."""
+        opts = data["options"]
+        if not isinstance(opts, Mapping):
+            raise BadState("state.options", "state.options must be an object.")
+        for key in opts:
+            if key not in names + optional:
+                held = ", ".join(names + optional)
+                raise BadState(f"state.options.{key}", f"A {self.title} state's options hold only {held}, not '{key}'.")
+        for key in names:
+            if key not in opts:
+                raise BadState(f"state.options.{key}", f"state.options lacks '{key}'.")
+        return {key: self.read_option(opts, key, BadState, "state.options") for key in names + optional if key in opts}
+
+    def default_preset(self, options: Mapping[str, Any]) -> str:
+        """The clock preset a match gets when it names none (R-T2); ``options``
+        are the normalised options of the match's state."""
+        return next(iter(self.presets))
+
+    def replay_options(self, options: Mapping[str, Any], state: S) -> Json:
+        """The options with which ``replay`` reproduces a game that ``new(options)``
+        started as ``state`` (Crystal adds the seed the server drew, R-X1)."""
+        return dict(options)
 
     @abstractmethod
     def new(self, options: Mapping[str, Any]) -> S:

@@ -1,4 +1,9 @@
-"""Games by name, as python-chess's ``variant.py`` finds variants."""
+"""Games by name, as python-chess's ``variant.py`` finds variants.
+
+Adding a game is adding its module to ``GAMES``: everything else (the game
+list, option schemas, clock presets, managed matches, the spec) is read from
+the game's own declarations.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +11,26 @@ from typing import Any
 
 from engine.bug import Bug
 from engine.catchup import Catchup
+from engine.clock import ClockSpec
 from engine.crystal import Crystal
 from engine.errors import EngineError
 from engine.game import Game
 
 GAMES: dict[str, Game[Any, Any]] = {g.name: g for g in (Catchup(), Bug(), Crystal())}
+
+
+def _presets() -> dict[str, ClockSpec]:
+    """Every game's clock presets (R-T2), by name; a name belongs to one game."""
+    out: dict[str, ClockSpec] = {}
+    for game in GAMES.values():
+        for name, spec in game.presets.items():
+            if name in out:
+                raise ValueError(f"clock preset {name!r} is declared by two games")
+            out[name] = spec
+    return out
+
+
+PRESETS: dict[str, ClockSpec] = _presets()
 
 
 class UnknownGame(EngineError):

@@ -31,9 +31,9 @@ import redis
 from flask import Blueprint, Flask, Response, current_app, request
 from marshmallow import Schema, ValidationError, fields, validate
 
-from engine.clock import default_preset, spec_from
+from engine.clock import spec_from
 from engine.errors import BadOptions
-from engine.registry import GAMES
+from engine.registry import GAMES, PRESETS, get_game
 from service import referee
 from service.errors import ApiError, error_response
 from service.http import json_body
@@ -243,20 +243,15 @@ def create_match() -> Any:
     if umpire and not hmac.compare_digest((bearer() or "").encode(), str(umpire).encode()):
         raise ApiError(401, "unauthorized", "Creating a match needs the umpire token: Authorization: Bearer <token>.")
     body = json_body(create_request)
-    game = GAMES.get(body["game"])
-    if game is None:
-        message = f"There is no game called '{body['game']}'; known games: {', '.join(sorted(GAMES))}."
-        raise ApiError(404, "unknown_game", message)
+    game = get_game(body["game"])
     state = game.new(body["options"])
     dumped = game.dump(state)
-    spec = spec_from(body["clock"], default_preset(game.name, dumped["options"]))
+    spec = spec_from(body["clock"], game.default_preset(dumped["options"]), PRESETS)
     if spec.on_flag == "loses" and game.flag_rule != "loses":
         # A flag can only end a game whose engine ends games on time; Crystal's own rule is R-X6.
         message = f"In {game.title} a flag is handled by R-X6 (on_flag 'proxy'); it cannot lose the game."
         raise BadOptions("clock.on_flag", message)
-    options = dict(body["options"])
-    if "seed" in game.describe()["options"] and "seed" not in options and dumped.get("seed") is not None:
-        options["seed"] = dumped["seed"]  # the seed the server drew: with it the record replays the same deal (R-X1)
+    options = game.replay_options(body["options"], state)  # e.g. the seed the server drew (R-X1)
     store = get_store()
     tokens = [secrets.token_urlsafe(TOKEN_BYTES) for _ in (0, 1)]
     now = store.now_ms()

@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.clock import PRESETS, ClockSpec, MatchClock, default_preset, round_up, spec_from
+from engine.clock import ClockSpec, MatchClock, round_up, spec_from
 from engine.errors import BadOptions
+from engine.registry import GAMES, PRESETS
 
 S = 1000  # ms in a second
 
@@ -21,7 +22,17 @@ def test_presets_are_the_r_t2_table() -> None:
         "bug-green-meadow": (60, 300, 5, "loses"),
         "crystal": (90, 180, 1, "proxy"),
     }
-    assert {k: (v.turn_ms // S, v.bank_ms // S, v.step_ms // S, v.on_flag) for k, v in PRESETS.items()} == table
+    r_t2 = {k: (v.turn_ms // S, v.bank_ms // S, v.step_ms // S, v.on_flag) for k, v in PRESETS.items() if k in table}
+    assert r_t2 == table
+
+
+def test_each_game_declares_its_presets_and_flag_rule() -> None:
+    # every game has a preset of its own, and each preset's on_flag is what a flag does in that game (R-T1, R-X6)
+    for game in GAMES.values():
+        assert game.presets, game.name
+        for name, spec in game.presets.items():
+            assert PRESETS[name] is spec
+            assert spec.on_flag == game.flag_rule, (game.name, name)
 
 
 @pytest.mark.parametrize(
@@ -35,16 +46,16 @@ def test_presets_are_the_r_t2_table() -> None:
 )
 def test_default_preset_per_game(game: str, options: dict[str, str], preset: str) -> None:
     # API.md: a missing clock is the game's preset (Bug's depends on the variant)
-    assert default_preset(game, options) == preset
+    assert GAMES[game].default_preset(options) == preset
 
 
 def test_clock_read_from_preset_name_object_or_nothing() -> None:
-    assert spec_from(None, "bug") == PRESETS["bug"]
-    assert spec_from("catchup-short-bank", "bug") == PRESETS["catchup-short-bank"]
+    assert spec_from(None, "bug", PRESETS) == PRESETS["bug"]
+    assert spec_from("catchup-short-bank", "bug", PRESETS) == PRESETS["catchup-short-bank"]
     # fields left out come from the game's default preset (R-T2 "any field may be overridden")
-    assert spec_from({"turn_s": 1, "bank_s": 1.5}, "bug") == ClockSpec(1 * S, 1500, 10 * S, "loses")
-    assert spec_from({"preset": "crystal", "step_s": 0.25}, "catchup") == ClockSpec(90 * S, 180 * S, 250, "proxy")
-    assert spec_from({"on_flag": "proxy", "bank_s": 0}, "catchup") == ClockSpec(60 * S, 0, 1 * S, "proxy")
+    assert spec_from({"turn_s": 1, "bank_s": 1.5}, "bug", PRESETS) == ClockSpec(1 * S, 1500, 10 * S, "loses")
+    assert spec_from({"preset": "crystal", "step_s": 0.25}, "catchup", PRESETS) == ClockSpec(90 * S, 180 * S, 250, "proxy")
+    assert spec_from({"on_flag": "proxy", "bank_s": 0}, "catchup", PRESETS) == ClockSpec(60 * S, 0, 1 * S, "proxy")
 
 
 @pytest.mark.parametrize(
@@ -65,7 +76,7 @@ def test_clock_read_from_preset_name_object_or_nothing() -> None:
 )
 def test_bad_clocks_name_the_field(raw: object, field: str) -> None:
     with pytest.raises(BadOptions) as e:
-        spec_from(raw, "catchup")
+        spec_from(raw, "catchup", PRESETS)
     assert e.value.field == field
 
 
