@@ -13,7 +13,7 @@ HASH    := $(shell cksum < pyproject.toml | cut -d' ' -f1)
 RUNTIME := $(VENV)/.installed-run-$(HASH)
 DEV     := $(VENV)/.installed-dev-$(HASH)
 
-.PHONY: run test install lint typecheck hadolint unit bench clean
+.PHONY: run test install lint typecheck hadolint unit bench openapi clean
 
 $(BIN)/python:
 	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "Python 3.11 or later is needed (PY=$(PY))"; exit 1; }
@@ -51,6 +51,10 @@ hadolint: $(DEV)
 # pytest's own exit status decides (1 failures, 2 interrupted, 5 no tests: all fail the build).
 unit: $(DEV)
 	$(BIN)/python -m pytest -q
+
+## openapi.yaml from service/openapi.base.yaml and the games' declarations (a test fails when it drifts).
+openapi: $(RUNTIME)
+	$(BIN)/python -m service.openapi
 
 bench: $(RUNTIME)
 	$(BIN)/python -m bench

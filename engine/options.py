@@ -91,6 +91,11 @@ class Option:
         """Every word a client may give: the choices, then the aliases."""
         return (*self.choices, *(a for a, _ in self.aliases))
 
+    @property
+    def json_default(self) -> Any:
+        """The default as JSON has it (a tuple is a list)."""
+        return list(self.default) if isinstance(self.default, tuple) else self.default
+
     def _rule(self) -> str:
         return f" ({self.rule})" if self.rule else ""
 
@@ -132,7 +137,7 @@ class Option:
 
     def describe(self) -> Json:
         """This option in ``GET /v1/games``: type, default, bounds, choices."""
-        out: Json = {"type": self.type, "default": self.default}
+        out: Json = {"type": self.type, "default": self.json_default}
         if self.min is not None:
             out["min"] = self.min
         if self.max is not None:
@@ -165,7 +170,7 @@ class Option:
         else:
             out = {"type": self.type} if self.type != "any" else {}
         if self.default is not None and "$ref" not in out:
-            out["default"] = self.default
+            out["default"] = self.json_default
         text = self.description + (f" ({self.rule})" if self.rule and self.rule not in self.description else "")
         if self.aliases:
             text += "; " + ", ".join(f"`{a}` means `{c}`" for a, c in self.aliases)
