@@ -8,25 +8,11 @@ from typing import Any
 
 from flask import Blueprint
 
-from engine.game import Game, Verdict
 from engine.registry import GAMES, get_game
 from service import schemas
 from service.http import json_body
 
 bp = Blueprint("games", __name__, url_prefix="/v1")
-
-
-def verdict_json(game: Game[Any, Any], verdict: Verdict[Any]) -> dict[str, Any]:
-    """A verdict as API.md gives it: ``legal``, then ``move`` or ``error``,
-    the state (unchanged when illegal), and the events of a legal move."""
-    out: dict[str, Any] = {"legal": verdict.legal, "state": game.dump(verdict.state)}
-    if verdict.legal:
-        out["move"] = verdict.move
-        out["events"] = verdict.events
-    elif verdict.error is not None:
-        out["error"] = verdict.error.to_json()
-    dumped: dict[str, Any] = schemas.verdict_response.dump(out)
-    return dumped
 
 
 @bp.get("/games")
@@ -46,7 +32,11 @@ def play(game: str) -> Any:
     g = get_game(game)
     body = json_body(schemas.play_request)
     state = g.load(body["state"])
-    return verdict_json(g, g.play(state, body["move"]))
+    verdict = g.play(state, body["move"])
+    error = None if verdict.error is None else verdict.error.to_json()
+    out = schemas.verdict_json(verdict.legal, g.dump(verdict.state), move=verdict.move, error=error, events=verdict.events)
+    dumped: dict[str, Any] = schemas.verdict_response.dump(out)
+    return dumped
 
 
 @bp.post("/games/<game>/legal-moves")

@@ -29,16 +29,15 @@ from typing import Any
 
 import redis
 from flask import Blueprint, Flask, Response, current_app, request
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import ValidationError
 
 from engine.clock import spec_from
 from engine.errors import BadOptions
 from engine.registry import GAMES, PRESETS, get_game
-from service import referee
+from service import referee, schemas
 from service.errors import ApiError, error_response
 from service.http import json_body
 from service.referee import Live, Meta
-from service.schemas import MAX_MOVE_CHARS, MoveField
 from service.store import Conflict, Gone, Store, make_client
 from service.sweeper import Settled, settled
 
@@ -63,45 +62,6 @@ CONFIG_DEFAULTS: dict[str, Any] = {
 ENV_NUMBERS = {"REDIS_TIMEOUT_S": float, "MATCH_TTL_S": int, "SWEEP_INTERVAL_S": float}
 
 
-# -- request bodies -------------------------------------------------------------
-
-
-class ClockField(fields.Field[Any]):
-    """A clock: a preset name or an object (the engine's clock reader checks the content)."""
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
-        if value is None or isinstance(value, str | dict):
-            return value
-        raise ValidationError("A clock is a preset name or an object.")
-
-
-class MatchCreateRequest(Schema):
-    game = fields.String(required=True, validate=validate.Length(min=1, max=50))
-    options = fields.Dict(keys=fields.String(), load_default=dict)
-    clock = ClockField(load_default=None, allow_none=True)
-
-
-class MatchMoveRequest(Schema):
-    move = MoveField(required=True)
-    ply = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
-
-
-create_request = MatchCreateRequest()
-move_request = MatchMoveRequest()
-
-
-def plain_move(data: Any) -> dict[str, Any] | None:
-    """``data`` as ``move_request`` loads it when it is the plain body every
-    client sends (``{"move": "<text>", "ply": n}``), else None: then the schema
-    judges, and names what is wrong.  The hot path of a move, so a few
-    comparisons instead of a schema; it accepts only bodies the schema accepts."""
-    if type(data) is dict and len(data) == 2:
-        move, ply = data.get("move"), data.get("ply")
-        if type(ply) is int and ply >= 0 and type(move) is str and len(move) <= MAX_MOVE_CHARS and not move.isspace() and move:
-            return {"move": move, "ply": ply}
-    return None
-
-
 def _plain_move_body() -> dict[str, Any] | None:
     if not request.is_json:
         return None
@@ -109,7 +69,7 @@ def _plain_move_body() -> dict[str, Any] | None:
         data = request.get_json(silent=True)  # parsed once: json_body reuses it (or fails it) when this gives up
     except RecursionError:
         return None
-    return plain_move(data)
+    return schemas.plain_move(data)
 
 
 # -- wiring ---------------------------------------------------------------------
@@ -192,10 +152,11 @@ def match_json(meta: Meta, live: Live, now: int) -> dict[str, Any]:
     }
 
 
-def verdict_json(meta: Meta, live: Live, now: int, head: dict[str, Any], events: list[Any]) -> dict[str, Any]:
-    """A verdict in the stateless order (legal, move or error, state, events), then the match's clock."""
+def verdict_answer(meta: Meta, live: Live, now: int, verdict: dict[str, Any]) -> dict[str, Any]:
+    """The verdict (service/schemas.py's one shape), then the match's fields (clock, ply...)."""
     match = match_json(meta, live, now)
-    return {**head, "state": match.pop("state"), "events": events, **match}
+    del match["state"]  # the verdict carries it
+    return {**verdict, **match}
 
 
 def json_text(status: int, text: str, replayed: bool = False) -> Response:
@@ -242,7 +203,7 @@ def create_match() -> Any:
     umpire = cfg["UMPIRE_TOKEN"]
     if umpire and not hmac.compare_digest((bearer() or "").encode(), str(umpire).encode()):
         raise ApiError(401, "unauthorized", "Creating a match needs the umpire token: Authorization: Bearer <token>.")
-    body = json_body(create_request)
+    body = json_body(schemas.match_create_request)
     game = get_game(body["game"])
     state = game.new(body["options"])
     dumped = game.dump(state)
@@ -399,7 +360,7 @@ def submit_move(match_id: str) -> Any:
     body_error: Exception | None = None
     if body is None:
         try:
-            body = json_body(move_request)
+            body = json_body(schemas.match_move_request)
         except (ApiError, ValidationError) as e:
             body_error = e
     # Remembered answers are fetched with the match, for either seat (the token decides which applies).
@@ -439,11 +400,10 @@ def submit_move(match_id: str) -> Any:
         verdict, new_live, entry = referee.play(game, live, seat, body["move"], now, get_positions().get(match_id, cur.rev))
         if not verdict.legal or entry is None:
             assert verdict.error is not None
-            err = verdict.error.to_json()
-            step = err.get("step")
-            err["details"] = None if step is None else {"step": step}
-            return verdict_json(cur.meta, live, now, {"legal": False, "error": err}, []), 422
-        answer = referee.compact(verdict_json(cur.meta, new_live, now, {"legal": True, "move": verdict.move}, verdict.events))
+            refused = schemas.verdict_json(False, live.state, error=verdict.error.to_json())
+            return verdict_answer(cur.meta, live, now, refused), 422
+        accepted = schemas.verdict_json(True, new_live.state, move=verdict.move, events=verdict.events)
+        answer = referee.compact(verdict_answer(cur.meta, new_live, now, accepted))
         remembered = f"{move_key}\n{answer}"  # what a retry gets, and what its key was for
         remember = [(move_key, remembered)] + ([(f"k:{idem}", remembered)] if idem else [])
         return Change(new_live, [referee.compact(entry)], remember, answer, verdict.state)

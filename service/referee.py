@@ -25,7 +25,7 @@ from typing import Any
 import orjson
 
 from engine.clock import ClockSpec, MatchClock
-from engine.game import Game, Json, MoveInput, Verdict
+from engine.game import Game, Json, MoveInput, Outcome, Verdict
 
 AnyGame = Game[Any, Any]
 
@@ -289,10 +289,7 @@ def record_text(game: AnyGame, meta: Meta, live: Live, entries: list[Mapping[str
     opens a proxy window changes no state and is a comment line in braces."""
     spec = live.clock.spec
     state = live.state
-    result = "*"
-    if state["status"] == "finished":
-        winner = state["winner"]
-        result = "1/2-1/2" if winner is None else ("1-0" if winner == 0 else "0-1")
+    result = "*" if state["end"] is None else Outcome(state["winner"], state["end"]).result
     lines = [
         f'[Game "{game.name}"]',
         f'[Match "{meta.match_id}"]',

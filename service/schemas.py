@@ -63,7 +63,56 @@ class ReplayRequest(Schema):
     moves = fields.List(MoveField(), required=True, validate=validate.Length(max=MAX_MOVES))
 
 
+class ClockField(fields.Field[Any]):
+    """A clock: a preset name or an object (the engine's clock reader checks the content)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if value is None or isinstance(value, str | dict):
+            return value
+        raise ValidationError("A clock is a preset name or an object.")
+
+
+class MatchCreateRequest(Schema):
+    game = fields.String(required=True, validate=validate.Length(min=1, max=50))
+    options = _object(load_default=dict)
+    clock = ClockField(load_default=None, allow_none=True)
+
+
+class MatchMoveRequest(Schema):
+    move = MoveField(required=True)
+    ply = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
+
+
+def plain_move(data: Any) -> dict[str, Any] | None:
+    """``data`` as ``match_move_request`` loads it when it is the plain body every
+    client sends (``{"move": "<text>", "ply": n}``), else None: then the schema
+    judges, and names what is wrong.  The hot path of a move, so a few
+    comparisons instead of a schema; it accepts only bodies the schema accepts."""
+    if type(data) is dict and len(data) == 2:
+        move, ply = data.get("move"), data.get("ply")
+        if type(ply) is int and ply >= 0 and type(move) is str and len(move) <= MAX_MOVE_CHARS and not move.isspace() and move:
+            return {"move": move, "ply": ply}
+    return None
+
+
 # -- responses -----------------------------------------------------------------
+
+
+def verdict_json(
+    legal: bool, state: dict[str, Any], *, move: str | None = None, error: dict[str, Any] | None = None, events: Any = ()
+) -> dict[str, Any]:
+    """The one verdict shape, stateless or in a match (API.md): ``legal``, then
+    ``move`` (legal) or ``error`` (illegal: code, message, step), the state
+    (unchanged when illegal), the events of the move (none when illegal).  A
+    match's answer adds the match's own fields after these."""
+    out: dict[str, Any] = {"legal": legal}
+    if legal:
+        out["move"] = move
+    else:
+        out["error"] = error
+    out["state"] = state
+    out["events"] = list(events)
+    return out
 
 
 class MoveErrorBody(Schema):
@@ -134,6 +183,8 @@ class ErrorResponse(Schema):
 
 
 new_request = NewRequest()
+match_create_request = MatchCreateRequest()
+match_move_request = MatchMoveRequest()
 play_request = PlayRequest()
 legal_moves_request = LegalMovesRequest()
 replay_request = ReplayRequest()

@@ -90,7 +90,7 @@ def assert_illegal(verdict: dict[str, Any], state: dict[str, Any], code: str, st
     the step, and the state unchanged."""
     assert verdict["legal"] is False
     assert verdict["state"] == state
-    assert "move" not in verdict and "events" not in verdict
+    assert "move" not in verdict and verdict["events"] == []  # one verdict shape: an illegal move has no events
     error = verdict["error"]
     assert error["code"] == code
     assert error.get("step") == step

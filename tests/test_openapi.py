@@ -125,7 +125,13 @@ def test_legal_verdict_needs_the_move_and_an_illegal_one_the_error(spec_checker:
     state = _new_state(client)
     path = "/v1/games/catchup/play"
     spec_checker.check("POST", path, 200, JSON, {"legal": True, "move": "C3", "state": state, "events": []})
-    spec_checker.check("POST", path, 200, JSON, {"legal": False, "error": {"code": "occupied", "message": "m"}, "state": state})
+    spec_checker.check(
+        "POST", path, 200, JSON, {"legal": False, "error": {"code": "occupied", "message": "m"}, "state": state, "events": []}
+    )
+    with pytest.raises(AssertionError):  # an illegal move has no events
+        spec_checker.check(
+            "POST", path, 200, JSON, {"legal": False, "error": {"code": "x", "message": "m"}, "state": state, "events": [{}]}
+        )
     with pytest.raises(AssertionError):
         spec_checker.check("POST", path, 200, JSON, {"legal": True, "state": state, "events": []})
     with pytest.raises(AssertionError):

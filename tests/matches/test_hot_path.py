@@ -20,7 +20,9 @@ from test_whole_matches import choose
 
 from engine.registry import GAMES
 from service import create_app, referee
-from service.matches import get_positions, move_request, plain_move
+from service.matches import get_positions
+from service.schemas import match_move_request as move_request
+from service.schemas import plain_move
 
 # -- the move body ----------------------------------------------------------------------
 
