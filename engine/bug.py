@@ -671,6 +671,15 @@ class Bug(Game[BugState, Move]):
         name = state.board.name
         return LegalMoves([" ".join(name(b) for b in m) for m in moves], truncated)
 
+    def setup_options(self, state: BugState) -> Json:
+        """A set-up position skips Green Meadow's blackening turns (R-B2); cells
+        blackened so far stay off the board as ``blocked``."""
+        data = self.dump(state)
+        out: Json = {**data["options"], "position": data["board"], "blocked": data["blocked"]}
+        if state.to_move is not None:
+            out["to_move"] = state.to_move
+        return out
+
     def _finished(self, state: BugState, winner: int | None, end: str) -> BugState:
         return BugState(
             state.variant, state.eaters, state.board, state.stones, state.bugs, state.blocked, state.phase, None, state.ply,

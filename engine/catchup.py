@@ -9,13 +9,13 @@ is the hot path of the random-game benchmark (``python -m bench catchup``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.clock import seconds
 from engine.errors import BadOptions, BadState, IllegalMove
-from engine.game import Game, Json, LegalMoves, MoveInput
+from engine.game import Game, Json, LegalMoves, MoveInput, Steps
 from engine.groups import groups as find_groups
 from engine.hexboard import HexBoard, hexhex
 from engine.options import BLOCKED, TO_MOVE, Option, position, ref
@@ -488,6 +488,33 @@ class Catchup(Game[CatchupState, Move]):
         if limit is not None:
             names = names[:limit]
         return LegalMoves(names, truncated, {"max_stones": self.max_stones(state), "bonus": state.bonus})
+
+    def next_steps(self, state: CatchupState, prefix: Sequence[str]) -> Steps:
+        """After the cells chosen so far: any other empty cell while the turn
+        may place more (R-C1, R-C3; in bolanos only a second stone that keeps
+        the largest group's size); the move may end after one stone."""
+        if state.to_move is None:
+            raise IllegalMove("game_over", "The game is over: no more moves can be played.")
+        written: list[str] = []
+        if prefix:
+            verdict = self.play(state, list(prefix))
+            if verdict.error is not None:
+                raise verdict.error
+            written = self.split_move(verdict.move or "")
+        steps: list[str] = []
+        if len(written) < self.max_stones(state):
+            taken = set(written)
+            steps = [name for name in state.board.names(state.empty) if name not in taken]
+            if state.variant == "bolanos" and written:
+                steps = [c for c in steps if self.play(state, [*written, c]).legal]
+        return Steps(written, steps, bool(written), " ".join(written) if written else None)
+
+    def setup_options(self, state: CatchupState) -> Json:
+        data = self.dump(state)
+        out: Json = {**data["options"], "position": data["board"], "blocked": data["blocked"], "bonus": data["bonus"]}
+        if state.to_move is not None:
+            out["to_move"] = state.to_move
+        return out
 
     def _finished(self, state: CatchupState, winner: int | None, end: str) -> CatchupState:
         return CatchupState(

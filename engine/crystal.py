@@ -57,7 +57,7 @@ from engine.crystal_grid import (
     Grid,
 )
 from engine.errors import BadOptions, BadState, IllegalMove, InvalidMove
-from engine.game import Game, Json, LegalMoves, MoveInput
+from engine.game import Game, Json, LegalMoves, MoveInput, Steps
 from engine.options import Option, ref
 from engine.stateio import COMMON_FIELDS, check_frame, is_player
 
@@ -701,16 +701,31 @@ class Crystal(Game[CrystalState, Move]):
 
     def _turn(self, state: CrystalState, p: int, move: Turn) -> tuple[CrystalState, list[Json]]:
         items = move.items
+        self._count_shifts(state, p, items, partial=False)
+        grid, shifted, spike_points, events = self._items(state, p, items)
+        events.append(
+            {"type": "shifts", "player": p, "shifts": self.notation(state, Turn(tuple(x for x in items if isinstance(x, Shift))))}
+        )
+        return self._end_turn(state, p, grid, shifted, spike_points, events)
+
+    def _count_shifts(self, state: CrystalState, p: int, items: Sequence[Convert | Shift], partial: bool) -> int:
+        """The turn's shifts must be exactly as many as due (R-X2, R-X5 shift-plus);
+        a turn still being built (``partial``) may have fewer.  Returns the number due."""
         due = shifts_due(state.anomalies, state.turns[p] + 1)
         shift_steps = [i for i, x in enumerate(items) if isinstance(x, Shift)]
         n = len(shift_steps)
-        if n != due:
+        if n > due or (n < due and not partial):
             rule = "R-X2, R-X5 shift-plus" if "shift-plus" in state.anomalies else "R-X2"
             raise IllegalMove(
                 "wrong_shift_count",
                 f"This turn needs exactly {due} shifts, not {n} ({rule}).",
                 step=shift_steps[due] if n > due else None,
             )
+        return due
+
+    def _items(self, state: CrystalState, p: int, items: Sequence[Convert | Shift]) -> tuple[Grid, int, int, list[Json]]:
+        """Check and make a turn's conversion and shifts in order, each on the grid
+        as the ones before left it: ``(grid, files shifted, spike points, events)``."""
         grid = state.grid
         events: list[Json] = []
         spike_points = 0
@@ -743,10 +758,7 @@ class Crystal(Game[CrystalState, Move]):
                 spike_points += spiked.bit_count() * item.amount  # R-X5: one point per cell travelled
             grid = cg.shift(grid, f, item.sign, item.amount)
             shifted |= 1 << f
-        events.append(
-            {"type": "shifts", "player": p, "shifts": self.notation(state, Turn(tuple(x for x in items if isinstance(x, Shift))))}
-        )
-        return self._end_turn(state, p, grid, shifted, spike_points, events)
+        return grid, shifted, spike_points, events
 
     def _convert(self, state: CrystalState, grid: Grid, p: int, cell: int, step: int, events: list[Json]) -> Grid:
         name = cg.cell_name(cell)
@@ -835,12 +847,83 @@ class Crystal(Game[CrystalState, Move]):
 
     # -- listing, ends ------------------------------------------------------------------
 
-    def legal_shifts(self, state: CrystalState) -> list[Shift]:
-        """Single shifts the player to move may make as the first shift of the turn."""
+    def split_move(self, move: str) -> list[str]:
+        """Draft words are steps (``blue green``); a turn's steps are its items
+        (``convert C4``, ``C up 2``), separated by commas or semicolons."""
+        if _DIGIT.search(move):
+            return [t.strip() for t in _ITEMS.split(move) if t.strip()]
+        return move.split()
+
+    def join_steps(self, steps: Sequence[str]) -> str:
+        if not steps or not any(_DIGIT.search(x) for x in steps):
+            return " ".join(steps)
+        head = "; " if steps[0].lower().startswith("convert") else ", "
+        return steps[0] + (head if len(steps) > 1 else "") + ", ".join(steps[1:])
+
+    def next_steps(self, state: CrystalState, prefix: Sequence[str]) -> Steps:
+        """The draft: the words still open.  A turn: after the conversion and
+        shifts so far, the single shifts legal on the grid as they left it
+        (barred files, R-X2; rocks, R-X5), until the turn has its shifts."""
+        p = state.to_move
+        if p is None:
+            raise IllegalMove("game_over", "The game is over: no more moves can be played.")
+        if state.phase != "shift":
+            return self._draft_steps(state, prefix)
+        items: tuple[Convert | Shift, ...] = ()
+        if prefix:
+            move = self.parse(state, list(prefix))
+            if not isinstance(move, Turn):
+                raise IllegalMove("wrong_phase", "It is the shift phase: give shifts like 'C up 2' (R-X2).", step=0)
+            items = move.items
+        due = self._count_shifts(state, p, items, partial=True)
+        grid = self._items(state, p, items)[0]
+        written = [f"convert {cg.cell_name(x.cell)}" if isinstance(x, Convert) else cg.shift_text(*x) for x in items]
+        done = sum(1 for x in items if isinstance(x, Shift))
+        steps: list[str] = []
+        if done < due:
+            if not items and "color-convertor" in state.anomalies:
+                a, b = state.colors[p]
+                steps += [f"convert {cg.cell_name(x)}" for x in cg.CELLS if (state.grid[a] | state.grid[b]) >> x & 1]
+            steps += [cg.shift_text(*x) for x in self._open_shifts(grid, state.barred)]
+        complete = done == due
+        return Steps(written, steps, complete, self.join_steps(written) if complete else None)
+
+    def _draft_steps(self, state: CrystalState, prefix: Sequence[str]) -> Steps:
+        """R-X1's choices, one word a step: an order word, or colours still open
+        (two different ones when the second picker picks)."""
+        need = 2 if state.phase == "pick_two" else 1
+        words = [w.strip().lower() for w in prefix]
+        if len(words) >= need:
+            text = " ".join(words[:need])
+            verdict = self.play(state, text)
+            if verdict.error is not None:
+                raise verdict.error
+            if len(words) > need:
+                raise IllegalMove("bad_step", f"The choice is complete with {text!r}; nothing may follow (R-X1).", step=need)
+            assert verdict.move is not None
+            return Steps(words, [], True, verdict.move)
+        open_words = self.legal_moves(state).moves if need == 1 else self._colours_left(state)
+        if words:  # the second picker's first colour
+            if words[0] not in open_words:
+                if words[0] in COLOUR_INDEX:
+                    message = f"{words[0].capitalize()} is already taken: pick from those left (R-X1)."
+                    raise IllegalMove("not_in_draft", message, step=0)
+                raise InvalidMove(f"{words[0]!r} is not a colour: name red, blue, green or yellow (R-X1).", step=0)
+            open_words = [c for c in open_words if c != words[0]]
+        return Steps(words, open_words, False)
+
+    @staticmethod
+    def _colours_left(state: CrystalState) -> list[str]:
+        taken = set(state.colors[0]) | set(state.colors[1])
+        return [COLOURS[c] for c in range(4) if c not in taken]
+
+    @staticmethod
+    def _open_shifts(grid: Grid, barred: int) -> list[Shift]:
+        """Single shifts on ``grid`` that no barred file (R-X2) or rock (R-X5) forbids."""
         out = []
-        rocks = state.grid[ROCK]
+        rocks = grid[ROCK]
         for f in range(12):
-            if state.barred >> f & 1:
+            if barred >> f & 1:
                 continue
             for sign in (-1, 1):
                 for amount in range(1, 6):
@@ -848,6 +931,24 @@ class Crystal(Game[CrystalState, Move]):
                         continue
                     out.append(Shift(f, sign, amount))
         return out
+
+    def setup_options(self, state: CrystalState) -> Json:
+        """In the shift phase the grid and the draft's outcome (R-X1); before it, the same deal."""
+        data = self.dump(state)
+        if state.phase == "shift":
+            return {
+                "anomalies": data["options"]["anomalies"],
+                "grid": data["board"],
+                "colors": data["colors"],
+                "first": state.first,
+            }
+        if state.seed is not None:
+            return {"anomalies": data["options"]["anomalies"], "seed": state.seed}
+        return {"anomalies": data["options"]["anomalies"], "grid": data["board"]}
+
+    def legal_shifts(self, state: CrystalState) -> list[Shift]:
+        """Single shifts the player to move may make as the first shift of the turn."""
+        return self._open_shifts(state.grid, state.barred)
 
     def shifted(self, state: CrystalState, shift: Shift) -> CrystalState:
         """``state`` with one shift made on its grid and nothing else changed: a

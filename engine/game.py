@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from engine.clock import ClockSpec
-from engine.errors import BadOptions, BadState, EngineError, IllegalMove, InvalidMove
+from engine.errors import BadOptions, BadState, EngineError, IllegalMove, InvalidMove, MoveError
 from engine.options import FieldErrorType, Option, check_names
 from engine.stateio import is_player
 
@@ -107,6 +107,18 @@ class LegalMoves:
     moves: list[str]
     truncated: bool = False
     info: Json = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Steps:
+    """What may follow a move begun with ``prefix`` (its steps so far, as
+    written back): the legal next ``steps``, whether the move may end here
+    (``complete``), and then the whole ``move`` in notation."""
+
+    prefix: list[str]
+    steps: list[str]
+    complete: bool
+    move: str | None = None
 
 
 @dataclass(frozen=True)
@@ -229,6 +241,51 @@ class Game(ABC, Generic[S, M]):
     @abstractmethod
     def legal_moves(self, state: S, limit: int | None = None) -> LegalMoves:
         """Every legal move (or the first ``limit`` of them)."""
+
+    # -- a move step by step (bots and front ends build moves this way) --------------
+
+    def split_move(self, move: str) -> list[str]:
+        """The steps of a move in normalised notation (``"B1 A3"`` -> ``["B1", "A3"]``)."""
+        return move.split()
+
+    def join_steps(self, steps: Sequence[str]) -> str:
+        """The notation of a move made of ``steps`` (the inverse of :meth:`split_move`)."""
+        return " ".join(steps)
+
+    def next_steps(self, state: S, prefix: Sequence[str]) -> Steps:
+        """The legal steps after ``prefix`` and whether the move may end there.
+
+        Raises the first wrong step of ``prefix`` as a move error.  This default
+        walks the complete legal moves; a game whose list gives single steps
+        (Catchup's cells, Crystal's first shift) overrides it."""
+        if self.is_over(state):
+            raise IllegalMove("game_over", "The game is over: no more moves can be played.")
+        moves = [self.split_move(m) for m in self.legal_moves(state).moves]
+        written: list[str] = []
+        for i, raw in enumerate(prefix):
+            want = " ".join(raw.split()).casefold()
+            moves = [m for m in moves if len(m) > i and m[i].casefold() == want]
+            if not moves:
+                raise self.wrong_step(state, prefix, i)
+            written.append(moves[0][i])
+        n = len(written)
+        complete = any(len(m) == n for m in moves)
+        steps = list(dict.fromkeys(m[n] for m in moves if len(m) > n))
+        return Steps(written, steps, complete, self.join_steps(written) if complete else None)
+
+    def wrong_step(self, state: S, prefix: Sequence[str], i: int) -> MoveError:
+        """Why step ``i`` of ``prefix`` cannot be taken: the engine's own verdict
+        on the move so far when it blames a step up to ``i``, else a plain word."""
+        verdict = self.play(state, self.join_steps(list(prefix[: i + 1])))
+        err = verdict.error
+        if isinstance(err, MoveError) and (err.step is None or err.step <= i):
+            return err
+        return IllegalMove("bad_step", f"No legal move goes on with {prefix[i].strip()!r} here.", step=i)
+
+    def setup_options(self, state: S) -> Json:
+        """Options with which ``new`` sets up ``state``'s position (API.md
+        ``new``): an umpire's diagram, or a position to start a match from."""
+        return dict(self.dump(state)["options"])
 
     def is_over(self, state: S) -> bool:
         """True once the game has finished."""

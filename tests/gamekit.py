@@ -7,12 +7,17 @@ Imported by its name (``from gamekit import ...``), as ``openapi_check`` and
 
 from __future__ import annotations
 
+import random
 from collections import deque
 from typing import Any
 
 from flask.testing import FlaskClient
 
+from engine.game import Game
 from engine.hexboard import HexBoard, iter_bits
+from engine.registry import GAMES
+
+Json = dict[str, Any]
 
 
 class GameApi:
@@ -54,3 +59,71 @@ def bfs_sizes(board: HexBoard, stones: int) -> list[int]:
                     queue.append(c)
         sizes.append(size)
     return sorted(sizes, reverse=True)
+
+
+def option_samples(game: Game[Any, Any]) -> list[Json]:
+    """Option sets that cover a game's declared options, read from its
+    declarations alone (so a new game is covered without editing a test):
+    the defaults; each other word of each choice; each integer at its least;
+    each boolean flipped; each list of choices whole.  Set-up options are
+    left out (they need a position)."""
+    out: list[Json] = [{}]
+    for opt in game.options:
+        if opt.setup:
+            continue
+        if opt.type == "string" and opt.choices:
+            out += [{opt.name: word} for word in opt.choices if word != opt.default]
+        elif opt.type == "integer" and opt.min is not None and opt.min != opt.default:
+            out.append({opt.name: opt.min})
+        elif opt.type == "boolean":
+            out.append({opt.name: not opt.default})
+        elif opt.type == "array" and opt.choices:
+            out.append({opt.name: list(opt.choices)})
+    return out
+
+
+def option_configs() -> list[tuple[str, Json]]:
+    """Every registered game with each of its :func:`option_samples`."""
+    return [(name, options) for name, game in GAMES.items() for options in option_samples(game)]
+
+
+def config_id(name: str, options: Json) -> str:
+    return "-".join([name, *(f"{k}={v if not isinstance(v, list) else len(v)}" for k, v in options.items())])
+
+
+def seeded(game: Game[Any, Any], options: Json, rnd: random.Random) -> Json:
+    """``options``, plus a seed from ``rnd`` for a game that deals from one
+    (Crystal's grid, R-X1), so that random games are reproducible."""
+    if any(opt.name == "seed" for opt in game.options) and "seed" not in options:
+        return {**options, "seed": f"kit-{rnd.randrange(10**6)}"}
+    return options
+
+
+def random_move(game: Game[Any, Any], state: Any, rnd: random.Random) -> str:
+    """A uniformly built legal move: each step chosen from ``next_steps``, the
+    move ended at random once it may end (so turn sizes vary)."""
+    prefix: list[str] = []
+    while True:
+        steps = game.next_steps(state, prefix)
+        if steps.complete and (not steps.steps or rnd.random() < 0.5):
+            assert steps.move is not None
+            return steps.move
+        prefix.append(rnd.choice(steps.steps))
+
+
+def random_game(game: Game[Any, Any], options: Json, plies: int, rnd: random.Random) -> tuple[Json, Any, list[str]]:
+    """``plies`` random legal moves from ``new(options)`` (fewer if the game
+    ends): the options that replay it, the state, and the moves."""
+    options = seeded(game, options, rnd)
+    state = game.new(options)
+    options = game.replay_options(options, state)
+    moves = []
+    for _ in range(plies):
+        if game.is_over(state):
+            break
+        move = random_move(game, state, rnd)
+        verdict = game.play(state, move)
+        assert verdict.legal, (move, verdict.error)
+        moves.append(verdict.move)
+        state = verdict.state
+    return options, state, moves

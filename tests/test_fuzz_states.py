@@ -35,10 +35,10 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
+from gamekit import config_id, option_configs, random_game, random_move
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.crystal import ANOMALIES, Crystal, Turn
 from engine.game import Game
 from engine.registry import GAMES
 
@@ -52,33 +52,10 @@ FUZZ = settings(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 
-# (game, options): every variant, eaters rule and anomaly set a state can carry
-CONFIGS: list[tuple[str, Json]] = [
-    ("catchup", {"variant": "standard", "size": 3}),
-    ("catchup", {"variant": "mindsports", "size": 4}),
-    ("catchup", {"variant": "bolanos", "size": 3}),
-    ("catchup", {"variant": "standard", "size": 5}),
-    ("bug", {"variant": "genius", "size": 2}),
-    ("bug", {"variant": "genius", "size": 3, "eaters": "all"}),
-    ("bug", {"variant": "green-meadow"}),
-    ("bug", {"variant": "green-meadow", "eaters": "all"}),
-    ("crystal", {}),
-    ("crystal", {"anomalies": list(ANOMALIES)}),
-    ("crystal", {"anomalies": ["color-convertor", "shift-plus", "spikes"]}),
-]
-CONFIG_IDS = [
-    "catchup-standard-3",
-    "catchup-mindsports-4",
-    "catchup-bolanos-3",
-    "catchup-standard-5",
-    "bug-genius-2",
-    "bug-genius-3-all",
-    "bug-green-meadow",
-    "bug-green-meadow-all",
-    "crystal-plain",
-    "crystal-every-anomaly",
-    "crystal-convertor-shift-plus-spikes",
-]
+# (game, options): each game's option samples, read from its declarations
+# (tests/gamekit.py), so that a new game is fuzzed without editing this file
+CONFIGS: list[tuple[str, Json]] = option_configs()
+CONFIG_IDS = [config_id(name, options) for name, options in CONFIGS]
 
 
 # -- real states, by random legal moves through the engine -------------------------
@@ -86,49 +63,24 @@ CONFIG_IDS = [
 
 def legal_looking_move(game: Game[Any, Any], state: Any, rnd: random.Random) -> str:
     """A move that is legal in ``state`` (the fuzz sends it to mutants of it)."""
-    lm = game.legal_moves(state)
-    if not lm.moves:
+    if game.is_over(state):
         return "A1"  # a finished game: any move is answered game_over
-    if game.name == "catchup":
-        n = rnd.randint(1, lm.info["max_stones"])
-        move = " ".join(rnd.sample(lm.moves, n))
-        return move if game.play(state, move).legal else lm.moves[0]  # bolanos may refuse two stones
-    if game.name == "crystal" and lm.info["phase"] == "shift":
-        assert isinstance(game, Crystal)
-        shifts, s = [], state
-        for _ in range(game.shifts_due(state)):
-            shift = rnd.choice(game.legal_shifts(s))
-            shifts.append(shift)
-            s = game.shifted(s, shift)
-        text = game.notation(state, Turn(tuple(shifts)))
-        if lm.info.get("converts") and rnd.random() < 0.3:
-            text = f"{rnd.choice(lm.info['converts'])}; {text}"
-        return text
-    return rnd.choice(lm.moves)
+    return random_move(game, state, rnd)
 
 
 def real_state(name: str, options: Json, plies: int, rnd: random.Random) -> tuple[Any, str]:
     """A state ``plies`` random legal moves from ``new(options)`` (sometimes then
     resigned or flagged), and a move that is legal in it."""
     game = GAMES[name]
-    if name == "crystal":
-        options = {**options, "seed": f"fuzz-{rnd.randrange(10**6)}"}
-    state = game.new(options)
-    for _ in range(plies):
-        if game.is_over(state):
-            break
-        verdict = game.play(state, legal_looking_move(game, state, rnd))
-        assert verdict.legal, verdict.error
-        state = verdict.state
+    _, state, _ = random_game(game, options, plies, rnd)
     if not game.is_over(state) and rnd.random() < 0.1:
         state = game.resign(state, rnd.randrange(2))[0] if rnd.random() < 0.5 else game.timeout(state)[0]
     return state, legal_looking_move(game, state, rnd)
 
 
 def plies_for(name: str) -> st.SearchStrategy[int]:
-    if name == "crystal":  # each draft phase (plies 0-4), then turns of shifts
-        return st.one_of(st.integers(0, 4), st.integers(5, 40))
-    return st.integers(0, 40)
+    # openings (Crystal's draft, Green Meadow's blackening, a pie swap), then play
+    return st.one_of(st.integers(0, 4), st.integers(5, 40))
 
 
 # -- mutations ------------------------------------------------------------------------
@@ -406,32 +358,13 @@ def test_any_move_is_an_answer(client: FlaskClient, name: str, options: Json, da
 # -- new and replay ---------------------------------------------------------------------
 
 
-def set_up_options(name: str, options: Json, state: Any) -> Json:
-    """Options that set up ``state``'s position (API.md ``new``), beside the game's own."""
-    game = GAMES[name]
-    data = game.dump(state)
-    if name == "crystal":
-        out: Json = {"anomalies": data["options"]["anomalies"]}
-        if data["phase"] == "shift" and data["ply"] == 4 and not data["turns"][0]:
-            out.update(grid=data["board"], colors=data["colors"], first=data["first"])
-        else:
-            out["seed"] = data["seed"]
-        return out
-    out = {**options, "position": data["board"], "blocked": data["blocked"]}
-    if data["to_move"] is not None:
-        out["to_move"] = data["to_move"]
-    if name == "catchup":
-        out["bonus"] = data["bonus"]
-    return out
-
-
 @pytest.mark.parametrize(("name", "options"), CONFIGS, ids=CONFIG_IDS)
 @settings(FUZZ, max_examples=60)
 @given(data=st.data())
 def test_mutated_options_never_fail(client: FlaskClient, name: str, options: Json, data: st.DataObject) -> None:
     game = GAMES[name]
     state, _ = real_state(name, options, data.draw(plies_for(name)), random.Random(data.draw(st.integers(0, 2**32))))
-    body = data.draw(mutated({"options": set_up_options(name, options, state)}), label="body")
+    body = data.draw(mutated({"options": game.setup_options(state)}), label="body")
     status, answered = answer(client, f"/v1/games/{name}/new", body)
     if status == 200:
         assert round_trips(game, answered["state"]), answered["state"]
@@ -439,16 +372,7 @@ def test_mutated_options_never_fail(client: FlaskClient, name: str, options: Jso
 
 def record(name: str, options: Json, plies: int, rnd: random.Random) -> tuple[Json, list[str]]:
     """Options and the moves of a real game from them."""
-    game = GAMES[name]
-    options = {**options, "seed": f"fuzz-{rnd.randrange(10**6)}"} if name == "crystal" else dict(options)
-    state = game.new(options)
-    moves = []
-    for _ in range(plies):
-        if game.is_over(state):
-            break
-        move = legal_looking_move(game, state, rnd)
-        moves.append(move)
-        state = game.play(state, move).state
+    options, _, moves = random_game(GAMES[name], options, plies, rnd)
     return options, moves
 
 

@@ -1,5 +1,7 @@
-"""Whole matches of Catchup, Bug and Crystal Connector played through the match
-endpoints with seat tokens; the text record replays to the same final state."""
+"""Whole matches of every game and option set played through the match endpoints
+with seat tokens; the text record replays to the same final state.  The games
+and their option sets come from the registry and the games' declarations
+(tests/gamekit.py), so a new game is played here without editing this file."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
+from gamekit import config_id, option_configs, random_move
 from matchkit import Match, NewMatch
 
 from engine.registry import GAMES
@@ -27,14 +30,7 @@ def moves_of(text: str) -> list[str]:
 def choose(game_name: str, state: dict[str, Any], turn: int) -> str:
     """A legal move for the seat to move, varied by ``turn`` so games differ from first-move play."""
     game = GAMES[game_name]
-    legal = game.legal_moves(game.load(state))
-    rng = random.Random(turn)
-    pick = rng.choice(legal.moves)
-    if game_name == "catchup":  # any distinct empty cells, as many as allowed (R-C1)
-        return " ".join(rng.sample(legal.moves, legal.info["max_stones"]))
-    if game_name == "crystal" and state["phase"] == "shift":
-        return ", ".join([pick] * state["shifts_due"])  # R-X2: one file may be shifted several times
-    return pick
+    return random_move(game, game.load(state), random.Random(turn))
 
 
 def play_out(m: Match, game_name: str, limit: int = 400) -> dict[str, Any]:
@@ -54,17 +50,10 @@ def play_out(m: Match, game_name: str, limit: int = 400) -> dict[str, Any]:
     return state
 
 
-@pytest.mark.parametrize(
-    ("game_name", "options"),
-    [
-        ("catchup", {"size": 3}),
-        ("catchup", {"size": 4, "variant": "mindsports"}),
-        ("bug", {}),
-        ("bug", {"variant": "green-meadow"}),
-        ("crystal", {}),
-        ("crystal", {"seed": "tournament-7", "anomalies": ["pylons"]}),
-    ],
-)
+CONFIGS = option_configs()
+
+
+@pytest.mark.parametrize(("game_name", "options"), CONFIGS, ids=[config_id(*c) for c in CONFIGS])
 def test_whole_match(client: FlaskClient, new_match: NewMatch, game_name: str, options: dict[str, Any]) -> None:
     m = new_match(game_name, options)
     final = play_out(m, game_name)
