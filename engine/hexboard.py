@@ -95,6 +95,11 @@ class HexBoard:
         """Names of a bit set, in reading order."""
         return [self.labels[b] for b in iter_bits(bits)]
 
+    def lookup(self, text: str) -> int | None:
+        """The bit of a cell written as the engine writes it, or in lower case;
+        None otherwise (the fast path of parsing; :meth:`parse_cell` says why)."""
+        return self._lookup.get(text)
+
     def has(self, text: str) -> bool:
         return text.upper() in self._index
 

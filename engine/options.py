@@ -147,7 +147,7 @@ class Option:
         if self.aliases:
             out["aliases"] = self.alias_map
         if self.description:
-            out["description"] = self.description
+            out["description"] = self.description + self._rule()
         return out
 
     def json_schema(self) -> Json:

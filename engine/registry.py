@@ -15,8 +15,10 @@ from engine.clock import ClockSpec
 from engine.crystal import Crystal
 from engine.errors import EngineError
 from engine.game import Game
+from engine.plur import Plur
+from engine.too import Too
 
-GAMES: dict[str, Game[Any, Any]] = {g.name: g for g in (Catchup(), Bug(), Crystal())}
+GAMES: dict[str, Game[Any, Any]] = {g.name: g for g in (Catchup(), Bug(), Crystal(), Plur(), Too())}
 
 
 def _presets() -> dict[str, ClockSpec]:
@@ -32,10 +34,18 @@ def _presets() -> dict[str, ClockSpec]:
 
 PRESETS: dict[str, ClockSpec] = _presets()
 
+# R-E3: games the seeds name but do not describe well enough to umpire.
+NOT_BUILT: dict[str, str] = {
+    "brink": "Brink is not built (R-E3): its text in seed 001 stops before its winning condition.",
+    "product": "Product is not built (R-E3): seed 001 only names it.",
+}
+
 
 class UnknownGame(EngineError):
     def __init__(self, name: str) -> None:
-        super().__init__("unknown_game", f"There is no game called '{name}'; known games: {', '.join(sorted(GAMES))}.")
+        known = f"known games: {', '.join(GAMES)}."
+        why = NOT_BUILT.get(name.lower())
+        super().__init__("unknown_game", f"{why} The {known}" if why else f"There is no game called '{name}'; {known}")
         self.name = name
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Blueprint
 
-from engine.registry import GAMES, get_game
+from engine.registry import GAMES, NOT_BUILT, get_game
 from service import schemas
 from service.http import json_body
 
@@ -17,7 +17,9 @@ bp = Blueprint("games", __name__, url_prefix="/v1")
 
 @bp.get("/games")
 def list_games() -> Any:
-    return schemas.games_response.dump({"games": [g.describe() for g in GAMES.values()]})
+    games = [g.describe() for g in GAMES.values()]
+    not_built = [{"name": name, "why": why} for name, why in NOT_BUILT.items()]
+    return schemas.games_response.dump({"games": games, "not_built": not_built})
 
 
 @bp.post("/games/<game>/new")

@@ -161,6 +161,7 @@ class GamesResponse(Schema):
     """Each game's ``describe()``: name, title, variants, options with defaults."""
 
     games = fields.List(_object(), required=True)
+    not_built = fields.List(_object(), required=True)  # R-E3: games the seeds name but do not describe fully
 
 
 class HealthResponse(Schema):

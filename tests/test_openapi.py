@@ -149,6 +149,8 @@ OPENINGS: list[tuple[str, dict[str, Any]]] = [
     ("crystal", {"seed": "spec"}),
     ("crystal", {"seed": "spec", "colors": [["red", "green"], ["blue", "yellow"]], "first": 1}),
     ("crystal", {"seed": 7, "anomalies": ["bombs", "pylons"], "colors": [["red", "blue"], ["green", "yellow"]], "first": 0}),
+    ("plur", {"size": 3, "pie": True}),
+    ("too", {"size": 2}),
 ]
 
 
