@@ -27,7 +27,7 @@ from engine.groups import groups as find_groups
 from engine.hexboard import HexBoard, green_meadow, hexhex, iter_bits
 from engine.options import BLOCKED, Option, position, ref
 from engine.polyhex import ShapeTable, shape_table
-from engine.stateio import COMMON_FIELDS, check_frame, is_player, read_blocked, read_board
+from engine.stateio import COMMON_FIELDS, cells_json, check_frame, is_player, read_blocked, read_board
 
 VERSION = 1
 VARIANTS = ("genius", "green-meadow")  # R-B2
@@ -309,19 +309,10 @@ class Bug(Game[BugState, Move]):
 
     def dump(self, state: BugState) -> Json:
         board = state.board
-        cells: dict[str, int] = {}
         s0, s1 = state.stones
-        for b in iter_bits(s0 | s1):
-            cells[board.name(b)] = 0 if s0 >> b & 1 else 1
+        cells = cells_json(board, s0, s1)
         return {
-            "game": self.name,
-            "version": VERSION,
-            "options": self.options_json(state),
-            "status": "finished" if state.end is not None else "ongoing",
-            "to_move": state.to_move,
-            "ply": state.ply,
-            "winner": state.winner,
-            "end": state.end,
+            **self.state_head(state, VERSION, self.options_json(state)),
             "scores": [s0.bit_count(), s1.bit_count()],  # R-B7: pieces on the board
             "largest": [state.largest(0), state.largest(1)],  # R-B7: each player's largest bug
             "board": cells,

@@ -17,9 +17,10 @@ from engine.clock import seconds
 from engine.errors import BadOptions, BadState, IllegalMove
 from engine.game import Game, Json, LegalMoves, MoveInput, Steps
 from engine.groups import groups as find_groups
+from engine.groups import place
 from engine.hexboard import HexBoard, hexhex
 from engine.options import BLOCKED, TO_MOVE, Option, position, ref
-from engine.stateio import COMMON_FIELDS, check_frame, read_blocked, read_board
+from engine.stateio import COMMON_FIELDS, cells_json, check_frame, read_blocked, read_board
 
 VERSION = 1
 VARIANTS = ("standard", "mindsports", "bolanos")
@@ -203,22 +204,9 @@ class Catchup(Game[CatchupState, Move]):
 
     def dump(self, state: CatchupState) -> Json:
         board = state.board
-        s0, s1 = state.stones
-        cells: dict[str, int] = {}
-        for b in board.cells:
-            if s0 >> b & 1:
-                cells[board.name(b)] = 0
-            elif s1 >> b & 1:
-                cells[board.name(b)] = 1
+        cells = cells_json(board, *state.stones)
         return {
-            "game": self.name,
-            "version": VERSION,
-            "options": {"variant": state.variant, "size": board.side},
-            "status": "finished" if state.to_move is None else "ongoing",
-            "to_move": state.to_move,
-            "ply": state.ply,
-            "winner": state.winner,
-            "end": state.end,
+            **self.state_head(state, VERSION, {"variant": state.variant, "size": board.side}),
             "scores": list(state.scores),
             "board": cells,
             "blocked": board.names(state.blocked),
@@ -367,7 +355,7 @@ class Catchup(Game[CatchupState, Move]):
         # repeated cell fails as well (R-C1: distinct empty cells).
         board = state.board
         nbrs = board.neighbours
-        groups = list(state.groups[p])
+        groups = state.groups[p]
         grown = 0  # size of the largest group this turn made or enlarged
         for i, b in enumerate(move):
             bit = 1 << b
@@ -376,23 +364,10 @@ class Catchup(Game[CatchupState, Move]):
             free ^= bit
             touch = nbrs[b] & mine
             mine |= bit
-            if touch:
-                merged = bit
-                keep = []
-                for g in groups:
-                    if g & touch:
-                        merged |= g
-                    else:
-                        keep.append(g)
-                keep.append(merged)
-                groups = keep
-                size = merged.bit_count()
-                if size > grown:
-                    grown = size
-            else:
-                groups.append(bit)
-                if not grown:
-                    grown = 1
+            groups = place(groups, touch, bit)
+            size = groups[-1].bit_count()  # the stone's own group, merged or new
+            if size > grown:
+                grown = size
         old_score = state.scores[p]
         opp_score = state.scores[1 - p]
         new_score = grown if grown > old_score else old_score  # R-C2: the score never falls
@@ -423,11 +398,11 @@ class Catchup(Game[CatchupState, Move]):
             events.append({"type": "score", "player": p, "from": old_score, "to": new_score})
         if p == 0:
             stones = (mine, theirs)
-            all_groups = (tuple(groups), state.groups[1])
+            all_groups = (groups, state.groups[1])
             scores = (new_score, opp_score)
         else:
             stones = (theirs, mine)
-            all_groups = (state.groups[0], tuple(groups))
+            all_groups = (state.groups[0], groups)
             scores = (opp_score, new_score)
         if free:
             new = CatchupState(

@@ -397,14 +397,7 @@ class Crystal(Game[CrystalState, Move]):
 
     def dump(self, state: CrystalState) -> Json:
         return {
-            "game": self.name,
-            "version": VERSION,
-            "options": {"anomalies": list(state.anomalies)},
-            "status": "finished" if state.to_move is None else "ongoing",
-            "to_move": state.to_move,
-            "ply": state.ply,
-            "winner": state.winner,
-            "end": state.end,
+            **self.state_head(state, VERSION, {"anomalies": list(state.anomalies)}),
             "scores": list(state.scores),
             "board": cg.render(state.grid),
             "phase": state.phase,

@@ -282,6 +282,20 @@ class Game(ABC, Generic[S, M]):
             return err
         return IllegalMove("bad_step", f"No legal move goes on with {prefix[i].strip()!r} here.", step=i)
 
+    def state_head(self, state: S, version: int, options: Json) -> Json:
+        """The fields every state starts with (API.md "Reading a state"), in
+        order; each game's ``dump`` adds scores, board and its own."""
+        return {
+            "game": self.name,
+            "version": version,
+            "options": options,
+            "status": "ongoing" if state.end is None else "finished",
+            "to_move": state.to_move,
+            "ply": state.ply,
+            "winner": state.winner,
+            "end": state.end,
+        }
+
     def setup_options(self, state: S) -> Json:
         """Options with which ``new`` sets up ``state``'s position (API.md
         ``new``): an umpire's diagram, or a position to start a match from."""

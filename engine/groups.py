@@ -1,4 +1,4 @@
-"""Connected groups on hex boards, as bit sets (shared by Catchup and Bug).
+"""Connected groups on hex boards, as bit sets (shared by the hex games).
 
 A group is grown from one stone by repeated dilation (six shifts and a mask)
 until it stops changing; each pass adds a whole ring, so the cost is the
@@ -59,3 +59,21 @@ def largest_group(board: HexBoard, stones: int) -> int:
             best = size
         rest &= ~grp
     return best
+
+
+def place(groups: tuple[int, ...], touch: int, bit: int) -> tuple[int, ...]:
+    """``groups`` (one colour's, each a bit set) after a stone at ``bit`` that
+    touches the stones ``touch`` of that colour: the groups it touches merge
+    with it into the last group of the result, the others stay as they are.
+    Only those groups are looked at, so a stone never re-floods the board."""
+    if not touch:
+        return (*groups, bit)
+    merged = bit
+    keep = []
+    for g in groups:
+        if g & touch:
+            merged |= g
+        else:
+            keep.append(g)
+    keep.append(merged)
+    return tuple(keep)

@@ -36,9 +36,10 @@ from engine.clock import seconds
 from engine.errors import BadOptions, BadState, IllegalMove
 from engine.game import Game, Json, LegalMoves, MoveInput
 from engine.groups import groups as find_groups
+from engine.groups import place
 from engine.hexboard import MAX_SIDE, MIN_SIDE, HexBoard, hexhex
 from engine.options import BLOCKED, TO_MOVE, Option, position, ref
-from engine.stateio import COMMON_FIELDS, check_frame, read_blocked, read_board
+from engine.stateio import COMMON_FIELDS, cells_json, check_frame, read_blocked, read_board
 
 VERSION = 1
 DEFAULT_SIZE = 5
@@ -186,22 +187,9 @@ class Plur(Game[PlurState, Move]):
 
     def dump(self, state: PlurState) -> Json:
         board = state.board
-        s0, s1 = state.stones
-        cells: dict[str, int] = {}
-        for b in board.cells:
-            if s0 >> b & 1:
-                cells[board.name(b)] = 0
-            elif s1 >> b & 1:
-                cells[board.name(b)] = 1
+        cells = cells_json(board, *state.stones)
         return {
-            "game": self.name,
-            "version": VERSION,
-            "options": {"size": board.side, "pie": state.pie},
-            "status": "ongoing" if state.end is None else "finished",
-            "to_move": state.to_move,
-            "ply": state.ply,
-            "winner": state.winner,
-            "end": state.end,
+            **self.state_head(state, VERSION, {"size": board.side, "pie": state.pie}),
             "scores": [state.sizes(0), state.sizes(1)],
             "board": cells,
             "blocked": board.names(state.blocked),
@@ -275,18 +263,7 @@ class Plur(Game[PlurState, Move]):
             raise self._bad_cell(state, b)
         mine = state.stones[p]
         touch = state.board.neighbours[b] & mine
-        if touch:
-            merged = bit
-            keep = []
-            for g in state.groups[p]:
-                if g & touch:
-                    merged |= g
-                else:
-                    keep.append(g)
-            keep.append(merged)
-            grown = tuple(keep)
-        else:
-            grown = (*state.groups[p], bit)
+        grown = place(state.groups[p], touch, bit)
         if p == 0:
             stones, groups = (mine | bit, state.stones[1]), (grown, state.groups[1])
         else:

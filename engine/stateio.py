@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.errors import BadOptions, BadState
-from engine.hexboard import HexBoard
+from engine.hexboard import HexBoard, iter_bits
 
 FieldErrorType = type[BadOptions] | type[BadState]  # BadOptions for set-up options, BadState for states
 
@@ -105,3 +105,10 @@ def read_board(board: HexBoard, raw: Any, blocked: int, field: str, err: FieldEr
             raise err(f"{field}.{name}", f"{name.upper()} is given twice.")
         s[who] |= 1 << b
     return s[0], s[1]
+
+
+def cells_json(board: HexBoard, first: int, second: int) -> dict[str, int]:
+    """A hex board's ``board`` field: each occupied cell, in reading order, and
+    0 or 1 for the bit set (``first`` or ``second``) holding it."""
+    labels = board.labels
+    return {labels[b]: 0 if first >> b & 1 else 1 for b in iter_bits(first | second)}

@@ -29,9 +29,10 @@ from engine.clock import seconds
 from engine.errors import BadOptions, BadState, IllegalMove, InvalidMove
 from engine.game import Game, Json, LegalMoves, MoveInput
 from engine.groups import groups as find_groups
+from engine.groups import place
 from engine.hexboard import MAX_SIDE, MIN_SIDE, HexBoard, hexhex
 from engine.options import BLOCKED, Option, ref
-from engine.stateio import COMMON_FIELDS, check_frame, read_blocked, read_board
+from engine.stateio import COMMON_FIELDS, cells_json, check_frame, read_blocked, read_board
 
 VERSION = 1
 DEFAULT_SIZE = 5
@@ -138,22 +139,9 @@ class Too(Game[TooState, Move]):
 
     def dump(self, state: TooState) -> Json:
         board = state.board
-        s0, s1 = state.stones
-        cells: dict[str, int] = {}
-        for b in board.cells:
-            if s0 >> b & 1:
-                cells[board.name(b)] = 0
-            elif s1 >> b & 1:
-                cells[board.name(b)] = 1
+        cells = cells_json(board, *state.stones)
         return {
-            "game": self.name,
-            "version": VERSION,
-            "options": {"size": board.side},
-            "status": "ongoing" if state.end is None else "finished",
-            "to_move": state.to_move,
-            "ply": state.ply,
-            "winner": state.winner,
-            "end": state.end,
+            **self.state_head(state, VERSION, {"size": board.side}),
             "scores": state.scores,
             "board": cells,
             "blocked": board.names(state.blocked),
@@ -242,18 +230,7 @@ class Too(Game[TooState, Move]):
             raise IllegalMove("occupied", f"{board.name(b)} is already occupied.", step=0)
         same = state.stones[colour]
         touch = board.neighbours[b] & same
-        if touch:
-            merged = bit
-            keep = []
-            for g in state.groups[colour]:
-                if g & touch:
-                    merged |= g
-                else:
-                    keep.append(g)
-            keep.append(merged)
-            grown = tuple(keep)
-        else:
-            grown = (*state.groups[colour], bit)
+        grown = place(state.groups[colour], touch, bit)
         if colour == 0:
             stones, groups = (same | bit, state.stones[1]), (grown, state.groups[1])
         else:
