@@ -15,18 +15,15 @@ stone a turn, Too of a random colour.
 from __future__ import annotations
 
 import random
-import time
-from collections.abc import Callable
 from typing import Any
 
+from bench.bench_catchup import games_per_second
 from bench.bench_catchup import random_game_apply as catchup_apply
 from bench.bench_catchup import random_game_play as catchup_play
 from engine.plur import Plur
 from engine.too import Too
 
 SIDE = 5
-RUNS = 5
-SECONDS = 1.0
 PLUR, TOO = Plur(), Too()
 
 
@@ -68,19 +65,6 @@ def too_play(rng: random.Random) -> Any:
     for name in names:
         state = TOO.play(state, f"{'BW'[rng.getrandbits(1)]} {name}").state
     return state
-
-
-def games_per_second(play_one: Callable[[random.Random], Any]) -> float:
-    best = 0.0
-    rng = random.Random(2024)
-    for _ in range(RUNS):
-        n = 0
-        start = time.perf_counter()
-        while (elapsed := time.perf_counter() - start) < SECONDS:
-            play_one(rng)
-            n += 1
-        best = max(best, n / elapsed)
-    return best
 
 
 def main() -> None:
