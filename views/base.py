@@ -176,7 +176,7 @@ class GameView(ABC):
         marks = self.marks(events, state)
         lines = [Line(self.describe(state), "title")]
         if marks.move is not None and marks.mover is not None:
-            lines.append(Line(f"Last move: {names[marks.mover]} {marks.move}", "last"))
+            lines.append(Line(f"Last move ({names[marks.mover]}): {marks.move}", "last"))
             lines += self.mark_notes(marks)
         lines += self.scores(state, names)
         if state.get("status") == "finished":

@@ -68,6 +68,11 @@ def explain(lad: Ladder, names: tuple[str, str]) -> str:
     return out
 
 
+def with_colour(name: str, colour: str) -> str:
+    """"Ann (black)"; just "Black" when the name is the colour."""
+    return name if name.lower() == colour else f"{name} ({colour})"
+
+
 class PlurView(HexView):
     game = "plur"
     title = "Plur"
@@ -81,7 +86,7 @@ class PlurView(HexView):
         return f"Plur, {self.size_text(state)}{self.blocked_note(state)}{pie}, ply {state.get('ply', 0)}"
 
     def legend(self, state: Mapping[str, Any], names: tuple[str, str]) -> str:
-        return f"B {names[0]} (black), W {names[1]} (white), # off the board; lower case: the last move"
+        return f"B {with_colour(names[0], 'black')}, W {with_colour(names[1], 'white')}, # off the board; lower case: the last move"
 
     def marks(self, events: Sequence[Json], state: Mapping[str, Any]) -> Marks:
         for e in events:
@@ -99,8 +104,8 @@ class PlurView(HexView):
     def scores(self, state: Mapping[str, Any], names: tuple[str, str]) -> list[Line]:
         g0, g1 = self.groups(state)
         lines = [
-            Line(f"{names[0]} (black): groups {sizes(g0)}", icons=("p0",)),
-            Line(f"{names[1]} (white): groups {sizes(g1)}", icons=("p1",)),
+            Line(f"{with_colour(names[0], 'black')}: groups {sizes(g0)}", icons=("p0",)),
+            Line(f"{with_colour(names[1], 'white')}: groups {sizes(g1)}", icons=("p1",)),
         ]
         if state.get("status") != "finished" and (g0 or g1):
             lines.append(Line(f"If the board were full now (R-E1): {explain(ladder(g0, g1), names)}", "note"))

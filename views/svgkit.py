@@ -234,7 +234,7 @@ def wrap(lines: Sequence[Line], width: float) -> list[tuple[Line, list[str]]]:
     for line in lines:
         room = width - 2 * MARGIN - len(line.icons) * 18
         chars = max(20, int(room / _EM.get(line.kind, TEXT_PX * 0.56)))
-        out.append((line, textwrap.wrap(line.text, chars) or [""]))
+        out.append((line, textwrap.wrap(line.text, chars, break_on_hyphens=False) or [""]))
     return out
 
 

@@ -58,11 +58,14 @@ class TooView(HexView):
     def scores(self, state: Mapping[str, Any], names: tuple[str, str]) -> list[Line]:
         g0, g1 = self.board_sizes(state)
         b2, w2 = self.seconds(state)
-        return [
+        lines = [
             Line(f"black stones: groups {sizes(g0)}; second-largest {b2}", icons=("c0",)),
             Line(f"white stones: groups {sizes(g1)}; second-largest {w2}", icons=("c1",)),
-            Line(f"{names[0]} wins if black's second-largest group ends larger than white's, else {names[1]} (R-E2)", "note"),
         ]
+        if state.get("status") != "finished":
+            rule = f"{names[0]} wins if black's second-largest group ends larger than white's, else {names[1]} (R-E2)"
+            lines.append(Line(rule, "note"))
+        return lines
 
     def turn(self, state: Mapping[str, Any], names: tuple[str, str]) -> str:
         p = state.get("to_move")
