@@ -210,7 +210,7 @@ def test_ends_that_are_not_moves(end: str, extra: list[dict[str, Any]], expect: 
 
 def test_names_and_xml_are_escaped() -> None:
     _, _, state = catchup_worked_example()[0]
-    svg = views.svg(state, names=["<Ann & \"Co\">", "Bob"])
+    svg = views.svg(state, names=['<Ann & "Co">', "Bob"])
     root = parse(svg)
     assert any(t.startswith('<Ann & "Co">: score') for t in texts(root))
 

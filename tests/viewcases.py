@@ -23,10 +23,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # the engine tests' boards (test_catchup, test_bug, test_crystal), run as a script too
 
 from test_bug import SEED as BUG_SEED  # noqa: E402
-from test_catchup import TIE_BREAK_1, TIE_BREAK_2, WORKED_EXAMPLE  # noqa: E402
-from test_crystal import IDENTITY_A, IDENTITY_B, SEED_EXAMPLE  # noqa: E402
+from test_catchup import TIE_BREAK_1, WORKED_EXAMPLE  # noqa: E402
+from test_crystal import IDENTITY_B, SEED_EXAMPLE  # noqa: E402
 
 from engine import get_game  # noqa: E402
+from engine.crystal_grid import shift_text  # noqa: E402
 from engine.groups import group_sizes  # noqa: E402
 from engine.hexboard import hexhex  # noqa: E402
 
@@ -113,7 +114,9 @@ def crystal_seed_example(**fields: Any) -> Any:
 
 def crystal_anomalies() -> Move:
     """Every anomaly on the grid; Player 1 converts a crystal and shifts."""
-    state = CRYSTAL.new({"seed": "views", "anomalies": ALL_ANOMALIES, "colors": [["red", "green"], ["blue", "yellow"]], "first": 0})
+    state = CRYSTAL.new(
+        {"seed": "views", "anomalies": ALL_ANOMALIES, "colors": [["red", "green"], ["blue", "yellow"]], "first": 0}
+    )
     return play(CRYSTAL, state, "convert E1; C down 1, 3 right 2")[1][0]
 
 
@@ -324,3 +327,136 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+# -- random games, for the property tests and the walk over every event ---------------------------
+
+
+def random_catchup(rng: Any, variant: str = "standard", size: int = 5, plies: int | None = None) -> list[Move]:
+    """A random game through the engine (to the full board, or ``plies`` moves)."""
+    state = CATCHUP.new({"size": size, "variant": variant})
+    out: list[Move] = []
+    while not CATCHUP.is_over(state) and (plies is None or len(out) < plies):
+        empty = CATCHUP.legal_moves(state).moves
+        k = rng.randint(1, CATCHUP.max_stones(state))
+        verdict = CATCHUP.play(state, rng.sample(empty, k))
+        if not verdict.legal:  # bolanos refuses some two-stone turns (R-C3)
+            verdict = CATCHUP.play(state, rng.choice(empty))
+        out.append((CATCHUP.dump(state), list(verdict.events), CATCHUP.dump(verdict.state)))
+        state = verdict.state
+    return out
+
+
+def random_bug(rng: Any, options: Json, plies: int | None = None) -> list[Move]:
+    state = BUG.new(options)
+    out: list[Move] = []
+    while not BUG.is_over(state) and (plies is None or len(out) < plies):
+        move = rng.choice(BUG.legal_moves(state).moves)
+        verdict = BUG.play(state, move)
+        assert verdict.legal, (move, verdict.error)
+        out.append((BUG.dump(state), list(verdict.events), BUG.dump(verdict.state)))
+        state = verdict.state
+    return out
+
+
+def random_crystal(rng: Any, anomalies: list[str], plies: int | None = None, seed: str = "walk") -> list[Move]:
+    """A random game from the draft on; each turn's shifts are legal one after the other (rocks move)."""
+    state = CRYSTAL.new({"seed": seed, "anomalies": anomalies})
+    out: list[Move] = []
+    while not CRYSTAL.is_over(state) and (plies is None or len(out) < plies):
+        listed = CRYSTAL.legal_moves(state)
+        if state.phase != "shift":
+            move = rng.choice(listed.moves)
+        else:
+            shifts = []
+            now = state
+            for _ in range(listed.info["shifts_due"]):
+                shift = rng.choice(CRYSTAL.legal_shifts(now))
+                shifts.append(shift_text(shift.file, shift.sign, shift.amount))
+                now = CRYSTAL.shifted(now, shift)
+            move = ", ".join(shifts)
+            if listed.info.get("converts") and rng.random() < 0.3:
+                move = f"{rng.choice(listed.info['converts'])}; {move}"
+        verdict = CRYSTAL.play(state, move)
+        assert verdict.legal, (move, verdict.error)
+        out.append((CRYSTAL.dump(state), list(verdict.events), CRYSTAL.dump(verdict.state)))
+        state = verdict.state
+    return out
+
+
+def random_plur(rng: Any, size: int = 3, pie: bool = False, plies: int | None = None) -> list[Move]:
+    """Plur by hand (R-E1, R-E1a): any empty cell is legal; events and states as the spec writes them."""
+    board: dict[str, int] = {}
+    state = plur_state("\n".join(" ".join("." for _ in row) for row in hexhex(size).rows), size, pie=pie)
+    cells = [hexhex(size).name(b) for b in hexhex(size).cells]
+    out: list[Move] = []
+    while state["status"] == "ongoing" and (plies is None or len(out) < plies):
+        p = state["to_move"]
+        if pie and state["ply"] == 1 and rng.random() < 0.5:
+            (cell,) = board
+            board[cell] = 1
+            events: list[Json] = [{"type": "swap", "player": 1, "cell": cell}]
+            to_move = 0
+        else:
+            cell = rng.choice([c for c in cells if c not in board])
+            board[cell] = p
+            events = [{"type": "place", "player": p, "cells": [cell]}]
+            to_move = 1 - p
+        after = _plur_from(board, size, pie, state["ply"] + 1, to_move)
+        if after["status"] == "finished":
+            events.append(plur_end_event(after))
+        out.append((state, events, after))
+        state = after
+    return out
+
+
+def _plur_from(board: dict[str, int], size: int, pie: bool, ply: int, to_move: int) -> Json:
+    from views.plur import ladder
+
+    g0, g1 = _sizes(board, size, 0), _sizes(board, size, 1)
+    full = len(board) == 3 * size * (size - 1) + 1
+    return {
+        "game": "plur",
+        "version": 1,
+        "options": {"size": size, "pie": pie},
+        "status": "finished" if full else "ongoing",
+        "to_move": None if full else to_move,
+        "ply": ply,
+        "winner": ladder(g0, g1).winner if full else None,
+        "end": "full" if full else None,
+        "scores": [g0, g1],
+        "board": dict(sorted(board.items())),
+        "blocked": [],
+    }
+
+
+def random_too(rng: Any, size: int = 3, plies: int | None = None) -> list[Move]:
+    from views.too import second
+
+    board: dict[str, int] = {}
+    cells = [hexhex(size).name(b) for b in hexhex(size).cells]
+    state = too_state("\n".join(" ".join("." for _ in row) for row in hexhex(size).rows), size)
+    out: list[Move] = []
+    while state["status"] == "ongoing" and (plies is None or len(out) < plies):
+        p = state["to_move"]
+        cell = rng.choice([c for c in cells if c not in board])
+        colour = rng.randint(0, 1)
+        board[cell] = colour
+        b2, w2 = second(_sizes(board, size, 0)), second(_sizes(board, size, 1))
+        full = len(board) == len(cells)
+        after = {
+            **state,
+            "status": "finished" if full else "ongoing",
+            "to_move": None if full else 1 - p,
+            "ply": state["ply"] + 1,
+            "winner": (0 if b2 > w2 else 1) if full else None,
+            "end": "full" if full else None,
+            "scores": [b2, w2],
+            "board": dict(sorted(board.items())),
+        }
+        events: list[Json] = [{"type": "place", "player": p, "color": ("black", "white")[colour], "cells": [cell]}]
+        if full:
+            events.append({"type": "end", "winner": after["winner"], "end": "full", "second": [b2, w2]})
+        out.append((state, events, after))
+        state = after
+    return out

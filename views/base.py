@@ -223,6 +223,7 @@ class GameView(ABC):
         ctx = Context(before, after, names, events)
         table = self.handlers()
         out: list[str] = []
+        ending: list[str] = []  # the end is said last, after the move's summary
         for i, e in enumerate(events):
             ctx.index = i
             kind = e.get("type")
@@ -230,8 +231,9 @@ class GameView(ABC):
             if handler is None:
                 out.append(f"(The umpire has no sentence for the event {kind!r}.)")
                 continue
-            out.extend(handler(ctx, e))
+            (ending if kind == "end" else out).extend(handler(ctx, e))
         out.extend(self.after_move(ctx))
+        out.extend(ending)
         if clock:
             mover = mover_of(before, events)
             if mover is not None:

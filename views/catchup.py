@@ -23,12 +23,12 @@ def tie_break(a: Sequence[int], b: Sequence[int], names: tuple[str, str], rank: 
     if rank is None or rank < 1:
         rank = found
     if sign == 0:
-        return f"{possessive(names[0])} groups {sizes(a)} and {possessive(names[1])} {sizes(b)} are equal all the way: a draw"
+        return f"{possessive(names[0])} groups {sizes(a)} and {possessive(names[1])} {sizes(b)} are equal all the way"
     w, l_ = (0, 1) if sign > 0 else (1, 0)
     mine, theirs = (a, b) if w == 0 else (b, a)
     x = mine[rank - 1] if rank <= len(mine) else 0
     y = theirs[rank - 1] if rank <= len(theirs) else 0
-    y_text = str(y) if rank <= len(theirs) else f"none, counted 0 ({names[l_]} has no {ordinal(rank)} group)"
+    y_text = str(y) if rank <= len(theirs) else f"0: {names[l_]} has no {ordinal(rank)} group"
     head = f"{possessive(names[w])} groups {sizes(mine)} beat {possessive(names[l_])} {sizes(theirs)}"
     if rank == 1:
         return f"{head} on the largest group ({x} against {y_text})"
@@ -107,7 +107,7 @@ class CatchupView(HexView):
         winner = state.get("winner")
         if winner in (0, 1):
             return f"{names[winner]} wins: the board is full and {why} (R-C4)."
-        return f"The board is full: {why} (R-C4)."
+        return f"The board is full: a draw, {why} (R-C4)."
 
     def _end_groups(self, state: Mapping[str, Any], end: Json | None) -> tuple[list[int], list[int]]:
         groups = end.get("groups") if end else None
@@ -135,7 +135,7 @@ class CatchupView(HexView):
         rise = f"{possessive(who)} score rises from {e.get('from')} to {e.get('to')}"
         bonus_follows = any(x.get("type") == "bonus" for x in ctx.events)
         variant = (ctx.after.get("options") or {}).get("variant", "standard")
-        if bonus_follows or variant != "standard" or p not in (0, 1):
+        if bonus_follows or variant != "standard" or p not in (0, 1) or ctx.after.get("status") == "finished":
             return [rise + "."]
         theirs = (ctx.after.get("scores") or [0, 0])[1 - p]
         return [f"{rise}, but stays below {possessive(ctx.name(1 - p))} {theirs}, so {who} is not leading (R-C3)."]
