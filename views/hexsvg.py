@@ -201,8 +201,11 @@ def hex_diagram(
         cells = []
         for b in row:
             name = board.name(b)
-            sym = "#" if name in off else symbols.get(name, name if coords else empty)
-            cells.append(sym.center(width) if coords else sym)
+            if coords and name not in off and name not in symbols:
+                cells.append(name.ljust(width))  # "A1 ", "J10": names start where the cell starts
+                continue
+            sym = "#" if name in off else symbols.get(name, empty)
+            cells.append(sym.center(width))
         lines.append((label.ljust(label_w) + " " + " " * (indent * half) + " ".join(cells)).rstrip())
     return lines
 

@@ -69,7 +69,7 @@ def explain(lad: Ladder, names: tuple[str, str]) -> str:
 
 
 def with_colour(name: str, colour: str) -> str:
-    """"Ann (black)"; just "Black" when the name is the colour."""
+    """ "Ann (black)"; just "Black" when the name is the colour."""
     return name if name.lower() == colour else f"{name} ({colour})"
 
 
@@ -86,7 +86,9 @@ class PlurView(HexView):
         return f"Plur, {self.size_text(state)}{self.blocked_note(state)}{pie}, ply {state.get('ply', 0)}"
 
     def legend(self, state: Mapping[str, Any], names: tuple[str, str]) -> str:
-        return f"B {with_colour(names[0], 'black')}, W {with_colour(names[1], 'white')}, # off the board; lower case: the last move"
+        return (
+            f"B {with_colour(names[0], 'black')}, W {with_colour(names[1], 'white')}, # off the board; lower case: the last move"
+        )
 
     def marks(self, events: Sequence[Json], state: Mapping[str, Any]) -> Marks:
         for e in events:
