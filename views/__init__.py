@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from views import png as _png
+from views import raster
 from views.kit import Json, clock_lines, markdown, player_names
 from views.registry import VIEWS, view_for, view_of
 from views.svgkit import PALETTES, check_palette, document
@@ -85,7 +85,7 @@ def png(
     """:func:`svg` rendered to PNG (resvg, with the fonts shipped in
     ``views/fonts``); ``width`` in pixels scales the picture."""
     picture = svg(state, events=events, palette=palette, coords=coords, names=names, clock=clock)
-    return _png.render(picture, width)
+    return raster.render(picture, width)
 
 
 def text(
