@@ -80,6 +80,18 @@ def grid_layout() -> Layout:
     )
 
 
+@cache
+def _tile(name: str, last: bool) -> str:
+    """A cell's element and its square (marked when the last move converted it), left open for its piece."""
+    c, r = "ABCDEF".index(name[0]), int(name[1]) - 1
+    x, y = centre(c, r)
+    cls = "tile last" if last else "tile"
+    return (
+        f'<g class="cell" data-cell="{name}"><rect class="{cls}" x="{num(x - S / 2)}" y="{num(y - S / 2)}" '
+        f'width="{num(S)}" height="{num(S)}"/>'
+    )
+
+
 # -- the pieces ---------------------------------------------------------------------------------
 
 
@@ -212,15 +224,11 @@ class CrystalView(GameView):
             else:
                 out.append(f'<text class="lbl" x="{num(lb.x)}" y="{num(lb.y)}">{lb.text}</text>')
         out.append('</g><g class="board">')
-        for cell in layout.cells:
-            c, r = "ABCDEF".index(cell.name[0]), int(cell.name[1]) - 1
+        for i, cell in enumerate(layout.cells):
+            r, c = divmod(i, 6)
             sym = rows[r][c] if r < len(rows) and c < len(rows[r]) else "?"
-            tile = "tile last" if cell.name in marks.last else "tile"
-            x, y = cell.x - S / 2, cell.y - S / 2
-            out.append(
-                f'<g class="cell" data-cell="{cell.name}"><rect class="{tile}" x="{num(x)}" y="{num(y)}" '
-                f'width="{num(S)}" height="{num(S)}"/>{piece_svg(sym, cell.x, cell.y)}'
-            )
+            out.append(_tile(cell.name, cell.name in marks.last))
+            out.append(piece_svg(sym, cell.x, cell.y))
             if coords:
                 out.append(f'<text class="coord" x="{num(cell.x + S / 2 - 10)}" y="{num(cell.y + S / 2 - 7)}">{cell.name}</text>')
             out.append("</g>")

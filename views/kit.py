@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 Json = dict[str, Any]
@@ -99,6 +100,7 @@ def markdown(text: str) -> str:
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
 
 
+@lru_cache(maxsize=16384)  # pictures repeat the same few hundred coordinates: format each once
 def num(v: float) -> str:
     """A coordinate for SVG: at most two decimals, no trailing zeros, so the
     same picture is always the same bytes."""
