@@ -13,7 +13,7 @@ HASH    := $(shell cksum < pyproject.toml | cut -d' ' -f1)
 RUNTIME := $(VENV)/.installed-run-$(HASH)
 DEV     := $(VENV)/.installed-dev-$(HASH)
 
-.PHONY: run test install lint typecheck hadolint unit bench openapi clean
+.PHONY: run test install lint typecheck hadolint unit bench openapi golden clean
 
 $(BIN)/python:
 	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "Python 3.11 or later is needed (PY=$(PY))"; exit 1; }
@@ -39,8 +39,8 @@ run: $(RUNTIME)
 test: lint typecheck hadolint unit
 
 lint: $(DEV)
-	$(BIN)/ruff check engine service tests bench
-	$(BIN)/ruff format --check engine service tests bench
+	$(BIN)/ruff check engine service views tests bench
+	$(BIN)/ruff format --check engine service views tests bench
 
 typecheck: $(DEV)
 	$(BIN)/mypy
@@ -58,6 +58,10 @@ openapi: $(RUNTIME)
 
 bench: $(RUNTIME)
 	$(BIN)/python -m bench
+
+## Rewrite the golden pictures of tests/golden/ (tests/viewcases.py) after a change to views/; look at them before committing.
+golden: $(DEV)
+	$(BIN)/python tests/viewcases.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis data

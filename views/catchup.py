@@ -1,0 +1,178 @@
+"""Catchup as an umpire shows it (seeds 000, 001, 004; RULES R-C1 to R-C5):
+the board with the last turn's stones marked, both scores and both players'
+group sizes (the R-C4 tie-break reads them), who may place how many stones
+next (R-C3), and the result with the group that decided it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from views.base import Context, Handler, Marks
+from views.hexsvg import HexView
+from views.kit import Json, and_list, compare_sizes, number, ordinal, plural, possessive, sizes
+from views.svgkit import Line
+
+
+def tie_break(a: Sequence[int], b: Sequence[int], names: tuple[str, str], rank: int | None = None) -> str:
+    """Why ``a`` (player 0's sizes) and ``b`` (player 1's) give the result they
+    give (R-C4): "Red's 11-8-8-3 beats Blue's 11-8-7-4-1 at the third group
+    (8 against 7)".  ``rank`` is the end event's ``decided_at`` when it has one."""
+    sign, found = compare_sizes(a, b)
+    if rank is None or rank < 1:
+        rank = found
+    if sign == 0:
+        return f"{possessive(names[0])} groups {sizes(a)} and {possessive(names[1])} {sizes(b)} are equal all the way"
+    w, l_ = (0, 1) if sign > 0 else (1, 0)
+    mine, theirs = (a, b) if w == 0 else (b, a)
+    x = mine[rank - 1] if rank <= len(mine) else 0
+    y = theirs[rank - 1] if rank <= len(theirs) else 0
+    y_text = str(y) if rank <= len(theirs) else f"0: {names[l_]} has no {ordinal(rank)} group"
+    head = f"{possessive(names[w])} groups {sizes(mine)} beat {possessive(names[l_])} {sizes(theirs)}"
+    if rank == 1:
+        return f"{head} on the largest group ({x} against {y_text})"
+    return f"{head} at the {ordinal(rank)} group ({x} against {y_text})"
+
+
+class CatchupView(HexView):
+    game = "catchup"
+    title = "Catchup"
+    default_names = ("Red", "Blue")
+    pieces = (("p0", "red"), ("p1", "blue"))
+    natural_end = "full"
+    default_size = 5
+    min_size = 3
+
+    VARIANT_NOTE: ClassVar[dict[str, str]] = {
+        "standard": "leading gives the opponent 3",
+        "mindsports": "a new largest group gives the opponent 3",
+        "bolanos": "no 3-stone turns",
+    }
+
+    def describe(self, state: Mapping[str, Any]) -> str:
+        variant = (state.get("options") or {}).get("variant", "standard")
+        return f"Catchup ({variant}), {self.size_text(state)}{self.blocked_note(state)}, ply {state.get('ply', 0)}"
+
+    def legend(self, state: Mapping[str, Any], names: tuple[str, str]) -> str:
+        return f"X {names[0]}, O {names[1]}, # off the board; lower case: the last turn's stones"
+
+    def marks(self, events: Sequence[Json], state: Mapping[str, Any]) -> Marks:
+        return self.placed_marks(events)
+
+    def groups(self, state: Mapping[str, Any]) -> tuple[list[int], list[int]]:
+        return self.board_sizes(state)
+
+    def scores(self, state: Mapping[str, Any], names: tuple[str, str]) -> list[Line]:
+        score = state.get("scores") or [1, 1]
+        g0, g1 = self.groups(state)
+        lines = [
+            Line(f"{names[0]}: score {score[0]}, groups {sizes(g0)}", icons=("p0",)),
+            Line(f"{names[1]}: score {score[1]}, groups {sizes(g1)}", icons=("p1",)),
+        ]
+        if state.get("status") != "finished" and (g0 or g1):
+            sign, rank = compare_sizes(g0, g1)
+            if sign:
+                lead = names[0] if sign > 0 else names[1]
+                lines.append(Line(f"Tie-break if the game ended now (R-C4): {lead} ahead at the {ordinal(rank)} group", "note"))
+        return lines
+
+    def turn(self, state: Mapping[str, Any], names: tuple[str, str]) -> str:
+        p = state.get("to_move")
+        if p not in (0, 1):
+            return "Nobody is to move."
+        return f"{names[p]} to move: {self.allowance(state, names)}"
+
+    def allowance(self, state: Mapping[str, Any], names: tuple[str, str]) -> str:
+        """What the player to move may place (R-C1, R-C3), in words."""
+        p = state.get("to_move")
+        most = int(state.get("max_stones") or 0)
+        variant = (state.get("options") or {}).get("variant", "standard")
+        if not state.get("board"):
+            return "the opening stone, exactly 1 (R-C1)"
+        if state.get("bonus") and p in (0, 1):
+            why = "made the largest group" if variant == "mindsports" else "led"
+            extra = "" if most == 3 else f" ({plural(most, 'cell')} left)"
+            return f"up to 3 stones, since {names[1 - p]} {why} last turn (R-C3){extra}"
+        if variant == "bolanos":
+            return "1 stone, or 2 that leave the largest group on the board the same size (R-C3)"
+        if most == 1:
+            return "1 stone (one cell left)"
+        return "1 or 2 stones"
+
+    def natural_result(self, state: Mapping[str, Any], end: Json | None, names: tuple[str, str]) -> str:
+        g0, g1 = self._end_groups(state, end)
+        rank = end.get("decided_at") if end else None
+        why = tie_break(g0, g1, names, rank if isinstance(rank, int) else None)
+        winner = state.get("winner")
+        if winner in (0, 1):
+            return f"{names[winner]} wins: the board is full and {why} (R-C4)."
+        return f"The board is full: a draw, {why} (R-C4)."
+
+    def _end_groups(self, state: Mapping[str, Any], end: Json | None) -> tuple[list[int], list[int]]:
+        groups = end.get("groups") if end else None
+        if isinstance(groups, list) and len(groups) == 2:
+            return [int(x) for x in groups[0]], [int(x) for x in groups[1]]
+        return self.groups(state)
+
+    # -- announcements -------------------------------------------------------------------
+
+    def handlers(self) -> dict[str, Handler]:
+        return {**super().handlers(), "place": self._place, "score": self._score, "bonus": self._bonus}
+
+    def _place(self, ctx: Context, e: Json) -> list[str]:
+        who = ctx.name(e.get("player"))
+        cells = [str(c) for c in e.get("cells") or ()]
+        out = [f"{who} places {and_list(cells)}."]
+        before = ctx.before
+        if before is not None and before.get("bonus") and int(before.get("max_stones") or 0) > len(cells):
+            out.append(f"{who} placed {plural(len(cells), 'stone')} of the 3 allowed: the bonus lapses unused (R-C3).")
+        return out
+
+    def _score(self, ctx: Context, e: Json) -> list[str]:
+        p = e.get("player")
+        who = ctx.name(p)
+        rise = f"{possessive(who)} score rises from {e.get('from')} to {e.get('to')}"
+        bonus_follows = any(x.get("type") == "bonus" for x in ctx.events)
+        variant = (ctx.after.get("options") or {}).get("variant", "standard")
+        if bonus_follows or variant != "standard" or p not in (0, 1) or ctx.after.get("status") == "finished":
+            return [rise + "."]
+        theirs = (ctx.after.get("scores") or [0, 0])[1 - p]
+        return [f"{rise}, but stays below {possessive(ctx.name(1 - p))} {theirs}, so {who} is not leading (R-C3)."]
+
+    def _bonus(self, ctx: Context, e: Json) -> list[str]:
+        p = e.get("player")
+        who, other = ctx.name(p), ctx.name(1 - p if p in (0, 1) else None)
+        most = e.get("max_stones", 3)
+        up_to = f"up to {number(int(most))} stones" if isinstance(most, int) else "up to three stones"
+        variant = (ctx.after.get("options") or {}).get("variant", "standard")
+        if variant == "mindsports":
+            why = f"{other} made a group larger than any on the board at the start of the turn"
+        else:
+            scores = ctx.after.get("scores") or [0, 0]
+            mover = 1 - p if p in (0, 1) else 0
+            why = f"{other} is leading ({scores[mover]} against {possessive(who)} {scores[1 - mover]})"
+        return [f"{why}, so {who} may place {up_to} next turn (R-C3)."]
+
+    def after_move(self, ctx: Context) -> list[str]:
+        after = ctx.after
+        if after.get("status") == "finished" or any(e.get("type") in ("bonus", "end") for e in ctx.events):
+            return []
+        if not any(e.get("type") == "place" for e in ctx.events):
+            return []
+        p = after.get("to_move")
+        if p not in (0, 1):
+            return []
+        return [f"{ctx.name(p)} may place {self.allowance(after, ctx.names)} next turn."]
+
+    def natural_end_sentences(self, ctx: Context, e: Json) -> list[str]:
+        g0, g1 = self._end_groups(ctx.after, e)
+        rank = e.get("decided_at")
+        why = tie_break(g0, g1, ctx.names, rank if isinstance(rank, int) else None)
+        winner = e.get("winner")
+        out = ["The board is full: the game is over (R-C4)."]
+        if winner in (0, 1):
+            out.append(f"{ctx.name(winner)} wins: {why}.")
+        else:
+            out.append(f"It is a draw: {why}.")
+        return out

@@ -1,0 +1,172 @@
+"""Small helpers every view shares: English words for numbers and lists,
+player names, escaping for XML and Markdown, and the match clock in a form
+an umpire reads out ("turn 0:47 left, bank 4:10").
+
+Nothing here knows a game; the game modules build their sentences from these.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+
+Json = dict[str, Any]
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def ordinal(n: int) -> str:
+    """1 -> "first", 11 -> "11th", 22 -> "22nd"."""
+    if 1 <= n <= len(_ORDINALS):
+        return _ORDINALS[n - 1]
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def number(n: int) -> str:
+    """Small counts in words, as an umpire says them: 3 -> "three"."""
+    return _NUMBERS[n] if 0 <= n < len(_NUMBERS) else str(n)
+
+
+def plural(n: int, noun: str, nouns: str | None = None) -> str:
+    """``plural(1, "stone")`` -> "1 stone"; ``plural(2, "stone")`` -> "2 stones"."""
+    return f"{n} {noun if n == 1 else nouns or noun + 's'}"
+
+
+def and_list(items: Sequence[str]) -> str:
+    """["A", "B", "C"] -> "A, B and C"."""
+    if not items:
+        return ""
+    if len(items) == 1:
+        return items[0]
+    return f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def or_list(items: Sequence[str]) -> str:
+    """["A", "B", "C"] -> "A, B or C"."""
+    return and_list(items)[::-1].replace(" dna ", " ro ", 1)[::-1] if len(items) > 1 else and_list(items)
+
+
+def sizes(values: Sequence[int]) -> str:
+    """Group sizes as the seeds write them: [11, 8, 8, 3] -> "11-8-8-3"; none -> "none"."""
+    return "-".join(str(v) for v in values) if values else "none"
+
+
+def bug_cells(cells: Sequence[str]) -> str:
+    """A bug's cells as seed 002 writes them: "A3-B4-C4"."""
+    return "-".join(cells)
+
+
+def compare_sizes(a: Sequence[int], b: Sequence[int]) -> tuple[int, int]:
+    """R-C4's comparison: ``(sign, rank)``; sign 1 when ``a`` wins, -1 when ``b``
+    wins, 0 for equal lists; rank is the 1-based position that decided (0 if none)."""
+    for i in range(max(len(a), len(b))):
+        x = a[i] if i < len(a) else 0
+        y = b[i] if i < len(b) else 0
+        if x != y:
+            return (1 if x > y else -1), i + 1
+    return 0, 0
+
+
+def player_names(names: Sequence[str] | None, default: tuple[str, str]) -> tuple[str, str]:
+    """The two players' names: ``names`` if given (two non-empty strings), else the game's."""
+    if names is None:
+        return default
+    if isinstance(names, str) or len(names) != 2 or not all(isinstance(n, str) and n.strip() for n in names):
+        raise ValueError("names must be two non-empty strings, player 0's first.")
+    return names[0].strip(), names[1].strip()
+
+
+def possessive(name: str) -> str:
+    """``Red`` -> ``Red's``."""
+    return f"{name}'s"
+
+
+def xml(text: str) -> str:
+    """Text safe inside an XML element or a double-quoted attribute."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+_MD_SPECIAL = "\\`*_[]<>|#"
+
+
+def markdown(text: str) -> str:
+    """Plain text safe inside a Markdown paragraph or list item: no character
+    of a player's name (``*bold*``, ``[link]``) is read as markup."""
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
+
+
+@lru_cache(maxsize=16384)  # pictures repeat the same few hundred coordinates: format each once
+def num(v: float) -> str:
+    """A coordinate for SVG: at most two decimals, no trailing zeros, so the
+    same picture is always the same bytes."""
+    s = f"{v:.2f}".rstrip("0").rstrip(".")
+    return "0" if s in ("-0", "") else s
+
+
+# -- the match clock ---------------------------------------------------------------
+
+
+def duration(seconds: float) -> str:
+    """Seconds as a clock shows them: 47 -> "0:47", 250 -> "4:10", 3725 -> "1:02:05".
+    Rounded down (an umpire never promises time that is not there); never negative."""
+    s = max(0, math.floor(seconds + 1e-9))
+    h, rest = divmod(s, 3600)
+    m, sec = divmod(rest, 60)
+    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
+
+
+def parse_time(text: Any) -> datetime | None:
+    """An RFC 3339 time from the clock JSON (``2026-11-22T12:00:05.250Z``), or None."""
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _number(x: Any) -> float | None:
+    return float(x) if isinstance(x, int | float) and not isinstance(x, bool) else None
+
+
+def seat_clock(clock: Mapping[str, Any], seat: int) -> str:
+    """One seat's clock in words: "turn 0:47 left, bank 4:10" for the seat whose
+    turn runs, "bank 5:00" for the other.
+
+    The seat to move flags at ``deadline`` = turn start + turn + bank (R-T1), so
+    what is left now is ``deadline - now``: the turn's allowance first, then the
+    bank.  A seat's ``remaining_s``, when the clock carries it, is that time
+    left, already worked out by the server, and is preferred."""
+    seats = clock.get("seats")
+    one: Mapping[str, Any] = {}
+    if isinstance(seats, Mapping):
+        got = seats.get(str(seat), seats.get(seat))
+        if isinstance(got, Mapping):
+            one = got
+    bank = _number(one.get("bank_s"))
+    if bank is None:
+        bank = 0.0
+    if clock.get("to_move") != seat and "deadline" not in one:
+        return f"bank {duration(bank)}"
+    left = _number(one.get("remaining_s"))
+    if left is None:
+        deadline, now = parse_time(one.get("deadline")), parse_time(clock.get("now"))
+        if deadline is not None and now is not None:
+            left = (deadline - now).total_seconds()
+    if left is None:
+        return f"bank {duration(bank)}"
+    if clock.get("proxy") and clock.get("to_move") == seat:
+        return f"out of time; the opponent may move for them for {duration(left)} more (R-X6)"
+    turn_left = max(0.0, left - bank)
+    bank_left = min(bank, max(0.0, left))
+    return f"turn {duration(turn_left)} left, bank {duration(bank_left)}"
+
+
+def clock_lines(clock: Mapping[str, Any], names: tuple[str, str]) -> list[str]:
+    """Both seats' clocks, player 0 first: ["Red: turn 0:47 left, bank 4:10", "Blue: bank 5:00"]."""
+    return [f"{names[seat]}: {seat_clock(clock, seat)}" for seat in (0, 1)]
