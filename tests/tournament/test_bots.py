@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from engine.crystal import ANOMALIES
 from engine.registry import get_game
 from umpire.bots import KNOWLEDGE, BotFactory, Turn
 from umpire.bots.mcts import budget, search
@@ -28,7 +29,7 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("crystal", {"seed": "legal"}),
     *[("crystal", {"seed": f"legal-{a}", "anomalies": [a]}) for a in ("bombs", "chameleons", "color-convertor", "pylons")],
     *[("crystal", {"seed": f"legal-{a}", "anomalies": [a]}) for a in ("rocks", "shift-plus", "spikes")],
-    ("crystal", {"seed": "legal-all", "anomalies": ["bombs", "chameleons", "color-convertor", "pylons", "rocks", "shift-plus", "spikes"]}),
+    ("crystal", {"seed": "legal-all", "anomalies": list(ANOMALIES)}),
 ]
 POSITIONS = 8  # random positions per variant
 

@@ -60,7 +60,7 @@ def test_opening_book_both_forms(tmp_path: Path) -> None:
     ]
     bad = tmp_path / "bad.txt"
     bad.write_text('["C3", 4]\n')
-    with pytest.raises(ValueError, match="bad.txt:1"):
+    with pytest.raises(ValueError, match=r"bad\.txt:1"):
         read_openings(bad)
     empty = tmp_path / "empty.txt"
     empty.write_text("# nothing\n")

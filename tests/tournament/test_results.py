@@ -49,7 +49,7 @@ def test_resume_plays_only_the_missing_games(tmp_path: Path) -> None:
     lines = out.read_text().splitlines(keepends=True)
     # interrupted after five games, the sixth line cut short mid-write
     out.write_text("".join(lines[:5]) + lines[5][:40])
-    matches, resumed = play(SETTINGS, out, resume=True)
+    _matches, resumed = play(SETTINGS, out, resume=True)
     on_disk = read_results(out)
     assert len(on_disk) == 12
     assert sorted(line["key"] for line in on_disk) == sorted(line["key"] for line in full)
@@ -83,7 +83,7 @@ def test_writer_flushes_each_line(tmp_path: Path) -> None:
 
 def test_sprt_stops_a_two_bot_match(tmp_path: Path) -> None:
     settings = Settings("catchup", {"size": 3}, ["greedy", "random"], 400, seed=5)
-    matches, lines = play(settings, tmp_path / "sprt.jsonl", sprt=Sprt(0, 20, 0.05, 0.05), concurrency=2)
+    _matches, lines = play(settings, tmp_path / "sprt.jsonl", sprt=Sprt(0, 20, 0.05, 0.05), concurrency=2)
     assert 5 <= len(lines) < 100  # decided long before 400 games
     wins = sum(1 for line in lines if line["winner_bot"] == "greedy")
     assert wins >= len(lines) - 2
