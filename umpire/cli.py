@@ -178,7 +178,7 @@ def tournament(args: argparse.Namespace) -> int:
     from umpire.tournament import TournamentError, run
 
     server: EmbeddedServer | None = None
-    matches: MatchService
+    matches: MatchService | None = None
     try:
         if args.engine_only:
             matches, label = LocalMatches(), "engine"
@@ -211,6 +211,8 @@ def tournament(args: argparse.Namespace) -> int:
     except (TournamentError, ServiceError, RuntimeError, ValueError) as e:
         return _fail(str(e))
     finally:
+        if matches is not None:
+            matches.close()  # this thread's connection (the games' threads closed theirs)
         if server is not None:
             server.stop()
     if outcome.lines:

@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from engine.errors import EngineError
 from engine.registry import GAMES
 from umpire.bots import BotFactory
 from umpire.client import ServiceError
 from umpire.config import GameSpec, Settings
-from umpire.play import GRACE_S, Aborted, MatchService, OpeningError, play_game
+from umpire.play import GRACE_S, Aborted, MatchService, play_game
 from umpire.progress import Progress
 from umpire.report import summarize
 from umpire.results import ResultsWriter, read_results
@@ -43,11 +44,17 @@ class Outcome:
     interrupted: bool = False
 
 
-def check_openings(settings: Settings) -> None:
-    """Every opening replays legally on the engine and leaves the game going (when the engine knows the game)."""
+def check_settings(settings: Settings) -> None:
+    """The options make a game, and every opening replays legally on the engine
+    and leaves the game going (when this installation's engine knows the game;
+    the server judges the clock)."""
     game = GAMES.get(settings.game)
     if game is None:
         return
+    try:
+        game.new(settings.game_options(settings.schedule()[0], "seed" in game.describe()["options"]))
+    except EngineError as e:
+        raise TournamentError(f"--option: {getattr(e, 'field', 'options')}: {e}") from None
     for n, moves in enumerate(settings.openings):
         opts = settings.options if "seed" not in game.describe()["options"] else {**settings.options, "seed": "check"}
         replay = game.replay(opts, moves)
@@ -105,7 +112,7 @@ def run(
         raise TournamentError("--sprt tests a match of exactly two bots")
     if concurrency < 1:
         raise TournamentError("--concurrency must be at least 1")
-    check_openings(settings)
+    check_settings(settings)
     path = Path(out)
     fingerprint = settings.fingerprint()
     existing: list[Json] = []
@@ -212,14 +219,17 @@ def run(
                 one(spec)
             except Aborted:
                 return
-            except (ServiceError, OpeningError, OSError) as e:
+            except Exception as e:  # a game that cannot be played is reported, never a dead thread
                 with lock:
                     outcome.failures.append(f"{spec.key}: {e}")
                     failures_in_row[0] += 1
                     bar.message(f"game {spec.key} could not be played: {e}")
-                    if failures_in_row[0] >= MAX_FAILURES:
+                    if isinstance(e, ServiceError) and e.status in (400, 401, 403, 404, 415, 422):
+                        stop.set()  # the server refuses the tournament's settings (clock, options, token): no game will do
+                        bar.message("the server refused the match: stopping")
+                    elif failures_in_row[0] >= MAX_FAILURES:
                         stop.set()
-                        bar.message(f"{MAX_FAILURES} games in a row failed on the service's side: stopping")
+                        bar.message(f"{MAX_FAILURES} games in a row could not be played: stopping")
 
     writer = ResultsWriter(path, append=bool(existing))
     threads = [threading.Thread(target=worker, name=f"game-{i}", daemon=True) for i in range(min(concurrency, len(todo)))]

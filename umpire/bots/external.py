@@ -217,13 +217,15 @@ class ProcessBot(Bot):
         proc = self.proc
         if proc is None:
             return
-        if proc.poll() is None and proc.stdin is not None:
-            try:
+        if proc.stdin is not None:
+            with contextlib.suppress(OSError):
                 proc.stdin.close()  # a polite bot ends on EOF
+        if proc.poll() is None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(0.5)
-            except (OSError, subprocess.TimeoutExpired):
-                pass
         self._kill()
+        for t in self._readers:
+            t.join(1.0)
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
