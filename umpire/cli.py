@@ -235,8 +235,12 @@ def tournament(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if args.command == "tournament":
-        return tournament(args)
+    try:
+        if args.command == "tournament":
+            return tournament(args)
+    except BrokenPipeError:  # the report piped into head, say: not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     return 2  # pragma: no cover - argparse requires a command
 
 

@@ -30,13 +30,14 @@ def plot(summary: Summary, path: str | Path) -> None:
         lo = s if math.isnan(e.score_low) else 100 * max(0.0, e.score_low)
         hi = s if math.isnan(e.score_high) else 100 * min(1.0, e.score_high)
         scores.append(s)
-        lows.append(s - lo)
-        highs.append(hi - s)
+        lows.append(max(0.0, s - lo))
+        highs.append(max(0.0, hi - s))
     ys = list(range(len(pairs)))[::-1]
     left.errorbar(scores, ys, xerr=[lows, highs], fmt="o", color="tab:blue", ecolor="tab:blue", capsize=4)
     left.axvline(50, color="grey", linestyle="--", linewidth=1)
     left.set_yticks(ys, names)
-    left.set_xlim(0, 100)
+    left.set_xlim(-3, 103)
+    left.set_ylim(-0.7, len(pairs) - 0.3)
     left.set_xlabel("score of the first bot, % (95% interval)")
     left.set_title("Pairings")
     for y, s, p in zip(ys, scores, pairs, strict=True):
@@ -50,6 +51,7 @@ def plot(summary: Summary, path: str | Path) -> None:
     twos = [2 * r.sigma for r in ratings]
     right.errorbar(mus, ry, xerr=twos, fmt="s", color="tab:green", ecolor="tab:green", capsize=4)
     right.set_yticks(ry, [r.bot for r in ratings])
+    right.set_ylim(-0.7, len(ratings) - 0.3)
     right.set_xlabel("openskill rating, mu +/- 2 sigma")
     right.set_title("Ratings")
 

@@ -113,7 +113,7 @@ def format_report(summary: Summary) -> str:
         e = p.elo
         name = f"{summary.bots[p.first]} vs {summary.bots[p.second]}"
         wld = f"{p.wins}-{p.losses}-{p.draws}"
-        error = "" if math.isnan(e.error) else (" +/- inf" if math.isinf(e.error) else f" +/- {e.error:.1f}")
+        error = "" if not math.isfinite(e.error) or not math.isfinite(e.diff) else f" +/- {e.error:.1f}"
         interval = f"[{_elo(e.low)}, {_elo(e.high)}]"
         elo = _elo(e.diff) + error
         out.append(f"{name:<{width}}  {e.games:>5}  {wld:>11}  {_pct(e.score):>6}  {elo:>16}  {interval:>20}  {_pct(e.los):>6}")

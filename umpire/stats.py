@@ -11,6 +11,11 @@ Elo, as cutechess-cli and fastchess report it (fastchess ``EloWDL``): with
 * the score's 95% interval ``s +- 1.959964 sqrt(v/n)``, mapped through ``E``;
   ``error`` is half its width, so ``diff +- error`` is what they print.
 
+When every game had the same result ``v`` is 0 and that interval shrinks to
+a point (fastchess prints ``+/- nan``); the score's interval is then
+Wilson's, which stays honest at 0 and 1: ten losses in ten games give a
+score in [0, 0.278], an Elo difference in [-inf, -166].
+
 SPRT (``--sprt elo0 elo1 alpha beta``): the trinomial (win/draw/loss, no
 BayesElo draw model) normal approximation of the generalised SPRT that
 fastchess used before its exact MLE (and fishtest's "simplified" formula):
@@ -55,6 +60,15 @@ def score_from_elo(elo: float) -> float:
     return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
+def wilson(p: float, n: int) -> tuple[float, float]:
+    """Wilson's 95% score interval for a proportion ``p`` of ``n`` trials."""
+    z2 = Z95 * Z95
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    low, high = centre - half, centre + half
+    return (0.0 if low < 1e-12 else low), (1.0 if high > 1 - 1e-12 else high)  # exactly 0 and 1 at the ends
+
+
 @dataclass(frozen=True)
 class EloEstimate:
     """A pairing's result from the first bot's side."""
@@ -92,7 +106,7 @@ def estimate(wins: int, losses: int, draws: int) -> EloEstimate:
         return EloEstimate(0, 0, 0, nan, nan, nan, nan, nan, nan, nan, nan)
     s, var = score_variance(wins, losses, draws)
     se = math.sqrt(var / n)
-    lo_s, hi_s = s - Z95 * se, s + Z95 * se
+    lo_s, hi_s = (s - Z95 * se, s + Z95 * se) if var > 0 else wilson(s, n)
     diff, low, high = elo_from_score(s), elo_from_score(lo_s), elo_from_score(hi_s)
     error = (high - low) / 2.0 if math.isfinite(high - low) else math.inf
     # LOS: the chance that the first bot is the stronger; with every game alike, certain either way

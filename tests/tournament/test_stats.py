@@ -35,6 +35,13 @@ def test_elo_edges() -> None:
     even = estimate(5, 5, 0)
     assert even.diff == 0 and even.los == pytest.approx(0.5)
     assert estimate(4, 0, 0).diff == math.inf and estimate(4, 0, 0).los == 1.0
+    # every game alike: Wilson's interval for the score; 0 of 10 -> [0, 0.2775], Elo [-inf, -166.2]
+    lost = estimate(0, 10, 0)
+    assert lost.diff == -math.inf and lost.low == -math.inf and lost.score_low == 0.0
+    won = estimate(6, 0, 0)
+    assert won.score_high == 1.0 and won.high == math.inf and won.low == pytest.approx(-elo_from_score(1 - won.score_low))
+    assert lost.score_high == pytest.approx(0.2775, abs=1e-4)
+    assert lost.high == pytest.approx(-166.2, abs=0.1)
     assert math.isnan(estimate(0, 0, 0).score)
 
 
