@@ -220,6 +220,8 @@ def run(
             except Aborted:
                 return
             except Exception as e:  # a game that cannot be played is reported, never a dead thread
+                if abort.is_set():
+                    return  # interrupted: its server or its bots are being stopped under it
                 with lock:
                     outcome.failures.append(f"{spec.key}: {e}")
                     failures_in_row[0] += 1
