@@ -196,3 +196,13 @@ def test_http_bot(api: MatchClient, tmp_path: Path, http_bot: Callable[[bool], s
     [line] = tournament(api, tmp_path, "catchup", {"size": 3}, ["random", bad])
     assert line["reason"] == "crash" and "HTTP 500: the bot fell over" in line["detail"]
     replays(api, line)
+
+
+def test_a_program_that_dies_at_hello_or_cannot_start(tmp_path: Path) -> None:
+    dead = f"cmd:{sys.executable} -c \"import sys; print('bye', file=sys.stderr); sys.exit(2)\""
+    [line] = tournament(LocalMatches(), tmp_path, "catchup", {"size": 3}, [dead, "random"])
+    assert line["reason"] == "crash" and "failed its hello: exited (code 2)" in line["detail"] and "bye" in line["detail"]
+    assert line["moves"] == ["resign 0"] and line["winner"] == 1
+    [line] = tournament(LocalMatches(), tmp_path, "catchup", {"size": 3}, ["random", "cmd:/no/such/program"])
+    assert line["reason"] == "crash" and "could not be started" in line["detail"]
+    assert line["moves"] == ["resign 1"] and line["winner"] == 0
