@@ -5,7 +5,7 @@ helper, and a client of its match API."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -28,7 +28,7 @@ def api(server: EmbeddedServer) -> Iterator[MatchClient]:
 
 
 @pytest.fixture
-def bot_script(tmp_path: Path):  # type: ignore[no-untyped-def]
+def bot_script(tmp_path: Path) -> Callable[[str, str], str]:
     """Write a bot program; returns its ``cmd:`` spec."""
 
     def write(name: str, source: str) -> str:
