@@ -39,8 +39,8 @@ run: $(RUNTIME)
 test: lint typecheck hadolint unit
 
 lint: $(DEV)
-	$(BIN)/ruff check engine service views tests bench
-	$(BIN)/ruff format --check engine service views tests bench
+	$(BIN)/ruff check engine service views umpire tests bench examples
+	$(BIN)/ruff format --check engine service views umpire tests bench examples
 
 typecheck: $(DEV)
 	$(BIN)/mypy

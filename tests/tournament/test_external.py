@@ -1,0 +1,208 @@
+"""External bots against the real server: the example bot plays whole games, and
+broken bots (an illegal move, a crash, a hang, garbage, a late answer) each lose
+with the right reason and detail while the harness carries on promptly.  Every
+record replays with POST /v1/games/{game}/replay to the same winner."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import botkit
+import pytest
+
+from umpire.client import MatchClient
+from umpire.config import Settings
+from umpire.local import LocalMatches
+from umpire.tournament import run
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = f"cmd:{sys.executable} {ROOT / 'examples' / 'random_bot.py'}"
+FAST_CLOCK = {"turn_s": 1, "bank_s": 0, "step_s": 1}
+
+
+def tournament(
+    api: Any, tmp_path: Path, game: str, options: dict[str, Any], bots: list[str], games: int = 1, **kw: Any
+) -> list[dict[str, Any]]:
+    clock = kw.pop("clock", None)
+    settings = Settings(game, options, bots, games, clock=clock, seed=3)
+    outcome = run(settings, api, tmp_path / f"{game}-{time.monotonic_ns()}.jsonl", progress=False, **kw)
+    assert not outcome.failures, outcome.failures
+    return outcome.lines
+
+
+def replays(api: MatchClient, line: dict[str, Any]) -> None:
+    """The record replays on the stateless API to the same end."""
+    answer = api.replay(line["game"], line["options"], line["moves"])
+    assert answer["valid"], answer["first_illegal"]
+    assert answer["state"]["status"] == "finished"
+    assert answer["state"]["winner"] == line["winner"]
+
+
+@pytest.mark.parametrize(("game", "options"), [("catchup", {"size": 3}), ("bug", {"size": 3}), ("crystal", {})])
+def test_example_bot_plays_full_games(api: MatchClient, tmp_path: Path, game: str, options: dict[str, Any]) -> None:
+    lines = tournament(api, tmp_path, game, options, ["random", EXAMPLE], games=2)
+    assert len(lines) == 2
+    for line in lines:
+        assert line["reason"] == "end", line["detail"]
+        assert line["bot_moves"][line["seats"].index(1)] >= 1
+        replays(api, line)
+
+
+def test_example_bot_without_a_server(tmp_path: Path) -> None:
+    lines = tournament(LocalMatches(), tmp_path, "catchup", {"size": 3}, [EXAMPLE, "greedy"], games=2)
+    assert [line["reason"] for line in lines] == ["end", "end"]
+
+
+def test_illegal_move_loses(api: MatchClient, tmp_path: Path, bot_script: Callable[[str, str], str]) -> None:
+    bad = bot_script("illegal", botkit.ILLEGAL)
+    started = time.monotonic()
+    [line] = tournament(api, tmp_path, "catchup", {"size": 3}, [bad, "random"])
+    assert time.monotonic() - started < 10
+    assert line["reason"] == "illegal"
+    assert line["winner"] == 1 and line["winner_bot"] == "random"
+    illegal = line["illegal"]
+    assert illegal["seat"] == 0 and illegal["code"] == "occupied" and illegal["step"] == 0
+    assert "is already occupied" in illegal["message"]
+    assert f"played {illegal['move']!r} at ply {illegal['ply']}, which the service refused: occupied:" in line["detail"]
+    assert line["moves"][-1] == "resign 0"
+    replays(api, line)
+
+
+def test_crash_loses_with_its_stderr_and_is_restarted(
+    api: MatchClient, tmp_path: Path, bot_script: Callable[[str, str], str]
+) -> None:
+    bad = bot_script("crash", botkit.CRASH)
+    started = time.monotonic()
+    lines = tournament(api, tmp_path, "bug", {"size": 3}, [bad, "greedy"], games=2)
+    assert time.monotonic() - started < 15
+    assert [line["reason"] for line in lines] == ["crash", "crash"]  # a fresh program for the second game
+    for line in lines:
+        assert "exited (code 3)" in line["detail"]
+        assert "Traceback: something broke inside the bot" in line["detail"]
+        assert line["winner_bot"] == "greedy"
+        assert line["moves"][-1] == f"resign {line['seats'].index(0)}"
+        replays(api, line)
+
+
+def test_hang_times_out_promptly(api: MatchClient, tmp_path: Path, bot_script: Callable[[str, str], str]) -> None:
+    bad = bot_script("hang", botkit.HANG)
+    started = time.monotonic()
+    [line] = tournament(api, tmp_path, "catchup", {"size": 3}, ["random", bad], clock=FAST_CLOCK, grace_s=0.5)
+    took = time.monotonic() - started
+    assert took < 8, took
+    assert line["reason"] == "timeout"
+    assert "no answer to the move at ply" in line["detail"] and "in 1." in line["detail"]  # about 1 s left + 0.5 s grace
+    assert line["winner"] == 0
+    assert line["end"] == "flag" and line["moves"][-1] == "timeout"  # the server's clock fell first
+    replays(api, line)
+
+
+def test_garbage_answer_is_a_crash(api: MatchClient, tmp_path: Path, bot_script: Callable[[str, str], str]) -> None:
+    bad = bot_script("garbage", botkit.GARBAGE)
+    [line] = tournament(api, tmp_path, "catchup", {"size": 3}, [bad, "random"])
+    assert line["reason"] == "crash"
+    assert "not JSON: 'let me think...'" in line["detail"]
+    replays(api, line)
+
+
+def test_late_answer_is_a_flag(api: MatchClient, tmp_path: Path, bot_script: Callable[[str, str], str]) -> None:
+    slow = bot_script("slow", botkit.SLOW)
+    [line] = tournament(api, tmp_path, "catchup", {"size": 3}, ["random", slow], clock=FAST_CLOCK, grace_s=2.0)
+    assert line["reason"] == "flag"
+    assert "ran out of time at ply" in line["detail"]
+    assert line["winner"] == 0 and line["moves"][-1] == "timeout"
+    replays(api, line)
+
+
+def test_crystal_flag_passes_the_turn_and_play_goes_on(
+    api: MatchClient, tmp_path: Path, bot_script: Callable[[str, str], str]
+) -> None:
+    # R-X6: the late seat's turn is not lost at once; the proxy window lapses, the turn passes, the game goes on
+    slow = bot_script("slow", botkit.SLOW)
+    options = {"colors": [["red", "green"], ["blue", "yellow"]], "first": 0}
+    [line] = tournament(api, tmp_path, "crystal", options, [slow, "greedy"], clock={**FAST_CLOCK, "turn_s": 1.5}, grace_s=1.0)
+    assert line["reason"] == "end"
+    assert "timeout" in line["moves"]  # the passed turn
+    replays(api, line)
+
+
+def test_resigning_bot(api: MatchClient, tmp_path: Path, bot_script: Callable[[str, str], str]) -> None:
+    quitter = bot_script("resign", botkit.RESIGN)
+    [line] = tournament(api, tmp_path, "catchup", {"size": 3}, [quitter, "random"])
+    assert line["reason"] == "resign" and "resigned at ply" in line["detail"]
+    assert line["moves"][-1] == "resign 0"
+    replays(api, line)
+
+
+# -- an HTTP bot ----------------------------------------------------------------------------
+
+
+class _Handler(BaseHTTPRequestHandler):
+    broken = False
+
+    def do_POST(self) -> None:
+        message = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if message["type"] == "hello":
+            answer: dict[str, Any] = {"type": "hello", "name": "http-first-cell", "protocol": 1, "want_legal": True}
+        elif message["type"] == "move":
+            if self.broken and message["ply"] > 2:
+                self.send_response(500)
+                self.end_headers()
+                self.wfile.write(b"the bot fell over")
+                return
+            answer = {"move": message["legal_moves"][0]}
+        else:
+            answer = {}
+        body = json.dumps(answer).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+
+@pytest.fixture
+def http_bot() -> Iterator[Callable[[bool], str]]:
+    servers: list[ThreadingHTTPServer] = []
+
+    def start(broken: bool) -> str:
+        handler = type("Handler", (_Handler,), {"broken": broken})
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        servers.append(httpd)
+        return f"http://127.0.0.1:{httpd.server_address[1]}/bot"
+
+    yield start
+    for httpd in servers:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_http_bot(api: MatchClient, tmp_path: Path, http_bot: Callable[[bool], str]) -> None:
+    good, bad = http_bot(False), http_bot(True)
+    [line] = tournament(api, tmp_path, "catchup", {"size": 3}, [good, "random"])
+    assert line["reason"] == "end"
+    replays(api, line)
+    [line] = tournament(api, tmp_path, "catchup", {"size": 3}, ["random", bad])
+    assert line["reason"] == "crash" and "HTTP 500: the bot fell over" in line["detail"]
+    replays(api, line)
+
+
+def test_a_program_that_dies_at_hello_or_cannot_start(tmp_path: Path) -> None:
+    dead = f"cmd:{sys.executable} -c \"import sys; print('bye', file=sys.stderr); sys.exit(2)\""
+    [line] = tournament(LocalMatches(), tmp_path, "catchup", {"size": 3}, [dead, "random"])
+    assert line["reason"] == "crash" and "failed its hello: exited (code 2)" in line["detail"] and "bye" in line["detail"]
+    assert line["moves"] == ["resign 0"] and line["winner"] == 1
+    [line] = tournament(LocalMatches(), tmp_path, "catchup", {"size": 3}, ["random", "cmd:/no/such/program"])
+    assert line["reason"] == "crash" and "could not be started" in line["detail"]
+    assert line["moves"] == ["resign 1"] and line["winner"] == 0

@@ -1,0 +1,1 @@
+"""umpire tournament: bots play each other through the managed-match API."""

@@ -1,0 +1,96 @@
+"""Bots for ``umpire tournament``: the built-in ones (``random``, ``greedy``,
+``mcts[:seconds]``) for every game, and external ones (``cmd:PROGRAM ARGS...``,
+``http(s)://...``) speaking docs/BOTS.md.
+
+:data:`KNOWLEDGE` is the one table of per-game bot knowledge: a new game is
+one module with a :class:`~umpire.bots.base.Knowledge` subclass, added here.
+:class:`BotFactory` turns a spec from the command line into a fresh bot for
+each game (a program is reused from game to game while it stays healthy).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from umpire.bots.base import Answer, Bot, BotFailure, Knowledge, Turn
+from umpire.bots.bug import BugKnowledge
+from umpire.bots.builtin import DEFAULT_MCTS_S, GreedyBot, MctsBot, RandomBot
+from umpire.bots.catchup import CatchupKnowledge
+from umpire.bots.crystal import CrystalKnowledge
+from umpire.bots.external import HttpBot, ProcessBot, ProcessPool
+from umpire.bots.plur import PlurKnowledge
+from umpire.bots.too import TooKnowledge
+
+__all__ = ["BUILTIN", "KNOWLEDGE", "Answer", "Bot", "BotFactory", "BotFailure", "Knowledge", "Turn", "check_spec"]
+
+KNOWLEDGE: dict[str, Knowledge] = {
+    k.name: k for k in (CatchupKnowledge(), BugKnowledge(), CrystalKnowledge(), PlurKnowledge(), TooKnowledge())
+}
+
+BUILTIN = ("random", "greedy", "mcts")
+
+
+def check_spec(spec: str) -> str:
+    """The kind of a bot spec (``builtin``, ``cmd``, ``http``), or ValueError saying what is wrong."""
+    if spec.startswith("cmd:"):
+        if not spec[4:].strip():
+            raise ValueError(f"{spec!r} names no program: write cmd:PROGRAM ARGS...")
+        return "cmd"
+    if spec.startswith(("http://", "https://")):
+        return "http"
+    name, _, arg = spec.partition(":")
+    if name not in BUILTIN:
+        raise ValueError(
+            f"unknown bot {spec!r}: use a built-in bot ({', '.join(BUILTIN)}; mcts:SECONDS), "
+            "cmd:PROGRAM ARGS... or an http(s):// URL"
+        )
+    if arg:
+        if name != "mcts":
+            raise ValueError(f"the {name} bot takes no argument ({spec!r})")
+        try:
+            seconds = float(arg)
+        except ValueError:
+            seconds = -1.0
+        if not seconds > 0:
+            raise ValueError(f"mcts:SECONDS wants a positive number of seconds per move, not {arg!r}")
+    return "builtin"
+
+
+class BotFactory:
+    """Makes the bot of one spec for each game, for one game of the engine."""
+
+    def __init__(self, spec: str, game: str, cwd: str | None = None) -> None:
+        self.spec = spec
+        self.game = game
+        self.kind = check_spec(spec)
+        self._pool = ProcessPool(spec, cwd) if self.kind == "cmd" else None
+        self._lock = threading.Lock()
+        if self.kind == "builtin" and game not in KNOWLEDGE:
+            raise ValueError(f"the built-in bots do not know the game {game!r}")
+        if self.kind == "builtin" and not KNOWLEDGE[game].available:
+            raise ValueError(f"the built-in bots need the engine's {game!r}, which this installation does not have yet")
+
+    def make(self, seed: int | None = None) -> Bot:
+        if self.kind == "cmd":
+            assert self._pool is not None
+            return self._pool.acquire()
+        if self.kind == "http":
+            return HttpBot(self.spec)
+        knowledge = KNOWLEDGE[self.game]
+        name, _, arg = self.spec.partition(":")
+        if name == "random":
+            return RandomBot(self.spec, knowledge, seed)
+        if name == "greedy":
+            return GreedyBot(self.spec, knowledge, seed)
+        return MctsBot(self.spec, knowledge, seed, float(arg) if arg else DEFAULT_MCTS_S)
+
+    def done(self, bot: Bot) -> None:
+        """The game is over: a program goes back to the pool (or is closed if it failed)."""
+        if isinstance(bot, ProcessBot) and self._pool is not None:
+            self._pool.release(bot)
+        else:
+            bot.close()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()

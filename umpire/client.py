@@ -1,0 +1,358 @@
+"""A small HTTP client of the managed-match API (``/v1/matches/...``), for the
+tournament harness.
+
+Standard library only (``http.client``), one keep-alive connection per thread
+and per server, JSON read with orjson.  What the harness needs and nothing else:
+
+* :meth:`MatchClient.create_match` - ``POST /v1/matches``;
+* :meth:`MatchClient.move` - ``POST /v1/matches/{id}/moves`` with the ply and an
+  ``Idempotency-Key``; retried safely (same ply, same key) on a dropped
+  connection or a 503, and classified into one :class:`MoveOutcome`;
+* :meth:`MatchClient.resign`, :meth:`MatchClient.get` (optionally waiting for
+  the ply to pass), :meth:`MatchClient.record`, :meth:`MatchClient.replay`.
+
+Features the server is about to gain are one switch each (:class:`Features`):
+
+* ``forfeit`` - an illegal-move policy given at creation.  Today an illegal
+  move is answered 422 with ``legal: false`` and the clock keeps running, so
+  :meth:`MatchClient.move` resigns that seat itself and reports the game lost
+  as ``illegal``; with the policy the server ends the game and the method only
+  reads the final state from the answer.  Either way the caller sees one
+  :class:`MoveOutcome` of kind ``"illegal"`` with the final state.
+* ``names`` / ``tags`` - player names and tags sent at creation.
+* ``legal_in_answers`` - legal moves inside move answers (see :func:`answer_legal`).
+* the clock's ``increment`` is passed through as given (``--clock increment=``).
+"""
+
+from __future__ import annotations
+
+import http.client
+import threading
+import time
+import urllib.parse
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import orjson
+
+Json = dict[str, Any]
+
+RETRIES = 6  # attempts after the first, for a dropped connection or a 503
+RETRY_SLEEP_S = (
+    0.0,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.0,
+)  # the first retry is at once: most often a keep-alive connection the server closed
+CONNECT_TIMEOUT_S = 10.0
+WAIT_MAX_S = 30.0  # the server's longest waiting read
+
+
+class ServiceError(Exception):
+    """An answer the harness did not expect: status, the service's error code and message."""
+
+    def __init__(self, status: int, code: str, message: str, body: Any = None) -> None:
+        super().__init__(f"HTTP {status} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+        self.body = body
+
+
+@dataclass(frozen=True)
+class Features:
+    """Server features the client may use; each off until the server offers it."""
+
+    forfeit: bool = False  # illegal-move policy "forfeit" at match creation
+    names: bool = False  # player names and tags at match creation
+    legal_in_answers: bool = False  # legal moves inside move answers
+
+
+@dataclass(frozen=True)
+class Match:
+    """A created match: its id, each seat's token, and the first answer's state and clock."""
+
+    match_id: str
+    tokens: tuple[str, str]
+    state: Json
+    clock: Json | None
+
+
+@dataclass(frozen=True)
+class MoveOutcome:
+    """What became of one submitted move.
+
+    ``kind``:
+      * ``"accepted"`` - ``state``, ``clock``, ``events`` are the new ones;
+      * ``"illegal"`` - the service refused the move (``error``: code, message,
+        step); the seat has lost (resigned by the client, or forfeited by the
+        server) and ``state`` is the final one;
+      * ``"finished"`` - the match had ended before the move (a flag);
+      * ``"stale"`` - the ply moved on meanwhile (a Crystal proxy window lapsed);
+      * ``"not_your_turn"`` - this seat may not move now (R-X6: it has flagged
+        and only the opponent may move for it).
+    """
+
+    kind: str
+    state: Json | None = None
+    clock: Json | None = None
+    events: list[Json] = field(default_factory=list)
+    error: Json | None = None
+    answer: Json | None = None  # the whole answer, for fields a newer server adds (legal moves)
+
+
+def parse_time_ms(text: str) -> int:
+    """RFC 3339 server time (``2025-01-01T12:00:00.250Z``) as integer milliseconds since the epoch."""
+    return round(datetime.fromisoformat(text).timestamp() * 1000)
+
+
+def remaining_ms(clock: Mapping[str, Any] | None) -> int | None:
+    """Time left for the seat to move, from a clock object: ``deadline`` minus ``now``
+    (both server times, so the client's clock does not matter); None without a deadline."""
+    if not clock or not clock.get("deadline") or not clock.get("now"):
+        return None
+    return max(0, parse_time_ms(clock["deadline"]) - parse_time_ms(clock["now"]))
+
+
+def answer_legal(answer: Mapping[str, Any] | None) -> list[str] | None:
+    """The legal moves a move answer carries, once the server sends them (None today)."""
+    if not answer:
+        return None
+    legal = answer.get("legal_moves")
+    return list(legal) if isinstance(legal, list) else None
+
+
+def record_moves(entries: Sequence[Mapping[str, Any]]) -> list[str]:
+    """A match record's entries as the list ``POST /v1/games/{game}/replay`` takes:
+    each move, ``timeout`` where a flag ended the game or a proxy window lapsed,
+    ``resign <seat>``; a flag that only opens an R-X6 proxy window is no entry
+    (the same lines as the record's ``text``, service/referee.py ``record_text``)."""
+    out: list[str] = []
+    for e in entries:
+        kind = e["kind"]
+        if kind == "move":
+            out.append(e["move"])
+        elif kind == "flag":
+            if not any(ev.get("proxy") for ev in e.get("events", [])):
+                out.append("timeout")
+        elif kind == "pass":
+            out.append(e["move"] or "timeout")
+        elif kind == "resign":
+            out.append(f"resign {e['seat']}")
+        else:
+            raise ValueError(f"unknown record entry kind {kind!r}")
+    return out
+
+
+class MatchClient:
+    """The managed-match API of one server (``base`` like ``http://127.0.0.1:8000``).
+
+    Thread-safe: every thread gets its own keep-alive connection.  ``calls``
+    counts the HTTP requests sent (retries included), for benchmarks and tests."""
+
+    def __init__(self, base: str, token: str | None = None, timeout_s: float = 60.0, features: Features | None = None) -> None:
+        url = urllib.parse.urlsplit(base)
+        if url.scheme not in ("http", "https") or not url.hostname:
+            raise ValueError(f"a server URL is http://host:port or https://host:port, not {base!r}")
+        self.base = base.rstrip("/")
+        self._https = url.scheme == "https"
+        self._host = url.hostname
+        self._port = url.port
+        self._prefix = url.path.rstrip("/")
+        self.token = token  # the umpire token (UMPIRE_TOKEN), when the server wants one to create matches
+        self.timeout_s = timeout_s
+        self.features = features or Features()
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self.calls = 0
+
+    # -- transport ----------------------------------------------------------------
+
+    def _connection(self) -> http.client.HTTPConnection:
+        conn: http.client.HTTPConnection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            cls = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
+            conn = cls(self._host, self._port, timeout=CONNECT_TIMEOUT_S)
+            self._local.conn = conn
+        return conn
+
+    def _drop(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    def close(self) -> None:
+        """Close this thread's connection."""
+        self._drop()
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        headers: Mapping[str, str] | None = None,
+        timeout_s: float | None = None,
+        retry: bool = True,
+    ) -> tuple[int, Any]:
+        """Send one request; returns (status, JSON body).  A dropped connection or
+        a 503 is retried (``retry``) with the very same request."""
+        data = None if body is None else orjson.dumps(body)
+        head = {"Accept": "application/json"}
+        if data is not None:
+            head["Content-Type"] = "application/json"
+        head.update(headers or {})
+        last: Exception | None = None
+        for attempt in range(RETRIES + 1 if retry else 1):
+            if attempt:
+                time.sleep(RETRY_SLEEP_S[min(attempt - 1, len(RETRY_SLEEP_S) - 1)])
+            conn = self._connection()
+            with self._lock:
+                self.calls += 1
+            try:
+                conn.timeout = timeout_s or self.timeout_s
+                if conn.sock is not None:
+                    conn.sock.settimeout(conn.timeout)
+                conn.request(method, self._prefix + path, body=data, headers=head)
+                resp = conn.getresponse()
+                raw = resp.read()
+                status = resp.status
+                if resp.will_close:
+                    self._drop()
+            except (http.client.HTTPException, ConnectionError, TimeoutError, OSError) as e:
+                self._drop()
+                last = e
+                continue
+            parsed = orjson.loads(raw) if raw else None
+            if status == 503 and retry and attempt < RETRIES:
+                last = ServiceError(503, "unavailable", str(parsed))
+                continue
+            return status, parsed
+        assert last is not None
+        if isinstance(last, ServiceError):
+            raise last
+        raise ServiceError(0, "unreachable", f"{method} {path}: {last!r}") from last
+
+    @staticmethod
+    def _fail(status: int, body: Any) -> ServiceError:
+        err = body.get("error") if isinstance(body, dict) else None
+        if isinstance(err, dict):
+            return ServiceError(status, str(err.get("code")), str(err.get("message")), body)
+        return ServiceError(status, "unexpected", repr(body)[:300], body)
+
+    def _ok(self, method: str, path: str, body: Any = None, **kw: Any) -> Any:
+        status, answer = self.request(method, path, body, **kw)
+        if not 200 <= status < 300:
+            raise self._fail(status, answer)
+        return answer
+
+    # -- the API -------------------------------------------------------------------
+
+    def health(self) -> Json:
+        status, body = self.request("GET", "/v1/health", retry=False)
+        if status != 200:
+            raise self._fail(status, body)
+        result: Json = body
+        return result
+
+    def create_match(
+        self,
+        game: str,
+        options: Mapping[str, Any],
+        clock: str | Mapping[str, Any] | None = None,
+        names: Sequence[str] | None = None,
+        tags: Mapping[str, Any] | None = None,
+    ) -> Match:
+        """``POST /v1/matches``.  ``names`` and ``tags`` are sent only once the
+        server takes them (``features.names``); the illegal-move policy once it
+        offers ``forfeit``."""
+        body: Json = {"game": game, "options": dict(options)}
+        if clock is not None:
+            body["clock"] = clock if isinstance(clock, str) else dict(clock)
+        if self.features.names:
+            if names is not None:
+                body["names"] = list(names)
+            if tags is not None:
+                body["tags"] = dict(tags)
+        if self.features.forfeit:
+            body["illegal"] = "forfeit"
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
+        answer = self._ok("POST", "/v1/matches", body, headers=headers)
+        seats = answer["seats"]
+        return Match(answer["match_id"], (seats["0"], seats["1"]), answer["state"], answer.get("clock"))
+
+    def move(self, match: Match, seat: int, ply: int, text: str) -> MoveOutcome:
+        """Submit ``text`` for ``seat`` at ``ply``, and classify the answer.
+
+        An illegal move loses the game for that seat: with the server's
+        ``forfeit`` policy the server ends it; until then this method resigns
+        the seat itself.  Either way the outcome is ``illegal`` with the
+        service's error (code, message, step) and the final state."""
+        key = f"{match.match_id}:{ply}:{uuid.uuid4().hex[:12]}"  # one key for every resend of this submission
+        headers = {"Authorization": f"Bearer {match.tokens[seat]}", "Idempotency-Key": key}
+        status, answer = self.request("POST", f"/v1/matches/{match.match_id}/moves", {"move": text, "ply": ply}, headers)
+        if status == 200:
+            return MoveOutcome("accepted", answer["state"], answer.get("clock"), answer.get("events") or [], answer=answer)
+        if status == 422 and isinstance(answer, dict) and answer.get("legal") is False:
+            return self._illegal(match, seat, answer["error"], answer)
+        if status == 422 and isinstance(answer, dict) and answer.get("error", {}).get("code") == "invalid_body":
+            # a move the schema refuses (empty, too long): as illegal as any other
+            err = answer["error"]
+            details = err.get("details") or {}
+            fields = details.get("fields") if isinstance(details, dict) else None
+            message = err.get("message", "")
+            if isinstance(fields, dict) and fields.get("move"):
+                message = f"{message} move: {' '.join(map(str, fields['move']))}"
+            return self._illegal(match, seat, {"code": err.get("code"), "message": message}, answer)
+        if status == 410:
+            return MoveOutcome("finished", answer=answer)
+        if status == 409 and answer.get("error", {}).get("code") == "stale_ply":
+            return MoveOutcome("stale", answer=answer)
+        if status == 403:
+            return MoveOutcome("not_your_turn", answer=answer)
+        raise self._fail(status, answer)
+
+    def _illegal(self, match: Match, seat: int, error: Json, answer: Json) -> MoveOutcome:
+        err = {"code": error.get("code"), "message": error.get("message"), "step": error.get("step")}
+        state = answer.get("state")
+        if not (self.features.forfeit and isinstance(state, dict) and state.get("status") == "finished"):
+            resigned = self.resign(match, seat)
+            state = resigned["state"] if resigned is not None else self.get(match.match_id)["state"]
+        return MoveOutcome("illegal", state, answer.get("clock"), [], err, answer)
+
+    def resign(self, match: Match, seat: int) -> Json | None:
+        """``seat`` resigns; None when the match had already finished (410)."""
+        headers = {"Authorization": f"Bearer {match.tokens[seat]}"}
+        status, answer = self.request("POST", f"/v1/matches/{match.match_id}/resign", None, headers)
+        if status == 410:
+            return None
+        if status != 200:
+            raise self._fail(status, answer)
+        result: Json = answer
+        return result
+
+    def get(self, match_id: str, wait_ply: int | None = None, timeout_s: float | None = None) -> Json:
+        """``GET /v1/matches/{id}``; with ``wait_ply`` it answers once the ply passes
+        it, the match ends or a flag changes it, or ``timeout_s`` (at most 30) is up."""
+        path = f"/v1/matches/{match_id}"
+        wait = 0.0
+        if wait_ply is not None:
+            wait = min(WAIT_MAX_S, max(0.0, timeout_s if timeout_s is not None else WAIT_MAX_S))
+            path += f"?wait_ply={wait_ply}&timeout_s={wait:g}"
+        result: Json = self._ok("GET", path, timeout_s=wait + self.timeout_s)
+        return result
+
+    def record(self, match_id: str) -> Json:
+        """``GET /v1/matches/{id}/moves``: entries, ``text``, options, result."""
+        result: Json = self._ok("GET", f"/v1/matches/{match_id}/moves")
+        return result
+
+    def replay(self, game: str, options: Mapping[str, Any], moves: Sequence[str]) -> Json:
+        """``POST /v1/games/{game}/replay``: does the record replay, and to what?"""
+        result: Json = self._ok("POST", f"/v1/games/{game}/replay", {"options": dict(options), "moves": list(moves)})
+        return result

@@ -1,0 +1,271 @@
+"""One game between two bots, played through the managed-match API.
+
+:func:`play_game` creates the match, plays the opening (the harness moves for
+both seats), then asks the bot of the seat to move, submits its answer with
+the ply, and so on until the match is finished; then it reads the record.
+Everything the results file says about the game comes from here:
+
+``reason`` (a stable word) and ``detail`` (a sentence):
+
+* ``end``: the game ended by its own rules; ``detail`` the tie-break that
+  decided it (from the final state and the last move's events);
+* ``resign``: a bot resigned;
+* ``flag``: a seat's clock ran out on the server (its answer came too late);
+* ``illegal``: the service refused a bot's move (its error code, message and
+  step); the seat then loses (service/client.py: resigned for it today);
+* ``crash``: a bot exited or answered something that is not the protocol
+  (its last stderr lines);
+* ``timeout``: a bot gave no answer within its remaining time plus a grace,
+  and was stopped ("no answer ... in N s").
+
+A Crystal seat that flags (R-X6) is not asked to move for its opponent: the
+harness waits for the proxy window to lapse and the turn to pass, as the
+record then shows (``timeout``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from engine.registry import GAMES
+from umpire.bots import KNOWLEDGE, Bot, BotFailure, Turn
+from umpire.bots.base import Knowledge
+from umpire.client import Json, Match, MoveOutcome, answer_legal, record_moves, remaining_ms
+
+GRACE_S = 1.0  # how much longer than the seat's remaining time the harness waits for an answer
+
+
+class MatchService(Protocol):
+    """What the game loop needs from the service: :class:`umpire.client.MatchClient`
+    over HTTP, or :class:`umpire.local.LocalMatches` on the engine alone."""
+
+    calls: int
+
+    def create_match(
+        self,
+        game: str,
+        options: Mapping[str, Any],
+        clock: str | Mapping[str, Any] | None = None,
+        names: Sequence[str] | None = None,
+        tags: Mapping[str, Any] | None = None,
+    ) -> Match: ...
+
+    def move(self, match: Match, seat: int, ply: int, text: str) -> MoveOutcome: ...
+
+    def resign(self, match: Match, seat: int) -> Json | None: ...
+
+    def get(self, match_id: str, wait_ply: int | None = None, timeout_s: float | None = None) -> Json: ...
+
+    def record(self, match_id: str) -> Json: ...
+
+    def close(self) -> None: ...
+
+
+class OpeningError(Exception):
+    """An opening move the service refused (the book was checked on the engine, so a server that disagrees)."""
+
+
+class Aborted(Exception):
+    """The tournament is stopping: this game is left unfinished and unrecorded."""
+
+
+@dataclass
+class Ending:
+    """Why a game ended, when the harness (not the game's rules) decided it."""
+
+    reason: str
+    detail: str
+    seat: int
+    illegal: Json | None = None
+
+
+def iso_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _legal(game: str, state: Json, answer: Json | None) -> tuple[list[str] | None, Json | None]:
+    """The legal moves for a bot that asked for them: from the move answer once
+    the server sends them, meanwhile from the engine here."""
+    sent = answer_legal(answer)
+    if sent is not None:
+        return sent, (answer or {}).get("legal_info") or {}
+    engine = GAMES.get(game)
+    if engine is None:
+        return None, None
+    legal = engine.legal_moves(engine.load(state))
+    return legal.moves, legal.info
+
+
+def _clock_spec(clock: Mapping[str, Any] | None) -> Json | None:
+    if not clock:
+        return None
+    keys = ("turn_s", "bank_s", "step_s", "increment_s", "on_flag")
+    return {k: clock[k] for k in keys if k in clock}
+
+
+def play_game(
+    matches: MatchService,
+    game: str,
+    options: Mapping[str, Any],
+    clock: str | Mapping[str, Any] | None,
+    bots: tuple[Bot, Bot],
+    specs: tuple[str, str],
+    opening: Sequence[str] = (),
+    abort: threading.Event | None = None,
+    grace_s: float = GRACE_S,
+) -> Json:
+    """Play one game; the fields of its results line that concern the game itself."""
+    started, t0 = iso_now(), time.perf_counter()
+    m = matches.create_match(game, options, clock, names=[b.spec for b in bots])
+    state: Json = m.state
+    clk: Json | None = m.clock
+    answer: Json | None = None
+    last_events: list[Json] = []
+    think = [0.0, 0.0]
+    moved = [0, 0]
+    ending: Ending | None = None
+
+    for seat in (0, 1):
+        try:
+            bots[seat].begin(game, dict(options), seat, m.match_id)
+        except BotFailure as f:
+            ending = Ending(f.reason, f"{specs[seat]} (seat {seat}) failed its hello: {f.detail}", seat)
+            break
+
+    for text in opening if ending is None else ():
+        seat = state["to_move"] if clk is None else clk["may_move"]
+        out = matches.move(m, seat, state["ply"], text)
+        if out.kind != "accepted":
+            matches.resign(m, seat)
+            raise OpeningError(f"the service refused the opening move {text!r} at ply {state['ply']}: {out.kind} {out.error}")
+        assert out.state is not None
+        state, clk, answer = out.state, out.clock, out.answer
+
+    while ending is None and state["status"] != "finished":
+        if abort is not None and abort.is_set():
+            raise Aborted
+        ply = state["ply"]
+        if clk is not None and clk.get("proxy"):
+            # R-X6: the seat to move has flagged; its opponent is not asked to move for it.
+            # Wait for the window to lapse (the turn passes) or anything else to change.
+            read = matches.get(m.match_id, wait_ply=ply, timeout_s=30)
+            state, clk, answer = read["state"], read["clock"], None
+            continue
+        seat = int(state["to_move"] if clk is None else clk["may_move"])
+        bot = bots[seat]
+        left = remaining_ms(clk)
+        legal, info = _legal(game, state, answer) if bot.wants_legal else (None, None)
+        turn = Turn(
+            game=game,
+            options=dict(options),
+            seat=seat,
+            state=state,
+            ply=ply,
+            match_id=m.match_id,
+            remaining_ms=left,
+            deadline_ms=None if left is None else left + round(grace_s * 1000),
+            turn_ms=None if clk is None else round(clk["turn_s"] * 1000),
+            bank_ms=None if clk is None else round(clk["seats"][str(seat)]["bank_s"] * 1000),
+            legal_moves=legal,
+            legal_info=info,
+        )
+        asked = time.perf_counter()
+        try:
+            reply = bot.choose(turn)
+        except BotFailure as f:
+            think[seat] += time.perf_counter() - asked
+            ending = Ending(f.reason, f"{specs[seat]} (seat {seat}) {f.detail}", seat)
+            break
+        took = time.perf_counter() - asked
+        think[seat] += took
+        if reply.resign or reply.move is None:
+            ending = Ending("resign", f"{specs[seat]} (seat {seat}) resigned at ply {ply}", seat)
+            break
+        out = matches.move(m, seat, ply, reply.move)
+        if out.kind == "accepted":
+            assert out.state is not None
+            state, clk, answer, last_events = out.state, out.clock, out.answer, out.events
+            moved[seat] += 1
+            continue
+        if out.kind == "illegal":
+            err = out.error or {}
+            step = f" (step {err['step']})" if err.get("step") is not None else ""
+            detail = (
+                f"{specs[seat]} (seat {seat}) played {reply.move!r} at ply {ply}, which the service refused: "
+                f"{err.get('code')}: {err.get('message')}{step}"
+            )
+            ending = Ending("illegal", detail, seat, {"seat": seat, "ply": ply, "move": reply.move, **err})
+            assert out.state is not None
+            state = out.state
+            break
+        # finished (a flag fell first), stale or not_your_turn (a Crystal flag opened a proxy window): read it again
+        read = matches.get(m.match_id)
+        state, clk, answer = read["state"], read["clock"], None
+        if out.kind == "finished" and state.get("end") == "flag":
+            ending = Ending(
+                "flag",
+                f"{specs[seat]} (seat {seat}) ran out of time at ply {ply}: its answer came after {took:.2f} s, "
+                f"with {0 if left is None else left / 1000:.2f} s left on its clock",
+                seat,
+            )
+
+    if state["status"] != "finished" and ending is not None:
+        # the harness ends the game for a bot that failed; a flag may have ended it first
+        resigned = matches.resign(m, ending.seat)
+        state = resigned["state"] if resigned is not None else matches.get(m.match_id)["state"]
+    if state["status"] != "finished":  # pragma: no cover - the loop above only stops at the end
+        raise RuntimeError(f"match {m.match_id} is not finished")
+
+    record = matches.record(m.match_id)
+    moves = record_moves(record["moves"])
+    entries = record["moves"]
+    if not last_events and entries:
+        last_events = entries[-1].get("events") or []
+    winner = state["winner"]
+    end = state.get("end")
+    if ending is not None and (ending.reason not in ("flag",) or end == "flag"):
+        reason, detail = ending.reason, ending.detail
+    elif end == "flag":
+        flagged = next((e["seat"] for e in reversed(entries) if e["kind"] == "flag"), None)
+        who = specs[flagged] if flagged is not None else "a seat"
+        reason, detail = "flag", f"{who} (seat {flagged}) ran out of time on the server's clock"
+    elif end == "resign":
+        reason, detail = "resign", "a seat resigned"
+    else:
+        knowledge: Knowledge | None = KNOWLEDGE.get(game)
+        reason = "end"
+        detail = knowledge.end_detail(state, last_events) if knowledge is not None else f"{end}: winner {winner}"
+    result: Json = {
+        "game": game,
+        "options": record.get("options", dict(options)),
+        "players": list(specs),
+        "clock": _clock_spec(m.clock),
+        "match_id": m.match_id,
+        "opening": list(opening),
+        "moves": moves,
+        "plies": len(moves),
+        "winner": winner,
+        "reason": reason,
+        "detail": detail,
+        "end": end,
+        "scores": state.get("scores"),
+        "started": started,
+        "finished": iso_now(),
+        "duration_s": round(time.perf_counter() - t0, 3),
+        "think_s": [round(t, 3) for t in think],
+        "bot_moves": moved,
+    }
+    if ending is not None and ending.illegal is not None:
+        result["illegal"] = ending.illegal
+    for seat in (0, 1):
+        with contextlib.suppress(BotFailure):
+            bots[seat].end(
+                {"match_id": m.match_id, "seat": seat, "winner": winner, "reason": reason, "detail": detail, "moves": moves}
+            )
+    return result

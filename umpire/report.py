@@ -1,0 +1,134 @@
+"""The tournament's report, from its results lines: a table per pairing (wins,
+losses, draws from the pairing's first bot's side, score, Elo difference and
+its 95% interval, LOS, and why games ended), the rating list of all bots
+(openskill), and the SPRT's state when one was asked for.
+
+``umpire tournament --report results.jsonl`` prints it for any results file;
+the tournament prints it when it ends.  :func:`summarize` is what both the
+table and the plot (umpire/plot.py) are drawn from.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from umpire.stats import EloEstimate, Rating, Sprt, estimate, ratings
+
+Json = dict[str, Any]
+
+
+@dataclass
+class PairingSummary:
+    first: int  # bot indices, as paired
+    second: int
+    wins: int = 0  # of the first bot
+    losses: int = 0
+    draws: int = 0
+    reasons: collections.Counter[str] = field(default_factory=collections.Counter)
+
+    @property
+    def elo(self) -> EloEstimate:
+        return estimate(self.wins, self.losses, self.draws)
+
+
+@dataclass
+class Summary:
+    game: str
+    options: Json
+    bots: list[str]  # labels, by index
+    games: int
+    pairings: list[PairingSummary]
+    ratings: list[Rating]
+    sprt: Sprt | None = None
+
+
+def _labels(lines: Sequence[Json]) -> list[str]:
+    specs: dict[int, str] = {}
+    for line in lines:
+        for i, spec in zip(line["seats"], line["players"], strict=True):
+            specs.setdefault(int(i), spec)
+    count = collections.Counter(specs.values())
+    size = max(specs) + 1 if specs else 0
+    return [specs.get(i, f"bot {i}") + (f" [{i}]" if count[specs.get(i, "")] > 1 else "") for i in range(size)]
+
+
+def summarize(lines: Sequence[Json], sprt: Sprt | None = None) -> Summary:
+    """Counts per pairing and the rating list, games taken in schedule order."""
+    ordered = sorted(lines, key=lambda line: (line.get("index", 0), line.get("key", "")))
+    bots = _labels(ordered)
+    by_pair: dict[tuple[int, int], PairingSummary] = {}
+    rated: list[tuple[int, int, int | None]] = []
+    for line in ordered:
+        a, b = (int(x) for x in line["pairing"])
+        seats = [int(x) for x in line["seats"]]
+        p = by_pair.setdefault((a, b), PairingSummary(a, b))
+        winner = line["winner"]
+        if winner is None:
+            p.draws += 1
+        elif seats[winner] == a:
+            p.wins += 1
+        else:
+            p.losses += 1
+        p.reasons[line["reason"]] += 1
+        rated.append((seats[0], seats[1], winner))
+    first = ordered[0] if ordered else {}
+    return Summary(
+        game=str(first.get("game", "?")),
+        options=dict(first.get("options", {})),
+        bots=bots,
+        games=len(ordered),
+        pairings=[by_pair[k] for k in sorted(by_pair)],
+        ratings=ratings(bots, rated) if bots else [],
+        sprt=sprt,
+    )
+
+
+def _elo(x: float) -> str:
+    if math.isnan(x):
+        return "-"
+    if math.isinf(x):
+        return "+inf" if x > 0 else "-inf"
+    return f"{x:+.1f}"
+
+
+def _pct(x: float) -> str:
+    return "-" if math.isnan(x) else f"{100 * x:.1f}%"
+
+
+def format_report(summary: Summary) -> str:
+    """The tables as text (fixed-width columns)."""
+    out: list[str] = []
+    options = ", ".join(f"{k}={v}" for k, v in summary.options.items() if k != "seed") or "default options"
+    out.append(f"{summary.game} ({options}): {summary.games} games, {len(summary.bots)} bots")
+    out.append("")
+    width = max([len(f"{summary.bots[p.first]} vs {summary.bots[p.second]}") for p in summary.pairings] + [7])
+    out.append(
+        f"{'pairing':<{width}}  {'games':>5}  {'W-L-D':>11}  {'score':>6}  {'Elo diff':>16}  {'95% interval':>20}  {'LOS':>6}"
+    )
+    for p in summary.pairings:
+        e = p.elo
+        name = f"{summary.bots[p.first]} vs {summary.bots[p.second]}"
+        wld = f"{p.wins}-{p.losses}-{p.draws}"
+        error = "" if not math.isfinite(e.error) or not math.isfinite(e.diff) else f" +/- {e.error:.1f}"
+        interval = f"[{_elo(e.low)}, {_elo(e.high)}]"
+        elo = _elo(e.diff) + error
+        out.append(f"{name:<{width}}  {e.games:>5}  {wld:>11}  {_pct(e.score):>6}  {elo:>16}  {interval:>20}  {_pct(e.los):>6}")
+        reasons = ", ".join(f"{r} {n}" for r, n in sorted(p.reasons.items(), key=lambda kv: (-kv[1], kv[0])))
+        out.append(f"{'':<{width}}  ended by: {reasons}")
+    out.append("")
+    out.append("Rating list (openskill Plackett-Luce over the games in schedule order; mu +/- 2 sigma; sorted by mu - 3 sigma)")
+    bw = max([len(r.bot) for r in summary.ratings] + [3])
+    out.append(f"{'#':>2}  {'bot':<{bw}}  {'games':>5}  {'W-L-D':>11}  {'score':>6}  {'rating':>14}  {'mu-3sigma':>9}")
+    for n, r in enumerate(summary.ratings, 1):
+        wld = f"{r.wins}-{r.losses}-{r.draws}"
+        rating = f"{r.mu:.1f} +/- {2 * r.sigma:.1f}"
+        out.append(f"{n:>2}  {r.bot:<{bw}}  {r.games:>5}  {wld:>11}  {_pct(r.score):>6}  {rating:>14}  {r.ordinal:>9.1f}")
+    if summary.sprt is not None and len(summary.pairings) == 1:
+        p = summary.pairings[0]
+        out.append("")
+        out.append(f"{summary.bots[p.first]} vs {summary.bots[p.second]}: {summary.sprt.describe(p.wins, p.losses, p.draws)}")
+    return "\n".join(out) + "\n"
