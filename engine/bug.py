@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from engine.clock import seconds
 from engine.errors import BadOptions, BadState, IllegalMove
-from engine.game import Game, Json, LegalMoves, MoveInput
+from engine.game import Game, Json, LegalMoves, MoveInput, movers_at_end
 from engine.groups import groups as find_groups
 from engine.hexboard import HexBoard, green_meadow, hexhex, iter_bits
 from engine.options import BLOCKED, Option, position, ref
@@ -380,16 +380,16 @@ class Bug(Game[BugState, Move]):
                 )
             self._check_history(state, winner, "state.winner", BadState)
         else:
-            assert winner is not None
-            # a flag falls on the player to move (R-T1); a seat may resign at any time
-            mover = 1 - winner if end == "flag" else None
-            state = self._build(variant, eaters, board, stones, blocked, phase, winner if mover is None else mover, ply)
+            # a flag or a forfeit falls on the player to move (R-T1); a resignation or an abort at any time
+            movers = movers_at_end(end, winner)
+            mover = movers[0] if len(movers) == 1 else None
+            state = self._build(variant, eaters, board, stones, blocked, phase, 0 if mover is None else mover, ply)
             if mover is not None:
                 if state.end == "stuck":
                     raise BadState(
                         "state.end",
                         f"Player {mover} cannot grow here, so the game ended 'stuck' with them the winner (R-B6) "
-                        "before any flag could fall.",
+                        f"before any {end} could end it.",
                     )
                 self._check_history(state, mover, "state.winner", BadState)
             state = self._finished(state, winner, end)

@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.clock import seconds
 from engine.errors import BadOptions, BadState, IllegalMove
-from engine.game import Game, Json, LegalMoves, MoveInput, Steps
+from engine.game import Game, Json, LegalMoves, MoveInput, Steps, movers_at_end
 from engine.groups import groups as find_groups
 from engine.groups import place
 from engine.hexboard import HexBoard, hexhex
@@ -254,11 +254,10 @@ class Catchup(Game[CatchupState, Move]):
                         "state.winner", f"state.winner is {winner!r} but the full board gives {state.winner!r} (R-C4)."
                     )
             else:
-                assert winner is not None
-                # a flag falls on the player to move (R-T1); a seat may resign at any time
-                movers = (1 - winner,) if end == "flag" else (0, 1)
+                # a flag or a forfeit falls on the player to move (R-T1); a resignation or an abort at any time
+                movers = movers_at_end(end, winner)
                 if not any(counts_feasible(variant, c0, c1, p) for p in movers):
-                    raise BadState("state.board", self._counts_message(variant, c0, c1, movers[0] if end == "flag" else None))
+                    raise BadState("state.board", self._counts_message(variant, c0, c1, movers[0] if len(movers) == 1 else None))
                 state = self._build(variant, board, stones, blocked, 0, ply, False)
                 state = self._finished(state, winner, end)
 

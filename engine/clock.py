@@ -36,18 +36,22 @@ MAX_BANK_S = 30 * 24 * 3600
 
 @dataclass(frozen=True, slots=True)
 class ClockSpec:
-    """A match's time control: turn allowance, bank, bank step, what a flag does."""
+    """A match's time control: turn allowance, bank, bank step, what a flag
+    does, and an increment added to a seat's bank after each of its moves
+    (0 in every R-T2 preset; a harness's Fischer increment)."""
 
     turn_ms: int
     bank_ms: int
     step_ms: int
     on_flag: str  # "loses" (R-T1) or "proxy" (R-X6)
+    increment_ms: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
             "turn_s": self.turn_ms / 1000,
             "bank_s": self.bank_ms / 1000,
             "step_s": self.step_ms / 1000,
+            "increment_s": self.increment_ms / 1000,
             "on_flag": self.on_flag,
         }
 
@@ -68,7 +72,7 @@ def _ms(raw: Any, field: str, least_ms: int, most_s: int) -> int:
 
 def spec_from(raw: Any, default: str, presets: Mapping[str, ClockSpec]) -> ClockSpec:
     """Read a match's ``clock``: a preset name, or an object with any of
-    ``preset``, ``turn_s``, ``bank_s``, ``step_s``, ``on_flag``; fields left
+    ``preset``, ``turn_s``, ``bank_s``, ``step_s``, ``increment_s``, ``on_flag``; fields left
     out come from ``preset`` or else from ``default`` (R-T2).  ``presets`` are
     every game's (engine.registry.PRESETS).  Raises BadOptions naming the field."""
     if raw is None:
@@ -79,7 +83,7 @@ def spec_from(raw: Any, default: str, presets: Mapping[str, ClockSpec]) -> Clock
         return presets[raw]
     if not isinstance(raw, Mapping):
         raise BadOptions("clock", "clock must be a preset name or an object.")
-    known = ("preset", "turn_s", "bank_s", "step_s", "on_flag")
+    known = ("preset", "turn_s", "bank_s", "step_s", "increment_s", "on_flag")
     for key in raw:
         if key not in known:
             raise BadOptions(f"clock.{key}", f"A clock has no field '{key}'; fields: {', '.join(known)}.")
@@ -93,6 +97,8 @@ def spec_from(raw: Any, default: str, presets: Mapping[str, ClockSpec]) -> Clock
         spec = replace(spec, bank_ms=_ms(raw["bank_s"], "clock.bank_s", 0, MAX_BANK_S))
     if "step_s" in raw:
         spec = replace(spec, step_ms=_ms(raw["step_s"], "clock.step_s", 1, MAX_TURN_S))
+    if "increment_s" in raw:
+        spec = replace(spec, increment_ms=_ms(raw["increment_s"], "clock.increment_s", 0, MAX_TURN_S))
     if "on_flag" in raw:
         if raw["on_flag"] not in ON_FLAG:
             raise BadOptions("clock.on_flag", f"on_flag must be one of {', '.join(ON_FLAG)}.")
@@ -163,9 +169,13 @@ class MatchClock:
         return (bank, self.banks[1]) if seat == 0 else (self.banks[0], bank)
 
     def after_move(self, now: int, next_mover: int | None) -> tuple[MatchClock, Charge]:
-        """The mover's turn ended at ``now`` with a move; ``next_mover``'s turn starts."""
+        """The mover's turn ended at ``now`` with a move; ``next_mover``'s turn
+        starts.  The mover's bank gets the increment, if any (not after a move
+        made for them in an R-X6 window, and not once the game is over)."""
         assert self.mover is not None
         charge = self.charge(now)
+        if self.spec.increment_ms and not self.proxy and next_mover is not None:
+            charge = Charge(charge.used_ms, charge.charged_ms, charge.bank_left_ms + self.spec.increment_ms)
         banks = self._with_bank(self.mover, charge.bank_left_ms)
         return MatchClock(self.spec, banks, next_mover, now, False), charge
 
@@ -198,7 +208,7 @@ class MatchClock:
     def to_json(self) -> dict[str, Any]:
         s = self.spec
         return {
-            "spec": [s.turn_ms, s.bank_ms, s.step_ms, s.on_flag],
+            "spec": [s.turn_ms, s.bank_ms, s.step_ms, s.on_flag, s.increment_ms],
             "banks": list(self.banks),
             "mover": self.mover,
             "turn_start": self.turn_start,
@@ -207,6 +217,7 @@ class MatchClock:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> MatchClock:
-        turn, bank, step, on_flag = data["spec"]
+        turn, bank, step, on_flag, *increment = data["spec"]
         b0, b1 = data["banks"]
-        return cls(ClockSpec(turn, bank, step, on_flag), (b0, b1), data["mover"], data["turn_start"], data["proxy"])
+        spec = ClockSpec(turn, bank, step, on_flag, increment[0] if increment else 0)
+        return cls(spec, (b0, b1), data["mover"], data["turn_start"], data["proxy"])

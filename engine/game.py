@@ -17,10 +17,10 @@ A game implements six small steps; :class:`Game` builds ``play`` and
     resign(state, player), timeout(state) -> (State, events)
                                       ends that are not moves, for managed matches
 
-``replay`` checks a game record: moves, and the two reserved entries a
-managed match writes for ends that are not moves, ``timeout`` (apply
-``timeout``) and ``resign 0`` / ``resign 1`` (that seat resigns).  ``play``
-refuses them: they are not moves a player can make.
+``replay`` checks a game record: moves, and the reserved entries a managed
+match writes for what is not a move: ``timeout``, ``resign 0|1``,
+``forfeit 0|1`` and ``abort`` (:meth:`Game.record_step`).  ``play`` refuses
+them: they are not moves a player can make.
 
 Every state's JSON carries ``end``: ``null`` while ongoing, else why it
 finished (each game names its own natural end, e.g. ``"full"``; ``"resign"``
@@ -65,8 +65,21 @@ M = TypeVar("M")
 Json = dict[str, Any]
 MoveInput = str | Sequence[str]
 
-RESERVED = ("timeout", "resign")  # record entries that are not moves (Game.record_step)
-COMMON_ENDS = ("resign", "flag")  # R-T1: ends every game shares; each game adds its natural end
+RESERVED = ("timeout", "resign", "forfeit", "abort")  # record entries that are not moves (Game.record_step)
+# Ends every game shares; each game adds its natural end.  R-T1: a resignation
+# or a flag; a managed match also ends by an illegal move when its policy is to
+# forfeit, or by an umpire's abort (no winner).
+COMMON_ENDS = ("resign", "flag", "illegal", "aborted")
+ON_THE_MOVER = ("flag", "illegal")  # ends that fall on the player to move, who loses
+
+
+def movers_at_end(end: str, winner: int | None) -> tuple[int, ...]:
+    """Who can have been to move when a game ended by ``end``: a flag or an
+    illegal move falls on the player to move, who lost; a resignation or an
+    abort may come at any time."""
+    if end in ON_THE_MOVER and winner is not None:
+        return (1 - winner,)
+    return (0, 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,11 +369,31 @@ class Game(ABC, Generic[S, M]):
             {"type": "end", "winner": 1 - p, "end": "flag"},
         ]
 
+    def forfeit(self, state: S, player: int, error: MoveError | None = None) -> tuple[S, list[Json]]:
+        """The player to move forfeits by an illegal move (a managed match's
+        ``forfeit`` policy): the game is over and the opponent wins."""
+        if state.to_move is None:
+            raise IllegalMove("game_over", "The game is over: nobody can forfeit.")
+        if player != state.to_move:
+            raise ValueError("only the player to move can forfeit")
+        winner = 1 - player
+        illegal: Json = {"type": "illegal", "player": player, "forfeit": True}
+        if error is not None:
+            illegal.update(error.to_json())
+        return self._finished(state, winner, "illegal"), [illegal, {"type": "end", "winner": winner, "end": "illegal"}]
+
+    def abort(self, state: S) -> tuple[S, list[Json]]:
+        """An umpire stops a game: it is over with no winner."""
+        if state.to_move is None:
+            raise IllegalMove("game_over", "The game is over: it cannot be aborted.")
+        return self._finished(state, None, "aborted"), [{"type": "end", "winner": None, "end": "aborted"}]
+
     def read_end(self, data: Mapping[str, Any]) -> tuple[str | None, int | None, int | None]:
         """The lifecycle fields of a client's state, checked against each other:
         ``end`` one of :attr:`ends` or null, ``status`` following from it,
         ``to_move`` a player exactly while ongoing, ``winner`` null while
-        ongoing and a player after a resignation or a flag.  Returns ``(end,
+        ongoing and after an abort, a player after a resignation, a flag or
+        a forfeit.  Returns ``(end,
         to_move, winner)``; whether a natural end really happened, and who won
         it, is for the game to check against the position."""
         end = data["end"]
@@ -380,7 +413,9 @@ class Game(ABC, Generic[S, M]):
                 raise BadState("state.to_move", "The game is over, so to_move must be null.")
             if winner is not None and not is_player(winner):
                 raise BadState("state.winner", f"winner must be 0, 1 or null, not {winner!r}.")
-            if end in COMMON_ENDS and winner is None:
+            if end == "aborted" and winner is not None:
+                raise BadState("state.winner", "An aborted game has no winner.")
+            if end in COMMON_ENDS and end != "aborted" and winner is None:
                 raise BadState("state.winner", f"A game that ended by {end} has a winner, 0 or 1.")
         return end, to_move, winner
 
@@ -421,7 +456,10 @@ class Game(ABC, Generic[S, M]):
           (:meth:`timeout`: Catchup and Bug, that player loses; Crystal, the
           turn passes with no shifts and is scored);
         * ``resign 0`` / ``resign 1``: that seat resigned (either seat may, at
-          any time, so the entry names it).
+          any time, so the entry names it);
+        * ``forfeit 0`` / ``forfeit 1``: that seat, to move, lost by an illegal
+          move (a match whose policy is to forfeit);
+        * ``abort``: an umpire stopped the game, with no winner.
 
         Only a record may say these: :meth:`play` judges moves, and refuses
         them, so a player cannot pass by typing ``timeout``."""
@@ -431,13 +469,23 @@ class Game(ABC, Generic[S, M]):
         if self.is_over(state):
             err: EngineError = IllegalMove("game_over", f"The game is over: '{' '.join(words)}' cannot follow its end.")
             return Verdict(False, state, error=err)
+        seat = int(words[1]) if len(words) == 2 and words[1] in ("0", "1") else None
         try:
             if words == ["timeout"]:
                 new_state, events = self.timeout(state)
-            elif words[0] == "resign" and len(words) == 2 and words[1] in ("0", "1"):
-                new_state, events = self.resign(state, int(words[1]))
+            elif words == ["abort"]:
+                new_state, events = self.abort(state)
+            elif words[0] == "resign" and seat is not None:
+                new_state, events = self.resign(state, seat)
+            elif words[0] == "forfeit" and seat is not None:
+                if seat != state.to_move:
+                    raise IllegalMove("not_to_move", f"Only the player to move forfeits by an illegal move, not player {seat}.")
+                new_state, events = self.forfeit(state, seat)
             else:
-                raise InvalidMove("A record writes a time-out as 'timeout' and a resignation as 'resign 0' or 'resign 1'.")
+                raise InvalidMove(
+                    "A record writes a time-out as 'timeout', a resignation as 'resign 0' or 'resign 1', a forfeit by an "
+                    "illegal move as 'forfeit 0' or 'forfeit 1', and an umpire's abort as 'abort'."
+                )
         except (InvalidMove, IllegalMove) as e:
             return Verdict(False, state, error=e)
         return Verdict(True, new_state, " ".join(words), events)

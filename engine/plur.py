@@ -34,7 +34,7 @@ from typing import Any
 
 from engine.clock import seconds
 from engine.errors import BadOptions, BadState, IllegalMove
-from engine.game import Game, Json, LegalMoves, MoveInput
+from engine.game import Game, Json, LegalMoves, MoveInput, movers_at_end
 from engine.groups import groups as find_groups
 from engine.groups import place
 from engine.hexboard import MAX_SIDE, MIN_SIDE, HexBoard, hexhex
@@ -210,7 +210,7 @@ class Plur(Game[PlurState, Move]):
             raise BadState("state.end", "end is 'full' but the board still has empty cells.")
         end, to_move, winner = self.read_end(data)
         # who could be to move: the one named while ongoing; the loser of a flag; anyone otherwise
-        candidates = (to_move,) if to_move is not None else (1 - winner,) if end == "flag" and winner is not None else (0, 1)
+        candidates = (to_move,) if to_move is not None else movers_at_end(end or "", winner)
         movers = [p for p in candidates if feasible(c0, c1, p, pie)]
         if not movers:
             raise BadState("state.board", self._counts(c0, c1, to_move, pie))

@@ -27,7 +27,7 @@ from typing import Any
 
 from engine.clock import seconds
 from engine.errors import BadOptions, BadState, IllegalMove, InvalidMove
-from engine.game import Game, Json, LegalMoves, MoveInput
+from engine.game import ON_THE_MOVER, Game, Json, LegalMoves, MoveInput
 from engine.groups import groups as find_groups
 from engine.groups import place
 from engine.hexboard import MAX_SIDE, MIN_SIDE, HexBoard, hexhex
@@ -170,8 +170,8 @@ class Too(Game[TooState, Move]):
             )
         if end == "full" and winner != state.winner:
             raise BadState("state.winner", f"state.winner is {winner!r} but the full board gives {state.winner!r} (R-E2).")
-        if end == "flag" and winner == placed % 2:
-            raise BadState("state.winner", f"A flag falls on the player to move, player {placed % 2}, who loses (R-T1).")
+        if end in ON_THE_MOVER and winner == placed % 2:
+            raise BadState("state.winner", f"A {end} falls on the player to move, player {placed % 2}, who loses (R-T1).")
         if end is not None and end != "full":
             state = self._finished(state, winner, end)
         if data["scores"] != state.scores or not all(type(x) is int for x in data["scores"]):

@@ -184,3 +184,17 @@ def test_bank_never_grows_and_moves_are_in_time_exactly_until_the_deadline(
         # what the bank paid is whole steps, or everything it had
         assert charge.charged_ms % step == 0 or charge.bank_left_ms == 0
         assert charge.charged_ms >= max(0, u - turn)
+
+
+def test_an_increment_is_added_to_the_bank_after_each_move() -> None:
+    # a Fischer increment beside R-T1: the bank pays the overrun (rounded up to the step), then gains the increment
+    spec = spec_from({"preset": "catchup", "bank_s": 10, "increment_s": 2}, "catchup", PRESETS)
+    assert spec.increment_ms == 2000 and spec.to_json()["increment_s"] == 2.0
+    clock = MatchClock.start(spec, 0, 0)
+    clock, charge = clock.after_move(61_500, 1)  # 1.5 s over the 60 s turn: 2 s off the bank, then +2 s
+    assert (charge.charged_ms, charge.bank_left_ms, clock.banks) == (2000, 10_000, (10_000, 10_000))
+    clock, _ = clock.after_move(61_500 + 5_000, 0)  # well inside the turn: +2 s
+    assert clock.banks == (10_000, 12_000)
+    final, charge = clock.after_move(61_500 + 6_000, None)  # the game's last move: no increment
+    assert final.banks == (10_000, 12_000) and charge.bank_left_ms == 10_000
+    assert MatchClock.from_json(clock.to_json()) == clock
