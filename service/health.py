@@ -1,8 +1,12 @@
-"""``GET /v1/health``: is the service up, and is what it needs (Redis) answering?
+"""``GET /v1/health``: is the service up, and can it do what a move needs?
 
-200 ``{"status": "ok", "redis": "ok"}``, or 503 in the one error shape with
-``details`` naming what is down.  It answers within the Redis client's short
-timeout, so a load balancer can rely on it.
+200 ``{"status": "ok", "redis": "ok"}`` when Redis answers and runs the
+match scripts on the node that holds a match (on a Redis Cluster: through the
+cluster client, with the cluster's state ``ok``); 503 in the one error shape
+otherwise, with ``details`` naming what is wrong - ``down``, ``timeout``, or
+``misconfigured`` with the reason (a cluster reached without
+``REDIS_CLUSTER=1``, or the other way round).  It answers within the Redis
+client's timeout, so a load balancer can rely on it.
 """
 
 from __future__ import annotations
@@ -10,20 +14,39 @@ from __future__ import annotations
 from typing import Any
 
 import redis
-from flask import Blueprint
+from flask import Blueprint, current_app
 
+from service.db import get_store
 from service.errors import ApiError
 
 bp = Blueprint("health", __name__, url_prefix="/v1")
 
 
+def misconfiguration(err: redis.RedisError) -> str | None:
+    """The sentence for a Redis error that means the setting is wrong, not the server."""
+    text = str(err)
+    if "MOVED" in text or "CROSSSLOT" in text:
+        return "Redis is a cluster: set REDIS_CLUSTER=1 so that the cluster client is used."
+    if "cluster support disabled" in text.lower() or "cluster mode is not enabled" in text.lower():
+        return "REDIS_CLUSTER=1 is set but Redis is not a cluster: unset REDIS_CLUSTER."
+    return None
+
+
 @bp.get("/health")
 def health() -> Any:
-    from service.matches import get_store
-
     try:
-        get_store().ping()
+        store = get_store()
+        store.ping()
+        store.check_scripts()
+        if current_app.config["REDIS_CLUSTER"]:
+            info = store.r.cluster_info()
+            states = info.values() if isinstance(info, dict) and "cluster_state" not in info else [info]
+            if any(state.get("cluster_state") != "ok" for state in states):
+                raise ApiError(503, "unavailable", "The Redis Cluster is not ok.", {"redis": "cluster_state"})
     except redis.RedisError as e:
+        why = misconfiguration(e)
+        if why is not None:
+            raise ApiError(503, "unavailable", why, {"redis": "misconfigured"}) from None
         reason = "timeout" if isinstance(e, redis.TimeoutError) else "down"
         raise ApiError(503, "unavailable", "Redis is not answering.", {"redis": reason}) from None
     return {"status": "ok", "redis": "ok"}

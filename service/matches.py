@@ -5,24 +5,20 @@ the request in the order API.md gives, lets :mod:`service.referee` work out
 the change and has :mod:`service.store` commit it atomically.  A lost race
 (someone changed the match between read and commit) is simply read again:
 the second reading answers 409, or replays the first answer when the loser
-was a retry of the winner.
+was a retry of the winner.  A retried move's answer is rebuilt from the
+record (nothing of it is stored); a waiting request sleeps on the process's
+hub (service/hub.py) until the match changes.
 
-``init_app`` wires it all into the factory: configuration, the Redis store
-(started embedded when ``REDIS_URL`` is unset), 503 for Redis failures, the
-blueprints and the ``flask sweep`` command.
+``init_app`` wires it all into the factory: the store (service/db.py), 503
+for Redis failures, the blueprints and the ``flask sweep`` command.
 """
 
 from __future__ import annotations
 
-import hashlib
 import hmac
-import json
 import logging
-import os
 import secrets
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -31,14 +27,16 @@ import redis
 from flask import Blueprint, Flask, Response, current_app, request
 from marshmallow import ValidationError
 
-from engine.clock import spec_from
-from engine.errors import BadOptions
+from engine.clock import MatchClock, spec_from
+from engine.errors import BadOptions, MoveError
+from engine.game import Outcome
 from engine.registry import GAMES, PRESETS, get_game
-from service import referee, schemas
+from service import db, referee, schemas
+from service.db import get_hub, get_positions, get_store
 from service.errors import ApiError, error_response
 from service.http import json_body
 from service.referee import Live, Meta
-from service.store import Conflict, Gone, Store, make_client
+from service.store import Conflict, Gone, Store, new_match_id
 from service.sweeper import Settled, settled
 
 log = logging.getLogger(__name__)
@@ -48,47 +46,24 @@ bp = Blueprint("matches", __name__, url_prefix="/v1")
 WAIT_MAX_S = 30.0  # API: a read waits at most this long
 TOKEN_BYTES = 24  # 192 random bits per seat token
 MAX_ATTEMPTS = 8  # reads after lost races before giving up (each loss means someone else made progress)
-
-CONFIG_DEFAULTS: dict[str, Any] = {
-    "REDIS_URL": None,  # unset: the embedded Redis on DATA_DIR
-    "REDIS_PREFIX": "umpire:",
-    "REDIS_TIMEOUT_S": 1.0,  # connect and answer; past it a request gets 503
-    "DATA_DIR": "data",
-    "MATCH_TTL_S": 30 * 86400,  # finished matches expire after this; ongoing ones never
-    "UMPIRE_TOKEN": None,  # when set, creating a match needs it
-    "SWEEP_INTERVAL_S": 0.2,  # the longest a sweeper sleeps before looking for new deadlines
-    "MATCH_CLOCK": None,  # tests: a callable giving "now" in ms instead of Redis TIME
-}
-ENV_NUMBERS = {"REDIS_TIMEOUT_S": float, "MATCH_TTL_S": int, "SWEEP_INTERVAL_S": float}
-
-
-def _plain_move_body() -> dict[str, Any] | None:
-    if not request.is_json:
-        return None
-    try:
-        data = request.get_json(silent=True)  # parsed once: json_body reuses it (or fails it) when this gives up
-    except RecursionError:
-        return None
-    return schemas.plain_move(data)
+LIST_MAX = 200
+STATUSES = ("ongoing", "finished")
 
 
 # -- wiring ---------------------------------------------------------------------
 
 
 def init_app(app: Flask) -> None:
-    """Configuration (from the environment unless the app's config says
-    otherwise), the store, 503 for Redis failures, routes, ``flask sweep``."""
-    for key, default in CONFIG_DEFAULTS.items():
-        if key in app.config:
-            continue
-        raw = os.environ.get(key)
-        app.config[key] = default if raw is None or raw == "" else ENV_NUMBERS.get(key, str)(raw)
-    app.extensions["umpire.store"] = None
-    app.extensions["umpire.store.lock"] = threading.Lock()
-    app.extensions["umpire.positions"] = Positions()
+    """The store's configuration, 503 for Redis failures, routes, ``flask sweep``."""
+    db.init_app(app)
 
     @app.errorhandler(redis.RedisError)
     def _redis_down(err: redis.RedisError) -> Response:
+        from service.health import misconfiguration
+
+        why = misconfiguration(err)
+        if why is not None:
+            return error_response(503, "unavailable", why, {"redis": "misconfigured"})
         if not isinstance(err, redis.ConnectionError | redis.TimeoutError):
             log.exception("Redis refused a command")
         reason = "timeout" if isinstance(err, redis.TimeoutError) else "down"
@@ -96,38 +71,14 @@ def init_app(app: Flask) -> None:
             503, "unavailable", "The match store (Redis) is not answering; try again shortly.", {"redis": reason}
         )
 
+    from service.events import bp as events_bp
     from service.health import bp as health_bp
     from service.sweeper import sweep_command
 
     app.register_blueprint(bp)
+    app.register_blueprint(events_bp)
     app.register_blueprint(health_bp)
     app.cli.add_command(sweep_command)
-
-
-def get_store(app: Flask | None = None) -> Store:
-    """The app's store, made on first use (so an app that never touches a
-    match never needs Redis).  With no ``REDIS_URL`` the embedded server on
-    ``DATA_DIR`` is started, or found running, here."""
-    app = app or current_app._get_current_object()  # type: ignore[attr-defined]
-    store: Store | None = app.extensions["umpire.store"]
-    if store is not None:
-        return store
-    with app.extensions["umpire.store.lock"]:
-        store = app.extensions["umpire.store"]
-        if store is None:
-            cfg = app.config
-            url = cfg["REDIS_URL"]
-            if not url:
-                from service import embedded
-
-                try:
-                    url = embedded.start(cfg["DATA_DIR"]).url
-                except (OSError, RuntimeError) as e:
-                    raise redis.ConnectionError(f"the embedded Redis did not start: {e}") from e
-            client = make_client(url, float(cfg["REDIS_TIMEOUT_S"]))
-            store = Store(client, cfg["REDIS_PREFIX"], int(cfg["MATCH_TTL_S"]), cfg["MATCH_CLOCK"])
-            app.extensions["umpire.store"] = store
-    return store
 
 
 # -- helpers --------------------------------------------------------------------
@@ -142,39 +93,22 @@ def bearer() -> str | None:
     return token.strip()
 
 
-def match_json(meta: Meta, live: Live, now: int) -> dict[str, Any]:
-    return {
-        "match_id": meta.match_id,
-        "game": meta.game,
-        "state": live.state,
-        "clock": referee.clock_json(live, now),
-        "ply": live.ply,
-    }
-
-
-def verdict_answer(meta: Meta, live: Live, now: int, verdict: dict[str, Any]) -> dict[str, Any]:
-    """The verdict (service/schemas.py's one shape), then the match's fields (clock, ply...)."""
-    match = match_json(meta, live, now)
-    del match["state"]  # the verdict carries it
-    return {**verdict, **match}
-
-
-def json_text(status: int, text: str, replayed: bool = False) -> Response:
-    resp = Response(text, status=status, mimetype="application/json")
+def json_text(status: int, value: Any, replayed: bool = False) -> Response:
+    resp = Response(value if isinstance(value, str) else referee.compact(value), status=status, mimetype="application/json")
     if replayed:
         resp.headers["Idempotent-Replayed"] = "true"
     return resp
 
 
-def _not_found(match_id: str) -> ApiError:
+def not_found(match_id: str) -> ApiError:
     return ApiError(404, "match_not_found", f"There is no match '{match_id}' (never created, or expired).")
 
 
-def _read(store: Store, match_id: str, answer_fields: list[str] | None = None) -> Settled:
+def read(store: Store, match_id: str, idempotency_key: str | None = None) -> Settled:
     try:
-        return settled(store, match_id, answer_fields or [])
+        return settled(store, match_id, idempotency_key)
     except Gone:
-        raise _not_found(match_id) from None
+        raise not_found(match_id) from None
 
 
 def _seat(meta: Meta) -> int:
@@ -182,6 +116,14 @@ def _seat(meta: Meta) -> int:
     if seat is None:
         raise ApiError(401, "unauthorized", "Send a seat token of this match: Authorization: Bearer <token>.")
     return seat
+
+
+def _admin() -> None:
+    token = current_app.config["ADMIN_TOKEN"]
+    if not token:
+        raise ApiError(403, "admin_disabled", "Listing and aborting matches need ADMIN_TOKEN set on the server.")
+    if not hmac.compare_digest((bearer() or "").encode(), str(token).encode()):
+        raise ApiError(401, "unauthorized", "Send the admin token: Authorization: Bearer <token>.")
 
 
 def _gone(live: Live) -> ApiError:
@@ -194,13 +136,38 @@ def _gone(live: Live) -> ApiError:
     )
 
 
+def _flag(name: str) -> bool:
+    raw = request.args.get(name)
+    if raw is None:
+        return False
+    if raw.lower() not in ("1", "true", "0", "false"):
+        raise ApiError(422, "invalid_query", f"{name} must be true or false.", {"parameter": name})
+    return raw.lower() in ("1", "true")
+
+
+def legal_moves(game_name: str, state: Any) -> Any:
+    """The legal moves for the seat to move, as ``POST /legal-moves`` lists them (null once finished)."""
+    game = GAMES[game_name]
+    position = game.load(state) if isinstance(state, dict) else state
+    if game.is_over(position):
+        return None
+    found = game.legal_moves(position)
+    return {"moves": found.moves, "count": len(found.moves), "truncated": found.truncated, **found.info}
+
+
+def with_legal(answer: dict[str, Any], game: str, state: Any) -> dict[str, Any]:
+    """``answer`` plus ``legal_moves`` when the request asked for them (``?legal_moves=true``)."""
+    if _flag("legal_moves"):
+        answer = {**answer, "legal_moves": legal_moves(game, state)}
+    return answer
+
+
 # -- views ----------------------------------------------------------------------
 
 
 @bp.post("/matches")
 def create_match() -> Any:
-    cfg = current_app.config
-    umpire = cfg["UMPIRE_TOKEN"]
+    umpire = current_app.config["UMPIRE_TOKEN"]
     if umpire and not hmac.compare_digest((bearer() or "").encode(), str(umpire).encode()):
         raise ApiError(401, "unauthorized", "Creating a match needs the umpire token: Authorization: Bearer <token>.")
     body = json_body(schemas.match_create_request)
@@ -213,141 +180,179 @@ def create_match() -> Any:
         message = f"In {game.title} a flag is handled by R-X6 (on_flag 'proxy'); it cannot lose the game."
         raise BadOptions("clock.on_flag", message)
     options = game.replay_options(body["options"], state)  # e.g. the seed the server drew (R-X1)
+    players = body["players"] or [None, None]
     store = get_store()
     tokens = [secrets.token_urlsafe(TOKEN_BYTES) for _ in (0, 1)]
-    now = store.now_ms()
-    live = referee.start(game, state, spec, now)
     hashes = (referee.token_hash(tokens[0]), referee.token_hash(tokens[1]))
     for _ in range(3):
-        meta = Meta(secrets.token_urlsafe(12), game.name, options, now, hashes)
-        if store.create(meta.match_id, meta.to_json(), live.to_json(), live.clock.deadline):
+        match_id = new_match_id()
+        now = store.now_ms(match_id)
+        live = referee.start(game, state, spec, now)
+        meta = Meta(
+            match_id, game.name, options, now, hashes, spec, (players[0], players[1]), tuple(body["tags"]), body["illegal"]
+        )
+        if store.create(match_id, meta.to_json(), live.to_json(), live.clock.deadline, now, live.finished):
             break
     else:  # pragma: no cover - 96 random bits clashing three times
         raise ApiError(503, "unavailable", "Could not find a free match id; try again.")
-    get_positions().put(meta.match_id, "0", state)  # create.lua starts the rev at 0
-    out = {"match_id": meta.match_id, "seats": {"0": tokens[0], "1": tokens[1]}, **match_json(meta, live, now)}
-    return out, 201, {"Location": f"/v1/matches/{meta.match_id}"}
+    get_positions().put(match_id, "0", state)  # create.lua starts the rev at 0
+    out = {"match_id": match_id, "seats": {"0": tokens[0], "1": tokens[1]}, **match_view(meta, live, now)}
+    return with_legal(out, game.name, state), 201, {"Location": f"/v1/matches/{match_id}"}
 
 
-def _wait_args() -> tuple[int | None, float]:
-    raw_ply, raw_timeout = request.args.get("wait_ply"), request.args.get("timeout_s")
-    wait_ply = None
-    if raw_ply is not None:
-        if not raw_ply.isdigit():
-            raise ApiError(422, "invalid_query", "wait_ply must be a whole number, 0 or more.", {"parameter": "wait_ply"})
-        wait_ply = int(raw_ply)
-    timeout = WAIT_MAX_S
-    if raw_timeout is not None:
-        try:
-            timeout = float(raw_timeout)
-        except ValueError:
-            timeout = -1.0
-        if not 0 <= timeout <= WAIT_MAX_S:
-            raise ApiError(
-                422, "invalid_query", f"timeout_s must be a number from 0 to {WAIT_MAX_S:g}.", {"parameter": "timeout_s"}
-            )
-    return wait_ply, timeout
+def match_view(meta: Meta, live: Live, now: int) -> dict[str, Any]:
+    """A match as ``GET /v1/matches/{id}`` answers it: the match, then its tags and policy."""
+    return {**referee.match_json(meta, live, now), "tags": list(meta.tags), "illegal": meta.illegal}
 
 
-@bp.get("/matches/<match_id>")
-def get_match(match_id: str) -> Any:
-    """The match; with ``wait_ply=N`` it answers as soon as the ply passes N,
-    the match ends or changes otherwise (a flag), or ``timeout_s`` is up."""
-    wait_ply, timeout = _wait_args()
-    store = get_store()
-    cur = _read(store, match_id)
-    if wait_ply is not None:
-        end = time.monotonic() + timeout
-        first_rev = cur.rev
-        while cur.live.ply <= wait_ply and not cur.live.finished and cur.rev == first_rev:
+def _number(name: str, least: float, most: float, whole: bool) -> float | None:
+    raw = request.args.get(name)
+    if raw is None:
+        return None
+    try:
+        value = float(raw) if not whole else int(raw)
+    except ValueError:
+        value = least - 1
+    if not least <= value <= most:
+        kind = "a whole number" if whole else "a number"
+        raise ApiError(422, "invalid_query", f"{name} must be {kind} from {least:g} to {most:g}.", {"parameter": name})
+    return value
+
+
+def wait(store: Store, match_id: str, cur: Settled, done: Callable[[Settled], bool], timeout_s: float) -> Settled:
+    """``cur`` once ``done`` says so, the match has finished, or ``timeout_s``
+    is up: woken by the hub when the match changes, and when a flag falls
+    due (so a wait ends on time even with no sweeper running)."""
+    if done(cur) or cur.live.finished:
+        return cur
+    end = time.monotonic() + timeout_s
+    with get_hub().watch(match_id) as changed:
+        cur = read(store, match_id)  # after registering: a change since the first read is seen
+        while not done(cur) and not cur.live.finished:
             left = end - time.monotonic()
             if left <= 0:
                 break
             deadline = cur.live.clock.deadline
-            if deadline is not None:  # wake when a flag falls due, even with no sweeper running
+            if deadline is not None:
                 left = min(left, max(0.0, (deadline + 1 - cur.now) / 1000) + 0.001)
-            store.wait_change(match_id, cur.rev, left)
-            cur = _read(store, match_id)
-    return match_json(cur.meta, cur.live, cur.now)
+            changed.wait(left)
+            changed.clear()
+            cur = read(store, match_id)
+    return cur
 
 
-def _move_keys(ply: int, move: Any) -> list[str]:
-    """Where the answer to this move is remembered, for seat 0 and seat 1: same ply, same seat, same move text."""
-    digest = hashlib.sha256(referee.canonical(move).encode()).hexdigest()[:32]
-    return [f"p:{ply}:0:{digest}", f"p:{ply}:1:{digest}"]
+@bp.get("/matches/<match_id>")
+def get_match(match_id: str) -> Any:
+    """The match; with ``wait_ply=N`` it answers as soon as the ply passes N
+    or the match changes otherwise (a flag), with ``wait_turn=S`` as soon as
+    seat S may move; either way when it finishes, or when ``timeout_s`` is up."""
+    wait_ply = _number("wait_ply", 0, 10**9, whole=True)
+    wait_turn = _number("wait_turn", 0, 1, whole=True)
+    timeout = _number("timeout_s", 0, WAIT_MAX_S, whole=False)
+    store = get_store()
+    cur = read(store, match_id)
+    if wait_ply is not None or wait_turn is not None:
+        first = cur.rev
 
+        def done(now: Settled) -> bool:
+            if wait_turn is not None and now.live.may_move == wait_turn:
+                return True
+            return wait_ply is not None and (now.live.ply > wait_ply or now.rev != first)
 
-class Positions:
-    """Engine states of the matches this process moved last, by match id and
-    revision, so that the next move of a match, when it comes to the same
-    process, starts from the state object instead of loading its JSON again.
-
-    Only states the engine itself produced are kept (the ``verdict.state`` of
-    an accepted move, committed at that revision), so nothing is trusted that
-    was not validated; a state read from Redis and not found here is loaded
-    and checked as usual, and a client's state never comes near this."""
-
-    def __init__(self, size: int = 1024) -> None:
-        self.size = size
-        self._states: OrderedDict[tuple[str, str], Any] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, match_id: str, rev: str) -> Any:
-        with self._lock:
-            return self._states.get((match_id, rev))
-
-    def put(self, match_id: str, rev: str, state: Any) -> None:
-        with self._lock:
-            self._states[(match_id, rev)] = state
-            if len(self._states) > self.size:
-                self._states.popitem(last=False)  # the oldest: a match moves on, its earlier revisions are never read again
-
-
-def get_positions(app: Flask | None = None) -> Positions:
-    app = app or current_app._get_current_object()  # type: ignore[attr-defined]
-    found: Positions = app.extensions["umpire.positions"]
-    return found
+        cur = wait(store, match_id, cur, done, WAIT_MAX_S if timeout is None else timeout)
+    return with_legal(match_view(cur.meta, cur.live, cur.now), cur.meta.game, cur.live.state)
 
 
 @dataclass(frozen=True, slots=True)
 class Change:
     """What a view decided to do to a match: the new live part, the record
-    entries and remembered answers to commit with it, and the answer to send;
-    ``position`` the engine's state of ``live``, when the view has it."""
+    entries and Idempotency-Key pointers to commit with it, and the answer
+    (with its status); ``position`` the engine's state of ``live``, when the
+    view has it."""
 
     live: Live
-    entries: list[str]
-    remember: list[tuple[str, str]]
-    answer: str
+    entries: list[Any]
+    pointers: list[tuple[str, str]]
+    answer: dict[str, Any]
+    status: int = 200
     position: Any = None
 
 
-Answer = Response | tuple[dict[str, Any], int]  # a view's answer as Flask takes it
+Answer = Response | tuple[Any, int]  # a view's answer as Flask takes it
 
 
-def _change(
-    store: Store, match_id: str, answer_fields: list[str], judge: Callable[[Settled], Change | Answer], what: str
-) -> Answer:
+def change(store: Store, match_id: str, idem: str | None, judge: Callable[[Settled], Change | Answer], what: str) -> Answer:
     """Read the match, let ``judge`` decide, commit its :class:`Change` if the
     match is still as read; on a lost race, read and judge again.  Whatever
-    else ``judge`` returns (a remembered answer, a refusal) is answered as it is."""
+    else ``judge`` returns (a replayed answer, a refusal) is answered as it is.
+
+    A commit whose fate is unknown (Redis timed out or dropped the connection
+    after the script may have run) answers 503 ``outcome_unknown``: sending the
+    same request again, with the same ply (and key), is safe."""
     for _ in range(MAX_ATTEMPTS):
-        cur = _read(store, match_id, answer_fields)
-        change = judge(cur)
-        if not isinstance(change, Change):
-            return change
+        cur = read(store, match_id, idem)
+        decided = judge(cur)
+        if not isinstance(decided, Change):
+            return decided
+        new = decided.live
         try:
             rev = store.commit(
-                match_id, cur.rev, change.live.to_json(), change.live.clock.deadline, change.entries, change.remember
+                match_id,
+                cur.rev,
+                new.to_json(),
+                new.clock.deadline,
+                [referee.compact(e) for e in decided.entries],
+                decided.pointers,
+                new.finished_ms if new.finished and not cur.live.finished else None,
             )
         except Conflict:
             continue  # someone changed the match meanwhile: judge again on what is there now
         except Gone:
-            raise _not_found(match_id) from None
-        if change.position is not None:
-            get_positions().put(match_id, str(rev), change.position)
-        return json_text(200, change.answer)
+            raise not_found(match_id) from None
+        except (redis.TimeoutError, redis.ConnectionError) as e:
+            if isinstance(e, redis.ConnectionError) and "connecting" in str(e).lower():
+                raise  # never reached Redis: nothing was applied, a plain 503
+            raise ApiError(
+                503,
+                "outcome_unknown",
+                f"Redis did not confirm {what}: it may or may not have been applied. Send the same request again, "
+                "with the same ply and Idempotency-Key: a retry is answered with the first answer if it was applied.",
+                {"retry": True},
+            ) from None
+        if decided.position is not None:
+            get_positions().put(match_id, str(rev), decided.position)
+        return json_text(decided.status, decided.answer)
     raise ApiError(409, "busy", f"The match changed too often while {what} was judged; send it again.", None)
+
+
+def replayed(store: Store, cur: Settled, seat: int, ply: int, move: Any) -> Answer | None:
+    """The first answer to this seat's move (or forfeiting illegal move) for
+    ``ply``, rebuilt from the record, when ``move`` is that move again; else None."""
+    entries = [referee.parse_json(e) for e in store.record(cur.meta.match_id)]
+    index = next(
+        (
+            i
+            for i, e in enumerate(entries)
+            if e["p"] == ply and e["b"] == seat and (e["k"] == "move" or (e["k"] == "illegal" and e.get("f")))
+        ),
+        None,
+    )
+    if index is None:
+        return None
+    game = GAMES[cur.meta.game]
+    step = referee.last_step(game, cur.meta, entries[: index + 1])
+    made = step.entry
+    before, after = game.dump(step.before), game.dump(step.after)
+    if made["k"] == "move":
+        if game.play(step.before, move).move != made["m"]:
+            return None  # another move for that ply: not a retry
+        answer = referee.move_answer(cur.meta, made, before, after, step.events)
+        return json_text(200, with_legal(answer, game.name, step.after), replayed=True)
+    raw = move if isinstance(move, str) else referee.compact(list(move))
+    if raw != made["m"]:
+        return None
+    answer = referee.forfeit_answer(cur.meta, made, before, after, step.events)
+    return json_text(422, with_legal(answer, game.name, step.after), replayed=True)
 
 
 @bp.post("/matches/<match_id>/moves")
@@ -363,28 +368,28 @@ def submit_move(match_id: str) -> Any:
             body = json_body(schemas.match_move_request)
         except (ApiError, ValidationError) as e:
             body_error = e
-    # Remembered answers are fetched with the match, for either seat (the token decides which applies).
-    wanted = [] if body is None else _move_keys(body["ply"], body["move"]) + ([f"k:{idem}"] if idem else [])
+    key = None if idem is None else f"k:{idem}"
 
     def judge(cur: Settled) -> Change | Answer:
         seat = _seat(cur.meta)
         if body is None:
             assert body_error is not None
             raise body_error
-        move_key = wanted[seat]
-        if idem and (by_key := cur.answers[2]) is not None:  # the same Idempotency-Key: the first answer, for this same move
-            first_key, answer = by_key.split("\n", 1)
-            if first_key != move_key:  # the move key names the seat, the ply and the move
+        live, now, meta = cur.live, cur.now, cur.meta
+        digest = referee.move_digest(body["move"])
+        if cur.pointer is not None:  # the same Idempotency-Key again: the first answer, for this same move
+            ply, first_seat, first_digest = cur.pointer.split(" ")
+            if int(first_seat) != seat or first_digest != digest or int(ply) != body["ply"]:
                 raise ApiError(
                     422,
                     "idempotency_key_reused",
                     "This Idempotency-Key was used for another move.",
                     {"header": "Idempotency-Key"},
                 )
-            return json_text(200, answer, replayed=True)
-        if (by_move := cur.answers[seat]) is not None:  # the same move for the same ply again: a retry
-            return json_text(200, by_move.split("\n", 1)[1], replayed=True)
-        live, now = cur.live, cur.now
+        if body["ply"] < live.ply or (live.finished and body["ply"] == live.ply):
+            first = replayed(store, cur, seat, body["ply"], body["move"])  # a retry of an applied move?
+            if first is not None:
+                return first
         if live.finished:
             raise _gone(live)
         if body["ply"] != live.ply:
@@ -396,53 +401,156 @@ def submit_move(match_id: str) -> Any:
             if live.clock.proxy:
                 message = "This seat has flagged: only the opponent may move for it now (R-X6)."
             raise ApiError(403, "not_your_turn", message, {"may_move": live.may_move, "proxy": live.clock.proxy})
-        game = GAMES[cur.meta.game]
-        verdict, new_live, entry = referee.play(game, live, seat, body["move"], now, get_positions().get(match_id, cur.rev))
-        if not verdict.legal or entry is None:
-            assert verdict.error is not None
-            refused = schemas.verdict_json(False, live.state, error=verdict.error.to_json())
-            return verdict_answer(cur.meta, live, now, refused), 422
-        accepted = schemas.verdict_json(True, new_live.state, move=verdict.move, events=verdict.events)
-        answer = referee.compact(verdict_answer(cur.meta, new_live, now, accepted))
-        remembered = f"{move_key}\n{answer}"  # what a retry gets, and what its key was for
-        remember = [(move_key, remembered)] + ([(f"k:{idem}", remembered)] if idem else [])
-        return Change(new_live, [referee.compact(entry)], remember, answer, verdict.state)
+        game = GAMES[meta.game]
+        position = get_positions().get(match_id, cur.rev)
+        verdict, new_live, made = referee.play(game, live, seat, body["move"], now, position)
+        pointers = [] if key is None else [(key, f"{live.ply} {seat} {digest}")]
+        if not verdict.legal or made is None:
+            assert isinstance(verdict.error, MoveError)
+            new_live, made = referee.refuse(game, meta, live, seat, body["move"], verdict.error, now, position)
+            if meta.illegal == "forfeit":
+                step = next(referee.walk(game, meta, [made], game.load(live.state)))
+                answer = referee.forfeit_answer(meta, made, live.state, new_live.state, step.events)
+                return Change(new_live, [made], pointers, with_legal(answer, game.name, new_live.state), 422)
+            illegal = {"type": "illegal", "player": seat, "move": made["m"], **made["e"]}
+            said = views_announcements(live.state, [illegal], live.state, meta)
+            refused = schemas.verdict_json(False, live.state, error=made["e"], announcements=said)
+            answer = referee.verdict_answer(meta, live, now, refused)
+            return Change(live, [made], [], with_legal(answer, game.name, position or live.state), 422)
+        answer = referee.move_answer(meta, made, live.state, new_live.state, verdict.events)
+        return Change(new_live, [made], pointers, with_legal(answer, game.name, verdict.state), 200, verdict.state)
 
-    return _change(get_store(), match_id, wanted, judge, "this move")
+    store = get_store()
+    return change(store, match_id, key, judge, "this move")
+
+
+def views_announcements(before: Any, events: list[Any], after: Any, meta: Meta) -> list[str]:
+    import views
+
+    return views.announcements(before, events, after, names=meta.names)
+
+
+def _plain_move_body() -> dict[str, Any] | None:
+    if not request.is_json:
+        return None
+    try:
+        data = request.get_json(silent=True)  # parsed once: json_body reuses it (or fails it) when this gives up
+    except RecursionError:
+        return None
+    return schemas.plain_move(data)
+
+
+def _ended_answer(meta: Meta, made: Any, after: Any, events: list[Any]) -> dict[str, Any]:
+    """The answer to a resignation or an abort: the match after it, and what happened."""
+    live = Live(after, MatchClock(meta.spec, (made["bk"][0], made["bk"][1]), None, made["t"], False), made["t"])
+    return {**match_view(meta, live, made["t"]), "events": events}
+
+
+def _end_change(kind: str, who: int | None, cur: Settled) -> Change | Answer:
+    """A resignation (``who`` the seat) or an abort; the same again returns the first answer."""
+    game = GAMES[cur.meta.game]
+    if cur.live.finished:
+        entries = [referee.parse_json(e) for e in get_store().record(cur.meta.match_id)]
+        last = entries[-1] if entries else None
+        if last is not None and last["k"] == kind and (who is None or last["s"] == who):
+            step = referee.last_step(game, cur.meta, entries)
+            return json_text(200, _ended_answer(cur.meta, last, game.dump(step.after), step.events), replayed=True)
+        raise _gone(cur.live)
+    if kind == "resign":
+        assert who is not None
+        new_live, made = referee.resign(game, cur.live, who, cur.now)
+    else:
+        new_live, made = referee.abort(game, cur.live, cur.now)
+    step = next(referee.walk(game, cur.meta, [made], game.load(cur.live.state)))
+    return Change(new_live, [made], [], _ended_answer(cur.meta, made, new_live.state, step.events))
 
 
 @bp.post("/matches/<match_id>/resign")
 def resign(match_id: str) -> Any:
     """A seat resigns at any time while the match is on; retrying it returns the first answer."""
+    return change(get_store(), match_id, None, lambda cur: _end_change("resign", _seat(cur.meta), cur), "the resignation")
 
-    def judge(cur: Settled) -> Change | Answer:
-        seat = _seat(cur.meta)
-        if cur.answers[seat] is not None:
-            return json_text(200, cur.answers[seat] or "", replayed=True)
-        if cur.live.finished:
-            raise _gone(cur.live)
-        new_live, entry = referee.resign(GAMES[cur.meta.game], cur.live, seat, cur.now)
-        answer = referee.compact({**match_json(cur.meta, new_live, cur.now), "events": entry["events"]})
-        return Change(new_live, [referee.compact(entry)], [(f"r:{seat}", answer)], answer)
 
-    return _change(get_store(), match_id, ["r:0", "r:1"], judge, "the resignation")
+@bp.post("/matches/<match_id>/abort")
+def abort(match_id: str) -> Any:
+    """An umpire (the admin token) stops a match: over, with no winner; retrying it returns the first answer."""
+    _admin()
+    return change(get_store(), match_id, None, lambda cur: _end_change("abort", None, cur), "the abort")
 
 
 @bp.get("/matches/<match_id>/moves")
 def match_record(match_id: str) -> Any:
-    """The record: every move, flag, pass and resignation, and the same as text."""
+    """The record: every move, flag, pass, resignation, illegal attempt and
+    abort, with the engine's events; the same as text; and as data that
+    ``POST /v1/games/{game}/replay`` takes unchanged."""
     store = get_store()
-    cur = _read(store, match_id)
-    entries = [json.loads(e) for e in store.record(match_id)]
+    cur = read(store, match_id)
+    entries = [referee.parse_json(e) for e in store.record(match_id)]
     game = GAMES[cur.meta.game]
+    steps = list(referee.walk(game, cur.meta, entries))
+    state = cur.live.state
+    outcome = "*" if state["end"] is None else Outcome(state["winner"], state["end"]).result
     return {
         "match_id": match_id,
         "game": cur.meta.game,
         "options": cur.meta.options,
+        "players": list(cur.meta.players),
+        "tags": list(cur.meta.tags),
+        "illegal": cur.meta.illegal,
         "created": referee.iso(cur.meta.created_ms),
-        "status": cur.live.state["status"],
-        "winner": cur.live.state["winner"],
-        "end": cur.live.state.get("end"),
-        "moves": entries,
+        "status": state["status"],
+        "winner": state["winner"],
+        "end": state.get("end"),
+        "result": outcome,
+        "moves": [referee.public_entry(s.entry, s.events) for s in steps],
         "text": referee.record_text(game, cur.meta, cur.live, entries),
+        "replay": {"options": cur.meta.options, "moves": referee.record_moves(entries)},
     }
+
+
+@bp.get("/matches")
+def list_matches() -> Any:
+    """Matches for an umpire (the admin token): ongoing or finished, newest
+    first, by tag or game; ``before`` (the ``next`` of the previous page) pages on."""
+    _admin()
+    status = request.args.get("status", "ongoing")
+    if status not in STATUSES:
+        raise ApiError(422, "invalid_query", "status must be ongoing or finished.", {"parameter": "status"})
+    tag, game = request.args.get("tag"), request.args.get("game")
+    limit = int(_number("limit", 1, LIST_MAX, whole=True) or 50)
+    before = _number("before", 0, 10**15, whole=True)
+    store = get_store()
+    found: list[dict[str, Any]] = []
+    cursor = None if before is None else int(before)
+    for _ in range(20):  # pages of the index until enough match the filters
+        rows = store.listing(status, limit, cursor)
+        if not rows:
+            cursor = None
+            break
+        for (match_id, at), (meta_text, live_text) in zip(rows, store.metas(m for m, _ in rows), strict=True):
+            cursor = at
+            if meta_text is None or live_text is None:
+                store.unlist(match_id, status)  # expired
+                continue
+            meta, live = Meta.from_json(meta_text), Live.from_json(live_text)
+            if (tag and tag not in meta.tags) or (game and meta.game != game):
+                continue
+            found.append(
+                {
+                    "match_id": match_id,
+                    "game": meta.game,
+                    "players": list(meta.players),
+                    "tags": list(meta.tags),
+                    "status": live.state["status"],
+                    "winner": live.state["winner"],
+                    "end": live.state["end"],
+                    "ply": live.ply,
+                    "created": referee.iso(meta.created_ms),
+                }
+            )
+            if len(found) == limit:
+                break
+        if len(found) == limit or len(rows) < limit:
+            break
+    more = len(found) == limit and cursor is not None
+    return {"matches": found, "next": cursor if more else None}

@@ -2,13 +2,17 @@
 
 No Redis and no Flask here: the store reads a match, these functions work out
 the change (engine verdict, clocks, record entries), and the store commits it
-atomically.  So the same code serves the HTTP views and the sweepers, and the
-tests can drive it with an exact clock.
+atomically.  So the same code serves the HTTP views, the event streams and
+the sweepers, and the tests can drive it with an exact clock.
 
-A match is a fixed :class:`Meta` (game, options, seat token hashes) and a
-:class:`Live` part (the game's JSON state and the clocks) that every change
-replaces.  Record entries are JSON objects in their final API form (API.md
-"the record"), written once when the change happens.
+A match is a fixed :class:`Meta` (game, options, clock, seats, names, tags,
+illegal-move policy) and a :class:`Live` part (the game's JSON state and the
+clocks) that every change replaces, plus its record: one compact entry per
+change (:func:`entry`), about a hundred bytes.  Everything else is derived
+from the record by the engine (:func:`walk`): each entry's events, the
+position at any ply, the event stream, and the answer to a retried move,
+which :func:`move_answer` builds from the same inputs as the first answer,
+so a retry gets the first answer byte for byte without it being stored.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -24,10 +28,14 @@ from typing import Any
 
 import orjson
 
+import views
 from engine.clock import ClockSpec, MatchClock
+from engine.errors import MoveError
 from engine.game import Game, Json, MoveInput, Outcome, Verdict
+from service import schemas
 
 AnyGame = Game[Any, Any]
+POLICIES = ("reject", "forfeit")  # what an illegal move does to a match
 
 
 def iso(ms: int) -> str:
@@ -38,7 +46,7 @@ def iso(ms: int) -> str:
 
 @lru_cache(maxsize=4096)
 def _iso_second(seconds: int) -> str:
-    # A move writes about seven times, most of them in the same few seconds: each second is formatted once.
+    # A move writes several times, most of them in the same few seconds: each second is formatted once.
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S")
 
 
@@ -69,15 +77,18 @@ def compact(value: Any) -> str:
         return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def parse_live(text: str) -> Any:
-    """A match's live part read back from the store: JSON this service wrote
-    from an engine state and a clock, whose numbers are all well within 64
-    bits (orjson reads larger integers as floats: a client's options, which
-    may hold any integer, are read by ``json``)."""
+def parse_json(text: str) -> Any:
+    """JSON this service wrote (orjson reads integers beyond 64 bits as floats,
+    so what only the standard library reads goes its way)."""
     try:
         return orjson.loads(text)
-    except orjson.JSONDecodeError:  # anything only the standard library reads, should it ever be stored
+    except orjson.JSONDecodeError:
         return json.loads(text)
+
+
+def move_digest(move: Any) -> str:
+    """What a retry's move must equal, in an Idempotency-Key's pointer."""
+    return hashlib.sha256(canonical(move).encode()).hexdigest()[:32]
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,9 +97,13 @@ class Meta:
 
     match_id: str
     game: str
-    options: Json  # as given at creation: with the moves of the record, what `replay` needs
+    options: Json  # with the moves of the record, what `replay` needs (Crystal: the seed drawn)
     created_ms: int
     tokens: tuple[str, str]  # SHA-256 of each seat's token
+    spec: ClockSpec
+    players: tuple[str | None, str | None] = (None, None)
+    tags: tuple[str, ...] = ()
+    illegal: str = "reject"  # POLICIES
 
     def seat_of(self, token: str | None) -> int | None:
         """The seat ``token`` belongs to, or None."""
@@ -101,7 +116,14 @@ class Meta:
                 found = seat
         return found
 
+    @property
+    def names(self) -> list[str] | None:
+        """The players' names for sentences, when both were given."""
+        a, b = self.players
+        return [a, b] if a and b else None
+
     def to_json(self) -> str:
+        s = self.spec
         return canonical(
             {
                 "match_id": self.match_id,
@@ -109,15 +131,23 @@ class Meta:
                 "options": self.options,
                 "created": self.created_ms,
                 "tokens": self.tokens,
+                "clock": [s.turn_ms, s.bank_ms, s.step_ms, s.on_flag, s.increment_ms],
+                "players": self.players,
+                "tags": self.tags,
+                "illegal": self.illegal,
             }
         )
 
     @classmethod
     @lru_cache(maxsize=4096)  # fixed for a match's life, read by every request: parsed once per process
     def from_json(cls, text: str) -> Meta:
-        d = json.loads(text)
+        d = json.loads(text)  # json, not orjson: a client's options may hold integers beyond 64 bits
         t0, t1 = d["tokens"]
-        return cls(d["match_id"], d["game"], d["options"], d["created"], (t0, t1))
+        p0, p1 = d["players"]
+        return cls(
+            d["match_id"], d["game"], d["options"], d["created"], (t0, t1), ClockSpec(*d["clock"]),
+            (p0, p1), tuple(d["tags"]), d["illegal"],
+        )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +181,7 @@ class Live:
 
     @classmethod
     def from_json(cls, text: str) -> Live:
-        d = parse_live(text)
+        d = parse_json(text)
         return cls(d["state"], MatchClock.from_json(d["clock"]), d["finished"])
 
 
@@ -162,32 +192,26 @@ def start(game: AnyGame, state: Any, spec: ClockSpec, now: int) -> Live:
     return Live(dumped, MatchClock.start(spec, mover, now), now if mover is None else None)
 
 
-def _entry(
-    kind: str,
-    live: Live,
-    seat: int,
-    by: int | None,
-    move: str | None,
-    at: int,
-    used_ms: int,
-    charged_ms: int,
-    bank_left_ms: int,
-    events: list[Json],
-) -> Json:
-    return {
-        "kind": kind,
-        "ply": live.ply,
-        "seat": seat,
-        "by": by,
-        "move": move,
-        "proxy": live.clock.proxy,
-        "turn_started": iso(live.clock.turn_start),
-        "at": iso(at),
-        "used_s": used_ms / 1000,
-        "bank_charged_s": charged_ms / 1000,
-        "bank_left_s": bank_left_ms / 1000,
-        "events": events,
-    }
+# -- the record: one compact entry per change -------------------------------------
+#
+#   k   kind: move, flag, pass, resign, illegal, abort
+#   p   the ply before the change          s   the seat concerned
+#   b   the seat that submitted it (null for a flag, a pass, an abort)
+#   m   the move as written back (a move; a pass that made the draft's default
+#       choice, R-X6), or the text submitted (an illegal attempt)
+#   w   1: a flag that opened R-X6's window (no change to the game)
+#   x   1: during an R-X6 window          f   1: an illegal move that forfeited the game
+#   e   an illegal attempt's error        ts  when the turn started (ms)
+#   t   when it happened (ms)             u   time used (ms)
+#   c   bank charged (ms)                 l   the seat's bank left (ms)
+#   bk  both banks after it (ms)
+
+
+def entry(kind: str, live: Live, seat: int, by: int | None, move: str | None, at: int, **more: Any) -> Json:
+    clock = live.clock
+    out: Json = {"k": kind, "p": live.ply, "s": seat, "b": by, "m": move, "ts": clock.turn_start, "t": at}
+    out.update(more)
+    return out
 
 
 def settle(game: AnyGame, live: Live, now: int) -> tuple[Live, list[Json]]:
@@ -202,27 +226,30 @@ def settle(game: AnyGame, live: Live, now: int) -> tuple[Live, list[Json]]:
         at = clock.deadline
         assert at is not None
         if not clock.proxy:
-            used = at - clock.turn_start
-            bank = clock.banks[mover]
+            used, bank = at - clock.turn_start, clock.banks[mover]
+            flagged = clock.flag()
             if clock.spec.on_flag == "proxy":  # R-X6: the opponent may move for the flagged seat
-                flagged = clock.flag()
-                until = flagged.deadline
-                assert until is not None
-                events: list[Json] = [{"type": "flag", "player": mover, "proxy": True, "until": iso(until)}]
-                entries.append(_entry("flag", live, mover, None, None, at, used, bank, 0, events))
                 new = replace(live, clock=flagged)
+                window = 1
             else:  # R-T1: the flagged seat loses
-                state, events = game.timeout(game.load(live.state))
-                new = Live(game.dump(state), clock.flag(), at)
-                entries.append(_entry("flag", live, mover, None, None, at, used, bank, 0, events))
+                state, _ = game.timeout(game.load(live.state))
+                new = Live(game.dump(state), flagged, at)
+                window = 0
+            entries.append(entry("flag", live, mover, None, None, at, w=window, u=used, c=bank, l=0, bk=list(flagged.banks)))
         else:  # R-X6: the proxy window lapsed unused: the game's timeout passes the turn
             state, events = game.timeout(game.load(live.state))
             dumped = game.dump(state)
             next_mover = dumped["to_move"]
             # In Crystal's draft the timeout makes the default choice (a move, which the record keeps).
             default = next((ev["default"] for ev in events if ev.get("type") == "flag" and "default" in ev), None)
-            entries.append(_entry("pass", live, mover, None, default, at, at - clock.turn_start, 0, clock.banks[mover], events))
-            new = Live(dumped, clock.lapse(next_mover), at if next_mover is None else None)
+            lapsed = clock.lapse(next_mover)
+            entries.append(
+                entry(
+                    "pass", live, mover, None, default, at, x=1, u=at - clock.turn_start, c=0, l=clock.banks[mover],
+                    bk=list(lapsed.banks),
+                )
+            )  # fmt: skip
+            new = Live(dumped, lapsed, at if next_mover is None else None)
         live = new
     return live, entries
 
@@ -232,9 +259,8 @@ def play(
 ) -> tuple[Verdict[Any], Live, Json | None]:
     """``by`` submits ``text`` for the running turn at ``now`` (the caller has
     settled flags and checked it is ``by``'s to submit).  An illegal move
-    changes nothing and the clock keeps running.  ``position``, when given,
-    is the engine's state of ``live`` already loaded (``verdict.state`` of the
-    move that made it), which spares loading it again."""
+    changes nothing here (see :func:`refuse`).  ``position``, when given, is
+    the engine's state of ``live`` already loaded, which spares loading it again."""
     mover = live.clock.mover
     assert mover is not None and live.may_move == by
     verdict = game.play(game.load(live.state) if position is None else position, text)
@@ -243,31 +269,73 @@ def play(
     dumped = game.dump(verdict.state)
     next_mover = dumped["to_move"]
     clock, charge = live.clock.after_move(now, next_mover)
-    entry = _entry(
-        "move", live, mover, by, verdict.move, now, charge.used_ms, charge.charged_ms, charge.bank_left_ms, verdict.events
-    )
-    return verdict, Live(dumped, clock, now if next_mover is None else None), entry
+    made = entry(
+        "move", live, mover, by, verdict.move, now, x=int(live.clock.proxy), u=charge.used_ms, c=charge.charged_ms,
+        l=charge.bank_left_ms, bk=list(clock.banks),
+    )  # fmt: skip
+    return verdict, Live(dumped, clock, now if next_mover is None else None), made
+
+
+def refuse(
+    game: AnyGame, meta: Meta, live: Live, by: int, text: MoveInput, error: MoveError, now: int, position: Any = None
+) -> tuple[Live, Json]:
+    """An illegal move, kept in the record with its code and sentence.  With
+    the ``reject`` policy nothing else changes (the clock keeps running); with
+    ``forfeit`` the seat to move loses (end ``illegal``)."""
+    mover = live.clock.mover
+    assert mover is not None
+    raw = text if isinstance(text, str) else compact(list(text))
+    if meta.illegal != "forfeit":
+        return live, entry("illegal", live, mover, by, raw, now, e=error.to_json(), f=0, bk=list(live.clock.banks))
+    state, _ = game.forfeit(game.load(live.state) if position is None else position, mover, error)
+    clock = live.clock.stop(now)
+    made = entry("illegal", live, mover, by, raw, now, e=error.to_json(), f=1, bk=list(clock.banks))
+    return Live(game.dump(state), clock, now), made
 
 
 def resign(game: AnyGame, live: Live, seat: int, now: int) -> tuple[Live, Json]:
     """``seat`` resigns at ``now`` (any time while the match is on, R-T1's clocks stop)."""
-    state, events = game.resign(game.load(live.state), seat)
+    state, _ = game.resign(game.load(live.state), seat)
     clock = live.clock
     running = clock.mover == seat and not clock.proxy
     used = now - clock.turn_start if running else 0
-    entry = _entry("resign", live, seat, seat, None, now, used, 0, clock.banks[seat], events)
-    return Live(game.dump(state), clock.stop(now), now), entry
+    stopped = clock.stop(now)
+    made = entry("resign", live, seat, seat, None, now, u=used, c=0, l=clock.banks[seat], bk=list(stopped.banks))
+    return Live(game.dump(state), stopped, now), made
+
+
+def abort(game: AnyGame, live: Live, now: int) -> tuple[Live, Json]:
+    """An umpire stops the match: over, no winner."""
+    state, _ = game.abort(game.load(live.state))
+    stopped = live.clock.stop(now)
+    mover = live.clock.mover
+    made = entry("abort", live, 0 if mover is None else mover, None, None, now, bk=list(stopped.banks))
+    return Live(game.dump(state), stopped, now), made
+
+
+# -- clocks as clients see them ---------------------------------------------------
 
 
 def clock_json(live: Live, now: int) -> Json:
-    """The clock object of API.md: each seat's bank, the deadline of the seat to move."""
+    """The clock object of API.md: each seat's bank and time left, the deadline
+    of the seat to move.  ``remaining_s``: for the seat whose turn runs, the
+    time until it flags (turn left and bank); for the other, what it will have
+    when its turn starts (the turn allowance and its bank)."""
     clock = live.clock
     deadline = None if clock.deadline is None else iso(clock.deadline)
     seats: dict[str, Json] = {}
     for seat in (0, 1):
         one: Json = {"bank_s": clock.banks[seat] / 1000}
-        if seat == clock.mover and deadline is not None:
+        if clock.mover is None:
+            one["remaining_s"] = 0.0
+        elif seat == clock.mover and not clock.proxy:
+            one["remaining_s"] = max(0, (clock.deadline or now) - now) / 1000
             one["deadline"] = deadline
+        elif seat == clock.mover:  # flagged: R-X6's window is the opponent's to use
+            one["remaining_s"] = 0.0
+            one["deadline"] = deadline
+        else:
+            one["remaining_s"] = (clock.spec.turn_ms + clock.banks[seat]) / 1000
         seats[str(seat)] = one
     return {
         **clock.spec.to_json(),
@@ -281,25 +349,176 @@ def clock_json(live: Live, now: int) -> Json:
     }
 
 
-def record_text(game: AnyGame, meta: Meta, live: Live, entries: list[Mapping[str, Any]]) -> str:
+# -- answers --------------------------------------------------------------------------
+
+
+def match_json(meta: Meta, live: Live, now: int) -> Json:
+    """A match as ``GET /v1/matches/{id}`` gives it."""
+    return {
+        "match_id": meta.match_id,
+        "game": meta.game,
+        "players": list(meta.players),
+        "state": live.state,
+        "clock": clock_json(live, now),
+        "ply": live.ply,
+    }
+
+
+def verdict_answer(meta: Meta, live: Live, now: int, verdict: Json) -> Json:
+    """A verdict (service/schemas.py's one shape), then the match's own fields."""
+    match = match_json(meta, live, now)
+    del match["state"]  # the verdict carries it
+    return {**verdict, **match}
+
+
+def move_answer(meta: Meta, made: Json, before: Json, after: Json, events: list[Json]) -> Json:
+    """The answer to an accepted move: from its record entry and the states
+    around it only, so that the answer to a retry, rebuilt from the record,
+    is the first answer byte for byte (nothing of it is stored)."""
+    clock = MatchClock(meta.spec, (made["bk"][0], made["bk"][1]), after["to_move"], made["t"], False)
+    live = Live(after, clock, made["t"] if after["to_move"] is None else None)
+    said = views.announcements(before, events, after, names=meta.names)
+    verdict = schemas.verdict_json(True, after, move=made["m"], events=events, announcements=said)
+    return verdict_answer(meta, live, made["t"], verdict)
+
+
+def forfeit_answer(meta: Meta, made: Json, before: Json, after: Json, events: list[Json]) -> Json:
+    """The answer to an illegal move that forfeited the match (built, like
+    :func:`move_answer`, from the record entry alone)."""
+    clock = MatchClock(meta.spec, (made["bk"][0], made["bk"][1]), None, made["t"], False)
+    live = Live(after, clock, made["t"])
+    said = views.announcements(before, events, after, names=meta.names)
+    verdict = schemas.verdict_json(False, after, error=made["e"], events=events, announcements=said)
+    return verdict_answer(meta, live, made["t"], verdict)
+
+
+# -- the record, walked by the engine ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One record entry walked through the engine: the states around it and
+    what happened (the engine's events, and the match's own: a flag that
+    opened R-X6's window, an illegal attempt that changed nothing)."""
+
+    index: int
+    entry: Json
+    before: Any
+    after: Any
+    events: list[Json]
+
+
+def walk(game: AnyGame, meta: Meta, entries: Sequence[Json], start: Any = None) -> Iterator[Step]:
+    """Each entry of the record with the positions around it, from the match's
+    options (or from ``start``, the position before ``entries[0]``)."""
+    state = game.new(meta.options) if start is None else start
+    for i, e in enumerate(entries):
+        kind, seat = e["k"], e["s"]
+        events: list[Json]
+        if kind == "move":
+            verdict = game.play(state, e["m"])
+            if not verdict.legal:  # only a corrupted record can say so
+                raise ValueError(f"record entry {i} ({e['m']!r}) is not legal: {verdict.error}")
+            after, events = verdict.state, verdict.events
+        elif kind == "flag" and e.get("w"):
+            until = iso(e["t"] + meta.spec.turn_ms)
+            after, events = state, [{"type": "flag", "player": seat, "proxy": True, "until": until}]
+        elif kind in ("flag", "pass"):
+            after, events = game.timeout(state)
+        elif kind == "resign":
+            after, events = game.resign(state, seat)
+        elif kind == "illegal" and e.get("f"):
+            after, events = game.forfeit(state, seat, MoveError(e["e"]["code"], e["e"]["message"], e["e"].get("step")))
+        elif kind == "illegal":
+            after, events = state, [{"type": "illegal", "player": seat, "move": e["m"], **e["e"]}]
+        elif kind == "abort":
+            after, events = game.abort(state)
+        else:
+            raise ValueError(f"record entry {i} has an unknown kind {kind!r}")
+        yield Step(i, e, state, after, events)
+        state = after
+
+
+def last_step(game: AnyGame, meta: Meta, entries: Sequence[Json]) -> Step:
+    """The last entry of ``entries`` walked through the engine from the start."""
+    found = None
+    for found in walk(game, meta, entries):  # noqa: B007 - the last one is wanted
+        pass
+    if found is None:
+        raise ValueError("an empty record has no last step")
+    return found
+
+
+def record_moves(entries: Sequence[Json]) -> list[str]:
+    """The record as ``replay`` takes it: moves, and the reserved entries for
+    what changed the game otherwise (``timeout``, ``resign N``, ``forfeit N``,
+    ``abort``); flags that only opened R-X6's window and illegal attempts that
+    changed nothing are not in it."""
+    out: list[str] = []
+    for e in entries:
+        kind = e["k"]
+        if kind == "move" or (kind == "pass" and e["m"]):
+            out.append(e["m"])
+        elif kind == "pass" or (kind == "flag" and not e.get("w")):
+            out.append("timeout")
+        elif kind == "resign":
+            out.append(f"resign {e['s']}")
+        elif kind == "illegal" and e.get("f"):
+            out.append(f"forfeit {e['s']}")
+        elif kind == "abort":
+            out.append("abort")
+    return out
+
+
+def public_entry(e: Json, events: list[Json]) -> Json:
+    """A record entry in its API form (``GET /v1/matches/{id}/moves``)."""
+    out: Json = {
+        "kind": e["k"],
+        "ply": e["p"],
+        "seat": e["s"],
+        "by": e["b"],
+        "move": e["m"],
+        "proxy": bool(e.get("x") or e.get("w")),
+        "turn_started": iso(e["ts"]),
+        "at": iso(e["t"]),
+        "used_s": e.get("u", 0) / 1000,
+        "bank_charged_s": e.get("c", 0) / 1000,
+        "bank_left_s": e.get("l", (e.get("bk") or [0, 0])[e["s"]]) / 1000,
+        "events": events,
+    }
+    if e["k"] == "illegal":
+        out["error"] = e["e"]
+        out["forfeit"] = bool(e.get("f"))
+    return out
+
+
+def record_text(game: AnyGame, meta: Meta, live: Live, entries: Sequence[Json]) -> str:
     """The record as plain text in the seeds' notation: a header of tags, then
     one numbered line per change of the game, which is what ``replay`` checks:
-    each move, ``timeout`` where the game's timeout was applied (a flag that
-    loses, a lapsed R-X6 proxy window), ``resign <seat>``.  A flag that only
-    opens a proxy window changes no state and is a comment line in braces."""
-    spec = live.clock.spec
+    each move, ``timeout``, ``resign N``, ``forfeit N``, ``abort``.  What did
+    not change the game (a flag that opened R-X6's window, an illegal attempt
+    under the reject policy) is a comment line in braces.  ``Result`` is
+    ``1-0`` when seat 0 won, ``0-1`` when seat 1 won."""
+    spec = meta.spec
     state = live.state
-    result = "*" if state["end"] is None else Outcome(state["winner"], state["end"]).result
+    outcome = None if state["end"] is None else Outcome(state["winner"], state["end"])
+    result = "*" if outcome is None else outcome.result
+    said = "" if outcome is None else f" {{{state['end']}; {_who_won(outcome)}}}"
+    inc = f", increment {spec.increment_ms / 1000:g} s" if spec.increment_ms else ""
     lines = [
         f'[Game "{game.name}"]',
         f'[Match "{meta.match_id}"]',
         f'[Date "{iso(meta.created_ms)}"]',
         f"[Options {canonical(meta.options)}]",
-        f'[Clock "turn {spec.turn_ms / 1000:g} s, bank {spec.bank_ms / 1000:g} s, step {spec.step_ms / 1000:g} s,'
+        f'[Clock "turn {spec.turn_ms / 1000:g} s, bank {spec.bank_ms / 1000:g} s, step {spec.step_ms / 1000:g} s{inc},'
         f' on flag {spec.on_flag}"]',
-        f'[Result "{result}"]' + (f" {{{state['end']}}}" if state.get("end") else ""),
-        "",
     ]
+    for seat, name in enumerate(meta.players):
+        if name:
+            lines.append(f"[Seat{seat} {json.dumps(name, ensure_ascii=False)}]")
+    if meta.tags:
+        lines.append(f"[Tags {json.dumps(', '.join(meta.tags), ensure_ascii=False)}]")
+    lines += [f'[Illegal "{meta.illegal}"]', f'[Result "{result}"]{said}', ""]
     n = 0
 
     def step(text: str, comment: str) -> None:
@@ -308,19 +527,29 @@ def record_text(game: AnyGame, meta: Meta, live: Live, entries: list[Mapping[str
         lines.append(f"{n}. {text} {{{comment}}}")
 
     for e in entries:
-        seat, kind = e["seat"], e["kind"]
+        seat, kind, at = e["s"], e["k"], iso(e["t"])
         if kind == "move":
-            who = f"seat {seat}" if e["by"] == seat else f"seat {e['by']} for seat {seat} (R-X6)"
-            step(e["move"], f"{who}, {e['used_s']:g} s, bank {e['bank_left_s']:g} s, {e['at']}")
-        elif kind == "flag" and any(ev.get("proxy") for ev in e["events"]):
-            lines.append(f"{{seat {seat} flagged at {e['at']}: the opponent may move for them (R-X6)}}")
+            who = f"seat {seat}" if e["b"] == seat else f"seat {e['b']} for seat {seat} (R-X6)"
+            step(e["m"], f"{who}, {e['u'] / 1000:g} s, bank {e['l'] / 1000:g} s, {at}")
+        elif kind == "flag" and e.get("w"):
+            lines.append(f"{{seat {seat} flagged at {at}: the opponent may move for them (R-X6)}}")
         elif kind == "flag":  # R-T1: the game's timeout ended it
-            step("timeout", f"seat {seat} flagged at {e['at']}: loses")
-        elif kind == "pass" and e["move"]:  # Crystal's draft: the default choice, a move like any other (R-X6)
-            step(e["move"], f"seat {seat} timed out: the default choice (R-X6), {e['at']}")
+            step("timeout", f"seat {seat} flagged at {at}: loses")
+        elif kind == "pass" and e["m"]:  # Crystal's draft: the default choice, a move like any other (R-X6)
+            step(e["m"], f"seat {seat} timed out: the default choice (R-X6), {at}")
         elif kind == "pass":  # the proxy window lapsed unused: the game's timeout
             then = "loses" if game.flag_rule == "loses" else "the turn passes with no move and is scored (R-X6)"
-            step("timeout", f"seat {seat}'s proxy window ended unused at {e['at']}: {then}")
+            step("timeout", f"seat {seat}'s proxy window ended unused at {at}: {then}")
+        elif kind == "resign":
+            step(f"resign {seat}", f"seat {seat} resigned at {at}")
+        elif kind == "illegal" and e.get("f"):
+            step(f"forfeit {seat}", f"seat {seat} forfeited by an illegal move at {at}: {e['e']['message']}")
+        elif kind == "illegal":
+            lines.append(f"{{seat {seat} tried {json.dumps(e['m'], ensure_ascii=False)} at {at}: {e['e']['message']}}}")
         else:
-            step(f"resign {seat}", f"seat {seat} resigned at {e['at']}")
+            step("abort", f"aborted at {at}")
     return "\n".join(lines) + "\n"
+
+
+def _who_won(outcome: Outcome) -> str:
+    return "a draw" if outcome.winner is None else f"seat {outcome.winner} won"

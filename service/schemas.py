@@ -72,10 +72,18 @@ class ClockField(fields.Field[Any]):
         raise ValidationError("A clock is a preset name or an object.")
 
 
+NAME = validate.Regexp(r"^[^\x00-\x1f\x7f]{1,64}$", error="A name or tag is 1 to 64 characters, none of them control characters.")
+
+
 class MatchCreateRequest(Schema):
     game = fields.String(required=True, validate=validate.Length(min=1, max=50))
     options = _object(load_default=dict)
     clock = ClockField(load_default=None, allow_none=True)
+    players = fields.List(
+        fields.String(allow_none=True, validate=NAME), load_default=None, allow_none=True, validate=validate.Length(equal=2)
+    )  # each seat's name, seat 0 first: the record's headers and the announcements use them
+    tags = fields.List(fields.String(validate=NAME), load_default=list, validate=validate.Length(max=16))
+    illegal = fields.String(load_default="reject", validate=validate.OneOf(("reject", "forfeit")))  # what an illegal move does
 
 
 class MatchMoveRequest(Schema):
@@ -99,12 +107,19 @@ def plain_move(data: Any) -> dict[str, Any] | None:
 
 
 def verdict_json(
-    legal: bool, state: dict[str, Any], *, move: str | None = None, error: dict[str, Any] | None = None, events: Any = ()
+    legal: bool,
+    state: dict[str, Any],
+    *,
+    move: str | None = None,
+    error: dict[str, Any] | None = None,
+    events: Any = (),
+    announcements: list[str] | None = None,
 ) -> dict[str, Any]:
     """The one verdict shape, stateless or in a match (API.md): ``legal``, then
     ``move`` (legal) or ``error`` (illegal: code, message, step), the state
-    (unchanged when illegal), the events of the move (none when illegal).  A
-    match's answer adds the match's own fields after these."""
+    (unchanged when illegal, except a match's forfeit), the events of the move
+    (none when illegal), and the umpire's announcements when made.  A match's
+    answer adds the match's own fields after these."""
     out: dict[str, Any] = {"legal": legal}
     if legal:
         out["move"] = move
@@ -112,6 +127,8 @@ def verdict_json(
         out["error"] = error
     out["state"] = state
     out["events"] = list(events)
+    if announcements is not None:
+        out["announcements"] = announcements
     return out
 
 

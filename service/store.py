@@ -1,67 +1,110 @@
-"""Redis access for managed matches: keys, the atomic commit, deadlines, waiting.
+"""Redis access for managed matches: keys, the atomic commit, deadlines, indexes.
 
 Everything about a match lives in Redis, nothing in a process, so any number
-of app processes and sweepers may serve the same matches.  Per match::
+of app processes and sweepers may serve the same matches, on one Redis or on
+a Redis Cluster.  A match id starts with its shard, two hex digits (256
+shards); every key of a match, and its shard's deadline and index sets, carry
+the shard's hash tag ``{sXX}``, so each Lua script touches one cluster slot::
 
-    {P}m:{id}        hash  rev (a counter bumped by every change), meta (fixed
-                           at creation: game, options, seat token hashes),
-                           live (state, clocks)
-    {P}m:{id}:rec    list  the record, one JSON entry per move, flag, pass, resign
-    {P}m:{id}:ans    hash  answers remembered for retries (same move and ply,
-                           or the same Idempotency-Key)
-    {P}deadlines     zset  match id -> the ms at which its next flag is due
+    {P}{sXX}:m:{id}        hash  rev (bumped by every change), meta (fixed at
+                                 creation), live (state and clocks)
+    {P}{sXX}:m:{id}:rec    list  the record: one compact entry per move, flag,
+                                 pass, resignation, illegal attempt, abort
+    {P}{sXX}:m:{id}:idem   hash  Idempotency-Key -> "ply seat digest" (while ongoing)
+    {P}{sXX}:deadlines     zset  match id -> the ms at which its next flag is due
+    {P}{sXX}:ongoing       zset  match id -> created ms   (listing)
+    {P}{sXX}:finished      zset  match id -> finished ms  (listing)
 
-``{id}`` is a hash tag, so a match's own keys share a cluster slot.  A change
-is read (one round trip: the match, any remembered answers, the time), worked
-out in Python (engine and clock), then written by ``commit.lua`` only if the
-rev is unchanged: all or nothing, and a lost race is seen as a conflict.
+Lean by design: an answer is never stored.  A retried move is recognised from
+the record (same ply, same seat, same move) or from its key's pointer, and its
+answer is rebuilt from the record by the engine, byte for byte the first
+(service/referee.py); events streams and earlier positions come the same way.
 
-Time: the one clock is the Redis server's (``TIME``, read in the same round
-trip as the match), so every app host agrees on it.  Tests may inject a clock.
+A change is read (one round trip: the match, the record's length, a key's
+pointer, the time), worked out in Python (engine and clock), then written by
+``commit.lua`` only if the rev is unchanged: all or nothing, and a lost race
+is seen as a conflict.  The one clock is the Redis server's ``TIME``, read on
+the node that holds the match.  Tests may inject a clock.
 
-Failures: the client has short timeouts and retries a broken connection once
-(a stale pooled socket after Redis restarted); anything else surfaces as a
+Failures: the client has timeouts and retries a broken connection once (a
+stale pooled socket after Redis restarted); anything else surfaces as a
 ``redis.RedisError``, which the app answers with 503.
 """
 
 from __future__ import annotations
 
 import hashlib
-import time
-from collections.abc import Callable, Sequence
+import re
+import secrets
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 import redis
-from redis.backoff import NoBackoff
+from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
 from redis.retry import Retry
 
 NowFn = Callable[[], int]  # milliseconds
+AnyRedis = Any  # redis.Redis or redis.RedisCluster: the same commands, and no common type in the stubs
+
+SHARDS = 256
+MATCH_ID = re.compile(r"^[0-9a-f]{2}[A-Za-z0-9_-]{16}$")
 
 
-def make_client(url: str, timeout_s: float) -> redis.Redis[str]:
-    """A client that fails fast: ``timeout_s`` to connect and to answer, one
-    retry on a broken connection, none on a timeout (a slow Redis is a 503)."""
+def new_match_id() -> str:
+    """A shard (uniform over the 256) and 96 random bits."""
+    return f"{secrets.randbelow(SHARDS):02x}{secrets.token_urlsafe(12)}"
+
+
+def shard_of(match_id: str) -> int:
+    return int(match_id[:2], 16)
+
+
+def valid_id(match_id: str) -> bool:
+    return bool(MATCH_ID.match(match_id))
+
+
+def make_client(
+    url: str, timeout_s: float, *, cluster: bool = False, connect_timeout_s: float | None = None, pool_size: int = 64
+) -> AnyRedis:
+    """A client that fails fast: ``timeout_s`` to answer, ``connect_timeout_s``
+    to connect, one retry on a broken connection, none on a timeout (a slow
+    Redis is a 503).  ``cluster``: redis-py's cluster client, ``url`` naming
+    any node (it finds the others)."""
+    connect = timeout_s if connect_timeout_s is None else connect_timeout_s
+    if cluster:
+        return redis.RedisCluster.from_url(
+            url,
+            socket_timeout=timeout_s,
+            socket_connect_timeout=connect,
+            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
+            cluster_error_retry_attempts=3,
+            decode_responses=True,
+            max_connections=pool_size,
+        )
     return redis.Redis.from_url(
         url,
         socket_timeout=timeout_s,
-        socket_connect_timeout=timeout_s,
+        socket_connect_timeout=connect,
         retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
         decode_responses=True,
+        max_connections=pool_size,
     )
 
 
 class Lua:
-    """A Lua script run by its SHA-1 (``EVALSHA``, the text is not sent each
-    time), loaded again when Redis has forgotten it (a restart, ``SCRIPT FLUSH``).
+    """A Lua script run by its SHA-1 (``EVALSHA``: the text is not sent each
+    time), sent whole (``EVAL``, which also teaches it to that node) when the
+    node has forgotten it (a restart, ``SCRIPT FLUSH``, a new cluster node).
 
     Called through ``execute_command`` directly: redis-py's own ``Script``
-    does the same with more bookkeeping per call, and a move makes two."""
+    does the same with more bookkeeping per call, and a move makes two.  On a
+    cluster, redis-py routes EVALSHA and EVAL by their keys' slot."""
 
-    def __init__(self, client: redis.Redis[str], name: str) -> None:
+    def __init__(self, client: AnyRedis, name: str) -> None:
         self.client = client
         self.text = resources.files("service").joinpath(name).read_text(encoding="utf-8")
         self.sha = hashlib.sha1(self.text.encode()).hexdigest()
@@ -70,19 +113,20 @@ class Lua:
         try:
             return self.client.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
         except NoScriptError:
-            self.client.execute_command("SCRIPT", "LOAD", self.text)
-            return self.client.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
+            return self.client.execute_command("EVAL", self.text, len(keys), *keys, *args)
 
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
     """One read of a match: its revision, fixed and live parts (JSON text),
-    the remembered answers asked for, and the time of the read."""
+    the record's length, where the Idempotency-Key asked for points, and the
+    time of the read."""
 
     rev: str
     meta: str
     live: str
-    answers: list[str | None]
+    length: int
+    pointer: str | None
     now_ms: int
 
 
@@ -91,65 +135,97 @@ class Conflict(Exception):
 
 
 class Gone(Exception):
-    """The match does not exist (never created, or expired)."""
+    """The match does not exist (never created, expired, or not an id at all)."""
 
 
 class Store:
     def __init__(
-        self, client: redis.Redis[str], prefix: str = "umpire:", ttl_s: int = 30 * 86400, now: NowFn | None = None
+        self,
+        client: AnyRedis,
+        prefix: str = "umpire:",
+        ttl_s: int = 30 * 86400,
+        now: NowFn | None = None,
+        idle_ttl_s: int = 30 * 86400,
     ) -> None:
+        if "{" in prefix or "}" in prefix:
+            raise ValueError("REDIS_PREFIX may not hold braces: they would change the keys' hash tags")
         self.r = client
         self.prefix = prefix
         self.ttl_s = ttl_s
+        self.idle_ttl_s = idle_ttl_s
         self._now = now
-        self.deadlines = prefix + "deadlines"
         self._commit = Lua(client, "commit.lua")
         self._create = Lua(client, "create.lua")
         self._read = Lua(client, "read.lua")
+        self._time = Lua(client, "time.lua")
 
     # -- keys --------------------------------------------------------------------
 
+    def tag(self, shard: int) -> str:
+        return f"{self.prefix}{{s{shard:02x}}}"
+
     def key(self, match_id: str) -> str:
-        return f"{self.prefix}m:{{{match_id}}}"
+        return f"{self.tag(shard_of(match_id))}:m:{match_id}"
+
+    def keys(self, match_id: str) -> tuple[str, str, str]:
+        """The match's hash, record and idempotency keys."""
+        key = self.key(match_id)
+        return key, key + ":rec", key + ":idem"
+
+    def deadlines(self, shard: int) -> str:
+        return f"{self.tag(shard)}:deadlines"
+
+    def deadlines_of(self, match_id: str) -> str:
+        return self.deadlines(shard_of(match_id))
+
+    def index(self, shard: int, status: str) -> str:
+        return f"{self.tag(shard)}:{status}"
 
     def channel(self, match_id: str) -> str:
-        return f"{self.prefix}m:{match_id}"
+        return f"{self.prefix}ch:{match_id}"
+
+    @property
+    def channels(self) -> str:
+        """The pattern of every match's channel (the hub listens to it)."""
+        return f"{self.prefix}ch:*"
+
+    def channel_match(self, channel: str) -> str:
+        return channel[len(self.prefix) + 3 :]
 
     # -- time --------------------------------------------------------------------
 
-    def now_ms(self) -> int:
+    def now_ms(self, match_id: str | None = None) -> int:
+        """The server's time, on the node that holds ``match_id`` when given."""
         if self._now is not None:
             return self._now()
-        secs, micros = self.r.time()
+        secs, micros = self._time([self.key(match_id or "00" + "0" * 16)], [])
         return int(secs) * 1000 + int(micros) // 1000
 
     # -- reads -------------------------------------------------------------------
 
-    def read(self, match_id: str, answer_fields: Sequence[str] = ()) -> Snapshot:
-        """The match, the remembered answers under ``answer_fields`` and the
-        server time, in one round trip (``read.lua``).  Raises Gone."""
-        key = self.key(match_id)
-        out = self._read([key, key + ":ans"], answer_fields)
-        rev, meta, live, secs, micros = out[:5]
+    def read(self, match_id: str, idempotency_key: str | None = None) -> Snapshot:
+        """The match, its record's length, the pointer of ``idempotency_key``
+        and the server time, in one round trip (``read.lua``).  Raises Gone."""
+        if not valid_id(match_id):
+            raise Gone(match_id)
+        out = self._read(list(self.keys(match_id)), [idempotency_key or ""])
+        rev, meta, live, secs, micros, length, pointer = out
         if rev is None or meta is None or live is None:
             raise Gone(match_id)
         now = int(secs) * 1000 + int(micros) // 1000 if self._now is None else self._now()
-        return Snapshot(rev, meta, live, list(out[5:]), now)
+        return Snapshot(rev, meta, live, int(length), pointer or None, now)
 
-    def rev(self, match_id: str) -> str | None:
-        rev: str | None = self.r.hget(self.key(match_id), "rev")
-        return rev
-
-    def record(self, match_id: str) -> list[str]:
-        entries: list[str] = self.r.lrange(self.key(match_id) + ":rec", 0, -1)
+    def record(self, match_id: str, start: int = 0, end: int = -1) -> list[str]:
+        entries: list[str] = self.r.lrange(self.keys(match_id)[1], start, end)
         return entries
 
     # -- writes ------------------------------------------------------------------
 
-    def create(self, match_id: str, meta: str, live: str, deadline: int | None) -> bool:
-        ttl = "" if deadline is not None else str(self.ttl_s)
-        args = [meta, live, match_id, "" if deadline is None else str(deadline), ttl]
-        return bool(self._create([self.key(match_id), self.deadlines], args))
+    def create(self, match_id: str, meta: str, live: str, deadline: int | None, created_ms: int, finished: bool) -> bool:
+        shard = shard_of(match_id)
+        keys = [self.key(match_id), self.deadlines(shard), self.index(shard, "ongoing"), self.index(shard, "finished")]
+        args: list[str | int] = [meta, live, match_id, "" if deadline is None else str(deadline), created_ms]
+        return bool(self._create(keys, [*args, "1" if finished else "", self.ttl_s, self.idle_ttl_s]))
 
     def commit(
         self,
@@ -158,69 +234,108 @@ class Store:
         live: str,
         deadline: int | None,
         entries: Sequence[str],
-        answers: Sequence[tuple[str, str]] = (),
+        pointers: Sequence[tuple[str, str]] = (),
+        finished_ms: int | None = None,
     ) -> int:
         """Write one change if the match is still at ``rev``; returns the new rev.
-        ``deadline`` None means nobody is on the clock: the match has finished,
-        so its keys expire after the configured time.  Raises Conflict, Gone."""
-        key = self.key(match_id)
+        ``deadline`` None means nobody is on the clock; ``finished_ms`` that this
+        change ends the match (its keys then expire after the configured time,
+        and what a finished match no longer needs is dropped).  Raises Conflict, Gone."""
+        shard = shard_of(match_id)
+        keys = [*self.keys(match_id), self.deadlines(shard), self.index(shard, "ongoing"), self.index(shard, "finished")]
         args: list[str | int] = [
             rev,
             live,
             match_id,
             "" if deadline is None else str(deadline),
-            str(self.ttl_s) if deadline is None else "",
+            "" if finished_ms is None else str(finished_ms),
+            self.ttl_s,
+            self.idle_ttl_s,
             self.channel(match_id),
             len(entries),
             *entries,
         ]
-        for field, value in answers:
+        for field, value in pointers:
             args += [field, value]
-        out = int(self._commit([key, key + ":rec", key + ":ans", self.deadlines], args))
+        out = int(self._commit(keys, args))
         if out == 0:
             raise Conflict(match_id)
         if out < 0:
             raise Gone(match_id)
         return out
 
-    # -- deadlines (sweepers) ----------------------------------------------------
+    # -- deadlines (sweepers): one sorted set per shard ---------------------------
 
     def due(self, now_ms: int, limit: int = 100) -> list[str]:
-        """Matches whose deadline has passed (a flag is due after the deadline's last ms)."""
-        ids: list[str] = self.r.zrangebyscore(self.deadlines, "-inf", f"({now_ms}", start=0, num=limit)
-        return ids
+        """Matches whose deadline has passed (a flag is due after the deadline's
+        last ms), from every shard: one pipelined round of reads."""
+        out: list[str] = []
+        for found in self._each_shard(
+            lambda pipe, shard: pipe.zrangebyscore(self.deadlines(shard), "-inf", f"({now_ms}", 0, limit)
+        ):
+            out += found
+            if len(out) >= limit:
+                break
+        return out[:limit]
 
     def next_deadline(self) -> int | None:
-        first = self.r.zrange(self.deadlines, 0, 0, withscores=True)
-        return int(first[0][1]) if first else None
+        firsts = self._each_shard(lambda pipe, shard: pipe.zrange(self.deadlines(shard), 0, 0, withscores=True))
+        scores = [int(found[0][1]) for found in firsts if found]
+        return min(scores) if scores else None
+
+    def deadline(self, match_id: str) -> int | None:
+        score = self.r.zscore(self.deadlines_of(match_id), match_id)
+        return None if score is None else int(score)
 
     def forget_deadline(self, match_id: str) -> None:
         """Drop a deadline whose match no longer exists."""
-        self.r.zrem(self.deadlines, match_id)
+        self.r.zrem(self.deadlines_of(match_id), match_id)
 
     def set_deadline(self, match_id: str, deadline: int | None) -> None:
-        """Set a match's entry in the deadlines set (none: remove it)."""
+        """Set a match's entry in its shard's deadlines (none: remove it)."""
         if deadline is None:
-            self.r.zrem(self.deadlines, match_id)
+            self.r.zrem(self.deadlines_of(match_id), match_id)
         else:
-            self.r.zadd(self.deadlines, {match_id: deadline})
+            self.r.zadd(self.deadlines_of(match_id), {match_id: deadline})
 
-    # -- waiting -----------------------------------------------------------------
+    def _each_shard(self, read: Callable[[Any, int], Any]) -> list[Any]:
+        """``read(pipeline, shard)`` for every shard, pipelined (on a cluster
+        redis-py splits the pipeline by node: a round trip per node)."""
+        pipe = self.r.pipeline(transaction=False)
+        for shard in range(SHARDS):
+            read(pipe, shard)
+        results: list[Any] = pipe.execute()
+        return results
 
-    def wait_change(self, match_id: str, rev: str, timeout_s: float) -> None:
-        """Block until the match's rev differs from ``rev`` or ``timeout_s``
-        passes, on a pub/sub wake-up from the commit (no polling)."""
-        pubsub = self.r.pubsub(ignore_subscribe_messages=True)
-        try:
-            pubsub.subscribe(self.channel(match_id))
-            if self.rev(match_id) != rev:  # changed before we listened
-                return
-            end = time.monotonic() + timeout_s
-            while (left := end - time.monotonic()) > 0:
-                if pubsub.get_message(timeout=left) is not None:
-                    return
-        finally:
-            pubsub.close()
+    # -- listing (an umpire's admin view) -----------------------------------------
+
+    def listing(self, status: str, limit: int, before_ms: int | None) -> list[tuple[str, int]]:
+        """Match ids of ``status`` (``ongoing``, ``finished``) with their index
+        time, newest first, older than ``before_ms``: at most ``limit``."""
+        top = "+inf" if before_ms is None else f"({before_ms}"
+        found = self._each_shard(
+            lambda pipe, shard: pipe.zrevrangebyscore(self.index(shard, status), top, "-inf", 0, limit, withscores=True)
+        )
+        merged = sorted(((mid, int(score)) for rows in found for mid, score in rows), key=lambda x: (-x[1], x[0]))
+        return merged[:limit]
+
+    def metas(self, match_ids: Iterable[str]) -> list[tuple[str | None, str | None]]:
+        """(meta, live) of each match, None for one that has expired."""
+        pipe = self.r.pipeline(transaction=False)
+        for mid in match_ids:
+            pipe.hmget(self.key(mid), "meta", "live")
+        return [(row[0], row[1]) for row in pipe.execute()]
+
+    def unlist(self, match_id: str, status: str) -> None:
+        """Drop an expired match from an index."""
+        self.r.zrem(self.index(shard_of(match_id), status), match_id)
+
+    # -- health ------------------------------------------------------------------
 
     def ping(self) -> bool:
         return bool(self.r.ping())
+
+    def check_scripts(self) -> None:
+        """What a move needs: the scripts run on the match's node (a read of a
+        match that does not exist, through read.lua)."""
+        self._read(list(self.keys("00" + "0" * 16)), [""])

@@ -1,8 +1,10 @@
 """Flags on time with nobody asking: the sweeper (RULES R-T1, R-X6).
 
-Every match's next deadline sits in a Redis sorted set.  A sweeper sleeps
-until the earliest one (never longer than ``SWEEP_INTERVAL_S``, so it sees
-deadlines set meanwhile), then settles each due match: it applies the flag
+Every match's next deadline sits in its shard's Redis sorted set (256 of
+them, so that no one key is touched by every move; service/store.py).  A
+sweeper looks at every shard, sleeps until the earliest deadline (never
+longer than ``SWEEP_INTERVAL_S``, so it sees deadlines set meanwhile), then
+settles each due match: it applies the flag
 dated at the deadline and commits it with the same compare-and-set as a
 move.  Any number of sweepers and app processes may do this at once: for
 each change exactly one commit wins, the others find the match already
@@ -17,7 +19,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import click
@@ -26,6 +27,7 @@ from flask import current_app
 
 from engine.registry import GAMES
 from service import referee
+from service.db import get_store
 from service.referee import Live, Meta
 from service.store import Conflict, Gone, Store
 
@@ -36,29 +38,35 @@ MAX_ATTEMPTS = 8
 
 @dataclass(frozen=True, slots=True)
 class Settled:
-    """A match read with every due flag applied (and committed)."""
+    """A match read with every due flag applied (and committed): its fixed
+    and live parts, revision, the time of the read, the record's length, and
+    where the Idempotency-Key asked for points."""
 
     meta: Meta
     live: Live
     rev: str
     now: int
-    answers: list[str | None]
+    length: int
+    pointer: str | None = None
 
 
-def settled(store: Store, match_id: str, answer_fields: Sequence[str] = ()) -> Settled:
+def settled(store: Store, match_id: str, idempotency_key: str | None = None) -> Settled:
     """Read a match and apply the flags due by now, committing them.  Raises
     Gone for an unknown match; a lost race is read again."""
     for _ in range(MAX_ATTEMPTS):
-        snap = store.read(match_id, answer_fields)
+        snap = store.read(match_id, idempotency_key)
         meta, live = Meta.from_json(snap.meta), Live.from_json(snap.live)
         if not live.clock.due(snap.now_ms):
-            return Settled(meta, live, snap.rev, snap.now_ms, snap.answers)
+            return Settled(meta, live, snap.rev, snap.now_ms, snap.length, snap.pointer)
         new, entries = referee.settle(GAMES[meta.game], live, snap.now_ms)
         try:
-            rev = store.commit(match_id, snap.rev, new.to_json(), new.clock.deadline, [referee.compact(e) for e in entries])
+            rev = store.commit(
+                match_id, snap.rev, new.to_json(), new.clock.deadline, [referee.compact(e) for e in entries],
+                finished_ms=new.finished_ms if new.finished else None,
+            )  # fmt: skip
         except Conflict:
             continue  # another sweeper or request settled or moved first: look again
-        return Settled(meta, new, str(rev), snap.now_ms, snap.answers)
+        return Settled(meta, new, str(rev), snap.now_ms, snap.length + len(entries), snap.pointer)
     raise redis.TimeoutError(f"match {match_id} kept changing while its flags were applied")
 
 
@@ -101,14 +109,12 @@ def run(store: Store, interval_s: float, stop: threading.Event) -> None:
 @click.option("--once", is_flag=True, help="Apply what is due now and exit.")
 def sweep_command(once: bool) -> None:
     """Apply flags the moment they fall due (RULES R-T1, R-X6)."""
-    from service.matches import get_store
-
     store = get_store(current_app._get_current_object())  # type: ignore[attr-defined]
     if once:
         click.echo(f"{sweep_once(store)} match(es) settled")
         return
     logging.basicConfig(level=logging.INFO, format="%(asctime)s sweeper %(levelname)s %(message)s")
-    log.info("sweeping %s every %.2f s at most", store.deadlines, current_app.config["SWEEP_INTERVAL_S"])
+    log.info("sweeping %s's 256 shards every %.2f s at most", store.prefix, current_app.config["SWEEP_INTERVAL_S"])
     stop = threading.Event()
     try:
         run(store, float(current_app.config["SWEEP_INTERVAL_S"]), stop)

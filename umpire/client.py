@@ -11,17 +11,12 @@ and per server, JSON read with orjson.  What the harness needs and nothing else:
 * :meth:`MatchClient.resign`, :meth:`MatchClient.get` (optionally waiting for
   the ply to pass), :meth:`MatchClient.record`, :meth:`MatchClient.replay`.
 
-Features the server is about to gain are one switch each (:class:`Features`):
-
-* ``forfeit`` - an illegal-move policy given at creation.  Today an illegal
-  move is answered 422 with ``legal: false`` and the clock keeps running, so
-  :meth:`MatchClient.move` resigns that seat itself and reports the game lost
-  as ``illegal``; with the policy the server ends the game and the method only
-  reads the final state from the answer.  Either way the caller sees one
-  :class:`MoveOutcome` of kind ``"illegal"`` with the final state.
-* ``names`` / ``tags`` - player names and tags sent at creation.
-* ``legal_in_answers`` - legal moves inside move answers (see :func:`answer_legal`).
-* the clock's ``increment`` is passed through as given (``--clock increment=``).
+What the harness relies on from the service: the ``forfeit`` illegal-move
+policy (an illegal move ends the game, the mover losing, and the record
+keeps the service's code, sentence and step), the players' names and the
+tags given at creation, the legal moves of the seat to move inside every move
+answer (``?legal_moves=true``), the clock's ``increment_s``, and the record as
+data that ``replay`` takes (``replay.moves``).
 """
 
 from __future__ import annotations
@@ -62,15 +57,6 @@ class ServiceError(Exception):
         self.code = code
         self.message = message
         self.body = body
-
-
-@dataclass(frozen=True)
-class Features:
-    """Server features the client may use; each off until the server offers it."""
-
-    forfeit: bool = False  # illegal-move policy "forfeit" at match creation
-    names: bool = False  # player names and tags at match creation
-    legal_in_answers: bool = False  # legal moves inside move answers
 
 
 @dataclass(frozen=True)
@@ -119,34 +105,22 @@ def remaining_ms(clock: Mapping[str, Any] | None) -> int | None:
     return max(0, parse_time_ms(clock["deadline"]) - parse_time_ms(clock["now"]))
 
 
-def answer_legal(answer: Mapping[str, Any] | None) -> list[str] | None:
-    """The legal moves a move answer carries, once the server sends them (None today)."""
-    if not answer:
+def answer_legal(answer: Mapping[str, Any] | None) -> tuple[list[str], Json] | None:
+    """The legal moves a move answer carries for the seat to move next
+    (``legal_moves``: the list and what the game says beside it), or None."""
+    legal = (answer or {}).get("legal_moves")
+    if not isinstance(legal, dict) or not isinstance(legal.get("moves"), list):
         return None
-    legal = answer.get("legal_moves")
-    return list(legal) if isinstance(legal, list) else None
+    info = {k: v for k, v in legal.items() if k not in ("moves", "count", "truncated")}
+    return list(legal["moves"]), info
 
 
-def record_moves(entries: Sequence[Mapping[str, Any]]) -> list[str]:
-    """A match record's entries as the list ``POST /v1/games/{game}/replay`` takes:
-    each move, ``timeout`` where a flag ended the game or a proxy window lapsed,
-    ``resign <seat>``; a flag that only opens an R-X6 proxy window is no entry
-    (the same lines as the record's ``text``, service/referee.py ``record_text``)."""
-    out: list[str] = []
-    for e in entries:
-        kind = e["kind"]
-        if kind == "move":
-            out.append(e["move"])
-        elif kind == "flag":
-            if not any(ev.get("proxy") for ev in e.get("events", [])):
-                out.append("timeout")
-        elif kind == "pass":
-            out.append(e["move"] or "timeout")
-        elif kind == "resign":
-            out.append(f"resign {e['seat']}")
-        else:
-            raise ValueError(f"unknown record entry kind {kind!r}")
-    return out
+def replay_moves(record: Mapping[str, Any]) -> list[str]:
+    """A match record as the list ``POST /v1/games/{game}/replay`` takes
+    (moves, and ``timeout``/``resign N``/``forfeit N``/``abort``): the service
+    says it itself, in ``replay.moves``."""
+    moves: list[str] = record["replay"]["moves"]
+    return moves
 
 
 class MatchClient:
@@ -155,7 +129,7 @@ class MatchClient:
     Thread-safe: every thread gets its own keep-alive connection.  ``calls``
     counts the HTTP requests sent (retries included), for benchmarks and tests."""
 
-    def __init__(self, base: str, token: str | None = None, timeout_s: float = 60.0, features: Features | None = None) -> None:
+    def __init__(self, base: str, token: str | None = None, timeout_s: float = 60.0) -> None:
         url = urllib.parse.urlsplit(base)
         if url.scheme not in ("http", "https") or not url.hostname:
             raise ValueError(f"a server URL is http://host:port or https://host:port, not {base!r}")
@@ -166,7 +140,6 @@ class MatchClient:
         self._prefix = url.path.rstrip("/")
         self.token = token  # the umpire token (UMPIRE_TOKEN), when the server wants one to create matches
         self.timeout_s = timeout_s
-        self.features = features or Features()
         self._local = threading.local()
         self._lock = threading.Lock()
         self.calls = 0
@@ -266,21 +239,18 @@ class MatchClient:
         options: Mapping[str, Any],
         clock: str | Mapping[str, Any] | None = None,
         names: Sequence[str] | None = None,
-        tags: Mapping[str, Any] | None = None,
+        tags: Sequence[str] | None = None,
     ) -> Match:
-        """``POST /v1/matches``.  ``names`` and ``tags`` are sent only once the
-        server takes them (``features.names``); the illegal-move policy once it
-        offers ``forfeit``."""
-        body: Json = {"game": game, "options": dict(options)}
+        """``POST /v1/matches`` with the ``forfeit`` policy: an illegal move
+        ends the game.  ``names`` name the seats (cut to the service's 64
+        characters), ``tags`` label the match."""
+        body: Json = {"game": game, "options": dict(options), "illegal": "forfeit"}
         if clock is not None:
             body["clock"] = clock if isinstance(clock, str) else dict(clock)
-        if self.features.names:
-            if names is not None:
-                body["names"] = list(names)
-            if tags is not None:
-                body["tags"] = dict(tags)
-        if self.features.forfeit:
-            body["illegal"] = "forfeit"
+        if names is not None:
+            body["players"] = [name[:64] for name in names]
+        if tags is not None:
+            body["tags"] = [tag[:64] for tag in tags][:16]
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
         answer = self._ok("POST", "/v1/matches", body, headers=headers)
         seats = answer["seats"]
@@ -289,13 +259,14 @@ class MatchClient:
     def move(self, match: Match, seat: int, ply: int, text: str) -> MoveOutcome:
         """Submit ``text`` for ``seat`` at ``ply``, and classify the answer.
 
-        An illegal move loses the game for that seat: with the server's
-        ``forfeit`` policy the server ends it; until then this method resigns
-        the seat itself.  Either way the outcome is ``illegal`` with the
-        service's error (code, message, step) and the final state."""
+        An illegal move loses the game for that seat (the ``forfeit`` policy:
+        the service ends it); the outcome is ``illegal`` with the service's
+        error (code, message, step) and the final state.  The answer carries
+        the legal moves of the seat to move next (:func:`answer_legal`)."""
         key = f"{match.match_id}:{ply}:{uuid.uuid4().hex[:12]}"  # one key for every resend of this submission
         headers = {"Authorization": f"Bearer {match.tokens[seat]}", "Idempotency-Key": key}
-        status, answer = self.request("POST", f"/v1/matches/{match.match_id}/moves", {"move": text, "ply": ply}, headers)
+        path = f"/v1/matches/{match.match_id}/moves?legal_moves=true"
+        status, answer = self.request("POST", path, {"move": text, "ply": ply}, headers)
         if status == 200:
             return MoveOutcome("accepted", answer["state"], answer.get("clock"), answer.get("events") or [], answer=answer)
         if status == 422 and isinstance(answer, dict) and answer.get("legal") is False:
@@ -320,7 +291,7 @@ class MatchClient:
     def _illegal(self, match: Match, seat: int, error: Json, answer: Json) -> MoveOutcome:
         err = {"code": error.get("code"), "message": error.get("message"), "step": error.get("step")}
         state = answer.get("state")
-        if not (self.features.forfeit and isinstance(state, dict) and state.get("status") == "finished"):
+        if not (isinstance(state, dict) and state.get("status") == "finished"):  # a body the schema refused: not judged
             resigned = self.resign(match, seat)
             state = resigned["state"] if resigned is not None else self.get(match.match_id)["state"]
         return MoveOutcome("illegal", state, answer.get("clock"), [], err, answer)

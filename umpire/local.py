@@ -16,9 +16,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.errors import MoveError
 from engine.game import Game
 from engine.registry import get_game
-from umpire.client import Json, Match, MoveOutcome, record_moves
+from umpire.client import Json, Match, MoveOutcome
 
 
 @dataclass
@@ -49,15 +50,13 @@ class LocalMatches:
         options: Mapping[str, Any],
         clock: str | Mapping[str, Any] | None = None,
         names: Sequence[str] | None = None,
-        tags: Mapping[str, Any] | None = None,
+        tags: Sequence[str] | None = None,
     ) -> Match:
         self._count()
         g = get_game(game)
         state = g.new(options)
         dumped = g.dump(state)
-        opts = dict(options)
-        if dumped.get("seed") is not None and "seed" not in opts and "seed" in g.describe()["options"]:
-            opts["seed"] = dumped["seed"]  # as the service does: the record replays the same deal
+        opts = g.replay_options(options, state)  # as the service does: the record replays the same deal
         with self._lock:
             match_id = f"local-{next(self._ids)}"
             self._matches[match_id] = _Local(g, opts, state, dumped)
@@ -74,11 +73,13 @@ class LocalMatches:
             return MoveOutcome("not_your_turn")
         verdict = m.game.play(m.state, text)
         if not verdict.legal:
-            assert verdict.error is not None
+            assert isinstance(verdict.error, MoveError)
             err = verdict.error.to_json()
             error = {"code": err.get("code"), "message": err.get("message"), "step": err.get("step")}
-            self._resign(m, seat)
-            return MoveOutcome("illegal", m.dumped, None, [], error)
+            m.state, events = m.game.forfeit(m.state, seat, verdict.error)  # as the service's forfeit policy does
+            m.dumped = m.game.dump(m.state)
+            m.entries.append({"kind": "forfeit", "seat": seat, "by": seat, "move": text, "events": events})
+            return MoveOutcome("illegal", m.dumped, None, events, error)
         m.state = verdict.state
         m.dumped = m.game.dump(verdict.state)
         m.entries.append({"kind": "move", "seat": seat, "by": seat, "move": verdict.move, "events": verdict.events})
@@ -105,6 +106,7 @@ class LocalMatches:
     def record(self, match_id: str) -> Json:
         self._count()
         m = self._matches.pop(match_id)  # read once, when the game is over: forget it
+        replay = [e["move"] if e["kind"] == "move" else f"{e['kind']} {e['seat']}" for e in m.entries]  # resign N, forfeit N
         return {
             "match_id": match_id,
             "game": m.game.name,
@@ -113,7 +115,8 @@ class LocalMatches:
             "winner": m.dumped["winner"],
             "end": m.dumped.get("end"),
             "moves": m.entries,
-            "text": "\n".join(f"{i}. {t}" for i, t in enumerate(record_moves(m.entries), 1)),
+            "text": "\n".join(f"{i}. {t}" for i, t in enumerate(replay, 1)),
+            "replay": {"options": m.options, "moves": replay},
         }
 
     def close(self) -> None:

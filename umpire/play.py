@@ -36,7 +36,7 @@ from typing import Any, Protocol
 from engine.registry import GAMES
 from umpire.bots import KNOWLEDGE, Bot, BotFailure, Turn
 from umpire.bots.base import Knowledge
-from umpire.client import Json, Match, MoveOutcome, answer_legal, record_moves, remaining_ms
+from umpire.client import Json, Match, MoveOutcome, answer_legal, remaining_ms, replay_moves
 
 GRACE_S = 1.0  # how much longer than the seat's remaining time the harness waits for an answer
 
@@ -53,7 +53,7 @@ class MatchService(Protocol):
         options: Mapping[str, Any],
         clock: str | Mapping[str, Any] | None = None,
         names: Sequence[str] | None = None,
-        tags: Mapping[str, Any] | None = None,
+        tags: Sequence[str] | None = None,
     ) -> Match: ...
 
     def move(self, match: Match, seat: int, ply: int, text: str) -> MoveOutcome: ...
@@ -90,11 +90,11 @@ def iso_now() -> str:
 
 
 def _legal(game: str, state: Json, answer: Json | None) -> tuple[list[str] | None, Json | None]:
-    """The legal moves for a bot that asked for them: from the move answer once
-    the server sends them, meanwhile from the engine here."""
+    """The legal moves for a bot that asked for them: from the move answer
+    (``legal_moves``), or from the engine here before the first answer."""
     sent = answer_legal(answer)
     if sent is not None:
-        return sent, (answer or {}).get("legal_info") or {}
+        return sent
     engine = GAMES.get(game)
     if engine is None:
         return None, None
@@ -223,7 +223,7 @@ def play_game(
         raise RuntimeError(f"match {m.match_id} is not finished")
 
     record = matches.record(m.match_id)
-    moves = record_moves(record["moves"])
+    moves = replay_moves(record)
     entries = record["moves"]
     if not last_events and entries:
         last_events = entries[-1].get("events") or []

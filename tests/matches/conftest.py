@@ -25,7 +25,7 @@ from flask.testing import FlaskClient
 from matchkit import FakeClock, Match, NewMatch, cleanup
 
 from service import create_app, embedded
-from service.matches import get_store
+from service.db import get_store
 from service.store import Store
 
 

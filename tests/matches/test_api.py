@@ -312,17 +312,25 @@ def test_wait_parameters_checked(new_match: NewMatch, query: dict[str, Any]) -> 
 # -- expiry ------------------------------------------------------------------------------
 
 
-def test_finished_matches_expire_ongoing_ones_never(new_match: NewMatch, store: Store) -> None:
-    ongoing = new_match("catchup", {"size": 3})
+@pytest.mark.app_config(MATCH_IDLE_TTL_S=3600)
+def test_finished_matches_expire_and_abandoned_ones_too(new_match: NewMatch, store: Store) -> None:
+    ongoing = new_match("catchup", {"size": 3}, **{"Idempotency-Key": "k"})
+    assert ongoing.move(0, "C3", 0, **{"Idempotency-Key": "first"}).status_code == 200
     done = new_match("catchup", {"size": 3})
-    assert done.move(0, "C3", 0).status_code == 200
+    assert done.move(0, "C3", 0, **{"Idempotency-Key": "x"}).status_code == 200
     assert done.resign(0).status_code == 200
-    assert store.r.ttl(store.key(ongoing.id)) == -1  # no expiry
-    for suffix in ("", ":rec", ":ans"):
-        ttl = store.r.ttl(store.key(done.id) + suffix)
-        assert 30 * 86400 - 60 <= ttl <= 30 * 86400, suffix  # the default: 30 days
-    assert store.r.zscore(store.deadlines, done.id) is None
-    assert store.r.zscore(store.deadlines, ongoing.id) is not None
+    # an ongoing match expires when nobody has changed it for MATCH_IDLE_TTL_S; every change starts it again
+    for key in store.keys(ongoing.id):
+        assert 3600 - 60 <= store.r.ttl(key) <= 3600, key
+    # a finished one after MATCH_TTL_S (default 30 days), and what it no longer needs is gone
+    key, record, pointers = store.keys(done.id)
+    for k in (key, record):
+        assert 30 * 86400 - 60 <= store.r.ttl(k) <= 30 * 86400, k
+    assert not store.r.exists(pointers)  # the Idempotency-Key pointers: a retry is recognised from the record
+    assert store.deadline(done.id) is None
+    assert store.deadline(ongoing.id) is not None
+    assert store.r.zscore(store.index(int(done.id[:2], 16), "finished"), done.id) is not None
+    assert store.r.zscore(store.index(int(done.id[:2], 16), "ongoing"), done.id) is None
 
 
 @pytest.mark.app_config(MATCH_TTL_S=120)

@@ -74,7 +74,7 @@ def test_flag_applied_on_read_dated_at_the_deadline(new_match: NewMatch, fake_cl
     assert r.json["clock"]["to_move"] is None and r.json["clock"]["seats"]["0"]["bank_s"] == 0
     (flag,) = m.record()["moves"]
     assert (flag["kind"], flag["seat"], flag["at"], flag["used_s"], flag["bank_left_s"]) == ("flag", 0, at(2.0), 2.0, 0)
-    assert store.r.zscore(store.deadlines, m.id) is None
+    assert store.deadline(m.id) is None
 
 
 def test_a_move_after_the_deadline_meets_the_flag(new_match: NewMatch, fake_clock: FakeClock) -> None:
@@ -101,7 +101,7 @@ def test_sweeper_flags_with_nobody_asking(new_match: NewMatch, fake_clock: FakeC
     assert sweeper.sweep_once(store, fake_clock()) == 1
     assert raw_live(store, early.id).state["end"] == "flag"
     assert raw_live(store, late.id).state["status"] == "ongoing"
-    assert store.r.zscore(store.deadlines, early.id) is None
+    assert store.deadline(early.id) is None
 
 
 def test_many_sweepers_at_once_apply_each_flag_once(new_match: NewMatch, fake_clock: FakeClock, store: Store) -> None:
@@ -123,9 +123,9 @@ def test_many_sweepers_at_once_apply_each_flag_once(new_match: NewMatch, fake_cl
 
 
 def test_sweeper_forgets_deadlines_of_vanished_matches(store: Store, fake_clock: FakeClock) -> None:
-    store.r.zadd(store.deadlines, {"ghost": START_MS - 10})
+    store.r.zadd(store.deadlines_of("00ghostghostghostg"), {"00ghostghostghostg": START_MS - 10})
     sweeper.sweep_once(store, fake_clock())
-    assert store.r.zscore(store.deadlines, "ghost") is None
+    assert store.deadline("00ghostghostghostg") is None
 
 
 # -- Crystal Connector: R-X6 -------------------------------------------------------------
@@ -191,9 +191,9 @@ def test_catchup_with_proxy_flag_loses_when_the_window_lapses(new_match: NewMatc
 
 def test_sweeper_puts_a_wrong_deadline_right(new_match: NewMatch, fake_clock: FakeClock, store: Store) -> None:
     m = new_match("catchup", {"size": 3}, clock={"turn_s": 10, "bank_s": 0})
-    store.r.zadd(store.deadlines, {m.id: START_MS - 5})  # an entry that disagrees with its match
+    store.r.zadd(store.deadlines_of(m.id), {m.id: START_MS - 5})  # an entry that disagrees with its match
     assert sweeper.sweep_once(store, fake_clock()) == 1
-    assert store.r.zscore(store.deadlines, m.id) == START_MS + 10_000
+    assert store.deadline(m.id) == START_MS + 10_000
     assert m.record()["moves"] == [] and m.state()["status"] == "ongoing"
     assert sweeper.sweep_once(store, fake_clock()) == 0
 

@@ -64,8 +64,8 @@ def test_sweeper_flags_on_time_with_nobody_asking(new_match: NewMatch, store: St
     live = raw_live(store, m.id)
     assert (live.state["end"], live.state["winner"]) == ("flag", 1)
     assert applied_ms - deadline_ms < 500  # applied promptly, not on some later read
-    flag = json.loads(store.record(m.id)[0])
-    assert flag["at"] == referee.iso(deadline_ms)
+    flag = m.record()["moves"][0]
+    assert (flag["kind"], flag["at"]) == ("flag", referee.iso(deadline_ms))
 
 
 def test_crystal_proxy_and_pass_in_real_seconds(new_match: NewMatch, store: Store, running_sweeper: None) -> None:
@@ -75,7 +75,7 @@ def test_crystal_proxy_and_pass_in_real_seconds(new_match: NewMatch, store: Stor
     wait_until(lambda: raw_live(store, m.id).state["ply"] == 1, 5)
     live = raw_live(store, m.id)
     assert live.state["to_move"] == 0 and not live.clock.proxy
-    kinds = [json.loads(e)["kind"] for e in store.record(m.id)]
+    kinds = [e["kind"] for e in m.record()["moves"]]
     assert kinds == ["flag", "pass"]
     # seat 0 moves in time; seat 1 (bank spent) now has the plain turn timer only
     r = m.move(0, a_turn(live.state), 1)
@@ -156,11 +156,11 @@ def test_make_run_serves_sweeps_and_restarts_without_loss(tmp_path: Path) -> Non
         keep, t0 = created["match_id"], created["seats"]["0"]
         assert call(served.base, "POST", f"/matches/{keep}/moves", {"move": "C3", "ply": 0}, t0)[0] == 200
         _, quick = call(served.base, "POST", "/matches", {"game": "catchup", "clock": {"turn_s": 0.3, "bank_s": 0}})
+        mid = quick["match_id"]
         # the sweeper process applies the flag: look in Redis itself, not through a read that would settle it
         r = redis.Redis.from_url(f"unix://{data / 'redis.sock'}", decode_responses=True)
-        wait_until(
-            lambda: json.loads(r.hget(f"umpire:m:{{{quick['match_id']}}}", "live") or "{}")["state"]["status"] == "finished", 10
-        )
+        key = f"umpire:{{s{mid[:2]}}}:m:{mid}"  # the match's hash, under its shard's tag (service/store.py)
+        wait_until(lambda: json.loads(r.hget(key, "live") or "{}")["state"]["status"] == "finished", 10)
         before = call(served.base, "GET", f"/matches/{keep}")[1]
     finally:
         assert served.stop() == 0

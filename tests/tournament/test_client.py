@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from umpire.client import Match, MatchClient, ServiceError, record_moves, remaining_ms
+from umpire.client import Match, MatchClient, ServiceError, remaining_ms
 
 
 class Flaky(BaseHTTPRequestHandler):
@@ -58,7 +58,7 @@ def test_a_move_is_resent_with_the_same_ply_and_key(flaky: str) -> None:
     assert out.kind == "accepted" and out.state == {"ply": 1}
     assert len(Flaky.seen) == 3  # dropped, 503, accepted
     paths, keys, bodies = zip(*Flaky.seen, strict=True)
-    assert set(paths) == {"/v1/matches/m1/moves"}
+    assert set(paths) == {"/v1/matches/m1/moves?legal_moves=true"}
     assert len(set(keys)) == 1 and keys[0] is not None and keys[0].startswith("m1:7:")
     assert all(b == {"move": "C3", "ply": 7} for b in bodies)
     assert client.calls == 3
@@ -79,15 +79,3 @@ def test_remaining_time_is_server_deadline_minus_server_now() -> None:
     assert remaining_ms({"deadline": None, "now": "2030-01-01T00:00:00.000Z"}) is None
     assert remaining_ms(None) is None
     assert remaining_ms({"deadline": "2030-01-01T00:00:00.000Z", "now": "2030-01-01T00:00:01.000Z"}) == 0
-
-
-def test_record_entries_as_a_replayable_list() -> None:
-    entries = [
-        {"kind": "move", "seat": 0, "move": "first", "events": []},
-        {"kind": "flag", "seat": 1, "move": None, "events": [{"type": "flag", "proxy": True}]},  # R-X6 window: no entry
-        {"kind": "pass", "seat": 1, "move": "red", "events": []},  # the draft's default choice
-        {"kind": "pass", "seat": 0, "move": None, "events": []},  # a lapsed window: the game's timeout
-        {"kind": "flag", "seat": 1, "move": None, "events": [{"type": "flag", "player": 1}]},  # a flag that loses
-        {"kind": "resign", "seat": 0, "move": None, "events": []},
-    ]
-    assert record_moves(entries) == ["first", "red", "timeout", "timeout", "resign 0"]

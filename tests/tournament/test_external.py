@@ -71,7 +71,7 @@ def test_illegal_move_loses(api: MatchClient, tmp_path: Path, bot_script: Callab
     assert illegal["seat"] == 0 and illegal["code"] == "occupied" and illegal["step"] == 0
     assert "is already occupied" in illegal["message"]
     assert f"played {illegal['move']!r} at ply {illegal['ply']}, which the service refused: occupied:" in line["detail"]
-    assert line["moves"][-1] == "resign 0"
+    assert line["moves"][-1] == "forfeit 0"  # the service's forfeit policy ended the game (its record says so)
     replays(api, line)
 
 

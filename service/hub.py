@@ -1,0 +1,106 @@
+"""One Redis pub/sub connection per process, fanned out to every request that
+waits on a match (long-polls, event streams).
+
+Every commit publishes the match's new revision on its channel
+(service/commit.lua).  The hub listens to all match channels with one
+pattern subscription, in one background thread (a greenlet under gunicorn's
+gevent worker), and wakes the waiters of the match named.  So a thousand
+waiting listeners cost a thousand sleeping events and no Redis connections of
+their own: nothing holds a worker, a thread of a pool or a socket to Redis
+while it waits.
+
+A waiter registers *before* it re-reads the match (:meth:`Hub.watch`), so a
+change between its read and its wait is never missed; when the hub loses
+Redis it wakes everybody (they re-read, and see the failure for themselves)
+and reconnects.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+
+import redis
+
+from service.store import Store
+
+log = logging.getLogger(__name__)
+
+
+class Hub:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._waiters: dict[str, set[threading.Event]] = {}
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self.connected = threading.Event()
+
+    @property
+    def listeners(self) -> int:
+        """Requests waiting on a match in this process now."""
+        with self._lock:
+            return sum(len(events) for events in self._waiters.values())
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="umpire-hub", daemon=True)
+                self._thread.start()
+
+    @contextmanager
+    def watch(self, match_id: str) -> Iterator[threading.Event]:
+        """An event set whenever ``match_id`` changes (or the hub reconnects)
+        while the block runs.  Read the match *inside* the block, then wait."""
+        self._start()
+        event = threading.Event()
+        with self._lock:
+            self._waiters.setdefault(match_id, set()).add(event)
+        try:
+            yield event
+        finally:
+            with self._lock:
+                waiting = self._waiters.get(match_id)
+                if waiting is not None:
+                    waiting.discard(event)
+                    if not waiting:
+                        del self._waiters[match_id]
+
+    def notify(self, match_id: str | None = None) -> None:
+        """Wake the waiters of ``match_id`` (of every match when None)."""
+        with self._lock:
+            if match_id is None:
+                events = [e for waiting in self._waiters.values() for e in waiting]
+            else:
+                events = list(self._waiters.get(match_id, ()))
+        for event in events:
+            event.set()
+
+    def _run(self) -> None:
+        backoff = 0.1
+        while True:
+            pubsub = None
+            try:
+                pubsub = self.store.r.pubsub(ignore_subscribe_messages=True)
+                pubsub.psubscribe(self.store.channels)
+                self.connected.set()
+                self.notify()  # whatever changed while we were away: everybody looks again
+                backoff = 0.1
+                while True:
+                    message = pubsub.get_message(timeout=1.0)
+                    if message is not None and message.get("type") == "pmessage":
+                        self.notify(self.store.channel_match(str(message["channel"])))
+            except (redis.RedisError, OSError) as e:
+                log.warning("hub: lost the match channels (%s); reconnecting", e)
+            except Exception:  # a bug must not silence every waiter of the process for good
+                log.exception("hub: unexpected failure; reconnecting")
+            finally:
+                self.connected.clear()
+                if pubsub is not None:
+                    with suppress(redis.RedisError, OSError):
+                        pubsub.close()
+            self.notify()
+            time.sleep(backoff)
+            backoff = min(2.0, backoff * 2)
