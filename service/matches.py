@@ -518,17 +518,18 @@ def list_matches() -> Any:
         raise ApiError(422, "invalid_query", "status must be ongoing or finished.", {"parameter": "status"})
     tag, game = request.args.get("tag"), request.args.get("game")
     limit = int(_number("limit", 1, LIST_MAX, whole=True) or 50)
-    before = _number("before", 0, 10**15, whole=True)
+    cursor = _cursor(request.args.get("before"))
     store = get_store()
     found: list[dict[str, Any]] = []
-    cursor = None if before is None else int(before)
+    more = False
     for _ in range(20):  # pages of the index until enough match the filters
-        rows = store.listing(status, limit, cursor)
-        if not rows:
-            cursor = None
-            break
+        fetched = store.listing(status, limit + 1, None if cursor is None else cursor[0])
+        rows = [r for r in fetched if _after(r, cursor)]
         for (match_id, at), (meta_text, live_text) in zip(rows, store.metas(m for m, _ in rows), strict=True):
-            cursor = at
+            if len(found) == limit:
+                more = True
+                break
+            cursor = (at, match_id)
             if meta_text is None or live_text is None:
                 store.unlist(match_id, status)  # expired
                 continue
@@ -548,9 +549,24 @@ def list_matches() -> Any:
                     "created": referee.iso(meta.created_ms),
                 }
             )
-            if len(found) == limit:
-                break
-        if len(found) == limit or len(rows) < limit:
+        if more or len(fetched) <= limit:  # enough, or the index has no more
             break
-    more = len(found) == limit and cursor is not None
-    return {"matches": found, "next": cursor if more else None}
+    return {"matches": found, "next": f"{cursor[0]}:{cursor[1]}" if more and cursor is not None else None}
+
+
+def _cursor(raw: str | None) -> tuple[int, str] | None:
+    """A page's ``before``: the index time and id of the last match listed."""
+    if raw is None:
+        return None
+    at, _, match_id = raw.partition(":")
+    if not at.isdigit() or not match_id or len(raw) > 64:
+        raise ApiError(422, "invalid_query", "before is the next of the previous page.", {"parameter": "before"})
+    return int(at), match_id
+
+
+def _after(row: tuple[str, int], cursor: tuple[int, str] | None) -> bool:
+    """Whether ``row`` comes after the cursor in the listing's order (newest first, ties by id)."""
+    if cursor is None:
+        return True
+    match_id, at = row
+    return at < cursor[0] or (at == cursor[0] and match_id > cursor[1])

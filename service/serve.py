@@ -6,8 +6,10 @@
 2. A sweeper (``flask --app service sweep``) that applies flags the moment
    they fall due; ``SWEEPER=0`` leaves it out (run sweepers elsewhere).
 3. gunicorn on ``$HOST:$PORT`` with ``WEB_CONCURRENCY`` worker processes of
-   ``THREADS`` threads each (threads, so that waiting reads do not hold a
-   whole process).
+   gunicorn's ``gevent`` worker class (``WORKER_CLASS``; ``gthread`` with
+   ``THREADS`` threads also works): each request is a greenlet, so a waiting
+   listener (an event stream, a long-poll) holds no thread and no worker, and
+   a thousand of them wait on one process (``WORKER_CONNECTIONS`` each).
 
 Ctrl-C or SIGTERM stops the three in reverse order.  A sweeper that dies is
 started again; when gunicorn exits, everything stops.
@@ -15,7 +17,9 @@ started again; when gunicorn exits, everything stops.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -51,6 +55,7 @@ def gunicorn_command(env: dict[str, str]) -> list[str]:
     control = ["--no-control-socket"] if gunicorn.version_info >= (27,) else []
     # ACCESS_LOG: where the access log goes ("-" standard output, the default); empty for none.
     access_log = env.get("ACCESS_LOG", "-")
+    worker_class = env.get("WORKER_CLASS") or "gevent"
     logging = ["--access-logfile", access_log] if access_log else []
     return [
         sys.executable,
@@ -61,11 +66,12 @@ def gunicorn_command(env: dict[str, str]) -> list[str]:
         "--workers",
         env.get("WEB_CONCURRENCY") or "2",
         "--worker-class",
-        "gthread",
-        "--threads",
-        env.get("THREADS") or "32",  # a waiting read holds a thread while it waits
+        worker_class,
+        *(["--threads", env.get("THREADS") or "32"] if worker_class == "gthread" else []),
+        "--worker-connections",
+        env.get("WORKER_CONNECTIONS") or "4000",  # gevent: requests (waiting listeners included) at once per worker
         "--timeout",
-        "60",  # above the longest waiting read (30 s)
+        "60",  # above the longest waiting read (30 s); an event stream keeps its worker alive by its heartbeats
         "--graceful-timeout",
         "10",
         *control,
@@ -74,7 +80,16 @@ def gunicorn_command(env: dict[str, str]) -> list[str]:
     ]
 
 
+def _raise_open_files() -> None:
+    """Each waiting listener holds a socket: allow as many files as the system lets this user."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard if hard != resource.RLIM_INFINITY else 65536, hard))
+
+
 def main() -> int:
+    _raise_open_files()
     env = dict(os.environ)
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)

@@ -73,7 +73,12 @@ def make_client(
     """A client that fails fast: ``timeout_s`` to answer, ``connect_timeout_s``
     to connect, one retry on a broken connection, none on a timeout (a slow
     Redis is a 503).  ``cluster``: redis-py's cluster client, ``url`` naming
-    any node (it finds the others)."""
+    any node (it finds the others).
+
+    At most ``pool_size`` connections per process (per node on a cluster); a
+    request that finds them all busy waits for one (a blocking pool), up to
+    ``timeout_s``, rather than failing: a thousand waiting listeners that wake
+    together queue for a connection."""
     connect = timeout_s if connect_timeout_s is None else connect_timeout_s
     if cluster:
         return redis.RedisCluster.from_url(
@@ -84,15 +89,18 @@ def make_client(
             cluster_error_retry_attempts=3,
             decode_responses=True,
             max_connections=pool_size,
+            connection_pool_class=redis.BlockingConnectionPool,
         )
-    return redis.Redis.from_url(
+    pool = redis.BlockingConnectionPool.from_url(
         url,
+        max_connections=pool_size,
+        timeout=timeout_s,
         socket_timeout=timeout_s,
         socket_connect_timeout=connect,
         retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
         decode_responses=True,
-        max_connections=pool_size,
     )
+    return redis.Redis(connection_pool=pool)
 
 
 class Lua:
@@ -311,8 +319,9 @@ class Store:
 
     def listing(self, status: str, limit: int, before_ms: int | None) -> list[tuple[str, int]]:
         """Match ids of ``status`` (``ongoing``, ``finished``) with their index
-        time, newest first, older than ``before_ms``: at most ``limit``."""
-        top = "+inf" if before_ms is None else f"({before_ms}"
+        time, newest first (ties by id), at or before ``before_ms``: at most
+        ``limit`` from each shard, merged."""
+        top = "+inf" if before_ms is None else str(before_ms)
         found = self._each_shard(
             lambda pipe, shard: pipe.zrevrangebyscore(self.index(shard, status), top, "-inf", 0, limit, withscores=True)
         )
