@@ -49,8 +49,12 @@ hadolint: $(DEV)
 	$(BIN)/hadolint Dockerfile
 
 # pytest's own exit status decides (1 failures, 2 interrupted, 5 no tests: all fail the build).
+# Then the managed-match suite once more, on a three-master Redis Cluster on loopback.
+CLUSTER_SUITE := tests/matches/test_api.py tests/matches/test_clocks.py tests/matches/test_harness_api.py \
+	tests/matches/test_retries.py tests/matches/test_whole_matches.py tests/matches/test_hot_path.py tests/matches/test_events.py
 unit: $(DEV)
 	$(BIN)/python -m pytest -q
+	MATCH_TESTS_CLUSTER=1 $(BIN)/python -m pytest -q $(CLUSTER_SUITE)
 
 ## openapi.yaml from service/openapi.base.yaml and the games' declarations (a test fails when it drifts).
 openapi: $(RUNTIME)

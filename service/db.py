@@ -94,13 +94,16 @@ def get_store(app: Flask | None = None) -> Store:
                     url = embedded.start(cfg["DATA_DIR"]).url
                 except (OSError, RuntimeError) as e:
                     raise redis.ConnectionError(f"the embedded Redis did not start: {e}") from e
-            client = make_client(
-                url,
-                float(cfg["REDIS_TIMEOUT_S"]),
-                cluster=bool(cfg["REDIS_CLUSTER"]),
-                connect_timeout_s=float(cfg["REDIS_CONNECT_TIMEOUT_S"]),
-                pool_size=int(cfg["REDIS_POOL_SIZE"]),
-            )
+            try:
+                client = make_client(
+                    url,
+                    float(cfg["REDIS_TIMEOUT_S"]),
+                    cluster=bool(cfg["REDIS_CLUSTER"]),
+                    connect_timeout_s=float(cfg["REDIS_CONNECT_TIMEOUT_S"]),
+                    pool_size=int(cfg["REDIS_POOL_SIZE"]),
+                )
+            except redis.exceptions.RedisClusterException as e:  # the cluster client could not find a cluster
+                raise redis.ConnectionError(str(e)) from e
             store = Store(client, cfg["REDIS_PREFIX"], int(cfg["MATCH_TTL_S"]), cfg["MATCH_CLOCK"], int(cfg["MATCH_IDLE_TTL_S"]))
             app.extensions["umpire.store"] = store
     return store
@@ -118,6 +121,19 @@ def get_hub(app: Flask | None = None) -> Hub:
                 hub = Hub(store)
                 app.extensions["umpire.hub"] = hub
     return hub
+
+
+def close(app: Flask) -> None:
+    """Stop the hub and close the store's connections (tests, and anything
+    that makes apps and throws them away)."""
+    hub: Hub | None = app.extensions.get("umpire.hub")
+    if hub is not None:
+        hub.stop()
+        app.extensions["umpire.hub"] = None
+    store: Store | None = app.extensions.get("umpire.store")
+    if store is not None:
+        store.r.close()
+        app.extensions["umpire.store"] = None
 
 
 class Positions:

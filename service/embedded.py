@@ -142,3 +142,167 @@ def start(data_dir: str | os.PathLike[str], appendfsync: str = "everysec", wait_
                 raise RuntimeError(f"redis-server did not answer within {wait_s} s; see {folder / 'redis.log'}")
             time.sleep(0.02)
         return EmbeddedRedis(folder, sock, proc)
+
+
+# -- a Redis Cluster on loopback, for tests, benchmarks and trying it out --------------
+
+
+def _cluster_port() -> int:
+    """A free loopback port whose cluster bus port (10000 higher) is free too."""
+    import random
+    import socket
+
+    for _ in range(200):
+        port = random.randrange(20000, 55000)
+        try:
+            with socket.socket() as a, socket.socket() as b:
+                a.bind(("127.0.0.1", port))
+                b.bind(("127.0.0.1", port + 10000))
+        except OSError:
+            continue
+        return port
+    raise RuntimeError("no free port pair for a cluster node")
+
+
+@dataclass
+class ClusterNode:
+    port: int
+    folder: Path
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}"
+
+
+def cluster_state(info: object) -> str | None:
+    """``cluster_state`` from CLUSTER INFO, as redis-py gives it (a dict, or the raw text)."""
+    if isinstance(info, dict):
+        state = info.get("cluster_state")
+        return None if state is None else str(state)
+    for line in str(info).splitlines():
+        key, _, value = line.strip().partition(":")
+        if key == "cluster_state":
+            return value
+    return None
+
+
+@dataclass
+class EmbeddedCluster:
+    """A Redis Cluster of ``masters`` nodes on 127.0.0.1 (no replicas), each
+    with append-only persistence in its own folder: ``REDIS_CLUSTER=1
+    REDIS_URL=<url>`` points the app at it.  A node can be stopped, killed and
+    started again (it rejoins with its data: the cluster's configuration is
+    kept in the node's folder)."""
+
+    folder: Path
+    nodes: list[ClusterNode]
+    appendfsync: str
+
+    @property
+    def url(self) -> str:
+        return self.nodes[0].url
+
+    def start_node(self, i: int, wait_s: float = 20.0) -> None:
+        node = self.nodes[i]
+        conf = node.folder / "redis.conf"
+        conf.write_text(
+            "\n".join(
+                [
+                    f"port {node.port}",
+                    "bind 127.0.0.1",
+                    "cluster-enabled yes",
+                    "cluster-config-file nodes.conf",
+                    "cluster-node-timeout 2000",
+                    "cluster-require-full-coverage yes",
+                    f'dir "{node.folder}"',
+                    "appendonly yes",
+                    f"appendfsync {self.appendfsync}",
+                    'save ""',
+                    f'logfile "{node.folder / "redis.log"}"',
+                    "daemonize no",
+                    "",
+                ]
+            )
+        )
+        node.process = subprocess.Popen(
+            [redis_server_binary(), str(conf)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + wait_s
+        while not _ping(node.url):
+            if node.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"cluster node {node.port} did not start; see {node.folder / 'redis.log'}")
+            time.sleep(0.02)
+
+    def stop_node(self, i: int, kill: bool = False) -> None:
+        node = self.nodes[i]
+        if node.process is None or node.process.poll() is not None:
+            return
+        if kill:
+            node.process.kill()
+        else:
+            with contextlib.suppress(redis.RedisError, OSError):
+                redis.Redis.from_url(node.url, socket_timeout=5).shutdown(nosave=False)
+        try:
+            node.process.wait(10)
+        except subprocess.TimeoutExpired:
+            node.process.kill()
+            node.process.wait()
+
+    def wait_ok(self, wait_s: float = 30.0) -> None:
+        """Until every node says the cluster's state is ok."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            states = []
+            for node in self.nodes:
+                client = redis.Redis.from_url(node.url, socket_timeout=1, decode_responses=True)
+                try:
+                    info = client.execute_command("CLUSTER", "INFO")
+                    states.append(cluster_state(info))
+                except (redis.RedisError, OSError):
+                    states.append(None)
+                finally:
+                    client.close()
+            if all(state == "ok" for state in states):
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the cluster is not ok: {states}")
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        for i in range(len(self.nodes)):
+            self.stop_node(i)
+
+
+def start_cluster(folder: str | os.PathLike[str], masters: int = 3, appendfsync: str = "always") -> EmbeddedCluster:
+    """Start ``masters`` nodes on free loopback ports and join them into one cluster."""
+    root = Path(folder).resolve()
+    nodes = []
+    for _ in range(masters):
+        port = _cluster_port()
+        node_folder = root / f"node-{port}"
+        node_folder.mkdir(parents=True, exist_ok=True)
+        nodes.append(ClusterNode(port, node_folder))
+    cluster = EmbeddedCluster(root, nodes, appendfsync)
+    try:
+        for i in range(masters):
+            cluster.start_node(i)
+        cli = str(Path(redis_server_binary()).with_name("redis-cli"))
+        if not Path(cli).is_file():
+            cli = shutil.which("redis-cli") or "redis-cli"
+        addresses = [f"127.0.0.1:{node.port}" for node in nodes]
+        subprocess.run(
+            [cli, "--cluster", "create", *addresses, "--cluster-replicas", "0", "--cluster-yes"],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+        cluster.wait_ok()
+    except BaseException:
+        cluster.stop()
+        raise
+    return cluster

@@ -17,18 +17,26 @@ import redis
 from flask import Blueprint, current_app
 
 from service.db import get_store
+from service.embedded import cluster_state
 from service.errors import ApiError
 
 bp = Blueprint("health", __name__, url_prefix="/v1")
 
 
-def misconfiguration(err: redis.RedisError) -> str | None:
+NOT_A_CLUSTER = (
+    "REDIS_CLUSTER=1 is set but Redis at REDIS_URL is not a cluster (or is a unix socket, which the cluster client "
+    "cannot use): unset REDIS_CLUSTER."
+)
+A_CLUSTER = "Redis at REDIS_URL is a cluster: set REDIS_CLUSTER=1 so that the cluster client is used."
+
+
+def misconfiguration(err: BaseException) -> str | None:
     """The sentence for a Redis error that means the setting is wrong, not the server."""
-    text = str(err)
-    if "MOVED" in text or "CROSSSLOT" in text:
-        return "Redis is a cluster: set REDIS_CLUSTER=1 so that the cluster client is used."
-    if "cluster support disabled" in text.lower() or "cluster mode is not enabled" in text.lower():
-        return "REDIS_CLUSTER=1 is set but Redis is not a cluster: unset REDIS_CLUSTER."
+    text = str(err).lower()
+    if isinstance(err, redis.exceptions.MovedError | redis.exceptions.AskError) or "crossslot" in text:
+        return A_CLUSTER
+    if "cluster support disabled" in text or "cluster mode is not enabled" in text or "unix domain socket" in text:
+        return NOT_A_CLUSTER
     return None
 
 
@@ -39,10 +47,10 @@ def health() -> Any:
         store.ping()
         store.check_scripts()
         if current_app.config["REDIS_CLUSTER"]:
-            info = store.r.cluster_info()
-            states = info.values() if isinstance(info, dict) and "cluster_state" not in info else [info]
-            if any(state.get("cluster_state") != "ok" for state in states):
-                raise ApiError(503, "unavailable", "The Redis Cluster is not ok.", {"redis": "cluster_state"})
+            if cluster_state(store.r.cluster_info()) != "ok":
+                raise ApiError(503, "unavailable", "The Redis Cluster's state is not ok.", {"redis": "cluster_state"})
+        elif store.r.info("cluster").get("cluster_enabled"):
+            raise ApiError(503, "unavailable", A_CLUSTER, {"redis": "misconfigured"})
     except redis.RedisError as e:
         why = misconfiguration(e)
         if why is not None:

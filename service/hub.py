@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
@@ -36,6 +35,7 @@ class Hub:
         self._waiters: dict[str, set[threading.Event]] = {}
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()
         self.connected = threading.Event()
 
     @property
@@ -78,9 +78,16 @@ class Hub:
         for event in events:
             event.set()
 
+    def stop(self, timeout: float = 5.0) -> None:
+        """End the listening thread (it notices within a second)."""
+        self._stopping.set()
+        thread = self._thread
+        if thread is not None and thread.is_alive():
+            thread.join(timeout)
+
     def _run(self) -> None:
         backoff = 0.1
-        while True:
+        while not self._stopping.is_set():
             pubsub = None
             try:
                 pubsub = self.store.r.pubsub(ignore_subscribe_messages=True)
@@ -88,7 +95,7 @@ class Hub:
                 self.connected.set()
                 self.notify()  # whatever changed while we were away: everybody looks again
                 backoff = 0.1
-                while True:
+                while not self._stopping.is_set():
                     message = pubsub.get_message(timeout=1.0)
                     if message is not None and message.get("type") == "pmessage":
                         self.notify(self.store.channel_match(str(message["channel"])))
@@ -102,5 +109,6 @@ class Hub:
                     with suppress(redis.RedisError, OSError):
                         pubsub.close()
             self.notify()
-            time.sleep(backoff)
+            if self._stopping.wait(backoff):
+                return
             backoff = min(2.0, backoff * 2)

@@ -86,7 +86,6 @@ def make_client(
             socket_timeout=timeout_s,
             socket_connect_timeout=connect,
             retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
-            cluster_error_retry_attempts=3,
             decode_responses=True,
             max_connections=pool_size,
             connection_pool_class=redis.BlockingConnectionPool,

@@ -24,7 +24,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from matchkit import FakeClock, Match, NewMatch, cleanup
 
-from service import create_app, embedded
+from service import create_app, db, embedded
 from service.db import get_store
 from service.store import Store
 
@@ -33,11 +33,22 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "app_config(**config): extra configuration for the test's app")
 
 
+ON_CLUSTER = os.environ.get("MATCH_TESTS_CLUSTER") == "1"  # make test runs the match suite once more on a Redis Cluster
+
+
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One Redis for the session: ``REDIS_URL`` when set; with
+    ``MATCH_TESTS_CLUSTER=1`` a three-master Redis Cluster on loopback;
+    else the embedded server."""
     url = os.environ.get("REDIS_URL")
     if url:
         yield url
+        return
+    if ON_CLUSTER:
+        cluster = embedded.start_cluster(tmp_path_factory.mktemp("cluster"), appendfsync="everysec")
+        yield cluster.url
+        cluster.stop()
         return
     server = embedded.start(tmp_path_factory.mktemp("redis"))
     yield server.url
@@ -56,14 +67,22 @@ def prefix() -> str:
 
 @pytest.fixture
 def app(request: pytest.FixtureRequest, redis_url: str, prefix: str, tmp_path: Path) -> Iterator[Flask]:
-    config: dict[str, Any] = {"TESTING": True, "REDIS_URL": redis_url, "REDIS_PREFIX": prefix, "DATA_DIR": str(tmp_path)}
+    config: dict[str, Any] = {
+        "TESTING": True,
+        "REDIS_URL": redis_url,
+        "REDIS_CLUSTER": ON_CLUSTER,
+        "REDIS_PREFIX": prefix,
+        "DATA_DIR": str(tmp_path),
+    }
     if "fake_clock" in request.fixturenames:
         config["MATCH_CLOCK"] = request.getfixturevalue("fake_clock")
     marker = request.node.get_closest_marker("app_config")
     if marker is not None:
         config.update(marker.kwargs)
-    yield create_app(config)
-    cleanup(redis_url, prefix)
+    made = create_app(config)
+    yield made
+    db.close(made)
+    cleanup(redis_url, prefix, ON_CLUSTER)
 
 
 @pytest.fixture

@@ -26,12 +26,12 @@ class FakeClock:
         self.ms += round(seconds * 1000)
 
 
-def cleanup(url: str, prefix: str) -> None:
-    client = redis.Redis.from_url(url)
+def cleanup(url: str, prefix: str, cluster: bool = False) -> None:
+    """Delete a test's keys (on a cluster, from every node, one key at a time: they live in many slots)."""
+    client: Any = redis.RedisCluster.from_url(url) if cluster else redis.Redis.from_url(url)
     try:
-        keys = list(client.scan_iter(match=prefix + "*", count=1000))
-        if keys:
-            client.delete(*keys)
+        for key in list(client.scan_iter(match=prefix + "*", count=1000)):
+            client.delete(key)
     finally:
         client.close()
 

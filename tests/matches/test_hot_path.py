@@ -19,8 +19,8 @@ from matchkit import NewMatch
 from test_whole_matches import choose
 
 from engine.registry import GAMES
-from service import create_app, referee
-from service.matches import get_positions
+from service import create_app, db, referee
+from service.db import get_positions
 from service.schemas import match_move_request as move_request
 from service.schemas import plain_move
 
@@ -146,11 +146,13 @@ def test_iso_is_rfc3339_utc_with_milliseconds(ms: int) -> None:
 
 
 def test_a_kept_state_answers_as_loading_the_stored_one(
-    app: Flask, redis_url: str, prefix: str, monkeypatch: pytest.MonkeyPatch
+    app: Flask, redis_url: str, prefix: str, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
     # Two processes on one Redis: `app` and `other` (another gunicorn worker).  A move through the
     # app that made the last change starts from the state it kept; through the other, it loads the JSON.
-    other = create_app({"TESTING": True, "REDIS_URL": redis_url, "REDIS_PREFIX": prefix})
+    other = create_app(
+        {"TESTING": True, "REDIS_URL": redis_url, "REDIS_PREFIX": prefix, "REDIS_CLUSTER": app.config["REDIS_CLUSTER"]}
+    )
     game = GAMES["catchup"]
     state, moves = game.new({"size": 4}), []
     while not game.is_over(state):
@@ -164,6 +166,7 @@ def test_a_kept_state_answers_as_loading_the_stored_one(
         return real_load(data)
 
     monkeypatch.setattr(game, "load", counting_load)
+    request.addfinalizer(lambda: db.close(other))
 
     def run(route: str) -> list[Any]:
         """The match of ``moves``, move i sent through app route[i % len(route)]; the answers' verdicts."""

@@ -1,0 +1,207 @@
+"""Managed matches on a real three-master Redis Cluster on loopback (issue
+"Scale out and operate").  (The whole match suite also runs on a cluster:
+``make test`` runs it again with ``MATCH_TESTS_CLUSTER=1``.)  Here, what only
+a cluster can show: every script's keys in one slot and matches spread over
+the nodes; a race; flags swept from every shard by several sweepers at once;
+a master killed and restarted mid-run with nothing acknowledged lost; a wait
+woken through the cluster's pub/sub; and misconfiguration reported as such.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from flask import Flask
+from flask.testing import FlaskClient
+from matchkit import FakeClock
+
+from engine.registry import GAMES
+from service import create_app, db, embedded, sweeper
+from service.store import SHARDS, Store
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[embedded.EmbeddedCluster]:
+    running = embedded.start_cluster(tmp_path_factory.mktemp("cluster"), appendfsync="always")
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def make_client(cluster: embedded.EmbeddedCluster, tmp_path: Path, client: FlaskClient) -> Iterator[Any]:
+    apps: list[Flask] = []
+    checked = type(client)
+
+    def make(**config: Any) -> FlaskClient:
+        settings = {"TESTING": True, "REDIS_URL": cluster.url, "REDIS_CLUSTER": True, "DATA_DIR": str(tmp_path), **config}
+        app = create_app({"REDIS_PREFIX": f"c{len(apps)}:{tmp_path.name[-8:]}:", **settings})
+        app.test_client_class = checked
+        apps.append(app)
+        return app.test_client()
+
+    yield make
+    for app in apps:
+        db.close(app)
+
+
+def create(client: FlaskClient, game: str = "catchup", **body: Any) -> tuple[str, dict[str, str]]:
+    r = client.post("/v1/matches", json={"game": game, "options": {"size": 3} if game == "catchup" else {}, **body})
+    assert r.status_code == 201, r.json
+    return r.json["match_id"], r.json["seats"]
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_every_script_touches_one_slot_and_matches_spread_over_the_nodes(make_client: Any) -> None:
+    client = make_client()
+    store: Store = db.get_store(client.application)
+    nodes = set()
+    for _ in range(24):
+        match_id, seats = create(client)
+        assert (
+            client.post(
+                f"/v1/matches/{match_id}/moves",
+                json={"move": "C3", "ply": 0},
+                headers={**auth(seats["0"]), "Idempotency-Key": "k"},
+            ).status_code
+            == 200
+        )
+        shard = int(match_id[:2], 16)
+        keys = [*store.keys(match_id), store.deadlines(shard), store.index(shard, "ongoing"), store.index(shard, "finished")]
+        assert len({store.r.keyslot(k) for k in keys}) == 1, keys  # create.lua, commit.lua, read.lua: one slot (no CROSSSLOT)
+        nodes.add(store.r.get_node_from_key(keys[0]).name)
+    assert len(nodes) > 1  # 256 shards over three masters: the matches do not all land on one
+
+
+def test_a_race_on_the_cluster_applies_each_ply_once(make_client: Any) -> None:
+    client = make_client()
+    match_id, seats = create(client, "plur", options={"size": 2})
+    game = GAMES["plur"]
+    state = game.new({"size": 2})
+    for ply in range(3):
+        move = game.legal_moves(state).moves[ply]
+        token = seats[str(state.to_move)]
+        answers: list[int] = []
+
+        def submit(move: str = move, token: str = token, ply: int = ply, answers: list[int] = answers) -> None:
+            other = client.application.test_client()
+            answers.append(
+                other.post(f"/v1/matches/{match_id}/moves", json={"move": move, "ply": ply}, headers=auth(token)).status_code
+            )
+
+        threads = [threading.Thread(target=submit) for _ in range(10)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert answers.count(200) == 10  # the winner's answer, and nine retries of the same move given the same answer
+        state = game.play(state, move).state
+    rec = client.get(f"/v1/matches/{match_id}/moves").json
+    assert [e["ply"] for e in rec["moves"]] == [0, 1, 2]  # each ply once, no gap, no duplicate
+
+
+def test_flags_are_swept_from_every_shard_by_several_sweepers_once(make_client: Any) -> None:
+    clock = FakeClock()
+    client = make_client(MATCH_CLOCK=clock)
+    store: Store = db.get_store(client.application)
+    ids = [create(client, clock={"turn_s": 1, "bank_s": 1})[0] for _ in range(20)]
+    assert len({int(i[:2], 16) for i in ids}) > 10  # many shards (of 256)
+    clock.advance(3)
+    done = [sum(sweeper.sweep_once(store, clock(), batch=SHARDS) for _ in range(2)) for _ in range(4)]  # four sweepers
+    assert sum(done) >= 20
+    for match_id in ids:
+        rec = client.get(f"/v1/matches/{match_id}/moves").json
+        assert [e["kind"] for e in rec["moves"]] == ["flag"] and rec["end"] == "flag"  # flagged exactly once
+        assert store.deadline(match_id) is None
+    assert store.due(clock()) == []
+
+
+def test_a_wait_is_woken_through_the_clusters_pub_sub(make_client: Any) -> None:
+    client = make_client()
+    match_id, seats = create(client)
+    threading.Timer(0.3, lambda: client.application.test_client().post(
+        f"/v1/matches/{match_id}/moves", json={"move": "C3", "ply": 0}, headers=auth(seats["0"])
+    )).start()  # fmt: skip
+    start = time.monotonic()
+    r = client.get(f"/v1/matches/{match_id}", query_string={"wait_ply": 0, "timeout_s": 10})
+    assert r.json["ply"] == 1 and time.monotonic() - start < 5
+
+
+def test_a_master_killed_mid_run_loses_nothing_acknowledged(cluster: embedded.EmbeddedCluster, make_client: Any) -> None:
+    client = make_client(REDIS_TIMEOUT_S=1.0)
+    store: Store = db.get_store(client.application)
+    matches = [create(client, "plur", options={"size": 3}) for _ in range(12)]
+    acknowledged: dict[str, int] = {m: 0 for m, _ in matches}
+    failures: list[int] = []
+    game = GAMES["plur"]
+    victim = next(
+        i
+        for i, node in enumerate(cluster.nodes)
+        if any(store.r.get_node_from_key(store.key(m)).port == node.port for m, _ in matches)
+    )
+
+    def play_round() -> None:
+        for match_id, seats in matches:
+            ply = acknowledged[match_id]
+            state = None
+            if ply:
+                got = client.get(f"/v1/matches/{match_id}")
+                if got.status_code != 200:
+                    failures.append(got.status_code)
+                    continue
+                state = got.json["state"]
+            if state is not None and state["status"] != "ongoing":
+                continue
+            position = game.load(state) if state else game.new({"size": 3})
+            move = game.legal_moves(position).moves[0]
+            r = client.post(
+                f"/v1/matches/{match_id}/moves", json={"move": move, "ply": ply}, headers=auth(seats[str(position.to_move)])
+            )
+            if r.status_code == 200:
+                acknowledged[match_id] = ply + 1
+            else:
+                failures.append(r.status_code)
+
+    play_round()
+    cluster.stop_node(victim, kill=True)  # kill -9, appendfsync always
+    for _ in range(2):
+        play_round()
+    assert failures and set(failures) <= {503}  # clients saw the fault as 503, nothing else
+    cluster.start_node(victim)
+    cluster.wait_ok()
+    time.sleep(0.5)
+    play_round()
+    for match_id, _ in matches:
+        got = client.get(f"/v1/matches/{match_id}")
+        assert got.status_code == 200
+        assert got.json["ply"] >= acknowledged[match_id]  # every acknowledged move is there
+        rec = client.get(f"/v1/matches/{match_id}/moves").json
+        replayed = client.post("/v1/games/plur/replay", json=rec["replay"]).json
+        assert replayed["valid"] and replayed["state"] == got.json["state"]  # and the record replays to the state
+
+
+def test_misconfiguration_is_reported_as_such(cluster: embedded.EmbeddedCluster, tmp_path: Path) -> None:
+    plain = create_app({"TESTING": True, "REDIS_URL": cluster.url, "REDIS_CLUSTER": False, "DATA_DIR": str(tmp_path)})
+    single = embedded.start(tmp_path / "single")
+    wrong = create_app({"TESTING": True, "REDIS_URL": single.url, "REDIS_CLUSTER": True, "DATA_DIR": str(tmp_path)})
+    try:
+        for app, why in ((plain, "REDIS_CLUSTER=1"), (wrong, "not a cluster")):
+            r = app.test_client().get("/v1/health")
+            assert r.status_code == 503 and r.json["error"]["details"] == {"redis": "misconfigured"}, r.json
+            assert why in r.json["error"]["message"]
+    finally:
+        for app in (plain, wrong):
+            db.close(app)
+        single.stop()
+    with pytest.raises(redis.RedisError):
+        redis.Redis.from_url(cluster.url).execute_command(
+            "EVAL", "return redis.call('SET', KEYS[1], 1, 'PX', 1) and redis.call('GET', KEYS[2])", 2, "{a}x", "{b}y"
+        )
