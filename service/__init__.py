@@ -36,6 +36,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.config.update(config)
     app.json.sort_keys = False  # type: ignore[attr-defined]
 
+    from service import metrics
     from service.errors import register_error_handlers
     from service.games import bp as games_bp
     from service.matches import init_app as init_matches
@@ -43,4 +44,5 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     register_error_handlers(app)
     app.register_blueprint(games_bp)
     init_matches(app)  # managed matches, health, `flask sweep` (Redis)
+    metrics.init_app(app)  # GET /metrics
     return app

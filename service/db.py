@@ -17,6 +17,7 @@ from typing import Any
 import redis
 from flask import Flask, current_app
 
+from service import metrics
 from service.hub import Hub
 from service.store import Store, make_client
 
@@ -104,7 +105,10 @@ def get_store(app: Flask | None = None) -> Store:
                 )
             except redis.exceptions.RedisClusterException as e:  # the cluster client could not find a cluster
                 raise redis.ConnectionError(str(e)) from e
-            store = Store(client, cfg["REDIS_PREFIX"], int(cfg["MATCH_TTL_S"]), cfg["MATCH_CLOCK"], int(cfg["MATCH_IDLE_TTL_S"]))
+            store = Store(
+                client, cfg["REDIS_PREFIX"], int(cfg["MATCH_TTL_S"]), cfg["MATCH_CLOCK"], int(cfg["MATCH_IDLE_TTL_S"]),
+                metrics.redis_time,
+            )  # fmt: skip
             app.extensions["umpire.store"] = store
     return store
 

@@ -24,6 +24,7 @@ from contextlib import contextmanager, suppress
 
 import redis
 
+from service.metrics import LISTENERS
 from service.store import Store
 
 log = logging.getLogger(__name__)
@@ -58,9 +59,11 @@ class Hub:
         event = threading.Event()
         with self._lock:
             self._waiters.setdefault(match_id, set()).add(event)
+        LISTENERS.inc()
         try:
             yield event
         finally:
+            LISTENERS.dec()
             with self._lock:
                 waiting = self._waiters.get(match_id)
                 if waiting is not None:

@@ -35,6 +35,7 @@ from service import db, referee, schemas
 from service.db import get_hub, get_positions, get_store
 from service.errors import ApiError, error_response
 from service.http import json_body
+from service.metrics import MOVES, REDIS_ERRORS
 from service.referee import Live, Meta
 from service.store import Conflict, Gone, Store, new_match_id
 from service.sweeper import Settled, settled
@@ -67,6 +68,7 @@ def init_app(app: Flask) -> None:
         if not isinstance(err, redis.ConnectionError | redis.TimeoutError):
             log.exception("Redis refused a command")
         reason = "timeout" if isinstance(err, redis.TimeoutError) else "down"
+        REDIS_ERRORS.labels(reason).inc()
         return error_response(
             503, "unavailable", "The match store (Redis) is not answering; try again shortly.", {"redis": reason}
         )
@@ -276,6 +278,7 @@ class Change:
     answer: dict[str, Any]
     status: int = 200
     position: Any = None
+    verdict: str | None = None  # a judged move: accepted, illegal or forfeit (service/metrics.py)
 
 
 Answer = Response | tuple[Any, int]  # a view's answer as Flask takes it
@@ -312,6 +315,7 @@ def change(store: Store, match_id: str, idem: str | None, judge: Callable[[Settl
         except (redis.TimeoutError, redis.ConnectionError) as e:
             if isinstance(e, redis.ConnectionError) and "connecting" in str(e).lower():
                 raise  # never reached Redis: nothing was applied, a plain 503
+            REDIS_ERRORS.labels("outcome_unknown").inc()
             raise ApiError(
                 503,
                 "outcome_unknown",
@@ -321,6 +325,8 @@ def change(store: Store, match_id: str, idem: str | None, judge: Callable[[Settl
             ) from None
         if decided.position is not None:
             get_positions().put(match_id, str(rev), decided.position)
+        if decided.verdict is not None:
+            MOVES.labels(cur.meta.game, decided.verdict).inc()
         return json_text(decided.status, decided.answer)
     raise ApiError(409, "busy", f"The match changed too often while {what} was judged; send it again.", None)
 
@@ -411,14 +417,17 @@ def submit_move(match_id: str) -> Any:
             if meta.illegal == "forfeit":
                 step = next(referee.walk(game, meta, [made], game.load(live.state)))
                 answer = referee.forfeit_answer(meta, made, live.state, new_live.state, step.events)
-                return Change(new_live, [made], pointers, with_legal(answer, game.name, new_live.state), 422)
+                answer = with_legal(answer, game.name, new_live.state)
+                return Change(new_live, [made], pointers, answer, 422, verdict="forfeit")
             illegal = {"type": "illegal", "player": seat, "move": made["m"], **made["e"]}
             said = views_announcements(live.state, [illegal], live.state, meta)
             refused = schemas.verdict_json(False, live.state, error=made["e"], announcements=said)
             answer = referee.verdict_answer(meta, live, now, refused)
-            return Change(live, [made], [], with_legal(answer, game.name, position or live.state), 422)
+            answer = with_legal(answer, game.name, position or live.state)
+            return Change(live, [made], [], answer, 422, verdict="illegal")
         answer = referee.move_answer(meta, made, live.state, new_live.state, verdict.events)
-        return Change(new_live, [made], pointers, with_legal(answer, game.name, verdict.state), 200, verdict.state)
+        answer = with_legal(answer, game.name, verdict.state)
+        return Change(new_live, [made], pointers, answer, 200, verdict.state, "accepted")
 
     store = get_store()
     return change(store, match_id, key, judge, "this move")

@@ -20,10 +20,12 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 from types import FrameType
 
 from service import embedded
@@ -74,6 +76,8 @@ def gunicorn_command(env: dict[str, str]) -> list[str]:
         "60",  # above the longest waiting read (30 s); an event stream keeps its worker alive by its heartbeats
         "--graceful-timeout",
         "10",
+        "--config",
+        "python:service.gunicorn_conf",
         *control,
         *logging,
         "service:create_app()",
@@ -101,6 +105,12 @@ def main() -> int:
             server = embedded.start(env.get("DATA_DIR") or "data", appendfsync=env.get("REDIS_APPENDFSYNC") or "everysec")
             env["REDIS_URL"] = server.url
             print(f"serve: embedded Redis at {server.url}, data in {server.data_dir}", flush=True)
+        # Every process (workers and sweeper) writes its metrics here; any worker answers /metrics with their sum.
+        if not env.get("PROMETHEUS_MULTIPROC_DIR"):
+            metrics_dir = Path(env.get("DATA_DIR") or "data").resolve() / "metrics"
+            shutil.rmtree(metrics_dir, ignore_errors=True)  # the figures of a previous run's processes
+            metrics_dir.mkdir(parents=True)
+            env["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
         sweep = [sys.executable, "-m", "flask", "--app", "service", "sweep"]
         sweeper = subprocess.Popen(sweep, env=env) if env.get("SWEEPER", "1") != "0" else None
         web = subprocess.Popen(gunicorn_command(env), env=env)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -48,6 +49,7 @@ from redis.exceptions import NoScriptError
 from redis.retry import Retry
 
 NowFn = Callable[[], int]  # milliseconds
+Observe = Callable[[str, float], None]  # a script's name and how long it took (service/metrics.py)
 AnyRedis = Any  # redis.Redis or redis.RedisCluster: the same commands, and no common type in the stubs
 
 SHARDS = 256
@@ -111,16 +113,22 @@ class Lua:
     does the same with more bookkeeping per call, and a move makes two.  On a
     cluster, redis-py routes EVALSHA and EVAL by their keys' slot."""
 
-    def __init__(self, client: AnyRedis, name: str) -> None:
+    def __init__(self, client: AnyRedis, name: str, observe: Observe | None = None) -> None:
         self.client = client
+        self.name = name.removesuffix(".lua")
         self.text = resources.files("service").joinpath(name).read_text(encoding="utf-8")
         self.sha = hashlib.sha1(self.text.encode()).hexdigest()
+        self.observe = observe
 
     def __call__(self, keys: Sequence[str], args: Sequence[str | int]) -> Any:
+        start = time.perf_counter()
         try:
             return self.client.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
         except NoScriptError:
             return self.client.execute_command("EVAL", self.text, len(keys), *keys, *args)
+        finally:
+            if self.observe is not None:
+                self.observe(self.name, time.perf_counter() - start)
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +161,7 @@ class Store:
         ttl_s: int = 30 * 86400,
         now: NowFn | None = None,
         idle_ttl_s: int = 30 * 86400,
+        observe: Observe | None = None,
     ) -> None:
         if "{" in prefix or "}" in prefix:
             raise ValueError("REDIS_PREFIX may not hold braces: they would change the keys' hash tags")
@@ -161,10 +170,10 @@ class Store:
         self.ttl_s = ttl_s
         self.idle_ttl_s = idle_ttl_s
         self._now = now
-        self._commit = Lua(client, "commit.lua")
-        self._create = Lua(client, "create.lua")
-        self._read = Lua(client, "read.lua")
-        self._time = Lua(client, "time.lua")
+        self._commit = Lua(client, "commit.lua", observe)
+        self._create = Lua(client, "create.lua", observe)
+        self._read = Lua(client, "read.lua", observe)
+        self._time = Lua(client, "time.lua", observe)
 
     # -- keys --------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ from flask import current_app
 from engine.registry import GAMES
 from service import referee
 from service.db import get_store
+from service.metrics import FLAGS
 from service.referee import Live, Meta
 from service.store import Conflict, Gone, Store
 
@@ -66,6 +67,7 @@ def settled(store: Store, match_id: str, idempotency_key: str | None = None) -> 
             )  # fmt: skip
         except Conflict:
             continue  # another sweeper or request settled or moved first: look again
+        FLAGS.labels(meta.game).inc(sum(1 for e in entries if e["k"] == "flag"))
         return Settled(meta, new, str(rev), snap.now_ms, snap.length + len(entries), snap.pointer)
     raise redis.TimeoutError(f"match {match_id} kept changing while its flags were applied")
 
