@@ -76,6 +76,7 @@ def gunicorn_command(env: dict[str, str]) -> list[str]:
 
 def main() -> int:
     env = dict(os.environ)
+    env.setdefault("LOG_FORMAT", "json")  # JSON lines under `make run` (service/requestlog.py)
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
     server: embedded.EmbeddedRedis | None = None
