@@ -16,6 +16,8 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from engine.stateio import MAX_PLY
+
 MAX_MOVE_CHARS = 1000
 MAX_MOVE_STEPS = 100
 MAX_MOVES = 10000
@@ -34,6 +36,18 @@ class MoveField(fields.Field[str | list[str]]):
         if isinstance(value, list) and value and len(value) <= MAX_MOVE_STEPS and all(isinstance(v, str) for v in value):
             return value
         raise ValidationError(f"A move is a notation string, or a list of 1 to {MAX_MOVE_STEPS} strings.")
+
+
+class WholeNumber(fields.Integer):
+    """A JSON integer; ``3.0`` too, read as ``3`` (JSON Schema's ``integer`` counts it
+    as one, so the spec allows it), but never ``true``, ``"3"`` or ``3.5``."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if type(value) is not int:
+            raise ValidationError("Not a valid integer.")
+        return value
 
 
 def _object(**kwargs: Any) -> fields.Dict:
@@ -55,7 +69,7 @@ class PlayRequest(Schema):
 
 class LegalMovesRequest(Schema):
     state = _object(required=True)
-    limit = fields.Integer(strict=True, load_default=None, allow_none=True, validate=validate.Range(min=1, max=100000))
+    limit = WholeNumber(load_default=None, allow_none=True, validate=validate.Range(min=1, max=100000))
 
 
 class ReplayRequest(Schema):
@@ -80,7 +94,7 @@ class MatchCreateRequest(Schema):
 
 class MatchMoveRequest(Schema):
     move = MoveField(required=True)
-    ply = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
+    ply = WholeNumber(required=True, validate=validate.Range(min=0, max=MAX_PLY))
 
 
 def plain_move(data: Any) -> dict[str, Any] | None:
@@ -90,7 +104,14 @@ def plain_move(data: Any) -> dict[str, Any] | None:
     comparisons instead of a schema; it accepts only bodies the schema accepts."""
     if type(data) is dict and len(data) == 2:
         move, ply = data.get("move"), data.get("ply")
-        if type(ply) is int and ply >= 0 and type(move) is str and len(move) <= MAX_MOVE_CHARS and not move.isspace() and move:
+        if (
+            type(ply) is int
+            and 0 <= ply <= MAX_PLY
+            and type(move) is str
+            and len(move) <= MAX_MOVE_CHARS
+            and not move.isspace()
+            and move
+        ):
             return {"move": move, "ply": ply}
     return None
 

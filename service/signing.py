@@ -10,8 +10,8 @@ the state is read, and the state is still checked field by field after it:
 a signature proves where a state came from, not that the engine would have
 produced it (the secret may have signed an older, laxer server's states).
 
-Unset, nothing is signed, and a ``sig`` a client sends is ignored (states
-signed before the secret was removed still read).  A managed match's states
+Unset, nothing is signed, and a well-formed ``sig`` a client sends is
+ignored (states signed before the secret was removed still read).  A managed match's states
 are held by the server and never read back from a client, so its answers are
 not signed.
 """
@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,6 +30,7 @@ from flask import Flask, current_app
 from service.errors import ApiError, field_details
 
 FIELD = "sig"
+SIG = re.compile("[0-9a-f]{64}")
 
 
 def canonical(state: Mapping[str, Any]) -> bytes:
@@ -62,6 +64,9 @@ def verified(state: Any, field: str = "state") -> Any:
     keys = secrets_in_use()
     sig = state.get(FIELD)
     rest = {k: v for k, v in state.items() if k != FIELD}
+    if FIELD in state and not (isinstance(sig, str) and SIG.fullmatch(sig)):
+        message = "sig is a signature the server gave: 64 lower-case hex digits."
+        raise ApiError(422, "bad_signature", message, field_details({f"{field}.{FIELD}": [message]}))
     if not keys:
         return rest
     if not isinstance(sig, str):
