@@ -36,6 +36,7 @@ from engine.options import SHARED_SCHEMAS, ref
 from engine.registry import GAMES, PRESETS
 from engine.stateio import MAX_PLY
 from service.errors import ERROR_CODES
+from service.schemas import NOT_BLANK
 
 Json = dict[str, Any]
 
@@ -247,6 +248,7 @@ def build() -> Json:
     for name in ("State", "MatchCreate"):
         schemas[name]["oneOf"] = [ref(f"{component(g)}{name}") for g in GAMES.values()]
         schemas[name]["discriminator"]["mapping"] = {g.name: f"{SCHEMAS}{component(g)}{name}" for g in GAMES.values()}
+    schemas["Move"]["oneOf"][0]["pattern"] = NOT_BLANK
     schemas["GameName"]["enum"] = names
     schemas["PresetName"]["enum"] = list(PRESETS)
 

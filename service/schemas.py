@@ -12,12 +12,19 @@ Schema instances are made once, at module level (marshmallow's Flask example).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
 from engine.stateio import MAX_PLY
 
+# A move has a character that is not white space, white space as JSON Schema's
+# (ECMA-262's) \s has it: Python's str.isspace() also counts \x1c-\x1f and \x85,
+# so a move of those would be schema-valid yet refused.  openapi.yaml's Move
+# pattern is this one (tests/test_openapi.py).
+NOT_BLANK = "[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]"
+_NOT_BLANK = re.compile(NOT_BLANK)
 MAX_MOVE_CHARS = 1000
 MAX_MOVE_STEPS = 100
 MAX_MOVES = 10000
@@ -28,8 +35,8 @@ class MoveField(fields.Field[str | list[str]]):
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str | list[str]:
         if isinstance(value, str):
-            if not value.strip():
-                raise ValidationError("A move must not be empty.")
+            if not _NOT_BLANK.search(value):
+                raise ValidationError("A move must not be empty or only white space.")
             if len(value) > MAX_MOVE_CHARS:
                 raise ValidationError(f"A move is at most {MAX_MOVE_CHARS} characters.")
             return value
@@ -109,8 +116,7 @@ def plain_move(data: Any) -> dict[str, Any] | None:
             and 0 <= ply <= MAX_PLY
             and type(move) is str
             and len(move) <= MAX_MOVE_CHARS
-            and not move.isspace()
-            and move
+            and _NOT_BLANK.search(move) is not None
         ):
             return {"move": move, "ply": ply}
     return None

@@ -302,3 +302,17 @@ def test_every_game_is_fully_described_by_its_declarations(spec: dict[str, Any],
     dumped = game.dump(game.new({"seed": "spec"} if name == "crystal" else {}))
     checker = SpecChecker(spec)
     assert checker.validate(f"/components/schemas/{prefix}State", dumped) == []
+
+
+def test_a_blank_move_is_blank_to_the_spec_and_to_the_service_alike(spec: dict[str, Any], client: FlaskClient) -> None:
+    """JSON Schema's white space is ECMA-262's: "\\x1c" is not blank there (it is to Python's
+    str.isspace), so the service judges it as a move instead of refusing the body."""
+    from service.schemas import NOT_BLANK
+
+    assert spec["components"]["schemas"]["Move"]["oneOf"][0]["pattern"] == NOT_BLANK
+    state = _new_state(client)
+    resp = client.post("/v1/games/catchup/play", json={"state": state, "move": "\x1c"})
+    assert resp.status_code == 200 and resp.get_json()["legal"] is False
+    for blank in (" ", "\u3000\t", "\ufeff"):
+        resp = client.post("/v1/games/catchup/play", json={"state": state, "move": blank})
+        assert resp.status_code == 422 and resp.get_json()["error"]["details"]["field"] == "move"
