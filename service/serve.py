@@ -74,9 +74,15 @@ def gunicorn_command(env: dict[str, str]) -> list[str]:
     ]
 
 
-def main() -> int:
-    env = dict(os.environ)
+def environment(base: dict[str, str]) -> dict[str, str]:
+    """The environment of the processes ``make run`` starts: ``base`` with its defaults."""
+    env = dict(base)
     env.setdefault("LOG_FORMAT", "json")  # JSON lines under `make run` (service/requestlog.py)
+    return env
+
+
+def main() -> int:
+    env = environment(dict(os.environ))
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
     server: embedded.EmbeddedRedis | None = None
