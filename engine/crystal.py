@@ -113,7 +113,10 @@ OPTIONS = (
         "seed", "any", None,
         "deals the grid (same seed and options, same grid); drawn by the server when absent; not with grid",
         rule="R-X1",
-        schema={"oneOf": [{"type": "string", "minLength": 1, "maxLength": MAX_SEED}, {"type": "integer", "minimum": 0}]},
+        schema={"oneOf": [
+            {"type": "string", "minLength": 1, "maxLength": MAX_SEED},
+            {"type": "integer", "minimum": 0, "maximum": 10**MAX_SEED - 1},  # at most MAX_SEED digits, as new() reads it
+        ]},
     ),
     Option("grid", "array", None, "a set-up grid: six strings, one per row, top first", setup=True, schema=ref("CrystalGrid")),
     Option(
