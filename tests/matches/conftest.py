@@ -62,7 +62,11 @@ def app(request: pytest.FixtureRequest, redis_url: str, prefix: str, tmp_path: P
     marker = request.node.get_closest_marker("app_config")
     if marker is not None:
         config.update(marker.kwargs)
-    yield create_app(config)
+    app = create_app(config)
+    yield app
+    store = app.extensions.get("umpire.store")
+    if store is not None:
+        store.r.close()  # its connections, now rather than whenever the collector gets to them
     cleanup(redis_url, prefix)
 
 
