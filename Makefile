@@ -1,6 +1,6 @@
 # The two commands that do everything: `make run` and `make test`.
 # Each installs what is missing into $(VENV) first; all they need is Python
-# 3.11 (or later) and the package registries.
+# 3.11 (or later), node and npm (the contract tests' TypeScript tools), and the package registries.
 
 PY      ?= $(shell command -v python3.11 || command -v python3)
 VENV    ?= .venv
@@ -12,6 +12,8 @@ WORKERS ?= 2
 HASH    := $(shell cksum < pyproject.toml | cut -d' ' -f1)
 RUNTIME := $(VENV)/.installed-run-$(HASH)
 DEV     := $(VENV)/.installed-dev-$(HASH)
+# The TypeScript tools of tests/test_clients.py (clients/package-lock.json pins them); npm ci reinstalls on a change.
+NODE    := clients/node_modules/.installed-$(shell cksum < clients/package-lock.json | cut -d' ' -f1)
 
 .PHONY: run test install lint typecheck hadolint unit bench openapi golden clean
 
@@ -28,14 +30,18 @@ $(DEV): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@ $(RUNTIME)
 
-install: $(DEV)
+$(NODE): clients/package-lock.json
+	cd clients && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+install: $(DEV) $(NODE)
 
 ## Serve on $(HOST):$(PORT): gunicorn ('service:create_app()'), plus the embedded
 ## Redis (unless REDIS_URL is set) and the sweeper for managed matches (service/serve.py).
 run: $(RUNTIME)
 	HOST=$(HOST) PORT=$(PORT) WEB_CONCURRENCY=$(WORKERS) $(BIN)/python -m service.serve
 
-## Everything CI checks: lint, types, the Dockerfile, the tests. Stops at the first failure.
+## Everything CI checks: lint, types, the Dockerfile, the tests (the contract's included). Stops at the first failure.
 test: lint typecheck hadolint unit
 
 lint: $(DEV)
@@ -49,10 +55,11 @@ hadolint: $(DEV)
 	$(BIN)/hadolint Dockerfile
 
 # pytest's own exit status decides (1 failures, 2 interrupted, 5 no tests: all fail the build).
+# It includes the contract tests: schemathesis against a real server, and clients generated from openapi.yaml.
 # Then the managed-match suite once more, on a three-master Redis Cluster on loopback.
 CLUSTER_SUITE := tests/matches/test_api.py tests/matches/test_clocks.py tests/matches/test_harness_api.py \
 	tests/matches/test_retries.py tests/matches/test_whole_matches.py tests/matches/test_hot_path.py tests/matches/test_events.py
-unit: $(DEV)
+unit: $(DEV) $(NODE)
 	$(BIN)/python -m pytest -q
 	MATCH_TESTS_CLUSTER=1 $(BIN)/python -m pytest -q $(CLUSTER_SUITE)
 
@@ -68,4 +75,4 @@ golden: $(DEV)
 	$(BIN)/python tests/viewcases.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis data
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis data clients/node_modules

@@ -181,6 +181,20 @@ def _eater_range(eaters: str, active: int, own: list[int]) -> Iterable[int]:
     return (active,) if eaters == "active" else range(len(own))
 
 
+def least_ply(variant: str, pieces: int, to_move: int) -> int:
+    """The fewest plies of a game with ``pieces`` on the board and ``to_move``
+    next (R-B2..R-B5).  Turns alternate from player 0 (Green Meadow's two
+    blackening turns first), so ``to_move`` is the ply's parity.  A turn grows
+    one piece, and each bonus piece of an eat comes with at least one opposing
+    piece removed, so no turn adds more than one piece to the board: there are
+    at least as many grow turns as pieces."""
+    least = pieces + (BLACKEN_TURNS if variant == "green-meadow" else 0)
+    return least + (least % 2 != to_move)
+
+
+BLACKEN_TURNS = 2  # R-B2: Green Meadow opens with one blackened cell per player
+
+
 def _largest_bug(bugs: tuple[Bugs, Bugs]) -> int:
     best = 0
     for side in bugs:
@@ -231,7 +245,9 @@ class Bug(Game[BugState, Move]):
             # Pieces get eaten, so counts are weak evidence; without eats player 0
             # has one more piece than player 1 exactly when player 1 is to move.
             to_move = 1 if stones[0].bit_count() > stones[1].bit_count() else 0
-        state = self._build(variant, eaters, board, stones, blocked, "grow", to_move, 0)
+        pieces = (stones[0] | stones[1]).bit_count()
+        # a set-up position gets the fewest plies of a game that reaches it
+        state = self._build(variant, eaters, board, stones, blocked, "grow", to_move, least_ply(variant, pieces, to_move))
         self._check_history(state, to_move, "options.to_move", BadOptions)
         return state
 
@@ -252,6 +268,28 @@ class Bug(Game[BugState, Move]):
         if phase == "grow" and not self.can_grow(state, to_move):
             state.to_move, state.winner, state.end = None, to_move, "stuck"  # still being built
         return state
+
+    @staticmethod
+    def _check_ply(variant: str, stones: tuple[int, int], ply: int, mover: int, mover_field: str | None) -> None:
+        """``ply`` fits the grow phase's position with ``mover`` next: its parity
+        is the mover's (an edited ``to_move`` that would let a player move twice
+        is blamed on ``mover_field``), and it is at least :func:`least_ply` (so
+        no bug, no piece count, outgrows the turns played)."""
+        if ply % 2 != mover and mover_field is not None:
+            raise BadState(
+                mover_field,
+                f"Player {mover} cannot be to move at ply {ply}: turns alternate from player 0, "
+                f"so player {ply % 2} moves at ply {ply} (R-B2).",
+            )
+        pieces = (stones[0] | stones[1]).bit_count()
+        least = least_ply(variant, pieces, mover)
+        if ply < least or ply % 2 != mover:
+            opening = " after the two blackening turns" if variant == "green-meadow" else ""
+            raise BadState(
+                "state.ply",
+                f"ply is {ply}, but {pieces} pieces on the board with player {mover} next take at least {least} plies "
+                f"of that parity{opening}: no turn adds more than one piece to the board (R-B3, R-B4).",
+            )
 
     def can_grow(self, state: BugState, player: int) -> bool:
         """Has ``player`` any legal grow in this position (R-B3)?"""
@@ -331,8 +369,6 @@ class Bug(Game[BugState, Move]):
         blocked = read_blocked(board, data["blocked"], "state.blocked", BadState)
         stones = read_board(board, data["board"], blocked, "state.board", BadState, piece="piece")
         ply = data["ply"]
-        if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
-            raise BadState("state.ply", "ply must be a whole number, 0 or more.")
         phase = data["phase"]
         if phase not in PHASES:
             raise BadState("state.phase", f"phase must be one of {', '.join(PHASES)}, not {phase!r}.")
@@ -362,6 +398,7 @@ class Bug(Game[BugState, Move]):
                 state = self._finished(state, winner, end)
         elif end is None:
             assert to_move is not None
+            self._check_ply(variant, stones, ply, to_move, "state.to_move")
             state = self._build(variant, eaters, board, stones, blocked, phase, to_move, ply)
             if state.end is not None:
                 raise BadState(
@@ -372,6 +409,7 @@ class Bug(Game[BugState, Move]):
             self._check_history(state, to_move, "state.to_move", BadState)
         elif end == "stuck":
             assert winner is not None
+            self._check_ply(variant, stones, ply, winner, "state.winner")  # the player who could not grow was to move
             state = self._build(variant, eaters, board, stones, blocked, phase, winner, ply)
             if state.end != "stuck":
                 raise BadState(
@@ -383,7 +421,8 @@ class Bug(Game[BugState, Move]):
             # a flag or a forfeit falls on the player to move (R-T1); a resignation or an abort at any time
             movers = movers_at_end(end, winner)
             mover = movers[0] if len(movers) == 1 else None
-            state = self._build(variant, eaters, board, stones, blocked, phase, 0 if mover is None else mover, ply)
+            self._check_ply(variant, stones, ply, ply % 2 if mover is None else mover, None if mover is None else "state.winner")
+            state = self._build(variant, eaters, board, stones, blocked, phase, ply % 2 if mover is None else mover, ply)
             if mover is not None:
                 if state.end == "stuck":
                     raise BadState(

@@ -125,6 +125,24 @@ def counts_feasible(variant: str, c0: int, c1: int, to_move: int) -> bool:
     return max(lo0, lo1 + to_move) <= min(hi0, hi1 + to_move)
 
 
+def ply_range(variant: str, c0: int, c1: int, to_move: int) -> tuple[int, int] | None:
+    """The plies at which a game can reach ``c0``/``c1`` stones with ``to_move``
+    next, ``(fewest, most)``, or None when none can (R-C1).
+
+    A ply is a turn, and turns alternate from player 0, so ``to_move`` is the
+    ply's parity: player 0 has made ``(ply + 1) // 2`` turns, player 1 ``ply // 2``.
+    Each player's turns are at least the fewest that place their stones and at
+    most one per stone; the plies between, of that parity, are all reachable."""
+    most = 2 if variant == "bolanos" else 3
+    lo0, hi0 = _turn_range(c0, 1, most)
+    lo1, hi1 = _turn_range(c1, 2, most)
+    # player 1's turns t1; player 0's are t1 + to_move
+    lo, hi = max(lo1, lo0 - to_move), min(hi1, hi0 - to_move)
+    if lo > hi:
+        return None
+    return 2 * lo + to_move, 2 * hi + to_move
+
+
 def _stones(n: int) -> str:
     """``n`` with the right noun: "1 stone", "2 stones"."""
     return f"{n} stone" if n == 1 else f"{n} stones"
@@ -175,7 +193,9 @@ class Catchup(Game[CatchupState, Move]):
             guess = 1 if c0 > c1 else 0
             to_move = guess if counts_feasible(variant, c0, c1, guess) else 1 - guess
         bonus = self.read_option(options, "bonus")
-        state = self._build(variant, board, stones, blocked, to_move, 0, bonus)
+        plies = ply_range(variant, c0, c1, to_move) or ply_range(variant, c0, c1, 1 - to_move) or (0, 0)
+        # a set-up position gets the fewest turns that reach it (the ply of a real game to it)
+        state = self._build(variant, board, stones, blocked, to_move, plies[0], bonus)
         if state.end is None:
             self._check_counts(variant, c0, c1, to_move, "options.position", "options.to_move", BadOptions)
             self._check_bonus(state, "options.bonus", BadOptions)
@@ -224,8 +244,6 @@ class Catchup(Game[CatchupState, Move]):
         stones = read_board(board, data["board"], blocked, "state.board", BadState, piece="stone")
         c0, c1 = stones[0].bit_count(), stones[1].bit_count()
         ply = data["ply"]
-        if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
-            raise BadState("state.ply", "ply must be a whole number, 0 or more.")
 
         # The position says whether the game has ended (R-C4), so it is checked first.
         full = not (board.mask & ~blocked & ~stones[0] & ~stones[1])
@@ -240,6 +258,7 @@ class Catchup(Game[CatchupState, Move]):
         if end is None:
             assert to_move is not None
             self._check_counts(variant, c0, c1, to_move, "state.board", "state.to_move", BadState)
+            self._check_ply(variant, c0, c1, ply, to_move, "state.to_move")
             state = self._build(variant, board, stones, blocked, to_move, ply, bonus)
             self._check_bonus(state, "state.bonus", BadState)
         else:
@@ -248,6 +267,7 @@ class Catchup(Game[CatchupState, Move]):
             if end == "full":
                 if not any(counts_feasible(variant, c0, c1, p) for p in (0, 1)):
                     raise BadState("state.board", self._counts_message(variant, c0, c1, None))
+                self._check_ply(variant, c0, c1, ply, ply % 2, None)
                 state = self._build(variant, board, stones, blocked, 0, ply, False)
                 if winner != state.winner:
                     raise BadState(
@@ -258,6 +278,9 @@ class Catchup(Game[CatchupState, Move]):
                 movers = movers_at_end(end, winner)
                 if not any(counts_feasible(variant, c0, c1, p) for p in movers):
                     raise BadState("state.board", self._counts_message(variant, c0, c1, movers[0] if len(movers) == 1 else None))
+                self._check_ply(
+                    variant, c0, c1, ply, movers[0] if len(movers) == 1 else ply % 2, "state.winner" if len(movers) == 1 else None
+                )
                 state = self._build(variant, board, stones, blocked, 0, ply, False)
                 state = self._finished(state, winner, end)
 
@@ -285,6 +308,31 @@ class Catchup(Game[CatchupState, Move]):
             f"No game reaches {_stones(c0)} of player 0 and {c1} of player 1{who}: "
             f"player 0 opens with 1 stone and turns alternate, {each}."
         )
+
+    @staticmethod
+    def _check_ply(variant: str, c0: int, c1: int, ply: int, mover: int, mover_field: str | None) -> None:
+        """``ply`` must be one at which some game reaches these stones with
+        ``mover`` next (R-C1): its parity is the mover's (turns alternate from
+        player 0), and it lies between the fewest turns that place the stones
+        and one turn per stone.  An edited ``to_move`` (or flag winner) that
+        would let a player move twice is blamed on that field (``mover_field``);
+        otherwise the ply is wrong."""
+        if ply % 2 != mover and mover_field is not None:
+            raise BadState(
+                mover_field,
+                f"Player {mover} cannot be to move at ply {ply}: turns alternate from player 0, "
+                f"so player {ply % 2} moves at ply {ply} (R-C1).",
+            )
+        plies = ply_range(variant, c0, c1, mover)
+        assert plies is not None  # the counts were checked first
+        lo, hi = plies
+        if not lo <= ply <= hi or ply % 2 != mover:
+            raise BadState(
+                "state.ply",
+                f"ply is {ply}, but {_stones(c0)} of player 0 and {_stones(c1)} of player 1 with player {mover} next "
+                f"are reached at a ply from {lo} to {hi} of that parity: at least the fewest turns that place them, "
+                "at most one turn per stone (R-C1).",
+            )
 
     @classmethod
     def _check_counts(

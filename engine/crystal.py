@@ -69,6 +69,14 @@ THRESHOLD_CHANGE = {"bombs": -50, "chameleons": 50, "pylons": 50, "rocks": -50, 
 SPIKE_TURNS = 15  # R-X5: spikes vanish once both players have made this many turns
 PHASES = ("pick_order", "pick_one", "pick_two", "move_order", "shift")
 NATURAL_END = "threshold"
+# The draft's moves before the first shift (R-X1): the whole draft, or player 1's
+# choice of who shifts first after colours set up at creation, or nothing.
+DRAFT_PLIES = (4, 1, 0)
+DRAFT_PHASE_PLIES = {"pick_order": (0,), "pick_one": (1,), "pick_two": (2,), "move_order": (3, 0)}
+# More than a turn can add to a total: a colour's largest group is at most 36
+# crystals, counting 2 each on a pylon's lines (72 x 72), plus spiked crystals
+# travelling (8 of them, 5 cells a shift, 5 shifts).
+MAX_TURN_POINTS = 72 * 72 + 8 * 5 * 5
 MAX_SEED = 200  # characters of a seed (and digits of a seed given as a number)
 
 # Every field of a dumped state; load() wants exactly these, so that
@@ -105,7 +113,10 @@ OPTIONS = (
         "seed", "any", None,
         "deals the grid (same seed and options, same grid); drawn by the server when absent; not with grid",
         rule="R-X1",
-        schema={"oneOf": [{"type": "string", "minLength": 1, "maxLength": MAX_SEED}, {"type": "integer", "minimum": 0}]},
+        schema={"oneOf": [
+            {"type": "string", "minLength": 1, "maxLength": MAX_SEED},
+            {"type": "integer", "minimum": 0, "maximum": 10**MAX_SEED - 1},  # at most MAX_SEED digits, as new() reads it
+        ]},
     ),
     Option("grid", "array", None, "a set-up grid: six strings, one per row, top first", setup=True, schema=ref("CrystalGrid")),
     Option(
@@ -114,7 +125,7 @@ OPTIONS = (
     ),
     Option(
         "first", "player", None, "who shifts first; with colors, skips the whole draft", rule="R-X1", setup=True,
-        schema={"type": "integer", "enum": [0, 1]},
+        schema={"type": "integer", "minimum": 0, "maximum": 1},
     ),
 )  # fmt: skip
 
@@ -488,8 +499,21 @@ class Crystal(Game[CrystalState, Move]):
                 raise BadState("state.turns", "The first mover has made as many turns as the second, or one more (R-X4).")
             if turns == (0, 0) and scores != (0, 0):
                 raise BadState("state.scores", "Totals are 0 before the first turn (R-X3).")
-            if ply < turns[0] + turns[1]:
-                raise BadState("state.ply", "ply counts every move, so it cannot be below the number of turns made.")
+            draft = ply - turns[0] - turns[1]
+            if draft not in DRAFT_PLIES:
+                raise BadState(
+                    "state.ply",
+                    f"ply is {ply}, but after {turns[0] + turns[1]} turns it is that many plus the draft's moves: "
+                    "4 (the whole draft), 1 (colours set up, player 1 said who shifts first) or 0 (all set up) (R-X1).",
+                )
+            most = (turns[0] + turns[1]) * MAX_TURN_POINTS
+            for i, total in enumerate(scores):
+                if total > most:
+                    raise BadState(
+                        f"state.scores.{i}",
+                        f"A total of {total} after {turns[0] + turns[1]} turns is more than any game scores: "
+                        f"a turn adds at most {MAX_TURN_POINTS} to each total (R-X3, R-X5).",
+                    )
         if to_move is not None:
             expect = {"pick_order": 0, "move_order": 1}.get(phase)
             if phase == "pick_two":
@@ -499,8 +523,11 @@ class Crystal(Game[CrystalState, Move]):
                 expect = first if turns[first] == turns[1 - first] else 1 - first
             if expect is not None and to_move != expect:
                 raise BadState("state.to_move", f"In this position player {expect} is to move, not {to_move} (R-X1, R-X4).")
-            if phase in ("pick_one", "pick_two") and ply < PHASES.index(phase):
-                raise BadState("state.ply", f"The {phase} phase is reached by moves, so ply is at least {PHASES.index(phase)}.")
+        if phase != "shift" and ply not in DRAFT_PHASE_PLIES[phase]:
+            want = " or ".join(str(p) for p in DRAFT_PHASE_PLIES[phase])
+            raise BadState(
+                "state.ply", f"The {phase} phase is reached at ply {want}, not {ply}: each draft word is a move (R-X1)."
+            )
 
         # the grid
         grid = self._grid(data["board"], anomalies, "state.board", BadState)

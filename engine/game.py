@@ -288,10 +288,12 @@ class Game(ABC, Generic[S, M]):
 
     def wrong_step(self, state: S, prefix: Sequence[str], i: int) -> MoveError:
         """Why step ``i`` of ``prefix`` cannot be taken: the engine's own verdict
-        on the move so far when it blames a step up to ``i``, else a plain word."""
+        on the move so far when it blames step ``i`` (or the move as a whole), else a plain word."""
         verdict = self.play(state, self.join_steps(list(prefix[: i + 1])))
         err = verdict.error
-        if isinstance(err, MoveError) and (err.step is None or err.step <= i):
+        # the steps before i were legal (next_steps walked them), so an error blaming one of them
+        # (Plur's "swap A1" read as cells: "'swap' is not a cell") misnames the wrong step
+        if isinstance(err, MoveError) and (err.step is None or err.step == i):
             return err
         return IllegalMove("bad_step", f"No legal move goes on with {prefix[i].strip()!r} here.", step=i)
 

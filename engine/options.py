@@ -43,7 +43,7 @@ SHARED_SCHEMAS: dict[str, Json] = {
         "type": "object",
         "description": "Occupied cells only, keys in RULES notation (R-H3), values 0 or 1 (the player, or Too's colour).",
         "propertyNames": {"pattern": CELL_PATTERN},
-        "additionalProperties": {"type": "integer", "enum": [0, 1]},
+        "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 1},
         "examples": [{"E5": 0, "D4": 1}],
     },
     "CellList": {
@@ -51,7 +51,7 @@ SHARED_SCHEMAS: dict[str, Json] = {
         "items": {"type": "string", "pattern": CELL_PATTERN},
         "uniqueItems": True,
     },
-    "PlayerOrNull": {"type": ["integer", "null"], "enum": [0, 1, None]},
+    "PlayerOrNull": {"type": ["integer", "null"], "minimum": 0, "maximum": 1, "description": "A player, 0 or 1, or null."},
 }
 
 
@@ -107,6 +107,8 @@ class Option:
         A word is looked up without regard to case and through the aliases,
         and comes back canonical; ``strict`` (a state, which spells its
         options as dumped) takes only the canonical words."""
+        if not strict and isinstance(raw, float) and raw.is_integer() and self.type in ("integer", "player"):
+            raw = int(raw)  # 5.0 is the integer 5 to JSON Schema, so to the spec; a state (strict) spells it as dumped
         if self.type == "integer":
             if type(raw) is not int or (self.min is not None and raw < self.min) or (self.max is not None and raw > self.max):
                 raise err(field, f"{self.name} must be an integer from {self.min} to {self.max}{self._rule()}.")
@@ -171,12 +173,25 @@ class Option:
             out = {"type": self.type} if self.type != "any" else {}
         if self.default is not None and "$ref" not in out:
             out["default"] = self.json_default
+        if self.default is None:
+            out = _nullable(out)  # null is the default, so a client may send it: the same as leaving the option out
         text = self.description + (f" ({self.rule})" if self.rule and self.rule not in self.description else "")
         if self.aliases:
             text += "; " + ", ".join(f"`{a}` means `{c}`" for a, c in self.aliases)
         if text:
             out["description"] = text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
         return out
+
+
+def _nullable(schema: Json) -> Json:
+    """``schema`` or ``null``."""
+    if schema.get("$ref") == ref("PlayerOrNull")["$ref"]:
+        return schema
+    if "oneOf" in schema:
+        return {**schema, "oneOf": [*schema["oneOf"], {"type": "null"}]}
+    if schema.get("type") == "integer":
+        return {**schema, "type": ["integer", "null"]}
+    return {"anyOf": [schema, {"type": "null"}]}
 
 
 def check_names(options: Any, declared: tuple[Option, ...], title: str) -> Mapping[str, Any]:

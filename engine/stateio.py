@@ -28,12 +28,15 @@ def is_player(x: Any) -> bool:
     return type(x) is int and x in (0, 1)
 
 
+MAX_PLY = 1_000_000  # no game here lasts that long: a client's larger ply is refused, so nothing larger is echoed
+
 # The fields every game's state has (API.md "Reading a state"); each game adds its own.
 COMMON_FIELDS = ("game", "version", "options", "status", "to_move", "ply", "winner", "end", "scores", "board")
 
 
 def check_frame(data: Any, fields: tuple[str, ...], game: str, title: str, version: int) -> None:
-    """A state must be an object with exactly ``fields``, of ``game`` at ``version``."""
+    """A state must be an object with exactly ``fields``, of ``game`` at ``version``,
+    and a ``ply`` from 0 to :data:`MAX_PLY` (each game checks it against the position)."""
     if not isinstance(data, Mapping):
         raise BadState("state", "state must be an object.")
     for key in data:
@@ -46,6 +49,9 @@ def check_frame(data: Any, fields: tuple[str, ...], game: str, title: str, versi
         raise BadState("state.game", f"state.game must be '{game}'.")
     if type(data["version"]) is not int or data["version"] != version:
         raise BadState("state.version", f"Unsupported state version {data['version']!r}; this server reads {version}.")
+    ply = data["ply"]
+    if type(ply) is not int or not 0 <= ply <= MAX_PLY:
+        raise BadState("state.ply", f"ply must be a whole number from 0 to {MAX_PLY}.")
 
 
 def _check_spelling(board: HexBoard, b: int, name: str, field: str) -> None:
@@ -88,6 +94,8 @@ def read_board(board: HexBoard, raw: Any, blocked: int, field: str, err: FieldEr
         raise err(field, "board must be an object mapping cells to 0 or 1.")
     s = [0, 0]
     for name, who in raw.items():
+        if err is BadOptions and isinstance(who, float) and who.is_integer():
+            who = int(who)  # options may spell 0 as 0.0 (JSON Schema's integer); a state spells it as dumped
         if not isinstance(name, str) or not board.has(name):
             raise err(f"{field}.{name}", f"{name} is not a cell of {_which(board)}.")
         if not is_player(who):

@@ -1,7 +1,9 @@
 """HTTP shell over the engine: ``create_app(config=None)`` is the factory.
 
 ``gunicorn 'service:create_app()'`` serves it.  Configuration comes from
-defaults, then environment variables, then the ``config`` mapping.
+defaults, then environment variables, then the ``config`` mapping; every
+setting is an environment variable of the same name (README "Settings").
+The settings of managed matches (Redis, tokens) are read in service/matches.py.
 """
 
 from __future__ import annotations
@@ -13,18 +15,33 @@ from typing import Any
 from flask import Flask
 
 DEFAULTS: dict[str, Any] = {
-    "MAX_CONTENT_LENGTH": 256 * 1024,  # 413 above this (bytes)
+    "MAX_BODY_BYTES": 256 * 1024,  # 413 above this (bytes); MAX_CONTENT_LENGTH is the same setting's older name
+    "STATE_SECRET": None,  # set: states are signed (service/signing.py)
+    "STATE_SECRET_PREVIOUS": None,  # the secret before a rotation, still accepted
+    "CORS_ORIGINS": None,  # comma separated; unset: no CORS headers
+    "RATE_LIMIT": None,  # flask-limiter syntax (50/second); unset: no limit (service/ratelimit.py)
+    "LOG_FORMAT": "text",  # json or text (service/requestlog.py); `make run` defaults to json
 }
+STRINGS = ("STATE_SECRET", "STATE_SECRET_PREVIOUS", "CORS_ORIGINS", "RATE_LIMIT", "LOG_FORMAT")
+
+
+def _bytes(name: str, raw: str) -> int:
+    if not raw.strip().isdigit() or int(raw) < 1:
+        raise ValueError(f"{name} must be a whole number of bytes, 1 or more, not {raw!r}")
+    return int(raw)
 
 
 def _from_env() -> dict[str, Any]:
-    """Settings from the environment: the config key's own name (``MAX_CONTENT_LENGTH=65536``)."""
+    """Settings from the environment, by their own names (``MAX_BODY_BYTES=65536``); empty means unset."""
     out: dict[str, Any] = {}
-    raw = os.environ.get("MAX_CONTENT_LENGTH")
-    if raw is not None:
-        if not raw.strip().isdigit() or int(raw) < 1:
-            raise ValueError(f"MAX_CONTENT_LENGTH must be a whole number of bytes, 1 or more, not {raw!r}")
-        out["MAX_CONTENT_LENGTH"] = int(raw)
+    for name in ("MAX_CONTENT_LENGTH", "MAX_BODY_BYTES"):  # the new name wins when both are set
+        raw = os.environ.get(name)
+        if raw:
+            out["MAX_BODY_BYTES"] = _bytes(name, raw)
+    for name in STRINGS:
+        raw = os.environ.get(name)
+        if raw:
+            out[name] = raw
     return out
 
 
@@ -34,15 +51,28 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(_from_env())
     if config:
         app.config.update(config)
-    app.json.sort_keys = False  # type: ignore[attr-defined]
+        if "MAX_CONTENT_LENGTH" in config and "MAX_BODY_BYTES" not in config:
+            app.config["MAX_BODY_BYTES"] = config["MAX_CONTENT_LENGTH"]
+    app.config["MAX_CONTENT_LENGTH"] = app.config["MAX_BODY_BYTES"]  # what Werkzeug enforces (413)
+    if app.config["LOG_FORMAT"] not in ("json", "text"):
+        raise ValueError(f"LOG_FORMAT must be json or text, not {app.config['LOG_FORMAT']!r}")
 
-    from service import metrics
+    from service.http import StrictJSONProvider
+
+    app.json = StrictJSONProvider(app)
+    app.json.sort_keys = False
+
+    from service import cors, metrics, ratelimit, requestlog, signing
     from service.errors import register_error_handlers
     from service.games import bp as games_bp
     from service.matches import init_app as init_matches
 
+    requestlog.init_app(app)  # first: every later hook and every answer has the request id
     register_error_handlers(app)
+    signing.init_app(app)
+    cors.init_app(app)
     app.register_blueprint(games_bp)
     init_matches(app)  # managed matches, health, `flask sweep` (Redis)
     metrics.init_app(app)  # GET /metrics
+    ratelimit.init_app(app)  # after the routes: it limits every one of them
     return app

@@ -21,7 +21,7 @@ from typing import Any
 
 from flask import Flask, Response, current_app, jsonify
 from marshmallow import ValidationError
-from werkzeug.exceptions import HTTPException, MethodNotAllowed
+from werkzeug.exceptions import HTTPException, MethodNotAllowed, TooManyRequests
 
 from engine.errors import BadOptions, BadState, EngineError
 from engine.registry import UnknownGame
@@ -82,6 +82,43 @@ _HTTP_CODES = {
     405: ("method_not_allowed", "This address does not accept that method."),
     413: ("body_too_large", "The request body is larger than this server accepts."),
     415: ("unsupported_media_type", "Send the body as application/json."),
+    429: ("rate_limited", "Too many requests: wait for Retry-After seconds, then send again."),
+}
+
+# Every code an error answer may carry, with its status and when: the spec's
+# table of error codes is generated from this (service/openapi.py), and a test
+# finds every code the service raises here.  Codes of illegal moves are not
+# errors (a verdict carries them): engine/errors.py lists those.
+ERROR_CODES: dict[str, tuple[int, str]] = {
+    "malformed_json": (400, "the body is not JSON (`NaN` and `Infinity` are not JSON either)"),
+    "duplicate_key": (400, "an object of the body gives one key twice (`details.key` names it)"),
+    "too_deeply_nested": (400, "the body nests arrays or objects more than 16 levels deep"),
+    "unauthorized": (401, "no bearer token, or not one this match (or this server's umpire token) knows"),
+    "not_your_turn": (403, "a match's seat that may not move now (`details.may_move`, `details.proxy`)"),
+    "admin_disabled": (403, "listing and aborting matches need `ADMIN_TOKEN` set on the server"),
+    "not_found": (404, "nothing at this address"),
+    "unknown_game": (404, "no game by that name (`POST /v1/matches`)"),
+    "match_not_found": (404, "no match by that id (never created, or expired)"),
+    "method_not_allowed": (405, "the address does not take the method (`details.allowed`)"),
+    "stale_ply": (409, "a move for a ply that is not the match's (`details.ply`: the match's ply)"),
+    "busy": (409, "the match changed too often while a request was judged; send it again"),
+    "match_finished": (410, "the match is over (`details.end`, `details.winner`)"),
+    "body_too_large": (413, "the body is over `MAX_BODY_BYTES` (`details.limit`)"),
+    "unsupported_media_type": (415, "the body is not sent as `application/json`"),
+    "invalid_body": (422, "the body does not match the schema, or a value is over a limit (`details.fields`)"),
+    "invalid_header": (422, "a header is malformed (`details.header`: `Idempotency-Key`, 1 to 200 characters)"),
+    "invalid_query": (422, "a query parameter is out of range (`details.parameter`)"),
+    "idempotency_key_reused": (422, "this `Idempotency-Key` was used for another move (`details.header`)"),
+    "bad_state": (422, "a state is malformed or impossible (`details.fields` names the field)"),
+    "bad_options": (422, "options are unknown, out of range, or set up an impossible position (`details.fields`)"),
+    "bad_signature": (422, "signing is on and the state's `sig` is missing or wrong (`details.fields`: `state.sig`)"),
+    "rate_limited": (429, "over `RATE_LIMIT` (`Retry-After` says when to send again; `details.limit`)"),
+    "internal_error": (500, "a bug; it is logged, with the request id"),
+    "unavailable": (503, "Redis is not answering (`details.redis`: `down`, `timeout`, `misconfigured`, `cluster_state`)"),
+    "outcome_unknown": (
+        503,
+        "Redis did not confirm a change to a match, which may or may not have been applied: send it again (same ply, same key)",
+    ),
 }
 
 
@@ -121,6 +158,12 @@ def register_error_handlers(app: Flask) -> None:
             limit = current_app.config.get("MAX_CONTENT_LENGTH")
             message = f"The request body is larger than this server accepts ({limit} bytes)."
             details = {"limit": limit}
+        if isinstance(err, TooManyRequests):
+            limit = getattr(getattr(err, "limit", None), "limit", None)
+            details = {"limit": str(limit) if limit is not None else None}
+            retry = err.retry_after if hasattr(err, "retry_after") else None
+            if retry is not None:
+                headers["Retry-After"] = str(retry)
         if isinstance(err, MethodNotAllowed) and err.valid_methods:
             allowed = sorted(m for m in err.valid_methods if m not in ("HEAD", "OPTIONS"))
             details = {"allowed": allowed}

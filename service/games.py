@@ -1,6 +1,8 @@
 """Stateless adjudication: ``/v1/games/...`` (API.md).  No storage, no rules:
 each view reads a body, calls the engine, and dumps the answer; every other
-outcome is an error raised to service/errors.py."""
+outcome is an error raised to service/errors.py.  States are signed on the way
+out and their signatures checked on the way in (service/signing.py), when the
+server has a ``STATE_SECRET``."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from flask import Blueprint
 from engine.registry import GAMES, NOT_BUILT, get_game
 from service import schemas
 from service.http import json_body
+from service.signing import signed, verified
 
 bp = Blueprint("games", __name__, url_prefix="/v1")
 
@@ -26,17 +29,18 @@ def list_games() -> Any:
 def new(game: str) -> Any:
     g = get_game(game)
     body = json_body(schemas.new_request)
-    return schemas.state_response.dump({"state": g.dump(g.new(body["options"]))})
+    return schemas.state_response.dump({"state": signed(g.dump(g.new(body["options"])))})
 
 
 @bp.post("/games/<game>/play")
 def play(game: str) -> Any:
     g = get_game(game)
     body = json_body(schemas.play_request)
-    state = g.load(body["state"])
+    state = g.load(verified(body["state"]))
     verdict = g.play(state, body["move"])
     error = None if verdict.error is None else verdict.error.to_json()
-    out = schemas.verdict_json(verdict.legal, g.dump(verdict.state), move=verdict.move, error=error, events=verdict.events)
+    answer = signed(g.dump(verdict.state))
+    out = schemas.verdict_json(verdict.legal, answer, move=verdict.move, error=error, events=verdict.events)
     dumped: dict[str, Any] = schemas.verdict_response.dump(out)
     return dumped
 
@@ -45,7 +49,7 @@ def play(game: str) -> Any:
 def legal_moves(game: str) -> Any:
     g = get_game(game)
     body = json_body(schemas.legal_moves_request)
-    lm = g.legal_moves(g.load(body["state"]), body["limit"])
+    lm = g.legal_moves(g.load(verified(body["state"])), body["limit"])
     out = {"moves": lm.moves, "count": len(lm.moves), "truncated": lm.truncated}
     dumped: dict[str, Any] = schemas.legal_moves_response.dump(out)
     dumped.update(lm.info)
@@ -62,5 +66,5 @@ def replay(game: str) -> Any:
         index, err = result.first_illegal
         first = {"index": index, "error": err.to_json()}
     return schemas.replay_response.dump(
-        {"valid": result.valid, "plies": result.plies, "first_illegal": first, "state": g.dump(result.state)}
+        {"valid": result.valid, "plies": result.plies, "first_illegal": first, "state": signed(g.dump(result.state))}
     )

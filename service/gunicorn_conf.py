@@ -5,10 +5,12 @@ gauges (``umpire_listeners``) leave the metrics every worker reports
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 
 def child_exit(server: Any, worker: Any) -> None:
-    from prometheus_flask_exporter.multiprocess import GunicornInternalPrometheusMetrics
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
 
-    GunicornInternalPrometheusMetrics.mark_process_dead_on_child_exit(worker.pid)
+        multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]

@@ -121,11 +121,14 @@ def _seat(meta: Meta) -> int:
 
 
 def _admin() -> None:
-    token = current_app.config["ADMIN_TOKEN"]
+    """The admin token, or 401 (none sent, or not it); 403 when the server has none at all."""
+    token, sent = current_app.config["ADMIN_TOKEN"], bearer()
+    if sent is None:
+        raise ApiError(401, "unauthorized", "Send the admin token: Authorization: Bearer <token>.")
     if not token:
         raise ApiError(403, "admin_disabled", "Listing and aborting matches need ADMIN_TOKEN set on the server.")
-    if not hmac.compare_digest((bearer() or "").encode(), str(token).encode()):
-        raise ApiError(401, "unauthorized", "Send the admin token: Authorization: Bearer <token>.")
+    if not hmac.compare_digest(sent.encode(), str(token).encode()):
+        raise ApiError(401, "unauthorized", "That is not the admin token.")
 
 
 def _gone(live: Live) -> ApiError:

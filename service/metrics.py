@@ -1,9 +1,8 @@
-"""Prometheus metrics at ``GET /metrics`` (prometheus-flask-exporter).
+"""Prometheus metrics at ``GET /metrics`` (prometheus_client).
 
-Requests and their latency by route (the URL rule, so one series per
-endpoint, not per match) and status come from the exporter
-(``umpire_http_request_duration_seconds``); beside them:
-
+* ``umpire_http_request_duration_seconds{method, route, status}``: requests
+  and their latency, by route (the URL rule, so one series per endpoint, not
+  one per match) and status;
 * ``umpire_moves_total{game, verdict}``: moves judged in managed matches
   (``accepted``, ``illegal``, ``forfeit``);
 * ``umpire_flags_total{game}``: flags applied (R-T1, R-X6), by sweepers and reads;
@@ -16,40 +15,60 @@ each process writes its figures to ``PROMETHEUS_MULTIPROC_DIR`` and any
 worker answers ``/metrics`` with the sum of all of them (``make run`` sets the
 folder; service/gunicorn_conf.py drops a dead worker's live gauges).  Without
 the variable, one process's own figures.
+
+The Flask side is a before/after-request pair and one view, registered on
+every app the factory makes (prometheus-flask-exporter hooks only the first
+app of a process, which a test run or a tool making several apps defeats).
 """
 
 from __future__ import annotations
 
 import os
+import time
 from typing import Any
 
-from flask import Flask
-from prometheus_client import Counter, Gauge, Histogram
-from prometheus_flask_exporter import PrometheusMetrics
-from prometheus_flask_exporter.multiprocess import GunicornInternalPrometheusMetrics
+from flask import Flask, Response, g, request
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest, multiprocess
 
-MULTIPROCESS = bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))
+BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5)
 
-_exporter: Any = (GunicornInternalPrometheusMetrics if MULTIPROCESS else PrometheusMetrics).for_app_factory(
-    group_by="url_rule", defaults_prefix="umpire", excluded_paths=["^/metrics$"]
+REQUESTS = Histogram(
+    "umpire_http_request_duration_seconds", "HTTP requests, by route and status.", ["method", "route", "status"], buckets=BUCKETS
 )
-
 MOVES = Counter("umpire_moves_total", "Moves judged in managed matches.", ["game", "verdict"])
 FLAGS = Counter("umpire_flags_total", "Flags applied (R-T1, R-X6).", ["game"])
-REDIS_SECONDS = Histogram(
-    "umpire_redis_seconds",
-    "Redis scripts, by kind.",
-    ["op"],
-    buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5, 1, 2),
-)
+REDIS_SECONDS = Histogram("umpire_redis_seconds", "Redis scripts, by kind.", ["op"], buckets=BUCKETS)
 REDIS_ERRORS = Counter("umpire_redis_errors_total", "Redis failures answered 503.", ["reason"])
 LISTENERS = Gauge("umpire_listeners", "Requests waiting on a match.", multiprocess_mode="livesum")
 
 
-def init_app(app: Flask) -> None:
-    """``GET /metrics`` on this app."""
-    _exporter.init_app(app)
-
-
 def redis_time(op: str, seconds: float) -> None:
     REDIS_SECONDS.labels(op).observe(seconds)
+
+
+def _scrape() -> bytes:
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # every process's files, summed
+        return generate_latest(registry)
+    return generate_latest()
+
+
+def init_app(app: Flask) -> None:
+    """``GET /metrics``, and every request of this app timed."""
+
+    @app.before_request
+    def _start() -> None:
+        g.metrics_start = time.perf_counter()
+
+    @app.after_request
+    def _done(response: Response) -> Response:
+        start = g.pop("metrics_start", None)
+        if start is not None and request.endpoint != "metrics":
+            route = request.url_rule.rule if request.url_rule is not None else "(none)"
+            REQUESTS.labels(request.method, route, str(response.status_code)).observe(time.perf_counter() - start)
+        return response
+
+    @app.get("/metrics", endpoint="metrics")
+    def _metrics() -> Any:
+        return Response(_scrape(), mimetype=CONTENT_TYPE_LATEST.split(";")[0])

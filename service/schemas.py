@@ -12,10 +12,19 @@ Schema instances are made once, at module level (marshmallow's Flask example).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from engine.stateio import MAX_PLY
+
+# A move has a character that is not white space, white space as JSON Schema's
+# (ECMA-262's) \s has it: Python's str.isspace() also counts \x1c-\x1f and \x85,
+# so a move of those would be schema-valid yet refused.  openapi.yaml's Move
+# pattern is this one (tests/test_openapi.py).
+NOT_BLANK = "[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]"
+_NOT_BLANK = re.compile(NOT_BLANK)
 MAX_MOVE_CHARS = 1000
 MAX_MOVE_STEPS = 100
 MAX_MOVES = 10000
@@ -26,14 +35,26 @@ class MoveField(fields.Field[str | list[str]]):
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str | list[str]:
         if isinstance(value, str):
-            if not value.strip():
-                raise ValidationError("A move must not be empty.")
+            if not _NOT_BLANK.search(value):
+                raise ValidationError("A move must not be empty or only white space.")
             if len(value) > MAX_MOVE_CHARS:
                 raise ValidationError(f"A move is at most {MAX_MOVE_CHARS} characters.")
             return value
         if isinstance(value, list) and value and len(value) <= MAX_MOVE_STEPS and all(isinstance(v, str) for v in value):
             return value
         raise ValidationError(f"A move is a notation string, or a list of 1 to {MAX_MOVE_STEPS} strings.")
+
+
+class WholeNumber(fields.Integer):
+    """A JSON integer; ``3.0`` too, read as ``3`` (JSON Schema's ``integer`` counts it
+    as one, so the spec allows it), but never ``true``, ``"3"`` or ``3.5``."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if type(value) is not int:
+            raise ValidationError("Not a valid integer.")
+        return value
 
 
 def _object(**kwargs: Any) -> fields.Dict:
@@ -55,7 +76,7 @@ class PlayRequest(Schema):
 
 class LegalMovesRequest(Schema):
     state = _object(required=True)
-    limit = fields.Integer(strict=True, load_default=None, allow_none=True, validate=validate.Range(min=1, max=100000))
+    limit = WholeNumber(load_default=None, allow_none=True, validate=validate.Range(min=1, max=100000))
 
 
 class ReplayRequest(Schema):
@@ -88,7 +109,7 @@ class MatchCreateRequest(Schema):
 
 class MatchMoveRequest(Schema):
     move = MoveField(required=True)
-    ply = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
+    ply = WholeNumber(required=True, validate=validate.Range(min=0, max=MAX_PLY))
 
 
 def plain_move(data: Any) -> dict[str, Any] | None:
@@ -98,7 +119,13 @@ def plain_move(data: Any) -> dict[str, Any] | None:
     comparisons instead of a schema; it accepts only bodies the schema accepts."""
     if type(data) is dict and len(data) == 2:
         move, ply = data.get("move"), data.get("ply")
-        if type(ply) is int and ply >= 0 and type(move) is str and len(move) <= MAX_MOVE_CHARS and not move.isspace() and move:
+        if (
+            type(ply) is int
+            and 0 <= ply <= MAX_PLY
+            and type(move) is str
+            and len(move) <= MAX_MOVE_CHARS
+            and _NOT_BLANK.search(move) is not None
+        ):
             return {"move": move, "ply": ply}
     return None
 

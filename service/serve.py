@@ -92,9 +92,16 @@ def _raise_open_files() -> None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (hard if hard != resource.RLIM_INFINITY else 65536, hard))
 
 
+def environment(base: dict[str, str]) -> dict[str, str]:
+    """The environment of the processes ``make run`` starts: ``base`` with its defaults."""
+    env = dict(base)
+    env.setdefault("LOG_FORMAT", "json")  # JSON lines under `make run` (service/requestlog.py)
+    return env
+
+
 def main() -> int:
     _raise_open_files()
-    env = dict(os.environ)
+    env = environment(dict(os.environ))
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
     server: embedded.EmbeddedRedis | None = None

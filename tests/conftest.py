@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import liveserver
 import openapi_check
 import pytest
 from flask import Flask
@@ -65,3 +66,11 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             by_operation.setdefault((method, path), []).append(status)
         for (method, path), statuses in sorted(by_operation.items()):
             terminalreporter.write_line(f"{method} {path}: {' '.join(statuses)}")
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real server (gunicorn and an embedded Redis) for the whole session: its base URL."""
+    # event streams end after a second, so that a client reading one (schemathesis) does not wait five minutes
+    with liveserver.serve(tmp_path_factory.mktemp("live"), EVENTS_LIFETIME_S="1") as base:
+        yield base

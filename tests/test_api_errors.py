@@ -53,7 +53,7 @@ def test_malformed_json_is_400(client: FlaskClient, what: str, raw: bytes) -> No
 @pytest.mark.parametrize("raw", [b"[" * 100_000, b'{"options": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"])
 def test_json_nested_beyond_the_parser_is_400_not_a_crash(client: FlaskClient, raw: bytes) -> None:
     err = error_of(client.post("/v1/games/catchup/new", data=raw, content_type=JSON), 400, "too_deeply_nested")
-    assert err["details"] is None
+    assert err["details"] == {"limit": 16}
 
 
 # -- 413 -------------------------------------------------------------------------

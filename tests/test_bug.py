@@ -562,17 +562,17 @@ def test_load_names_the_offending_field() -> None:
 def test_load_refuses_impossible_positions() -> None:
     ok = GAME.dump(setup(SEED, to_move=1))
     # Red to move in the seed's position cannot grow: the game would be over (R-B6)
-    _bad(ok, "state.status", to_move=0)
+    _bad(ok, "state.status", to_move=0, ply=ok["ply"] + 1)
     # ...and a finished 'stuck' game is won by the player who cannot grow
     _bad(ok, "state.winner", to_move=None, status="finished", winner=1, end="stuck")
     # a flag falls on the player to move, who cannot be stuck (the game would have ended)
-    _bad(ok, "state.end", to_move=None, status="finished", winner=1, end="flag")
+    _bad(ok, "state.end", to_move=None, status="finished", winner=1, end="flag", ply=ok["ply"] + 1)
     # the player who moved last has a piece (a grow leaves one)
     only_red = {"C3": 0, "A1": 0}
-    _bad(ok, "state.to_move", board=only_red, scores=[2, 0], largest=[1, 0], to_move=0)
+    _bad(ok, "state.to_move", board=only_red, scores=[2, 0], largest=[1, 0], to_move=0, ply=ok["ply"] + 1)
     # with eaters: all, no bug of the last mover can still eat (R-B8): Red's A1 could eat A2
     all_ok = GAME.dump(setup(ALL, eaters="all"))
-    _bad(all_ok, "state.to_move", to_move=1)
+    _bad(all_ok, "state.to_move", to_move=1 - all_ok["to_move"], ply=all_ok["ply"] + 1)
 
 
 def test_load_checks_the_blacken_phase() -> None:

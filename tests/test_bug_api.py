@@ -107,7 +107,8 @@ def test_seed_blue_b1_b3_eats_and_red_c2_must_continue_with_c3(client: FlaskClie
     #      X O . .
     #       X O O
     assert state["board"] == board(["A1", "C1", "D1", "E1"], ["A2", "B1", "B2", "B3", "D2", "E2", "E3"])
-    assert (state["to_move"], state["ply"], state["scores"], state["largest"]) == (0, 1, [4, 7], [3, 4])
+    # the set-up position had the ply of the shortest game to it: one grow per piece (13)
+    assert (state["to_move"], state["ply"], state["scores"], state["largest"]) == (0, 14, [4, 7], [3, 4])
 
     # "Red may now play on C2 ... there is only one choice, to C3"
     red_moves = legal(client, state)
@@ -182,7 +183,7 @@ def test_a_bad_state_is_422_naming_the_field(client: FlaskClient) -> None:
     state = new(client, position=SEED_POSITION, to_move=1)
     cases: list[tuple[dict[str, Any], str]] = [
         ({"board": {**state["board"], "F1": 0}}, "state.board.F1"),
-        ({"to_move": 0}, "state.status"),  # Red to move cannot grow: the game would be over
+        ({"to_move": 0, "ply": state["ply"] + 1}, "state.status"),  # Red to move cannot grow: the game would be over
         ({"scores": [7, 6]}, "state.scores"),
         ({"phase": "blacken"}, "state.phase"),
     ]

@@ -436,7 +436,7 @@ def test_default_side_is_5() -> None:
     assert GAME.new({}).board.side == 5
 
 
-@pytest.mark.parametrize("size", [2, 11, 0, "5", 5.0, True, None])
+@pytest.mark.parametrize("size", [2, 11, 0, "5", 5.5, True, None])
 def test_other_sizes_are_refused_naming_options_size(size: object) -> None:
     with pytest.raises(BadOptions) as err:
         GAME.new({"size": size})

@@ -265,7 +265,8 @@ def test_set_up_position_with_blocked_cells_to_move_and_bonus() -> None:
     data = GAME.dump(state)
     assert data["board"] == {"D4": 1, "E5": 0, "E6": 0}
     assert data["blocked"] == ["A1", "I5"]
-    assert (data["to_move"], data["bonus"], data["max_stones"], data["scores"], data["ply"]) == (1, True, 3, [2, 1], 0)
+    # the ply of the shortest game to the position: player 0's turns E5, E6 and player 1's D4
+    assert (data["to_move"], data["bonus"], data["max_stones"], data["scores"], data["ply"]) == (1, True, 3, [2, 1], 3)
     assert GAME.load(data) == state
     assert GAME.play(state, "A1").error.code == "blocked"  # type: ignore[union-attr]
 
@@ -281,7 +282,6 @@ def test_set_up_to_move_defaults_to_the_player_with_fewer_stones() -> None:
     [
         ({"position": {"Z9": 0}}, "options.position.Z9"),
         ({"position": {"E5": 3}}, "options.position.E5"),
-        ({"position": {"E5": 0.0}}, "options.position.E5"),
         ({"position": {"E5": 0}, "blocked": ["E5"]}, "options.position.E5"),
         ({"position": {"E5": 0, "e5": 1}}, "options.position.e5"),
         ({"blocked": "E5"}, "options.blocked"),
@@ -289,7 +289,6 @@ def test_set_up_to_move_defaults_to_the_player_with_fewer_stones() -> None:
         ({"position": []}, "options.position"),
         ({"to_move": 1}, "options.to_move"),  # an empty board: player 0 opens
         ({"to_move": 2}, "options.to_move"),
-        ({"position": {"E5": 0}, "to_move": 1.0}, "options.to_move"),
         ({"position": {"E5": 0}, "to_move": 0}, "options.to_move"),
         ({"position": {"A1": 1, "A2": 1, "A3": 1, "A4": 1}}, "options.position"),
         ({"bonus": True}, "options.bonus"),  # the first turn places one stone
@@ -333,3 +332,67 @@ def test_counts_feasible_matches_an_enumeration_of_turns(variant: str) -> None:
         for c1 in range(12):
             for p in (0, 1):
                 assert counts_feasible(variant, c0, c1, p) == ((c0, c1, p) in reached), (c0, c1, p)
+
+
+def test_options_take_whole_numbers_written_with_a_point() -> None:
+    """JSON Schema (so the spec) counts 5.0 as the integer 5: options read it so; a state, read strictly, does not."""
+    state = GAME.new({"size": 5.0, "position": {"E5": 0.0, "D4": 1.0}, "to_move": 0.0})
+    data = GAME.dump(state)
+    assert (data["options"]["size"], data["board"], data["to_move"]) == (5, {"D4": 1, "E5": 0}, 0)
+    with pytest.raises(BadState) as e:
+        GAME.load({**data, "ply": float(data["ply"])})
+    assert e.value.field == "state.ply"
+
+
+@pytest.mark.parametrize(
+    ("board", "to_move", "plies"),
+    [
+        ({}, 0, (0, 0)),
+        ({"E5": 0}, 1, (1, 1)),
+        ({"E5": 0, "D4": 1, "D5": 1}, 0, (2, 2)),  # 1, then 2
+        ({"E5": 0, "D4": 1, "D5": 1, "A1": 0, "A2": 0, "A3": 0}, 1, (3, 5)),  # 1+3 or 1+1+1+1 against 2 or 1+1
+    ],
+)
+def test_ply_lies_between_the_fewest_turns_and_one_per_stone(board: dict[str, int], to_move: int, plies: tuple[int, int]) -> None:
+    """R-C1: a ply is a turn; the stones bound it (ply_range), and a set-up position starts at the least."""
+    from engine.catchup import ply_range
+
+    c0 = sum(1 for v in board.values() if v == 0)
+    c1 = len(board) - c0
+    assert ply_range("standard", c0, c1, to_move) == plies
+    options: dict[str, Any] = {"position": board, "to_move": to_move}
+    data = GAME.dump(GAME.new(options))
+    assert data["ply"] == plies[0]
+    lo, hi = plies
+    for ply in range(0, hi + 4):
+        changed = {**data, "ply": ply}
+        if lo <= ply <= hi and ply % 2 == to_move:
+            assert GAME.load(changed).ply == ply
+        else:
+            with pytest.raises(BadState) as e:
+                GAME.load(changed)
+            assert e.value.field == ("state.to_move" if ply % 2 != to_move else "state.ply")
+
+
+def test_an_edited_to_move_cannot_let_a_player_move_twice() -> None:
+    """The trial's hole: C3 then B2 B3, and player 1 edits to_move to move again.  The
+    stone counts alone allowed it (1 against 2 fits either player to move); the ply's
+    parity does not: turns alternate from player 0."""
+    state = GAME.play(GAME.play(GAME.new({"size": 3}), "C3").state, "B2 B3").state
+    data = GAME.dump(state)
+    assert (data["ply"], data["to_move"]) == (2, 0)
+    with pytest.raises(BadState) as e:
+        GAME.load({**data, "to_move": 1, "bonus": False, "max_stones": 2})
+    assert e.value.field == "state.to_move"
+    # editing the ply along with it describes another game, one the stones rule out
+    with pytest.raises(BadState) as e:
+        GAME.load({**data, "to_move": 1, "ply": 3, "bonus": False, "max_stones": 2})
+    assert e.value.field == "state.to_move"
+
+
+def test_huge_and_impossible_plies_are_refused() -> None:
+    one = GAME.dump(GAME.play(GAME.new({"size": 3}), "C3").state)
+    for ply, field in ((57, "state.ply"), (10**30, "state.ply"), (-1, "state.ply"), (True, "state.ply")):
+        with pytest.raises(BadState) as e:
+            GAME.load({**one, "ply": ply})
+        assert e.value.field == field, ply

@@ -18,7 +18,7 @@ from openapi_check import METHODS, SPEC_FILE, SpecChecker, escape, flask_rule_to
 from openapi_spec_validator import validate as validate_spec
 
 from engine.registry import GAMES
-from service import openapi
+from service import create_app, openapi
 
 JSON = "application/json"
 
@@ -29,11 +29,15 @@ def test_spec_is_valid_openapi_3_1(spec: dict[str, Any]) -> None:
 
 
 def app_operations(app: Flask) -> set[tuple[str, str]]:
+    """Every (path, method) the app serves, a ``<game>`` route once per game (the
+    spec ties each body to its game, so it writes those paths once per game)."""
     out = set()
     for rule in app.url_map.iter_rules():
         for method in rule.methods or ():
             if method not in ("HEAD", "OPTIONS"):
-                out.add((flask_rule_to_template(rule.rule), method))
+                template = flask_rule_to_template(rule.rule)
+                paths = [template.replace("{game}", name) for name in GAMES] if "{game}" in template else [template]
+                out.update((path, method) for path in paths)
     return out
 
 
@@ -46,6 +50,32 @@ def test_app_routes_equal_spec_paths(app: Flask, spec: dict[str, Any]) -> None:
     documented = spec_operations(spec)
     assert routes - documented == set(), "routes the spec does not describe"
     assert documented - routes == set(), "spec paths the app does not serve"
+
+
+def test_every_stateless_operation_is_written_once_per_game(spec: dict[str, Any]) -> None:
+    """No template path for the games: a body is tied to its game by its path, so
+    a Crystal state sent to /v1/games/catchup/play is not schema-valid."""
+    assert not [p for p in spec["paths"] if "{game}" in p]
+    for name in GAMES:
+        prefix = name.capitalize()
+        op = spec["paths"][f"/v1/games/{name}/play"]["post"]
+        assert op["operationId"] == f"{name}Play" and op["tags"] == [name]
+        body = op["requestBody"]["content"][JSON]["schema"]
+        assert body == {"$ref": f"#/components/schemas/{prefix}PlayRequest"}
+        state = spec["components"]["schemas"][f"{prefix}PlayRequest"]["properties"]["state"]
+        assert state == {"$ref": f"#/components/schemas/{prefix}State"}
+    checker = SpecChecker(spec)
+    crystal = GAMES["crystal"].dump(GAMES["crystal"].new({"seed": "x"}))
+    assert checker.validate("/components/schemas/CatchupPlayRequest", {"state": crystal, "move": "C3"})
+    assert not checker.validate("/components/schemas/CrystalPlayRequest", {"state": crystal, "move": "first"})
+
+
+def test_concrete_paths_win_over_templates() -> None:
+    """OpenAPI matches concrete paths before templated ones; so does the checker."""
+    checker = SpecChecker({"paths": {"/v1/{a}/play": {}, "/v1/games/{game}/play": {}, "/v1/games/catchup/play": {}}})
+    assert checker.template_for("/v1/games/catchup/play") == "/v1/games/catchup/play"
+    assert checker.template_for("/v1/games/bug/play") == "/v1/games/{game}/play"
+    assert checker.template_for("/v1/other/play") == "/v1/{a}/play"
 
 
 def test_flask_rules_become_openapi_templates() -> None:
@@ -181,35 +211,54 @@ def test_every_game_answers_in_its_documented_state_schema(client: FlaskClient, 
         assert replay["state"] == state
 
 
+def _first_move(name: str, state: dict[str, Any]) -> str:
+    move: str = GAMES[name].legal_moves(GAMES[name].load(state)).moves[0]
+    if name == "crystal" and state["phase"] == "shift":
+        move = ", ".join([move] * state["shifts_due"])
+    return move
+
+
 def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_checker: SpecChecker, monkeypatch: Any) -> None:
-    state = _new_state(client)
-    bodies = {
-        "new": {"options": {"size": 3}},
-        "play": {"state": state, "move": "C3"},
-        "legal-moves": {"state": state},
-        "replay": {"options": {"size": 3}, "moves": ["C3"]},
-    }
-    for what, body in bodies.items():
-        path = f"/v1/games/catchup/{what}"
-        assert client.post(path, json=body).status_code == 200
-        assert client.post(path, data="{", content_type=JSON).status_code == 400
-        assert client.post(f"/v1/games/chess/{what}", json=body).status_code == 404
-        assert client.get(path).status_code == 405
-        assert client.post(path, data=b" " * (300 * 1024), content_type=JSON).status_code == 413
-        assert client.post(path, data="{}", content_type="text/plain").status_code == 415
-        assert client.post(path, json={"nonsense": 1}).status_code == 422
+    limited = create_app({"TESTING": True, "RATE_LIMIT": "1/hour"})
+    limited.test_client_class = type(client)
+    flooded = limited.test_client()
+    for number, name in enumerate(GAMES):
+        options: dict[str, Any] = {"seed": "spec"} if name == "crystal" else {}
+        state = client.post(f"/v1/games/{name}/new", json={"options": options}).get_json()["state"]
+        bodies = {
+            "new": {"options": options},
+            "play": {"state": state, "move": _first_move(name, state)},
+            "legal-moves": {"state": state},
+            "replay": {"options": options, "moves": []},
+        }
+        for what, body in bodies.items():
+            path = f"/v1/games/{name}/{what}"
+            assert client.post(path, json=body).status_code == 200
+            assert client.post(path, data="{", content_type=JSON).status_code == 400
+            assert client.get(path).status_code == 405
+            assert client.post(path, data=b" " * (300 * 1024), content_type=JSON).status_code == 413
+            assert client.post(path, data="{}", content_type="text/plain").status_code == 415
+            assert client.post(path, json={"nonsense": 1}).status_code == 422
+            addr = {"REMOTE_ADDR": f"10.9.{number}.{len(what)}"}
+            assert flooded.post(path, json=body, environ_base=addr).status_code == 200
+            assert flooded.post(path, json=body, environ_base=addr).status_code == 429
+        assert client.post(f"/v1/games/chess/{name}", json={}).status_code == 404  # no such address: the error shape
     assert client.get("/v1/games").status_code == 200
     assert client.post("/v1/games").status_code == 405
+    assert flooded.get("/v1/games", environ_base={"REMOTE_ADDR": "10.9.9.9"}).status_code == 200
+    assert flooded.get("/v1/games", environ_base={"REMOTE_ADDR": "10.9.9.9"}).status_code == 429
 
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("boom")
 
-    for name in GAMES.values():
+    for game in GAMES.values():
         for method in ("describe", "new", "load", "replay"):
-            monkeypatch.setattr(name, method, fail)
+            monkeypatch.setattr(game, method, fail)
     assert client.get("/v1/games").status_code == 500
-    for what, body in bodies.items():
-        assert client.post(f"/v1/games/catchup/{what}", json=body).status_code == 500
+    broken = {"new": {}, "play": {"state": {}, "move": "x"}, "legal-moves": {"state": {}}, "replay": {"moves": []}}
+    for name in GAMES:
+        for what, body in broken.items():
+            assert client.post(f"/v1/games/{name}/{what}", json=body).status_code == 500
 
     stateless = {(p, m, s) for p, m, s in spec_checker.documented() if p.startswith("/v1/games")}
     assert stateless - spec_checker.checked == set()
@@ -239,8 +288,10 @@ def test_every_game_is_fully_described_by_its_declarations(spec: dict[str, Any],
     schemas = spec["components"]["schemas"]
     prefix = name.capitalize()
     assert set(schemas[f"{prefix}Options"]["properties"]) == {opt.name for opt in game.options}
-    assert {"$ref": f"#/components/schemas/{prefix}Options"} in schemas["Options"]["anyOf"]
+    assert schemas[f"{prefix}MatchCreate"]["properties"]["options"] == {"$ref": f"#/components/schemas/{prefix}Options"}
+    assert schemas["MatchCreate"]["discriminator"]["mapping"][name] == f"#/components/schemas/{prefix}MatchCreate"
     assert schemas["State"]["discriminator"]["mapping"][name] == f"#/components/schemas/{prefix}State"
+    assert set(schemas[f"{prefix}End"]["enum"]) == set(game.ends)
     assert name in schemas["GameName"]["enum"]
     assert set(game.presets) <= set(schemas["PresetName"]["enum"])
     described = game.describe()
@@ -251,3 +302,17 @@ def test_every_game_is_fully_described_by_its_declarations(spec: dict[str, Any],
     dumped = game.dump(game.new({"seed": "spec"} if name == "crystal" else {}))
     checker = SpecChecker(spec)
     assert checker.validate(f"/components/schemas/{prefix}State", dumped) == []
+
+
+def test_a_blank_move_is_blank_to_the_spec_and_to_the_service_alike(spec: dict[str, Any], client: FlaskClient) -> None:
+    """JSON Schema's white space is ECMA-262's: "\\x1c" is not blank there (it is to Python's
+    str.isspace), so the service judges it as a move instead of refusing the body."""
+    from service.schemas import NOT_BLANK
+
+    assert spec["components"]["schemas"]["Move"]["oneOf"][0]["pattern"] == NOT_BLANK
+    state = _new_state(client)
+    resp = client.post("/v1/games/catchup/play", json={"state": state, "move": "\x1c"})
+    assert resp.status_code == 200 and resp.get_json()["legal"] is False
+    for blank in (" ", "\u3000\t", "\ufeff"):
+        resp = client.post("/v1/games/catchup/play", json={"state": state, "move": blank})
+        assert resp.status_code == 422 and resp.get_json()["error"]["details"]["field"] == "move"

@@ -17,7 +17,7 @@ def test_catchup_diagram_in_the_seeds_layout() -> None:
     # The position of tests/test_catchup.py after seed 000's worked example, with row letters.
     _, events, state = catchup_worked_example()[3]
     assert views.text(state, events=events) == (
-        "Catchup (standard), side 5, ply 4\n"
+        "Catchup (standard), side 5, ply 10\n"
         "A     X X . . O\n"
         "B    . X X X X .\n"
         "C   X . . . . . O\n"
@@ -39,7 +39,7 @@ def test_catchup_diagram_in_the_seeds_layout() -> None:
 def test_bug_diagram_with_coordinates() -> None:
     _, events, state = bug_seed_example()[0]
     assert views.text(state, events=events, coords=True) == (
-        "Bug (genius), side 3, ply 1\n"
+        "Bug (genius), side 3, ply 14\n"
         "A      X   O  A3\n"
         "B    o   O   o  B4\n"
         "C  X  C2  C3  C4  C5\n"
@@ -135,13 +135,13 @@ def test_forum_post() -> None:
     before, events, after = catchup_worked_example()[1]
     post = views.post(after, events=events, before=before, png_url="https://example.org/b.png", clock=CLOCK)
     assert post == (
-        "**Catchup, ply 2: Blue plays D7 F8**\n"
+        "**Catchup, ply 8: Blue plays D7 F8**\n"
         "\n"
         "- Blue places D7 and F8.\n"
         "- Blue's score rises from 2 to 4.\n"
         "- Blue is leading (4 against Red's 4), so Red may place up to three stones next turn (R-C3).\n"
         "\n"
-        "![Catchup (standard), side 5, ply 2](<https://example.org/b.png>)\n"
+        "![Catchup (standard), side 5, ply 8](<https://example.org/b.png>)\n"
         "\n"
         "```text\n"
         "A     X X . . O\n"

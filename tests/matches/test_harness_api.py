@@ -200,5 +200,7 @@ def test_umpire_lists_and_aborts_matches(client: FlaskClient, new_match: NewMatc
 
 def test_listing_and_abort_are_off_without_an_admin_token(client: FlaskClient, new_match: NewMatch) -> None:
     m = new_match("catchup", {"size": 3})
-    assert client.get("/v1/matches").json["error"]["code"] == "admin_disabled"
-    assert client.post(f"/v1/matches/{m.id}/abort").status_code == 403
+    anything = {"Authorization": "Bearer guess"}
+    assert client.get("/v1/matches", headers=anything).json["error"]["code"] == "admin_disabled"
+    assert client.post(f"/v1/matches/{m.id}/abort", headers=anything).status_code == 403
+    assert client.get("/v1/matches").status_code == 401  # no token at all

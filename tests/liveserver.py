@@ -1,0 +1,74 @@
+"""A real server for the contract tests: ``python -m service.serve`` (gunicorn,
+an embedded Redis in a temporary folder, no sweeper) on a free port of
+127.0.0.1, stopped by its own process handle at the end.
+
+tests/conftest.py's session fixture ``live_server`` starts one for the whole
+run; schemathesis (tests/test_schemathesis.py) and the generated clients
+(tests/test_clients.py) talk to it over HTTP.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextmanager
+def serve(folder: Path, **env: str) -> Iterator[str]:
+    """The base URL of a server running with ``env`` on top of the environment."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    settings = {
+        **os.environ,
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "DATA_DIR": str(folder / "data"),
+        "SWEEPER": "0",
+        "WEB_CONCURRENCY": "1",
+        "THREADS": "8",
+        "ACCESS_LOG": "",
+        "LOG_FORMAT": "json",
+        **env,
+    }
+    settings.pop("REDIS_URL", None)
+    log_path = folder / "server.log"
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "service.serve"], cwd=ROOT, env=settings, stdout=log, stderr=subprocess.STDOUT
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{base}/v1/health", timeout=1) as resp:
+                        if resp.status == 200:
+                            break
+                except OSError:
+                    pass
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"the server did not start:\n{log_path.read_text(errors='replace')}")
+                time.sleep(0.1)
+            yield base
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
