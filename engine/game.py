@@ -147,6 +147,13 @@ class Game(ABC, Generic[S, M]):
     # (API.md "Reading a state"); openapi.yaml is generated from it.
     state_schema: ClassVar[Json]
     schemas: ClassVar[dict[str, Json]] = {}  # named JSON Schemas the game's options and state refer to
+    # The rulings a move error cites (MoveError.rule) when no more precise one
+    # applies: what a turn is (a step no legal move takes, a pass), and how the
+    # game ends (a move after the end).
+    move_rule: ClassVar[str]
+    end_rule: ClassVar[str]
+    # What a turn must do, for the sentence refusing "pass" (code no_pass).
+    turn_needs: ClassVar[str]
 
     # -- options -------------------------------------------------------------------
 
@@ -259,7 +266,7 @@ class Game(ABC, Generic[S, M]):
         walks the complete legal moves; a game whose list gives single steps
         (Catchup's cells, Crystal's first shift) overrides it."""
         if self.is_over(state):
-            raise IllegalMove("game_over", "The game is over: no more moves can be played.")
+            raise self.game_over()
         moves = [self.split_move(m) for m in self.legal_moves(state).moves]
         written: list[str] = []
         for i, raw in enumerate(prefix):
@@ -280,7 +287,21 @@ class Game(ABC, Generic[S, M]):
         err = verdict.error
         if isinstance(err, MoveError) and (err.step is None or err.step <= i):
             return err
-        return IllegalMove("bad_step", f"No legal move goes on with {prefix[i].strip()!r} here.", step=i)
+        return IllegalMove("bad_step", f"No legal move goes on with {prefix[i].strip()!r} here.", step=i, rule=self.move_rule)
+
+    def game_over(self) -> IllegalMove:
+        """The answer to any move once the game has ended."""
+        return IllegalMove("game_over", "The game is over: no more moves can be played.", rule=self.end_rule)
+
+    def is_pass(self, text: MoveInput) -> bool:
+        """Is ``text`` the word ``pass`` (as text, or as a one-step list)?  No
+        game allows passing (R-C1, R-B3, R-X2, R-E1, R-E2); it gets a plain answer."""
+        if isinstance(text, str):
+            return text.strip().casefold() == "pass"
+        return len(text) == 1 and isinstance(text[0], str) and text[0].strip().casefold() == "pass"
+
+    def no_pass(self) -> IllegalMove:
+        return IllegalMove("no_pass", f"Passing is not allowed in {self.title}: {self.turn_needs}.", rule=self.move_rule)
 
     def state_head(self, state: S, version: int, options: Json) -> Json:
         """The fields every state starts with (API.md "Reading a state"), in
@@ -336,7 +357,7 @@ class Game(ABC, Generic[S, M]):
         """``player`` resigns: the game is finished, the opponent wins (R-T1:
         either seat may resign at any time).  The state records why it ended."""
         if state.to_move is None:
-            raise IllegalMove("game_over", "The game is over: nobody can resign.")
+            raise IllegalMove("game_over", "The game is over: nobody can resign.", rule="R-T1")
         if player not in (0, 1):
             raise ValueError("player must be 0 or 1")
         winner = 1 - player
@@ -350,7 +371,7 @@ class Game(ABC, Generic[S, M]):
         player loses.  Crystal Connector overrides this (R-X6: the turn passes)."""
         p = state.to_move
         if p is None:
-            raise IllegalMove("game_over", "The game is over: nobody can flag.")
+            raise IllegalMove("game_over", "The game is over: nobody can flag.", rule="R-T1")
         return self._finished(state, 1 - p, "flag"), [
             {"type": "flag", "player": p},
             {"type": "end", "winner": 1 - p, "end": "flag"},
@@ -389,8 +410,9 @@ class Game(ABC, Generic[S, M]):
     def play(self, state: S, text: MoveInput) -> Verdict[S]:
         """Parse, check and apply one move; an illegal move is an answer."""
         if self.is_over(state):
-            err: EngineError = IllegalMove("game_over", "The game is over: no more moves can be played.")
-            return Verdict(False, state, error=err)
+            return Verdict(False, state, error=self.game_over())
+        if self.is_pass(text):
+            return Verdict(False, state, error=self.no_pass())
         try:
             move = self.parse(state, text)
             new_state, events = self.apply(state, move)
@@ -429,7 +451,9 @@ class Game(ABC, Generic[S, M]):
         if not words or words[0] not in RESERVED:
             return self.play(state, text)
         if self.is_over(state):
-            err: EngineError = IllegalMove("game_over", f"The game is over: '{' '.join(words)}' cannot follow its end.")
+            err: EngineError = IllegalMove(
+                "game_over", f"The game is over: '{' '.join(words)}' cannot follow its end.", rule=self.end_rule
+            )
             return Verdict(False, state, error=err)
         try:
             if words == ["timeout"]:
@@ -437,7 +461,9 @@ class Game(ABC, Generic[S, M]):
             elif words[0] == "resign" and len(words) == 2 and words[1] in ("0", "1"):
                 new_state, events = self.resign(state, int(words[1]))
             else:
-                raise InvalidMove("A record writes a time-out as 'timeout' and a resignation as 'resign 0' or 'resign 1'.")
+                raise InvalidMove(
+                    "A record writes a time-out as 'timeout' and a resignation as 'resign 0' or 'resign 1'.", rule="R-T1"
+                )
         except (InvalidMove, IllegalMove) as e:
             return Verdict(False, state, error=e)
         return Verdict(True, new_state, " ".join(words), events)

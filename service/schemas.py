@@ -116,11 +116,13 @@ def verdict_json(
 
 
 class MoveErrorBody(Schema):
-    """Why a move is illegal: a stable code, one sentence, the first wrong step."""
+    """Why a move is illegal: a stable code, one sentence, the first wrong step,
+    the ruling broken (RULES.md ``R-..``)."""
 
     code = fields.String(required=True)
     message = fields.String(required=True)
     step = fields.Integer()
+    rule = fields.String()
 
 
 class VerdictResponse(Schema):

@@ -76,7 +76,7 @@ class LocalMatches:
         if not verdict.legal:
             assert verdict.error is not None
             err = verdict.error.to_json()
-            error = {"code": err.get("code"), "message": err.get("message"), "step": err.get("step")}
+            error = {"code": err.get("code"), "message": err.get("message"), "step": err.get("step"), "rule": err.get("rule")}
             self._resign(m, seat)
             return MoveOutcome("illegal", m.dumped, None, [], error)
         m.state = verdict.state
