@@ -123,12 +123,17 @@ class Steps:
 
 @dataclass(frozen=True)
 class Replay(Generic[S]):
-    """Result of playing a recorded game from its options."""
+    """Result of playing a recorded game from its options.  ``before``,
+    ``move`` and ``events`` are those of the last entry applied (the one that
+    reached ``state``; none when nothing was), for whoever announces it."""
 
     valid: bool
     plies: int
     state: S
     first_illegal: tuple[int, EngineError] | None = None
+    before: S | None = None
+    move: str | None = None
+    events: list[Json] = field(default_factory=list)
 
 
 class Game(ABC, Generic[S, M]):
@@ -427,13 +432,23 @@ class Game(ABC, Generic[S, M]):
         entries (see :meth:`record_step`): ``timeout`` and ``resign 0`` /
         ``resign 1``."""
         state = self.new(options)
+        last: Verdict[S] | None = None
+        before: S | None = None
         for i, text in enumerate(moves):
             verdict = self.record_step(state, text)
             if not verdict.legal:
                 assert verdict.error is not None
-                return Replay(False, i, state, (i, verdict.error))
-            state = verdict.state
-        return Replay(True, len(moves), state)
+                return self._replayed(False, i, state, (i, verdict.error), before, last)
+            before, last, state = state, verdict, verdict.state
+        return self._replayed(True, len(moves), state, None, before, last)
+
+    @staticmethod
+    def _replayed(
+        valid: bool, plies: int, state: S, first: tuple[int, EngineError] | None, before: S | None, last: Verdict[S] | None
+    ) -> Replay[S]:
+        if last is None:
+            return Replay(valid, plies, state, first)
+        return Replay(valid, plies, state, first, before, last.move, last.events)
 
     def record_step(self, state: S, text: MoveInput) -> Verdict[S]:
         """One entry of a game record: a move, or one of the reserved entries

@@ -36,6 +36,7 @@ from engine.errors import BadOptions
 from engine.registry import GAMES, PRESETS, get_game
 from service import referee, schemas
 from service.errors import ApiError, error_response
+from service.history import not_found
 from service.http import json_body
 from service.referee import Live, Meta
 from service.store import Conflict, Gone, Store, make_client
@@ -166,15 +167,11 @@ def json_text(status: int, text: str, replayed: bool = False) -> Response:
     return resp
 
 
-def _not_found(match_id: str) -> ApiError:
-    return ApiError(404, "match_not_found", f"There is no match '{match_id}' (never created, or expired).")
-
-
 def _read(store: Store, match_id: str, answer_fields: list[str] | None = None) -> Settled:
     try:
         return settled(store, match_id, answer_fields or [])
     except Gone:
-        raise _not_found(match_id) from None
+        raise not_found(match_id) from None
 
 
 def _seat(meta: Meta) -> int:
@@ -343,7 +340,7 @@ def _change(
         except Conflict:
             continue  # someone changed the match meanwhile: judge again on what is there now
         except Gone:
-            raise _not_found(match_id) from None
+            raise not_found(match_id) from None
         if change.position is not None:
             get_positions().put(match_id, str(rev), change.position)
         return json_text(200, change.answer)

@@ -301,26 +301,40 @@ def record_text(game: AnyGame, meta: Meta, live: Live, entries: list[Mapping[str
         "",
     ]
     n = 0
-
-    def step(text: str, comment: str) -> None:
-        nonlocal n
-        n += 1
-        lines.append(f"{n}. {text} {{{comment}}}")
-
     for e in entries:
+        text = record_step(e)
         seat, kind = e["seat"], e["kind"]
+        if text is None:
+            lines.append(f"{{seat {seat} flagged at {e['at']}: the opponent may move for them (R-X6)}}")
+            continue
         if kind == "move":
             who = f"seat {seat}" if e["by"] == seat else f"seat {e['by']} for seat {seat} (R-X6)"
-            step(e["move"], f"{who}, {e['used_s']:g} s, bank {e['bank_left_s']:g} s, {e['at']}")
-        elif kind == "flag" and any(ev.get("proxy") for ev in e["events"]):
-            lines.append(f"{{seat {seat} flagged at {e['at']}: the opponent may move for them (R-X6)}}")
+            comment = f"{who}, {e['used_s']:g} s, bank {e['bank_left_s']:g} s, {e['at']}"
         elif kind == "flag":  # R-T1: the game's timeout ended it
-            step("timeout", f"seat {seat} flagged at {e['at']}: loses")
+            comment = f"seat {seat} flagged at {e['at']}: loses"
         elif kind == "pass" and e["move"]:  # Crystal's draft: the default choice, a move like any other (R-X6)
-            step(e["move"], f"seat {seat} timed out: the default choice (R-X6), {e['at']}")
+            comment = f"seat {seat} timed out: the default choice (R-X6), {e['at']}"
         elif kind == "pass":  # the proxy window lapsed unused: the game's timeout
             then = "loses" if game.flag_rule == "loses" else "the turn passes with no move and is scored (R-X6)"
-            step("timeout", f"seat {seat}'s proxy window ended unused at {e['at']}: {then}")
+            comment = f"seat {seat}'s proxy window ended unused at {e['at']}: {then}"
         else:
-            step(f"resign {seat}", f"seat {seat} resigned at {e['at']}")
+            comment = f"seat {seat} resigned at {e['at']}"
+        n += 1
+        lines.append(f"{n}. {text} {{{comment}}}")
     return "\n".join(lines) + "\n"
+
+
+def record_step(entry: Mapping[str, Any]) -> str | None:
+    """What a record entry is in a replayable game record (``Game.replay``):
+    the move; ``timeout`` where the game's timeout was applied (a flag that
+    loses, a lapsed R-X6 proxy window); ``resign <seat>``; or None for a flag
+    that only opened a proxy window and changed nothing."""
+    kind = entry["kind"]
+    if kind == "move":
+        move: str = entry["move"]
+        return move
+    if kind == "flag":
+        return None if any(ev.get("proxy") for ev in entry["events"]) else "timeout"
+    if kind == "pass":
+        return str(entry["move"]) if entry["move"] else "timeout"
+    return f"resign {entry['seat']}"

@@ -56,11 +56,52 @@ class PlayRequest(Schema):
 class LegalMovesRequest(Schema):
     state = _object(required=True)
     limit = fields.Integer(strict=True, load_default=None, allow_none=True, validate=validate.Range(min=1, max=100000))
+    # A move begun step by step (Game.next_steps): with it, the answer is the steps that may follow.
+    prefix = fields.List(
+        fields.String(validate=validate.Length(max=MAX_MOVE_CHARS)),
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(max=MAX_MOVE_STEPS),
+    )
 
 
 class ReplayRequest(Schema):
     options = _object(load_default=dict)
     moves = fields.List(MoveField(), required=True, validate=validate.Length(max=MAX_MOVES))
+
+
+PALETTES = ("default", "colorblind", "print")  # views.PALETTES; a test checks they agree
+FORMATS = ("svg", "png", "text")
+MIN_WIDTH, MAX_WIDTH = 16, 8192  # views.raster's bounds
+
+
+class Drawing(Schema):
+    """How to draw a position (views.svg/png/text): palette, each cell's name,
+    the players' names, the PNG's width; what led to it (``events``, or
+    ``before`` and ``move``, from which the service works them out); a
+    managed match's ``clock``."""
+
+    palette = fields.String(load_default="default", validate=validate.OneOf(PALETTES))
+    coords = fields.Boolean(load_default=False)
+    names = fields.List(
+        fields.String(validate=validate.Length(min=1, max=60)), load_default=None, validate=validate.Length(equal=2)
+    )
+    events = fields.List(_object(), load_default=None, validate=validate.Length(max=MAX_MOVE_STEPS))
+    before = _object(load_default=None)
+    move = MoveField(load_default=None)
+    clock = _object(load_default=None)
+
+
+class RenderRequest(Drawing):
+    state = _object(required=True)
+    format = fields.String(load_default="svg", validate=validate.OneOf(FORMATS))
+    width = fields.Integer(strict=True, load_default=None, validate=validate.Range(min=MIN_WIDTH, max=MAX_WIDTH))
+
+
+class PostRequest(Drawing):
+    state = _object(required=True)
+    png_url = fields.Url(load_default=None, schemes={"http", "https"})
+    ply = fields.Integer(strict=True, load_default=None, validate=validate.Range(min=0))
 
 
 class ClockField(fields.Field[Any]):
@@ -133,6 +174,7 @@ class VerdictResponse(Schema):
     error = fields.Nested(MoveErrorBody)
     state = _object(required=True)
     events = fields.List(_object())
+    announcements = fields.List(fields.String())
 
 
 class StateResponse(Schema):
@@ -147,6 +189,17 @@ class LegalMovesResponse(Schema):
     truncated = fields.Boolean(required=True)
 
 
+class StepsResponse(Schema):
+    """``legal-moves`` with a ``prefix``: the steps that may follow it (Game.next_steps)."""
+
+    prefix = fields.List(fields.String(), required=True)
+    steps = fields.List(fields.String(), required=True)
+    count = fields.Integer(required=True)
+    complete = fields.Boolean(required=True)
+    move = fields.String(allow_none=True, required=True)
+    error = fields.Nested(MoveErrorBody)
+
+
 class FirstIllegal(Schema):
     index = fields.Integer(required=True)
     error = fields.Nested(MoveErrorBody, required=True)
@@ -157,6 +210,8 @@ class ReplayResponse(Schema):
     plies = fields.Integer(required=True)
     first_illegal = fields.Nested(FirstIllegal, allow_none=True, required=True)
     state = _object(required=True)
+    move = fields.String(allow_none=True, required=True)
+    announcements = fields.List(fields.String(), required=True)
 
 
 class GamesResponse(Schema):
@@ -190,6 +245,9 @@ match_create_request = MatchCreateRequest()
 match_move_request = MatchMoveRequest()
 play_request = PlayRequest()
 legal_moves_request = LegalMovesRequest()
+render_request = RenderRequest()
+post_request = PostRequest()
+steps_response = StepsResponse()
 replay_request = ReplayRequest()
 verdict_response = VerdictResponse()
 state_response = StateResponse()

@@ -124,18 +124,22 @@ def test_checker_rejects_an_answer_that_breaks_the_spec(client: FlaskClient, spe
 def test_legal_verdict_needs_the_move_and_an_illegal_one_the_error(spec_checker: SpecChecker, client: FlaskClient) -> None:
     state = _new_state(client)
     path = "/v1/games/catchup/play"
-    spec_checker.check("POST", path, 200, JSON, {"legal": True, "move": "C3", "state": state, "events": []})
-    spec_checker.check(
-        "POST", path, 200, JSON, {"legal": False, "error": {"code": "occupied", "message": "m"}, "state": state, "events": []}
-    )
-    with pytest.raises(AssertionError):  # an illegal move has no events
-        spec_checker.check(
-            "POST", path, 200, JSON, {"legal": False, "error": {"code": "x", "message": "m"}, "state": state, "events": [{}]}
-        )
-    with pytest.raises(AssertionError):
-        spec_checker.check("POST", path, 200, JSON, {"legal": True, "state": state, "events": []})
-    with pytest.raises(AssertionError):
-        spec_checker.check("POST", path, 200, JSON, {"legal": False, "state": state})
+    said = {"announcements": ["Red places C3."]}
+    spec_checker.check("POST", path, 200, JSON, {"legal": True, "move": "C3", "state": state, "events": [], **said})
+    error = {"code": "occupied", "message": "m", "step": 1, "rule": "R-C1"}
+    illegal = {"legal": False, "error": error, "state": state, "events": [], "announcements": []}
+    spec_checker.check("POST", path, 200, JSON, illegal)
+    for broken in (
+        {**illegal, "events": [{}]},  # an illegal move has no events
+        {**illegal, "announcements": ["Red places C3."]},  # ... and nothing to announce
+        {**illegal, "error": {**error, "message": "C3 is already occupied (R-C1)."}},  # the ruling is `rule`, not in the sentence
+        {**illegal, "error": {**error, "rule": "C1"}},
+        {"legal": True, "state": state, "events": [], **said},
+        {"legal": True, "move": "C3", "state": state, "events": []},  # no announcements
+        {"legal": False, "state": state},
+    ):
+        with pytest.raises(AssertionError):
+            spec_checker.check("POST", path, 200, JSON, broken)
 
 
 # -- every documented answer of the stateless paths is produced and checked ----
@@ -188,6 +192,8 @@ def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_
         "play": {"state": state, "move": "C3"},
         "legal-moves": {"state": state},
         "replay": {"options": {"size": 3}, "moves": ["C3"]},
+        "render": {"state": state, "format": "svg"},
+        "post": {"state": state},
     }
     for what, body in bodies.items():
         path = f"/v1/games/catchup/{what}"
@@ -200,6 +206,10 @@ def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_
         assert client.post(path, json={"nonsense": 1}).status_code == 422
     assert client.get("/v1/games").status_code == 200
     assert client.post("/v1/games").status_code == 405
+    assert client.get("/v1/games/catchup/board?size=4").status_code == 200
+    assert client.get("/v1/games/chess/board").status_code == 404
+    assert client.get("/v1/games/catchup/board?size=99").status_code == 422
+    assert client.post("/v1/games/catchup/board").status_code == 405
 
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("boom")
@@ -210,6 +220,7 @@ def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_
     assert client.get("/v1/games").status_code == 500
     for what, body in bodies.items():
         assert client.post(f"/v1/games/catchup/{what}", json=body).status_code == 500
+    assert client.get("/v1/games/catchup/board").status_code == 500
 
     stateless = {(p, m, s) for p, m, s in spec_checker.documented() if p.startswith("/v1/games")}
     assert stateless - spec_checker.checked == set()
