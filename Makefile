@@ -13,7 +13,7 @@ HASH    := $(shell cksum < pyproject.toml | cut -d' ' -f1)
 RUNTIME := $(VENV)/.installed-run-$(HASH)
 DEV     := $(VENV)/.installed-dev-$(HASH)
 
-.PHONY: run test install lint typecheck hadolint unit bench openapi golden clean
+.PHONY: run test install lint typecheck hadolint browser unit bench openapi golden clean
 
 $(BIN)/python:
 	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "Python 3.11 or later is needed (PY=$(PY))"; exit 1; }
@@ -35,8 +35,8 @@ install: $(DEV)
 run: $(RUNTIME)
 	HOST=$(HOST) PORT=$(PORT) WEB_CONCURRENCY=$(WORKERS) $(BIN)/python -m service.serve
 
-## Everything CI checks: lint, types, the Dockerfile, the tests. Stops at the first failure.
-test: lint typecheck hadolint unit
+## Everything CI checks: lint, types, the Dockerfile, the tests (the page's in headless Chromium). Stops at the first failure.
+test: lint typecheck hadolint browser unit
 
 lint: $(DEV)
 	$(BIN)/ruff check engine service views umpire tests bench examples
@@ -47,6 +47,13 @@ typecheck: $(DEV)
 
 hadolint: $(DEV)
 	$(BIN)/hadolint Dockerfile
+
+## The browser the page's tests drive (tests/browser): Debian's chromium and chromium-driver, installed when
+## missing (as root, as CI runs).  Without them those tests fail; they never skip.
+CHROMIUM ?= /usr/bin/chromium
+browser:
+	@[ -x $(CHROMIUM) ] && [ -x /usr/bin/chromedriver ] || apt-get install -y chromium chromium-driver || \
+		{ apt-get update && apt-get install -y chromium chromium-driver; }
 
 # pytest's own exit status decides (1 failures, 2 interrupted, 5 no tests: all fail the build).
 unit: $(DEV)

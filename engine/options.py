@@ -148,6 +148,8 @@ class Option:
             out["aliases"] = self.alias_map
         if self.description:
             out["description"] = self.description + self._rule()
+        if self.setup:
+            out["setup"] = True  # a front end offers it with a position, not among the game's choices
         return out
 
     def json_schema(self) -> Json:

@@ -225,7 +225,7 @@ def render(spec: Json) -> str:
     title = html.escape(f"{info.get('title', 'API')} {info.get('version', '')} - API reference")
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">'
         f"<title>{title}</title><style>{STYLE}</style></head><body>"
         f'<header><h1>{title}</h1><p><a href="/">The umpire\'s desk</a> · <a href="/openapi.yaml">openapi.yaml</a></p>'
         f"{markdown(info.get('description'))}</header><main>"

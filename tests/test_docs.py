@@ -65,7 +65,29 @@ def test_the_reference_page_lists_every_operation_and_schema(client: FlaskClient
 
 def test_the_spec_markdown_is_kept_and_escaped() -> None:
     assert docs.markdown("A `<code>` and **bold**, [a link](/docs).\n\n- one\n- two") == (
-        '<p>A <code>&lt;code&gt;</code> and <strong>bold</strong>, <a href="/docs">a link</a>.</p><ul><li>one</li><li>two</li></ul>'
+        '<p>A <code>&lt;code&gt;</code> and <strong>bold</strong>, <a href="/docs">a link</a>.</p>'
+        "<ul><li>one</li><li>two</li></ul>"
     )
     assert docs.type_of({"$ref": "#/components/schemas/State"}) == '<a href="#schema-State">State</a>'
     assert docs.type_of({"type": "array", "items": {"type": ["string", "null"]}}) == "array of string or null"
+
+
+def test_the_page_and_its_files(client: FlaskClient) -> None:
+    """GET / is the static page; its script and style sheet come from the
+    package (service/static/, package data), and nothing comes from elsewhere."""
+    resp = client.get("/")
+    assert resp.mimetype == "text/html"
+    html = resp.get_data(as_text=True)
+    page = Page()
+    page.feed(html)
+    assert sorted(page.loads) == ["link /static/app.css", "script /static/app.js"]
+    assert {"/docs", "/openapi.yaml"} <= set(page.links)
+    again = client.get("/", headers={"If-None-Match": resp.headers["ETag"]})
+    assert again.status_code == 304
+    for name, mimetype in (("app.js", "text/javascript"), ("app.css", "text/css")):
+        file = client.get(f"/static/{name}")
+        assert file.mimetype == mimetype
+        body = file.get_data(as_text=True)
+        assert not re.search(r"https?://(?!www\.w3\.org/2000/svg)", body), f"{name} names an address elsewhere"
+    etag = client.get("/static/app.js").headers["ETag"]
+    assert client.get("/static/app.js", headers={"If-None-Match": etag}).status_code == 304
