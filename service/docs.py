@@ -44,6 +44,7 @@ h3{margin:.6rem 0 .2rem;font-size:1.05rem;word-break:break-all}
 table{border-collapse:collapse;width:100%;margin:.4rem 0}
 th,td{border:1px solid var(--line);padding:.25rem .45rem;text-align:left;vertical-align:top}
 th{background:var(--panel)}
+td p{margin:0 0 .3rem}td p:last-child{margin:0}
 .muted{color:var(--muted)}
 """
 

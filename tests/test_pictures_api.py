@@ -197,6 +197,33 @@ def test_the_post_of_seed_000s_worked_example_with_a_clock(client: FlaskClient) 
     assert "- Red: bank 4:10" in text and "- Blue: turn 1:47 left, bank 4:10" in text
 
 
+def seed_examples() -> list[tuple[str, Json, list[Json], Json]]:
+    """(name, before, events, after) of the seeds' worked examples: seed 002's Bug eats, seed 000's two
+    tie-break boards filled by their last stone, seed 003's scoring example (red 7 x green 5 = 35)."""
+    out = [(f"bug-{i}", *move) for i, move in enumerate(bug_seed_example())]
+    out += [(f"tie-break-{i}", *catchup_last_stone(d, 1)) for i, d in enumerate((TIE_BREAK_1, TIE_BREAK_2))]
+    crystal = GAMES["crystal"]
+    start = crystal_seed_example()
+    verdict = crystal.play(start, "B down 3, B up 1, B up 2")
+    out.append(("crystal-scoring", crystal.dump(start), verdict.events, crystal.dump(verdict.state)))
+    return out
+
+
+@pytest.mark.parametrize(("name", "before", "events", "after"), seed_examples(), ids=[e[0] for e in seed_examples()])
+def test_the_post_of_each_seed_example_carries_its_announcements(
+    client: FlaskClient, name: str, before: Json, events: list[Json], after: Json
+) -> None:
+    said = views.announcements(before, events, after)
+    assert said
+    if name.startswith("tie-break"):
+        assert any(" beat " in s and "(R-C4)" not in s for s in said)  # the sentence gives the groups that decided
+    if name == "crystal-scoring":
+        assert any("35" in s for s in said)
+    text = post(client, after["game"], "post", {"state": after, "before": before, "events": events}).get_data(as_text=True)
+    for sentence in said:
+        assert f"- {views.kit.markdown(sentence)}" in text
+
+
 # -- geometry -----------------------------------------------------------------------------------
 
 
