@@ -131,8 +131,12 @@ def test_the_records_own_entries_a_flag_and_a_pass(client: FlaskClient, new_matc
 def test_bad_queries_are_named(client: FlaskClient, new_match: NewMatch, query: dict[str, Any], parameter: str) -> None:
     m = new_match("catchup", {"size": 3})
     play_some(m, "catchup", 2)
-    resp = get(client, m, "board.png", 422, **query)
-    assert resp.get_json()["error"]["code"] == "invalid_query" and resp.get_json()["error"]["details"] == {"parameter": parameter}
+    for what in ("board.svg", "board.png", "post"):
+        if what != "board.png" and parameter == "width":
+            continue  # only the PNG has a width
+        resp = get(client, m, what, 422, **query)
+        error = resp.get_json()["error"]
+        assert error["code"] == "invalid_query" and error["details"] == {"parameter": parameter}
 
 
 @pytest.mark.parametrize("what", ["board.svg", "board.png", "post"])
