@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import Blueprint, Response, request, url_for
 
@@ -47,6 +47,7 @@ from views import raster
 bp = Blueprint("pictures", __name__, url_prefix="/v1")
 
 Json = dict[str, Any]
+T = TypeVar("T")
 
 SVG = "image/svg+xml"
 PNG = "image/png"
@@ -62,12 +63,29 @@ def _unprocessable(field: str, message: str, code: str = "invalid_body") -> ApiE
 @dataclass(frozen=True)
 class Position:
     """A validated position with what led to it: the states as the engine
-    dumps them, the move's events and its notation (when known)."""
+    dumps them, the move's events and its notation (when known).
+    ``sent_events``: the events are the client's, not the engine's own."""
 
     state: Json
     before: Json | None
     events: list[Json]
     move: str | None
+    sent_events: bool = False
+
+    def draw(self, make: Callable[[], T], clock: Json | None = None) -> T:
+        """``make()``, the views' drawing of this position.  The views read
+        events and clocks as the engine and the matches write them; what a
+        client sent in their place and the views cannot read is a 422 naming
+        it, not a failure of the server."""
+        try:
+            return make()
+        except (TypeError, KeyError, IndexError, ValueError, AttributeError) as err:
+            if self.sent_events:
+                why = f"{type(err).__name__}: {err}"
+                raise _unprocessable("events", f"The events are not a move's events as the engine writes them ({why}).") from None
+            if clock is not None and isinstance(err, ValueError):
+                raise _unprocessable("clock", str(err)) from None
+            raise
 
 
 def _load(g: Any, data: Mapping[str, Any], field: str) -> Any:
@@ -89,6 +107,7 @@ def position(g: Any, body: Mapping[str, Any]) -> Position:
     before_json = body.get("before")
     move = body.get("move")
     events = body.get("events")
+    sent = events is not None and len(events) > 0
     before = None
     if before_json is not None:
         before_state = _load(g, before_json, "before")
@@ -107,7 +126,7 @@ def position(g: Any, body: Mapping[str, Any]) -> Position:
         raise _unprocessable("before", "To tell what a move did, send the state before it too (or its events).")
     if isinstance(move, list):
         move = g.join_steps(move)
-    return Position(state, before, list(events or []), move)
+    return Position(state, before, list(events or []), move, sent)
 
 
 def _names(value: list[str] | None) -> tuple[str, str] | None:
@@ -125,13 +144,14 @@ def render(game: str) -> Response:
     names = _names(body["names"])
     fmt = body["format"]
     if fmt == "text":
-        return Response(views.text(pos.state, events=pos.events, coords=body["coords"], names=names), mimetype=TEXT)
-    try:
-        picture = views.svg(
+        text = pos.draw(lambda: views.text(pos.state, events=pos.events, coords=body["coords"], names=names))
+        return Response(text, mimetype=TEXT)
+    picture = pos.draw(
+        lambda: views.svg(
             pos.state, events=pos.events, palette=body["palette"], coords=body["coords"], names=names, clock=body["clock"]
-        )
-    except ValueError as err:  # a clock the views cannot read
-        raise _unprocessable("clock", str(err)) from None
+        ),
+        body["clock"],
+    )
     if fmt == "svg":
         return Response(picture, mimetype=SVG)
     return Response(raster.render(picture, body["width"]), mimetype=PNG)
@@ -142,15 +162,18 @@ def post(game: str) -> Response:
     g = get_game(game)
     body = json_body(schemas.post_request)
     pos = position(g, body)
-    text = views.post(
-        pos.state,
-        events=pos.events,
-        before=pos.before,
-        move=pos.move,
-        png_url=body["png_url"],
-        clock=body["clock"],
-        names=_names(body["names"]),
-        ply=body["ply"],
+    text = pos.draw(
+        lambda: views.post(
+            pos.state,
+            events=pos.events,
+            before=pos.before,
+            move=pos.move,
+            png_url=body["png_url"],
+            clock=body["clock"],
+            names=_names(body["names"]),
+            ply=body["ply"],
+        ),
+        body["clock"],
     )
     return Response(text, mimetype=MARKDOWN)
 

@@ -291,3 +291,39 @@ def test_a_crystal_turn_built_shift_by_shift(client: FlaskClient) -> None:
     assert "C up 2" in first["steps"] and first["complete"] is False
     done = steps(client, "crystal", state, ["C up 2", "2 right 3", "A down 1"])
     assert done["complete"] is True and done["move"] == "C up 2, 2 right 3, A down 1"
+
+
+ODD_EVENTS: list[list[Json]] = [
+    [{}],
+    [{"type": "place", "player": 5, "cells": [1, 2]}],
+    [{"type": "place", "cells": "A1"}],
+    [{"type": "eat", "eaten": "x", "bonus": 3, "bug": 7}],
+    [{"type": "grow", "cell": None}],
+    [{"type": "shifts", "shifts": 5}],
+    [{"type": "end", "winner": 9, "groups": "x"}],
+    [{"type": "score", "player": 0, "from": "a", "to": None}],
+    [{"type": "pick", "colors": 3}],
+    [{"type": "spikes", "points": "x"}],
+    [{"type": "swap", "cell": []}],
+]
+ODD_CLOCKS: list[Json] = [
+    {"seats": 5},
+    {"seats": {"0": {"bank_s": "x"}}, "to_move": 0, "now": 5},
+    {"proxy": True, "to_move": 0, "seats": {"0": {"deadline": "2020-01-01T00:00:00Z", "bank_s": 1}}, "now": "2020-01-01"},
+]
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_events_and_clocks_a_client_makes_up_are_answered_never_a_failure(client: FlaskClient, game: str) -> None:
+    """The views read events as the engine writes them; made-up ones are a 422 naming them (or a picture)."""
+    state = client.post(f"/v1/games/{game}/new", json={"options": {"seed": 1} if game == "crystal" else {}}).get_json()["state"]
+    for events in ODD_EVENTS:
+        for what, extra in (("render", {"format": "svg"}), ("render", {"format": "text"}), ("post", {})):
+            resp = client.post(f"/v1/games/{game}/{what}", json={"state": state, "events": events, **extra})
+            assert resp.status_code in (200, 422), (what, events, resp.get_data(as_text=True))
+            if resp.status_code == 422:
+                assert field_of(resp) == "events"
+    for clock in ODD_CLOCKS:
+        for what in ("render", "post"):
+            resp = client.post(f"/v1/games/{game}/{what}", json={"state": state, "clock": clock})
+            assert resp.status_code in (200, 422), (what, clock, resp.get_data(as_text=True))
