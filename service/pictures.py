@@ -83,8 +83,8 @@ class Position:
             if self.sent_events:
                 why = f"{type(err).__name__}: {err}"
                 raise _unprocessable("events", f"The events are not a move's events as the engine writes them ({why}).") from None
-            if clock is not None and isinstance(err, ValueError):
-                raise _unprocessable("clock", str(err)) from None
+            if clock is not None:
+                raise _unprocessable("clock", f"The clock is not a match's clock as the server writes it ({err}).") from None
             raise
 
 
