@@ -6,7 +6,9 @@ each also looked at on a 390x844 phone screen."""
 
 from __future__ import annotations
 
+import json
 import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
@@ -192,6 +194,9 @@ def test_a_managed_match_from_two_windows_on_a_running_clock(page: WebDriver, sh
     WebDriverWait(page, 10).until(lambda d: "Your move" in text(d, "u-seat"))
     assert page.execute_script("return window.sameDocument") is True
     assert "Blue places B2 and B3." in text(page, "u-verdict")
+    # No events stream here (GET .../events is 404): the page fell back to long-polling, which brought Blue's move.
+    polls = "return performance.getEntriesByType('resource').filter(e => e.name.includes('wait_ply=')).length"
+    assert page.execute_script(polls) >= 1
     shot(page, "red")
     # Red does not move: turn (8 s) and bank (2 s) run out, and the flag falls in both windows (R-T1).
     WebDriverWait(page, 20, poll_frequency=0.2).until(lambda d: "flag fell" in text(d, "u-clock-0"))
@@ -260,3 +265,46 @@ def test_no_browser_is_a_failure_not_a_skip(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(pagekit, "CHROMIUM", "/nonexistent/chromium")
     with pytest.raises(pytest.fail.Exception, match="apt-get install -y chromium"):
         start_browser()
+
+
+FAKE_EVENT_SOURCE = """
+window.fakeStreams = [];
+window.EventSource = class {
+  constructor(url) { this.url = url; this.readyState = 0; this.listeners = {}; window.fakeStreams.push(this);
+    setTimeout(() => { this.readyState = 1; if (this.onopen) this.onopen(); }, 10); }
+  addEventListener(type, fn) { (this.listeners[type] = this.listeners[type] || []).push(fn); }
+  emit(type, data) { for (const fn of this.listeners[type] || []) fn({ type, data }); }
+  close() { this.readyState = 2; }
+};
+"""
+
+
+def api(server: str, method: str, path: str, body: object = None, token: str | None = None) -> dict[str, object]:
+    headers = {"Content-Type": "application/json"} | ({"Authorization": f"Bearer {token}"} if token else {})
+    data = None if body is None else json.dumps(body).encode()
+    with urllib.request.urlopen(urllib.request.Request(server + path, data, headers, method=method), timeout=10) as resp:
+        answer: dict[str, object] = json.loads(resp.read())
+        return answer
+
+
+def test_a_match_is_followed_by_server_sent_events_when_the_server_has_them(page: WebDriver, server: str) -> None:
+    """With an events stream that answers (here a stand-in for EventSource), the page
+    follows the match by its events and does not long-poll."""
+    created = api(server, "POST", "/v1/matches", {"game": "catchup", "options": {"size": 3}})
+    match_id = str(created["match_id"])
+    seats = created["seats"]
+    assert isinstance(seats, dict)
+    page.execute_script(FAKE_EVENT_SOURCE)
+    page.execute_script(f"location.hash = 'match={match_id}'")
+    idle(page)
+    WebDriverWait(page, 10).until(
+        lambda d: d.execute_script("return window.fakeStreams.length === 1 && window.fakeStreams[0].readyState === 1")
+    )
+    assert page.execute_script("return window.fakeStreams[0].url") == f"/v1/matches/{match_id}/events"
+    moved = api(server, "POST", f"/v1/matches/{match_id}/moves", {"move": "C3", "ply": 0}, str(seats["0"]))
+    match = {k: v for k, v in moved.items() if k not in ("legal", "move", "events", "error")}
+    page.execute_script("window.fakeStreams[0].emit('move', arguments[0])", json.dumps(match))
+    idle(page)
+    assert cells(page)["C3"] == "C3, Red's stone" and "Red places C3." in text(page, "u-verdict")
+    polls = page.execute_script("return performance.getEntriesByType('resource').filter(e => e.name.includes('wait_ply')).length")
+    assert polls == 0
