@@ -335,12 +335,14 @@
 
   function decorateCells(state) {
     const cells = [...document.querySelectorAll('#u-board [data-cell]')];
+    const clickable = desk.game !== 'crystal'; // Crystal's moves are words and shifts: its cells are not steps
     cells.forEach((g, i) => {
       const cell = g.dataset.cell;
-      g.setAttribute('tabindex', i === 0 ? '0' : '-1');
-      g.setAttribute('role', 'button');
       const what = cellContent(state, cell);
       g.setAttribute('aria-label', what ? `${cell}, ${what}` : cell);
+      if (!clickable) return;
+      g.setAttribute('tabindex', i === 0 ? '0' : '-1');
+      g.setAttribute('role', 'button');
       g.addEventListener('click', () => { focusCell(g); addStep(cell); });
       g.addEventListener('keydown', (ev) => cellKey(ev, g));
     });
