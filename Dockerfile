@@ -14,6 +14,7 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY engine/ engine/
 COPY service/ service/
+COPY views/ views/
 RUN pip install --no-cache-dir . \
     && useradd --system --no-create-home --uid 10001 --shell /usr/sbin/nologin umpire \
     && mkdir /data \

@@ -15,7 +15,7 @@ DEV     := $(VENV)/.installed-dev-$(HASH)
 # The TypeScript tools of tests/test_clients.py (clients/package-lock.json pins them); npm ci reinstalls on a change.
 NODE    := clients/node_modules/.installed-$(shell cksum < clients/package-lock.json | cut -d' ' -f1)
 
-.PHONY: run test install lint typecheck hadolint unit bench openapi golden clean
+.PHONY: run test install lint typecheck hadolint browser unit bench openapi golden clean
 
 $(BIN)/python:
 	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "Python 3.11 or later is needed (PY=$(PY))"; exit 1; }
@@ -41,8 +41,9 @@ install: $(DEV) $(NODE)
 run: $(RUNTIME)
 	HOST=$(HOST) PORT=$(PORT) WEB_CONCURRENCY=$(WORKERS) $(BIN)/python -m service.serve
 
-## Everything CI checks: lint, types, the Dockerfile, the tests (the contract's included). Stops at the first failure.
-test: lint typecheck hadolint unit
+## Everything CI checks: lint, types, the Dockerfile, the tests (the contract's, and the page's in headless Chromium).
+## Stops at the first failure.
+test: lint typecheck hadolint browser unit
 
 lint: $(DEV)
 	$(BIN)/ruff check engine service views umpire tests bench examples
@@ -53,6 +54,13 @@ typecheck: $(DEV)
 
 hadolint: $(DEV)
 	$(BIN)/hadolint Dockerfile
+
+## The browser the page's tests drive (tests/browser): Debian's chromium and chromium-driver, installed when
+## missing (as root, as CI runs).  Without them those tests fail; they never skip.
+CHROMIUM ?= /usr/bin/chromium
+browser:
+	@[ -x $(CHROMIUM) ] && [ -x /usr/bin/chromedriver ] || apt-get install -y chromium chromium-driver || \
+		{ apt-get update && apt-get install -y chromium chromium-driver; }
 
 # pytest's own exit status decides (1 failures, 2 interrupted, 5 no tests: all fail the build).
 # It includes the contract tests: schemathesis against a real server, and clients generated from openapi.yaml.

@@ -4,16 +4,20 @@ For each game (Catchup at sides 5 and 10, Bug genius and Green Meadow,
 Crystal Connector with every anomaly, Plur and Too at side 5), a mid-game
 position with its last move's events:
 
+* stateless ``play`` calls per second: what the service does for ``POST
+  /v1/games/{game}/play`` in the engine - ``load`` the client's JSON state,
+  ``play`` a move given as text, ``dump`` the new state;
 * SVG pictures per second (``views.svg``);
-* PNG pictures per second (``views.png``: the SVG, then resvg with the shipped fonts);
-* stateless ``play`` calls per second in the same run: what the service does
-  for ``POST /v1/games/{game}/play`` - ``load`` the client's JSON state,
-  ``play`` a move given as text, ``dump`` the new state.  Plur and Too have no
-  engine yet, so their ratios are against Catchup's ``play`` on the same side;
+* PNG pictures per second (``views.png``: the SVG, then resvg with the
+  shipped fonts), first never seen before (the picture cache emptied before
+  each), then again (found in ``views.raster``'s cache by its SVG text);
 
 and the ratios render/play (how many plays one picture costs).  Aims: SVG
-within 3x a play, PNG within 10x.  Each figure is the best of a few short
-runs (the machine is shared).
+within 3x a play, PNG within 10x.  Then, in the same run, the HTTP
+endpoints through Flask's test client (no network): ``POST .../play`` (which
+now also writes the announcements) beside ``POST .../post`` (the forum post
+of the same position), as microseconds per request.  Each figure is the best
+of a few short runs (the machine is shared).
 """
 
 from __future__ import annotations
@@ -25,8 +29,7 @@ from typing import Any
 
 import views
 from engine import get_game
-from engine.groups import group_sizes
-from engine.hexboard import hexhex
+from views import raster
 
 ANOMALIES = ["bombs", "chameleons", "color-convertor", "pylons", "rocks", "shift-plus", "spikes"]
 RUNS = 3
@@ -76,33 +79,6 @@ def pick(g: Any, state: Any, rng: random.Random) -> str:
     return str(rng.choice(listed.moves))
 
 
-def hand_position(game: str, size: int, stones: int, rng: random.Random) -> tuple[Json, list[Json]]:
-    """Plur or Too (no engine yet): ``stones`` random stones, scores as the spec gives them."""
-    board = hexhex(size)
-    cells = [board.name(b) for b in board.cells]
-    placed = {c: i % 2 for i, c in enumerate(rng.sample(cells, stones))}
-    bits = [sum(1 << board.parse_cell(c) for c, v in placed.items() if v == p) for p in (0, 1)]
-    g0, g1 = group_sizes(board, bits[0]), group_sizes(board, bits[1])
-    last = list(placed)[-1]
-    state: Json = {
-        "game": game,
-        "version": 1,
-        "options": {"size": size, "pie": False} if game == "plur" else {"size": size},
-        "status": "ongoing",
-        "to_move": stones % 2,
-        "ply": stones,
-        "winner": None,
-        "end": None,
-        "scores": [g0, g1] if game == "plur" else [g0[1] if len(g0) > 1 else 0, g1[1] if len(g1) > 1 else 0],
-        "board": placed,
-        "blocked": [],
-    }
-    event: Json = {"type": "place", "player": (stones - 1) % 2, "cells": [last]}
-    if game == "too":
-        event["color"] = ("black", "white")[placed[last]]
-    return state, [event]
-
-
 def main() -> None:
     rng = random.Random(2024)
     cases: list[tuple[str, Json, list[Json], str, Json | None, str | None]] = []
@@ -112,15 +88,14 @@ def main() -> None:
         ("Bug genius side 3", "bug", {}, 8),
         ("Bug Green Meadow", "bug", {"variant": "green-meadow"}, 10),
         ("Crystal, all anomalies", "crystal", {"seed": "bench", "anomalies": ANOMALIES}, 8),
+        ("Plur side 5", "plur", {"size": 5}, 30),
+        ("Too side 5", "too", {"size": 5}, 30),
     ):
         state, events, move = engine_position(game, options, plies, rng)
         cases.append((label, state, events, game, state, move))
-    catchup5 = next(c for c in cases if c[0] == "Catchup side 5")
-    for label, game in (("Plur side 5", "plur"), ("Too side 5", "too")):
-        state, events = hand_position(game, 5, 30, rng)
-        cases.append((label, state, events, "catchup", catchup5[4], catchup5[5]))
 
-    print(f"{'position':<24} {'play/s':>9} {'SVG/s':>9} {'PNG/s':>8} {'SVG/play':>9} {'PNG/play':>9}")
+    rates = f"{'play/s':>9} {'SVG/s':>9} {'PNG/s':>7} {'cached':>9}"
+    print(f"{'position':<24} {rates} {'SVG/play':>9} {'PNG/play':>9} {'cached':>7}")
     for label, state, events, engine_game, play_state, move in cases:
         g = get_game(engine_game)
         assert play_state is not None and move is not None
@@ -130,12 +105,33 @@ def main() -> None:
         def play_once(g: Any = g, data: Json = play_state, move: str = move) -> None:
             g.dump(g.play(g.load(data), move).state)
 
+        def png_new(state: Json = state, events: list[Json] = events) -> None:
+            raster.render_cached.cache_clear()
+            views.png(state, events=events)
+
         plays = rate(play_once)
         svgs = rate(lambda state=state, events=events: views.svg(state, events=events))
-        pngs = rate(lambda state=state, events=events: views.png(state, events=events))
-        versus = "" if engine_game == state["game"] else f"  (play: {engine_game})"
-        ratios = f"{plays / svgs:>8.2f}x {plays / pngs:>8.1f}x"
-        print(f"{label:<24} {plays:>9,.0f} {svgs:>9,.0f} {pngs:>8,.0f} {ratios}{versus}", flush=True)
+        pngs = rate(png_new)
+        cached = rate(lambda state=state, events=events: views.png(state, events=events))
+        ratios = f"{plays / svgs:>8.2f}x {plays / pngs:>8.1f}x {plays / cached:>6.2f}x"
+        print(f"{label:<24} {plays:>9,.0f} {svgs:>9,.0f} {pngs:>7,.0f} {cached:>9,.0f} {ratios}", flush=True)
+    http(cases)
+
+
+def http(cases: list[tuple[str, Json, list[Json], str, Json | None, str | None]]) -> None:
+    """``POST /v1/games/{game}/play`` and ``POST /v1/games/{game}/post`` of each position, in µs per request."""
+    from service import create_app
+
+    client = create_app({"TESTING": True, "REDIS_URL": "unix:///nonexistent"}).test_client()
+    print(f"\n{'HTTP (Flask test client)':<24} {'play µs':>9} {'post µs':>9} {'post/play':>10}")
+    for label, state, events, game, play_state, move in cases:
+        play_body = {"state": play_state, "move": move}
+        post_body = {"state": state, "events": events}
+        assert client.post(f"/v1/games/{game}/play", json=play_body).status_code == 200
+        assert client.post(f"/v1/games/{game}/post", json=post_body).status_code == 200
+        plays = rate(lambda game=game, body=play_body: client.post(f"/v1/games/{game}/play", json=body))
+        posts = rate(lambda game=game, body=post_body: client.post(f"/v1/games/{game}/post", json=body))
+        print(f"{label:<24} {1e6 / plays:>9,.0f} {1e6 / posts:>9,.0f} {plays / posts:>9.2f}x", flush=True)
 
 
 if __name__ == "__main__":

@@ -209,6 +209,9 @@ class Bug(Game[BugState, Move]):
     name = "bug"
     title = "Bug"
     natural_ends = ("stuck",)  # R-B6: the player to move cannot grow, and wins
+    move_rule = "R-B5"
+    end_rule = "R-B6"
+    turn_needs = "every turn grows one piece (Green Meadow's opening turns blacken one cell)"
     options = OPTIONS
     state_schema = STATE_SCHEMA
     presets = {  # R-T2
@@ -454,9 +457,9 @@ class Bug(Game[BugState, Move]):
     def apply(self, state: BugState, move: Move) -> tuple[BugState, list[Json]]:
         p = state.to_move
         if p is None:
-            raise IllegalMove("game_over", "The game is over: no more moves can be played.")
+            raise self.game_over()
         if not move:
-            raise IllegalMove("empty_move", "A turn names at least one cell; passing is not allowed (R-B3).")
+            raise IllegalMove("empty_move", "A turn names at least one cell: the grow cell first.", rule="R-B5")
         if state.phase == "blacken":
             return self._blacken(state, move)
         board = state.board
@@ -464,9 +467,9 @@ class Bug(Game[BugState, Move]):
         c = move[0]
         bit = 1 << c
         if (board.black | state.blocked) & bit:
-            raise IllegalMove("blocked", f"Grow on {name(c)}: that cell is not part of the board.", step=0)
+            raise IllegalMove("blocked", f"Grow on {name(c)}: that cell is not part of the board.", step=0, rule="R-H4")
         if (state.stones[0] | state.stones[1]) & bit:
-            raise IllegalMove("occupied", f"Grow on {name(c)}: that cell is already occupied.", step=0)
+            raise IllegalMove("occupied", f"Grow on {name(c)}: that cell is already occupied.", step=0, rule="R-B3")
         mine, opp = state.bugs[p], state.bugs[1 - p]
         largest = _largest_bug(state.bugs)
         empty = state.empty
@@ -476,16 +479,18 @@ class Bug(Game[BugState, Move]):
             touched = [" ".join(board.names(b)) for b in mine if b & nbrs]
             raise IllegalMove(
                 "would_merge",
-                f"Grow on {name(c)} would join your bugs {' and '.join(touched)} into one, which is never allowed (R-B3).",
+                f"Grow on {name(c)} would join your bugs {' and '.join(touched)} into one, which is never allowed.",
                 step=0,
+                rule="R-B3",
             )
         if too_large & bit:
             size = next(b.bit_count() for b in mine if b & nbrs)
             raise IllegalMove(
                 "too_large",
                 f"Grow on {name(c)} would make your {size}-piece bug {size + 1} pieces, larger than the largest bug "
-                f"on the board at the start of the turn ({largest}) (R-B3).",
+                f"on the board at the start of the turn ({largest}).",
                 step=0,
+                rule="R-B3",
             )
 
         # R-B3: the grow spawns a bug or enlarges the one it touches: the active bug.
@@ -503,12 +508,13 @@ class Bug(Game[BugState, Move]):
         # R-B4 / R-B8: the eat chain, one bonus cell per eat.
         shapes = shape_table(board)
         opp_bugs = opp
+        eat_rule = "R-B8" if state.eaters == "all" else "R-B4"
         for step in range(1, len(move) + 1):
             eats = find_eats(board, shapes, own, _eater_range(state.eaters, active, own), opp_bugs, empty)
             due = [e for e in eats if e.bonus]
             if step == len(move):
                 if due:
-                    raise IllegalMove("must_eat", self._must_eat_message(board, own, due, move), step=step)
+                    raise IllegalMove("must_eat", self._must_eat_message(board, own, due, move), step=step, rule=eat_rule)
                 events.extend(self._refusals(board, p, own, eats))
                 break
             c = move[step]
@@ -517,12 +523,13 @@ class Bug(Game[BugState, Move]):
                 why = " (an eat with no bonus cell does not happen)" if eats else ""
                 raise IllegalMove(
                     "no_eat_due",
-                    f"Bonus cell {name(c)} (step {step + 1}) is not due: nothing can be eaten{why} (R-B4).",
+                    f"Bonus cell {name(c)} is not due: nothing can be eaten{why}.",
                     step=step,
+                    rule=eat_rule,
                 )
             chosen = next((e for e in due if e.bonus & bit), None)
             if chosen is None:
-                raise IllegalMove("bad_bonus", self._bad_bonus_message(state, own, due, empty, c, step), step=step)
+                raise IllegalMove("bad_bonus", self._bad_bonus_message(state, own, due, empty, c), step=step, rule="R-B4")
             i, victims, vacated = chosen.eater, chosen.victims, chosen.vacated
             eater_before = board.names(own[i])
             own[i] |= bit
@@ -563,14 +570,15 @@ class Bug(Game[BugState, Move]):
         c = move[0]
         bit = 1 << c
         if (board.black | state.blocked) & bit:
-            raise IllegalMove("blocked", f"{board.name(c)} is already black: blacken a cell of the board.", step=0)
+            raise IllegalMove("blocked", f"{board.name(c)} is already black: blacken a cell of the board.", step=0, rule="R-B2")
         if (state.stones[0] | state.stones[1]) & bit:
-            raise IllegalMove("occupied", f"{board.name(c)} is occupied.", step=0)
+            raise IllegalMove("occupied", f"{board.name(c)} is occupied.", step=0, rule="R-B2")
         if len(move) > 1:
             raise IllegalMove(
                 "too_many_cells",
-                f"This opening turn blackens exactly one cell; {board.name(move[1])} is one too many (R-B2).",
+                f"This opening turn blackens exactly one cell; {board.name(move[1])} is one too many.",
                 step=1,
+                rule="R-B2",
             )
         blocked = state.blocked | bit
         phase, to_move = ("blacken", 1) if p == 0 else ("grow", 0)
@@ -588,11 +596,11 @@ class Bug(Game[BugState, Move]):
         last = board.name(move[-1])
         return (
             f"After {last} the move stops, but your bug {' '.join(board.names(own[i]))} must still eat the congruent "
-            f"bug {eaten}: add a bonus cell ({cells}) (R-B4)."
+            f"bug {eaten}: add a bonus cell ({cells})."
         )
 
     @staticmethod
-    def _bad_bonus_message(state: BugState, own: list[int], due: list[Eat], empty: int, c: int, step: int) -> str:
+    def _bad_bonus_message(state: BugState, own: list[int], due: list[Eat], empty: int, c: int) -> str:
         board = state.board
         bit = 1 << c
         allowed = 0
@@ -611,10 +619,7 @@ class Bug(Game[BugState, Move]):
             for e in due:
                 vacated |= e.vacated
             why = "that cell is occupied" if not (empty | vacated) & bit else "it is not a legal growth"
-        return (
-            f"Bonus cell {board.name(c)} (step {step + 1}) is not a legal growth: {why}; "
-            f"the bonus may go on {', '.join(board.names(allowed))} (R-B4)."
-        )
+        return f"Bonus cell {board.name(c)} is not a legal growth: {why}; the bonus may go on {', '.join(board.names(allowed))}."
 
     @staticmethod
     def _refusals(board: HexBoard, p: int, own: list[int], eats: list[Eat]) -> list[Json]:

@@ -170,6 +170,9 @@ class Catchup(Game[CatchupState, Move]):
     name = "catchup"
     title = "Catchup"
     natural_ends = ("full",)  # R-C4: the board is full
+    move_rule = "R-C1"
+    end_rule = "R-C4"
+    turn_needs = "every turn places at least one stone"
     options = OPTIONS
     state_schema = STATE_SCHEMA
     presets = {  # R-T2
@@ -388,7 +391,7 @@ class Catchup(Game[CatchupState, Move]):
     def apply(self, state: CatchupState, move: Move) -> tuple[CatchupState, list[Json]]:
         p = state.to_move
         if p is None:
-            raise IllegalMove("game_over", "The game is over: no more moves can be played.")
+            raise self.game_over()
         n = len(move)
         mine, theirs = (state.stones[0], state.stones[1]) if p == 0 else (state.stones[1], state.stones[0])
         allowance = 3 if state.bonus else 2 if mine | theirs else 1  # R-C1: the opening turn places 1
@@ -435,8 +438,9 @@ class Catchup(Game[CatchupState, Move]):
                     raise IllegalMove(
                         "largest_group_grew",
                         f"Two stones are allowed only if the largest group on the board stays at {before}; "
-                        f"{self.notation(state, move)} makes it {after} (R-C3, bolanos).",
+                        f"{self.notation(state, move)} makes it {after}.",
                         step=1,
+                        rule="R-C3",
                     )
 
         names = board.labels
@@ -467,6 +471,7 @@ class Catchup(Game[CatchupState, Move]):
     def _too_many(self, state: CatchupState, n: int) -> IllegalMove:
         limit = self.max_stones(state)
         allowance = self.allowance(state)
+        rule = "R-C1"
         if state.first_turn:
             why = "the first turn of the game places exactly one stone"
         elif limit < allowance:
@@ -474,13 +479,14 @@ class Catchup(Game[CatchupState, Move]):
         elif state.bonus:
             why = "even with the bonus a turn places at most 3"
         elif state.variant == "bolanos":
-            why = "the bolanos rules allow 1 or 2 stones a turn"
+            why, rule = "the bolanos rules allow 1 or 2 stones a turn", "R-C3"
         else:
-            why = "the opponent did not lead on their last turn, so no third stone is due"
+            why, rule = "the opponent did not lead on their last turn, so no third stone is due", "R-C3"
         return IllegalMove(
             "too_many_stones",
-            f"You may place at most {limit} stone{'s' if limit > 1 else ''} this turn, not {n}: {why} (R-C1).",
+            f"You may place at most {limit} stone{'s' if limit > 1 else ''} this turn, not {n}: {why}.",
             step=limit,
+            rule=rule,
         )
 
     @staticmethod
@@ -489,14 +495,17 @@ class Catchup(Game[CatchupState, Move]):
         board = state.board
         b = move[i]
         if b < 0 or not board.mask >> b & 1:
-            return IllegalMove("unknown_cell", f"Step {i + 1} of the move is not a cell of this board.", step=i)
+            return IllegalMove("unknown_cell", "That step names no cell of this board.", step=i, rule="R-H1")
         if state.blocked >> b & 1:
-            return IllegalMove("blocked", f"{board.name(b)} is blocked: it is not part of the board.", step=i)
+            return IllegalMove("blocked", f"{board.name(b)} is blocked: it is not part of the board.", step=i, rule="R-H4")
         if b in move[:i]:
             return IllegalMove(
-                "duplicate_cell", f"{board.name(b)} is named twice: the stones of a turn go on different cells.", step=i
+                "duplicate_cell",
+                f"{board.name(b)} is named twice: the stones of a turn go on different cells.",
+                step=i,
+                rule="R-C1",
             )
-        return IllegalMove("occupied", f"{board.name(b)} is already occupied.", step=i)
+        return IllegalMove("occupied", f"{board.name(b)} is already occupied.", step=i, rule="R-C1")
 
     # -- listing and outcome ---------------------------------------------------
 
@@ -516,7 +525,7 @@ class Catchup(Game[CatchupState, Move]):
         may place more (R-C1, R-C3; in bolanos only a second stone that keeps
         the largest group's size); the move may end after one stone."""
         if state.to_move is None:
-            raise IllegalMove("game_over", "The game is over: no more moves can be played.")
+            raise self.game_over()
         written: list[str] = []
         if prefix:
             verdict = self.play(state, list(prefix))

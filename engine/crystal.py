@@ -267,6 +267,9 @@ class Crystal(Game[CrystalState, Move]):
     title = "Crystal Connector"
     natural_ends = (NATURAL_END,)  # R-X4: a round ends with a total at or past the threshold, one player ahead
     flag_rule = "proxy"  # R-X6: a flag never ends the game
+    move_rule = "R-X2"
+    end_rule = "R-X4"
+    turn_needs = "every turn makes its shifts, and every step of the draft is a choice"
     options = OPTIONS
     state_schema = STATE_SCHEMA
     schemas = SCHEMAS
@@ -609,39 +612,45 @@ class Crystal(Game[CrystalState, Move]):
             items = [t.strip() for t in _ITEMS.split(raw)]
         else:
             if not all(isinstance(t, str) for t in text):
-                raise InvalidMove("Every item of a move must be a string.")
+                raise InvalidMove("Every item of a move must be a string.", rule=self._parse_rule(state))
             items = [t.strip() for t in text]
             raw = ", ".join(items)
         items = [t for t in items if t]
         if not items:
-            raise InvalidMove("The move is empty.", code="empty_move")
+            raise InvalidMove("The move is empty.", code="empty_move", rule=self._parse_rule(state))
         if not _DIGIT.search(raw):  # every shift has an amount; draft words have no digits
             words = [w for w in _SPLIT.split(raw.lower()) if w and w != "and"]
             if not words:
-                raise InvalidMove(f"{raw!r} is not a move: say first/second, name colours, or give shifts like 'C up 2'.")
+                raise InvalidMove(
+                    f"{raw!r} is not a move: say first/second, name colours, or give shifts like 'C up 2'.",
+                    rule=self._parse_rule(state),
+                )
             if words[0] in ("first", "second"):
                 if len(words) != 1:
-                    raise InvalidMove("Say just 'first' or 'second' (R-X1).")
+                    raise InvalidMove("Say just 'first' or 'second'.", rule="R-X1")
                 return Order(words[0] == "first")
             if all(w in COLOUR_INDEX for w in words):
                 return Pick(tuple(COLOUR_INDEX[w] for w in words))
             if state.phase in ("pick_one", "pick_two"):
-                raise InvalidMove(f"{raw!r} is not a choice of colours: name red, blue, green or yellow (R-X1).")
+                raise InvalidMove(f"{raw!r} is not a choice of colours: name red, blue, green or yellow.", rule="R-X1")
             if state.phase != "shift":
-                raise InvalidMove(f"{raw!r} is not a choice of order: say 'first' or 'second' (R-X1).")
+                raise InvalidMove(f"{raw!r} is not a choice of order: say 'first' or 'second'.", rule="R-X1")
         out: list[Convert | Shift] = []
-        number = 0
         for i, item in enumerate(items):
             if item[:7].lower() == "convert":
                 m = _CONVERT.match(item)
                 cell = cg.parse_cell(m.group(1).replace(" ", "")) if m else None
                 if cell is None:
-                    raise InvalidMove(f"Step {i + 1} ({item!r}): write 'convert' and a cell, A1 to F6 (R-X5, R-H5).", step=i)
+                    raise InvalidMove(f"{item!r}: write 'convert' and a cell, A1 to F6.", step=i, rule="R-X5")
                 out.append(Convert(cell))
                 continue
-            number += 1
-            out.append(Shift(*cg.parse_shift(item, i, number)))
+            out.append(Shift(*cg.parse_shift(item, i)))
         return Turn(tuple(out))
+
+    @staticmethod
+    def _parse_rule(state: CrystalState) -> str:
+        """The ruling of what a move is at this point: a draft word (R-X1) or shifts (R-X2)."""
+        return "R-X2" if state.phase == "shift" else "R-X1"
 
     def notation(self, state: CrystalState, move: Move) -> str:
         if isinstance(move, Order):
@@ -660,10 +669,10 @@ class Crystal(Game[CrystalState, Move]):
     def apply(self, state: CrystalState, move: Move) -> tuple[CrystalState, list[Json]]:
         p = state.to_move
         if p is None:
-            raise IllegalMove("game_over", "The game is over: no more moves can be played.")
+            raise self.game_over()
         if isinstance(move, Turn):
             if state.phase != "shift":
-                raise IllegalMove("wrong_phase", f"The draft is not over: {self._phase_hint(state)} (R-X1).")
+                raise IllegalMove("wrong_phase", f"The draft is not over: {self._phase_hint(state)}.", rule="R-X1")
             return self._turn(state, p, move)
         if isinstance(move, Order):
             if state.phase == "pick_order":  # R-X1: player 0 says who picks a colour first
@@ -674,26 +683,27 @@ class Crystal(Game[CrystalState, Move]):
                 first = 1 if move.first else 0
                 new = replace(state, phase="shift", first=first, to_move=first, ply=state.ply + 1)
                 return new, [{"type": "move_order", "player": p, "first": first}]
-            raise IllegalMove("wrong_phase", f"'first'/'second' is not a move now: {self._phase_hint(state)}.")
+            raise IllegalMove("wrong_phase", f"'first'/'second' is not a move now: {self._phase_hint(state)}.", rule="R-X1")
         # a pick
         if state.phase not in ("pick_one", "pick_two"):
-            raise IllegalMove("wrong_phase", f"No colours are being picked now: {self._phase_hint(state)}.")
+            raise IllegalMove("wrong_phase", f"No colours are being picked now: {self._phase_hint(state)}.", rule="R-X1")
         taken = set(state.colors[0]) | set(state.colors[1])
         n = 1 if state.phase == "pick_one" else 2
         if len(move.colours) != n:
             raise IllegalMove(
                 "wrong_colour_count",
                 f"The {'first picker names one colour' if n == 1 else 'second picker names two colours'}, "
-                f"not {len(move.colours)} (R-X1).",
+                f"not {len(move.colours)}.",
+                rule="R-X1",
             )
         for i, c in enumerate(move.colours):
             if c in taken:
                 raise IllegalMove(
-                    "not_in_draft", f"{COLOURS[c].capitalize()} is already taken: pick from those left (R-X1).", step=i
+                    "not_in_draft", f"{COLOURS[c].capitalize()} is already taken: pick from those left.", step=i, rule="R-X1"
                 )
             if c in move.colours[:i]:
                 raise IllegalMove(
-                    "not_in_draft", f"{COLOURS[c].capitalize()} is named twice: name two different colours (R-X1).", step=i
+                    "not_in_draft", f"{COLOURS[c].capitalize()} is named twice: name two different colours.", step=i, rule="R-X1"
                 )
         colors = list(state.colors)
         if n == 1:
@@ -735,11 +745,12 @@ class Crystal(Game[CrystalState, Move]):
         shift_steps = [i for i, x in enumerate(items) if isinstance(x, Shift)]
         n = len(shift_steps)
         if n > due or (n < due and not partial):
-            rule = "R-X2, R-X5 shift-plus" if "shift-plus" in state.anomalies else "R-X2"
+            plus = "shift-plus" in state.anomalies
             raise IllegalMove(
                 "wrong_shift_count",
-                f"This turn needs exactly {due} shifts, not {n} ({rule}).",
+                f"This turn needs exactly {due} shifts{' (shift-plus)' if plus else ''}, not {n}.",
                 step=shift_steps[due] if n > due else None,
+                rule="R-X5" if plus else "R-X2",
             )
         return due
 
@@ -751,27 +762,27 @@ class Crystal(Game[CrystalState, Move]):
         spike_points = 0
         shifted = 0
         barred = state.barred
-        number = 0  # which shift of the turn, for the messages (a conversion is not one)
         for i, item in enumerate(items):
             if isinstance(item, Convert):
                 grid = self._convert(state, grid, p, item.cell, i, events)
                 continue
-            number += 1
             f = item.file
             fm = FILE[f]
             if barred >> f & 1:
                 raise IllegalMove(
                     "file_barred",
-                    f"Shift {number} moves {'column' if f < 6 else 'row'} {FILE_NAMES[f]}, which your opponent shifted "
-                    "on their last turn (R-X2).",
+                    f"'{cg.shift_text(f, item.sign, item.amount)}' moves {'column' if f < 6 else 'row'} {FILE_NAMES[f]}, "
+                    "which your opponent shifted on their last turn.",
                     step=i,
+                    rule="R-X2",
                 )
             rocks = grid[ROCK]
             if rocks & fm and rocks & WRAP[f][item.sign][item.amount]:
                 raise IllegalMove(
                     "rock_over_edge",
-                    f"Shift {number} ({cg.shift_text(f, item.sign, item.amount)}) would carry a rock over the edge (R-X5 rocks).",
+                    f"'{cg.shift_text(f, item.sign, item.amount)}' would carry a rock over the edge (rocks).",
                     step=i,
+                    rule="R-X5",
                 )
             spiked = grid[SPIKES] & fm
             if spiked:
@@ -784,13 +795,18 @@ class Crystal(Game[CrystalState, Move]):
         name = cg.cell_name(cell)
         if "color-convertor" not in state.anomalies:
             raise IllegalMove(
-                "no_convertor", "Converting needs the color-convertor anomaly, which this game does not have (R-X5).", step=step
+                "no_convertor",
+                f"'convert {name}' needs the color-convertor anomaly, which this game does not have.",
+                step=step,
+                rule="R-X5",
             )
         if step != 0:
             raise IllegalMove(
                 "convert_not_first",
-                "A turn has at most one conversion, and it comes before the first shift, as the move's first item (R-X5).",
+                f"'convert {name}' comes too late: a turn has at most one conversion, before the first shift, "
+                "as the move's first item.",
                 step=step,
+                rule="R-X5",
             )
         bit = 1 << cell
         a, b = state.colors[p]
@@ -805,8 +821,9 @@ class Crystal(Game[CrystalState, Move]):
                 what = f"a {COLOURS[held]} crystal"
             raise IllegalMove(
                 "not_your_colour",
-                f"{name} holds {what}; you may convert only a crystal of your colours, {COLOURS[a]} or {COLOURS[b]} (R-X5).",
+                f"{name} holds {what}; you may convert only a crystal of your colours, {COLOURS[a]} or {COLOURS[b]}.",
                 step=step,
+                rule="R-X5",
             )
         masks = list(grid)
         masks[src] &= ~bit
@@ -886,14 +903,14 @@ class Crystal(Game[CrystalState, Move]):
         (barred files, R-X2; rocks, R-X5), until the turn has its shifts."""
         p = state.to_move
         if p is None:
-            raise IllegalMove("game_over", "The game is over: no more moves can be played.")
+            raise self.game_over()
         if state.phase != "shift":
             return self._draft_steps(state, prefix)
         items: tuple[Convert | Shift, ...] = ()
         if prefix:
             move = self.parse(state, list(prefix))
             if not isinstance(move, Turn):
-                raise IllegalMove("wrong_phase", "It is the shift phase: give shifts like 'C up 2' (R-X2).", step=0)
+                raise IllegalMove("wrong_phase", "It is the shift phase: give shifts like 'C up 2'.", step=0, rule="R-X2")
             items = move.items
         due = self._count_shifts(state, p, items, partial=True)
         grid = self._items(state, p, items)[0]
@@ -919,16 +936,18 @@ class Crystal(Game[CrystalState, Move]):
             if verdict.error is not None:
                 raise verdict.error
             if len(words) > need:
-                raise IllegalMove("bad_step", f"The choice is complete with {text!r}; nothing may follow (R-X1).", step=need)
+                raise IllegalMove(
+                    "bad_step", f"The choice is complete with {text!r}; nothing may follow.", step=need, rule="R-X1"
+                )
             assert verdict.move is not None
             return Steps(words, [], True, verdict.move)
         open_words = self.legal_moves(state).moves if need == 1 else self._colours_left(state)
         if words:  # the second picker's first colour
             if words[0] not in open_words:
                 if words[0] in COLOUR_INDEX:
-                    message = f"{words[0].capitalize()} is already taken: pick from those left (R-X1)."
-                    raise IllegalMove("not_in_draft", message, step=0)
-                raise InvalidMove(f"{words[0]!r} is not a colour: name red, blue, green or yellow (R-X1).", step=0)
+                    message = f"{words[0].capitalize()} is already taken: pick from those left."
+                    raise IllegalMove("not_in_draft", message, step=0, rule="R-X1")
+                raise InvalidMove(f"{words[0]!r} is not a colour: name red, blue, green or yellow.", step=0, rule="R-X1")
             open_words = [c for c in open_words if c != words[0]]
         return Steps(words, open_words, False)
 
@@ -1010,7 +1029,7 @@ class Crystal(Game[CrystalState, Move]):
         (the first legal move) is made for them."""
         p = state.to_move
         if p is None:
-            raise IllegalMove("game_over", "The game is over: nobody can flag.")
+            raise IllegalMove("game_over", "The game is over: nobody can flag.", rule="R-X6")
         flag: Json = {"type": "flag", "player": p}
         if state.phase != "shift":
             default = self.legal_moves(state).moves[0]

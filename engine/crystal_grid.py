@@ -324,29 +324,29 @@ def deal(seed: str, anomalies: Sequence[str]) -> Grid:
     return tuple(masks)
 
 
-def parse_shift(text: str, step: int, number: int) -> tuple[int, int, int]:
+def parse_shift(text: str, step: int) -> tuple[int, int, int]:
     """``C up 2`` / ``2 right 3`` -> (file, sign, amount); InvalidMove ``bad_shift``
-    naming the ``number``-th shift of the move, item ``step``."""
+    naming the shift by its text, item ``step`` of the move."""
     words = text.split()
-    where = f"Shift {number} ({text.strip()!r})"
+    where = repr(text.strip())
+
+    def bad(message: str, rule: str = "R-X2") -> InvalidMove:
+        return InvalidMove(message, code="bad_shift", step=step, rule=rule)
+
     if len(words) != 3:
-        raise InvalidMove(
-            f"{where} is not a shift: write a file, a direction and an amount, like 'C up 2' or '2 right 3' (R-X2).",
-            code="bad_shift",
-            step=step,
-        )
+        raise bad(f"{where} is not a shift: write a file, a direction and an amount, like 'C up 2' or '2 right 3'.")
     name, direction, amount_text = words[0].upper(), words[1].lower(), words[2]
     f = FILE_INDEX.get(name)
     if f is None:
-        raise InvalidMove(f"{where} names no file: columns are A-F and rows 1-6 (R-H5).", code="bad_shift", step=step)
+        raise bad(f"{where} names no file: columns are A-F and rows 1-6.", "R-H5")
     if f < SIZE:
         if direction not in ("up", "down"):
-            raise InvalidMove(f"{where}: column {name} shifts up or down, not {direction!r} (R-X2).", code="bad_shift", step=step)
+            raise bad(f"{where}: column {name} shifts up or down, not {direction!r}.")
         sign = 1 if direction == "down" else -1
     else:
         if direction not in ("left", "right"):
-            raise InvalidMove(f"{where}: row {name} shifts left or right, not {direction!r} (R-X2).", code="bad_shift", step=step)
+            raise bad(f"{where}: row {name} shifts left or right, not {direction!r}.")
         sign = 1 if direction == "right" else -1
     if not (amount_text.isascii() and amount_text.isdigit()) or not 1 <= int(amount_text) <= 5:  # '²' is a digit int() refuses
-        raise InvalidMove(f"{where}: the amount must be a whole number from 1 to 5 (R-X2).", code="bad_shift", step=step)
+        raise bad(f"{where}: the amount must be a whole number from 1 to 5.")
     return f, sign, int(amount_text)

@@ -6,7 +6,8 @@ Errors are split by cause, as python-chess does:
 * ``IllegalMove``  - the move was read, but a rule forbids it.  ``code`` is a
   stable machine word, ``message`` one plain sentence naming the first wrong
   step, ``step`` the 0-based index of that step inside the move (or ``None``
-  when the move is wrong as a whole, e.g. too many stones).
+  when the move is wrong as a whole, e.g. too many stones), ``rule`` the
+  ruling of RULES.md it breaks (``"R-C1"``), given apart from the sentence.
 * ``BadState``     - a state handed in by a client is malformed or impossible.
 * ``BadOptions``   - game options that are unknown or out of range.
 
@@ -14,9 +15,14 @@ Errors are split by cause, as python-chess does:
 dotted path to the offending value (``state.board.E5``, ``options.size``), so
 that the service can report it without knowing any rule.
 
-Both move errors are ``MoveError``s (carrying ``step``) and *answers* (a
-verdict of ``legal: false``), not failures; the service maps
+Both move errors are ``MoveError``s (carrying ``step`` and ``rule``) and
+*answers* (a verdict of ``legal: false``), not failures; the service maps
 ``BadState``/``BadOptions`` to HTTP 422 in one place.
+
+A move error's sentence names the wrong step by what it says (``"Bonus cell
+B3 is not due"``, ``"'C up 2' moves column C"``), never by a count, so it
+cannot disagree with ``step``; and it does not cite the ruling, which is
+``rule`` (a front end shows or links it as it likes).
 """
 
 from __future__ import annotations
@@ -38,24 +44,29 @@ class EngineError(ValueError):
 
 class MoveError(EngineError):
     """A move answered with ``legal: false``; ``step`` is the 0-based index of
-    the first wrong step, or ``None`` when the move is wrong as a whole."""
+    the first wrong step, or ``None`` when the move is wrong as a whole;
+    ``rule`` is the ruling it breaks (``"R-B4"``), or ``None``."""
 
-    def __init__(self, code: str, message: str, step: int | None = None) -> None:
+    def __init__(self, code: str, message: str, step: int | None = None, rule: str | None = None) -> None:
         super().__init__(code, message)
         self.step = step
+        self.rule = rule
 
     def to_json(self) -> dict[str, object]:
+        """``{"code", "message", "step"?, "rule"?}``: the error of a verdict."""
         out = super().to_json()
         if self.step is not None:
             out["step"] = self.step
+        if self.rule is not None:
+            out["rule"] = self.rule
         return out
 
 
 class InvalidMove(MoveError):
     """The move text cannot be parsed (R-H3 notation, Crystal shift syntax...)."""
 
-    def __init__(self, message: str, code: str = "bad_notation", step: int | None = None) -> None:
-        super().__init__(code, message, step)
+    def __init__(self, message: str, code: str = "bad_notation", step: int | None = None, rule: str | None = None) -> None:
+        super().__init__(code, message, step, rule)
 
 
 class IllegalMove(MoveError):
@@ -96,6 +107,7 @@ MOVE_ERROR_CODES: dict[str, str] = {
     "bad_step": "no legal move goes on with this step",
     "game_over": "the game is over",
     "not_to_move": "a record's `forfeit N` for a player who was not to move",
+    "no_pass": "the move `pass`: no game here lets a player pass",
     "unknown_cell": "a cell that is not on this board",
     "blocked": "a blocked (black) cell",
     "occupied": "a cell already occupied",

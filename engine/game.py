@@ -136,12 +136,17 @@ class Steps:
 
 @dataclass(frozen=True)
 class Replay(Generic[S]):
-    """Result of playing a recorded game from its options."""
+    """Result of playing a recorded game from its options.  ``before``,
+    ``move`` and ``events`` are those of the last entry applied (the one that
+    reached ``state``; none when nothing was), for whoever announces it."""
 
     valid: bool
     plies: int
     state: S
     first_illegal: tuple[int, EngineError] | None = None
+    before: S | None = None
+    move: str | None = None
+    events: list[Json] = field(default_factory=list)
 
 
 class Game(ABC, Generic[S, M]):
@@ -160,6 +165,13 @@ class Game(ABC, Generic[S, M]):
     # (API.md "Reading a state"); openapi.yaml is generated from it.
     state_schema: ClassVar[Json]
     schemas: ClassVar[dict[str, Json]] = {}  # named JSON Schemas the game's options and state refer to
+    # The rulings a move error cites (MoveError.rule) when no more precise one
+    # applies: what a turn is (a step no legal move takes, a pass), and how the
+    # game ends (a move after the end).
+    move_rule: ClassVar[str]
+    end_rule: ClassVar[str]
+    # What a turn must do, for the sentence refusing "pass" (code no_pass).
+    turn_needs: ClassVar[str]
 
     # -- options -------------------------------------------------------------------
 
@@ -272,7 +284,7 @@ class Game(ABC, Generic[S, M]):
         walks the complete legal moves; a game whose list gives single steps
         (Catchup's cells, Crystal's first shift) overrides it."""
         if self.is_over(state):
-            raise IllegalMove("game_over", "The game is over: no more moves can be played.")
+            raise self.game_over()
         moves = [self.split_move(m) for m in self.legal_moves(state).moves]
         written: list[str] = []
         for i, raw in enumerate(prefix):
@@ -295,7 +307,21 @@ class Game(ABC, Generic[S, M]):
         # (Plur's "swap A1" read as cells: "'swap' is not a cell") misnames the wrong step
         if isinstance(err, MoveError) and (err.step is None or err.step == i):
             return err
-        return IllegalMove("bad_step", f"No legal move goes on with {prefix[i].strip()!r} here.", step=i)
+        return IllegalMove("bad_step", f"No legal move goes on with {prefix[i].strip()!r} here.", step=i, rule=self.move_rule)
+
+    def game_over(self) -> IllegalMove:
+        """The answer to any move once the game has ended."""
+        return IllegalMove("game_over", "The game is over: no more moves can be played.", rule=self.end_rule)
+
+    def is_pass(self, text: MoveInput) -> bool:
+        """Is ``text`` the word ``pass`` (as text, or as a one-step list)?  No
+        game allows passing (R-C1, R-B3, R-X2, R-E1, R-E2); it gets a plain answer."""
+        if isinstance(text, str):
+            return text.strip().casefold() == "pass"
+        return len(text) == 1 and isinstance(text[0], str) and text[0].strip().casefold() == "pass"
+
+    def no_pass(self) -> IllegalMove:
+        return IllegalMove("no_pass", f"Passing is not allowed in {self.title}: {self.turn_needs}.", rule=self.move_rule)
 
     def state_head(self, state: S, version: int, options: Json) -> Json:
         """The fields every state starts with (API.md "Reading a state"), in
@@ -351,7 +377,7 @@ class Game(ABC, Generic[S, M]):
         """``player`` resigns: the game is finished, the opponent wins (R-T1:
         either seat may resign at any time).  The state records why it ended."""
         if state.to_move is None:
-            raise IllegalMove("game_over", "The game is over: nobody can resign.")
+            raise IllegalMove("game_over", "The game is over: nobody can resign.", rule="R-T1")
         if player not in (0, 1):
             raise ValueError("player must be 0 or 1")
         winner = 1 - player
@@ -365,7 +391,7 @@ class Game(ABC, Generic[S, M]):
         player loses.  Crystal Connector overrides this (R-X6: the turn passes)."""
         p = state.to_move
         if p is None:
-            raise IllegalMove("game_over", "The game is over: nobody can flag.")
+            raise IllegalMove("game_over", "The game is over: nobody can flag.", rule="R-T1")
         return self._finished(state, 1 - p, "flag"), [
             {"type": "flag", "player": p},
             {"type": "end", "winner": 1 - p, "end": "flag"},
@@ -375,7 +401,7 @@ class Game(ABC, Generic[S, M]):
         """The player to move forfeits by an illegal move (a managed match's
         ``forfeit`` policy): the game is over and the opponent wins."""
         if state.to_move is None:
-            raise IllegalMove("game_over", "The game is over: nobody can forfeit.")
+            raise IllegalMove("game_over", "The game is over: nobody can forfeit.", rule=self.end_rule)
         if player != state.to_move:
             raise ValueError("only the player to move can forfeit")
         winner = 1 - player
@@ -387,7 +413,7 @@ class Game(ABC, Generic[S, M]):
     def abort(self, state: S) -> tuple[S, list[Json]]:
         """An umpire stops a game: it is over with no winner."""
         if state.to_move is None:
-            raise IllegalMove("game_over", "The game is over: it cannot be aborted.")
+            raise IllegalMove("game_over", "The game is over: it cannot be aborted.", rule=self.end_rule)
         return self._finished(state, None, "aborted"), [{"type": "end", "winner": None, "end": "aborted"}]
 
     def read_end(self, data: Mapping[str, Any]) -> tuple[str | None, int | None, int | None]:
@@ -426,8 +452,9 @@ class Game(ABC, Generic[S, M]):
     def play(self, state: S, text: MoveInput) -> Verdict[S]:
         """Parse, check and apply one move; an illegal move is an answer."""
         if self.is_over(state):
-            err: EngineError = IllegalMove("game_over", "The game is over: no more moves can be played.")
-            return Verdict(False, state, error=err)
+            return Verdict(False, state, error=self.game_over())
+        if self.is_pass(text):
+            return Verdict(False, state, error=self.no_pass())
         try:
             move = self.parse(state, text)
             new_state, events = self.apply(state, move)
@@ -442,13 +469,23 @@ class Game(ABC, Generic[S, M]):
         entries (see :meth:`record_step`): ``timeout`` and ``resign 0`` /
         ``resign 1``."""
         state = self.new(options)
+        last: Verdict[S] | None = None
+        before: S | None = None
         for i, text in enumerate(moves):
             verdict = self.record_step(state, text)
             if not verdict.legal:
                 assert verdict.error is not None
-                return Replay(False, i, state, (i, verdict.error))
-            state = verdict.state
-        return Replay(True, len(moves), state)
+                return self._replayed(False, i, state, (i, verdict.error), before, last)
+            before, last, state = state, verdict, verdict.state
+        return self._replayed(True, len(moves), state, None, before, last)
+
+    @staticmethod
+    def _replayed(
+        valid: bool, plies: int, state: S, first: tuple[int, EngineError] | None, before: S | None, last: Verdict[S] | None
+    ) -> Replay[S]:
+        if last is None:
+            return Replay(valid, plies, state, first)
+        return Replay(valid, plies, state, first, before, last.move, last.events)
 
     def record_step(self, state: S, text: MoveInput) -> Verdict[S]:
         """One entry of a game record: a move, or one of the reserved entries
@@ -469,7 +506,9 @@ class Game(ABC, Generic[S, M]):
         if not words or words[0] not in RESERVED:
             return self.play(state, text)
         if self.is_over(state):
-            err: EngineError = IllegalMove("game_over", f"The game is over: '{' '.join(words)}' cannot follow its end.")
+            err: EngineError = IllegalMove(
+                "game_over", f"The game is over: '{' '.join(words)}' cannot follow its end.", rule=self.end_rule
+            )
             return Verdict(False, state, error=err)
         seat = int(words[1]) if len(words) == 2 and words[1] in ("0", "1") else None
         try:
@@ -481,12 +520,17 @@ class Game(ABC, Generic[S, M]):
                 new_state, events = self.resign(state, seat)
             elif words[0] == "forfeit" and seat is not None:
                 if seat != state.to_move:
-                    raise IllegalMove("not_to_move", f"Only the player to move forfeits by an illegal move, not player {seat}.")
+                    raise IllegalMove(
+                        "not_to_move",
+                        f"Only the player to move forfeits by an illegal move, not player {seat}.",
+                        rule=self.move_rule,
+                    )
                 new_state, events = self.forfeit(state, seat)
             else:
                 raise InvalidMove(
                     "A record writes a time-out as 'timeout', a resignation as 'resign 0' or 'resign 1', a forfeit by an "
-                    "illegal move as 'forfeit 0' or 'forfeit 1', and an umpire's abort as 'abort'."
+                    "illegal move as 'forfeit 0' or 'forfeit 1', and an umpire's abort as 'abort'.",
+                    rule="R-T1",
                 )
         except (InvalidMove, IllegalMove) as e:
             return Verdict(False, state, error=e)

@@ -110,17 +110,18 @@ class HexBoard:
             return b
         m = _CELL_RE.match(text)
         if not m:
-            raise InvalidMove(f"'{text}' is not a cell: write a letter and a number, like C3.", step=step)
+            raise InvalidMove(f"'{text}' is not a cell: write a letter and a number, like C3.", step=step, rule="R-H3")
         key = text.upper()
         if key not in self._index:
-            raise InvalidMove(f"{key} is not a cell of this board.", code="unknown_cell", step=step)
+            rule = "R-H4" if self.kind == "green-meadow" else "R-H1"
+            raise InvalidMove(f"{key} is not a cell of this board.", code="unknown_cell", step=step, rule=rule)
         return self._index[key]
 
     def parse_cells(self, text: str) -> list[int]:
         """A move of several cells, separated by spaces and/or commas (R-H3)."""
         parts = text.replace(",", " ").split()  # R-H3: spaces and/or commas
         if not parts:
-            raise InvalidMove("The move is empty: name at least one cell.", code="empty_move")
+            raise InvalidMove("The move is empty: name at least one cell.", code="empty_move", rule="R-H3")
         lookup = self._lookup
         out = [lookup.get(p, -1) for p in parts]
         if -1 in out:  # say which step is wrong, and why
@@ -133,11 +134,11 @@ class HexBoard:
         if isinstance(text, str):
             return tuple(self.parse_cells(text))
         if not text:
-            raise InvalidMove("The move is empty: name at least one cell.", code="empty_move")
+            raise InvalidMove("The move is empty: name at least one cell.", code="empty_move", rule="R-H3")
         cells = []
         for i, t in enumerate(text):
             if not isinstance(t, str):
-                raise InvalidMove(f"Step {i + 1} of the move is not a cell name.", step=i)
+                raise InvalidMove(f"A move's steps are cell names, not {t!r}.", step=i, rule="R-H3")
             cells.append(self.parse_cell(t.strip(), step=i))
         return tuple(cells)
 

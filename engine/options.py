@@ -92,6 +92,12 @@ class Option:
         return (*self.choices, *(a for a, _ in self.aliases))
 
     @property
+    def in_query(self) -> bool:
+        """The option can be written in a query string (``GET /v1/games/<game>/board?size=4``):
+        a plain value, or the list of blocked cells (``blocked=A1,B2``)."""
+        return self.type in ("integer", "string", "boolean") or self.name == "blocked"
+
+    @property
     def json_default(self) -> Any:
         """The default as JSON has it (a tuple is a list)."""
         return list(self.default) if isinstance(self.default, tuple) else self.default
@@ -150,6 +156,8 @@ class Option:
             out["aliases"] = self.alias_map
         if self.description:
             out["description"] = self.description + self._rule()
+        if self.setup:
+            out["setup"] = True  # a front end offers it with a position, not among the game's choices
         return out
 
     def json_schema(self) -> Json:

@@ -141,6 +141,9 @@ class Plur(Game[PlurState, Move]):
     name = "plur"
     title = "Plur"
     natural_ends = ("full",)  # R-E1: the board is full
+    move_rule = "R-E1"
+    end_rule = "R-E1"
+    turn_needs = "every turn places one stone"
     options = OPTIONS
     state_schema = STATE_SCHEMA
     presets = {"plur": seconds(60, 300, 1, "loses")}  # Catchup's clock (R-T2) fits its forerunner
@@ -252,11 +255,14 @@ class Plur(Game[PlurState, Move]):
     def apply(self, state: PlurState, move: Move) -> tuple[PlurState, list[Json]]:
         p = state.to_move
         if p is None:
-            raise IllegalMove("game_over", "The game is over: no more moves can be played.")
+            raise self.game_over()
         if move == (SWAP,):
             return self._swap(state)
         if len(move) != 1:
-            raise IllegalMove("too_many_stones", f"A turn places one stone, not {len(move)} (R-E1).", step=1)
+            extra = state.board.name(move[1])  # a move of several steps is cells (parse)
+            raise IllegalMove(
+                "too_many_stones", f"A turn places one stone, not {len(move)}: {extra} is one too many.", step=1, rule="R-E1"
+            )
         b = move[0]
         bit = 1 << b
         if not state.empty & bit:
@@ -287,7 +293,7 @@ class Plur(Game[PlurState, Move]):
                 if not state.pie
                 else "only player 1 may swap, on their first turn, when black's first stone is the only stone"
             )
-            raise IllegalMove("no_swap", f"Swapping is not allowed here: {why} (R-E1a).", step=0)
+            raise IllegalMove("no_swap", f"Swapping is not allowed here: {why}.", step=0, rule="R-E1a")
         stone = state.stones[0]
         new = PlurState(
             state.board, state.pie, (0, stone), ((), (stone,)), state.blocked, 0, state.ply + 1, None, None, state.empty
@@ -298,8 +304,8 @@ class Plur(Game[PlurState, Move]):
     def _bad_cell(state: PlurState, b: int) -> IllegalMove:
         board = state.board
         if state.blocked >> b & 1:
-            return IllegalMove("blocked", f"{board.name(b)} is blocked: it is not part of the board.", step=0)
-        return IllegalMove("occupied", f"{board.name(b)} is already occupied.", step=0)
+            return IllegalMove("blocked", f"{board.name(b)} is blocked: it is not part of the board.", step=0, rule="R-H4")
+        return IllegalMove("occupied", f"{board.name(b)} is already occupied.", step=0, rule="R-E1")
 
     def legal_moves(self, state: PlurState, limit: int | None = None) -> LegalMoves:
         """Every empty cell, and ``swap`` when the pie rule allows it (R-E1a)."""

@@ -109,6 +109,9 @@ class Too(Game[TooState, Move]):
     name = "too"
     title = "Too"
     natural_ends = ("full",)  # R-E2: the board is full
+    move_rule = "R-E2"
+    end_rule = "R-E2"
+    turn_needs = "every turn places one stone, black or white"
     options = OPTIONS
     state_schema = STATE_SCHEMA
     presets = {"too": seconds(60, 300, 1, "loses")}  # Catchup's clock (R-T2) fits its forerunner
@@ -193,19 +196,20 @@ class Too(Game[TooState, Move]):
         words = [w for w in _SPLIT.split(text.strip())] if isinstance(text, str) else [str(t).strip() for t in text]
         words = [w for w in words if w]
         if not words:
-            raise InvalidMove("The move is empty: name a colour and a cell, like B D4.", code="empty_move")
+            raise InvalidMove("The move is empty: name a colour and a cell, like B D4.", code="empty_move", rule="R-E2")
         out = []
         for i in range(0, len(words), 2):
             step = i // 2
             colour = LETTERS.get(words[i].lower())
             if colour is None:
                 raise InvalidMove(
-                    f"'{words[i]}' is not a colour: a move names the colour, B or W, then the cell, like B D4 (R-E2).",
+                    f"'{words[i]}' is not a colour: a move names the colour, B or W, then the cell, like B D4.",
                     step=step,
+                    rule="R-E2",
                 )
             if i + 1 >= len(words):
                 raise InvalidMove(
-                    f"'{words[i]}' names a colour but no cell: write the cell after it, like B D4 (R-E2).", step=step
+                    f"'{words[i]}' names a colour but no cell: write the cell after it, like B D4.", step=step, rule="R-E2"
                 )
             out.append((colour, state.board.parse_cell(words[i + 1], step=step)))
         return tuple(out)
@@ -218,16 +222,19 @@ class Too(Game[TooState, Move]):
     def apply(self, state: TooState, move: Move) -> tuple[TooState, list[Json]]:
         p = state.to_move
         if p is None:
-            raise IllegalMove("game_over", "The game is over: no more moves can be played.")
+            raise self.game_over()
         if len(move) != 1:
-            raise IllegalMove("too_many_stones", f"A turn places one stone, not {len(move)} (R-E2).", step=1)
+            extra = self.notation(state, move[1:2])
+            raise IllegalMove(
+                "too_many_stones", f"A turn places one stone, not {len(move)}: {extra} is one too many.", step=1, rule="R-E2"
+            )
         colour, b = move[0]
         bit = 1 << b
         board = state.board
         if not state.empty & bit:
             if state.blocked >> b & 1:
-                raise IllegalMove("blocked", f"{board.name(b)} is blocked: it is not part of the board.", step=0)
-            raise IllegalMove("occupied", f"{board.name(b)} is already occupied.", step=0)
+                raise IllegalMove("blocked", f"{board.name(b)} is blocked: it is not part of the board.", step=0, rule="R-H4")
+            raise IllegalMove("occupied", f"{board.name(b)} is already occupied.", step=0, rule="R-E2")
         same = state.stones[colour]
         touch = board.neighbours[b] & same
         grown = place(state.groups[colour], touch, bit)

@@ -46,7 +46,7 @@ def _from_env() -> dict[str, Any]:
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
-    app = Flask(__name__, static_folder=None)  # a JSON API: no /static route
+    app = Flask(__name__, static_folder=None)  # the page's files are service.page's (/static/...)
     app.config.update(DEFAULTS)
     app.config.update(_from_env())
     if config:
@@ -66,12 +66,16 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from service.errors import register_error_handlers
     from service.games import bp as games_bp
     from service.matches import init_app as init_matches
+    from service.page import bp as page_bp
+    from service.pictures import bp as pictures_bp
 
     requestlog.init_app(app)  # first: every later hook and every answer has the request id
     register_error_handlers(app)
     signing.init_app(app)
     cors.init_app(app)
     app.register_blueprint(games_bp)
+    app.register_blueprint(pictures_bp)  # pictures and posts, stateless and of matches (views/)
+    app.register_blueprint(page_bp)  # the page at /, /openapi.yaml, /docs
     init_matches(app)  # managed matches, health, `flask sweep` (Redis)
     metrics.init_app(app)  # GET /metrics
     ratelimit.init_app(app)  # after the routes: it limits every one of them

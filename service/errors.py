@@ -109,7 +109,12 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "invalid_header": (422, "a header is malformed (`details.header`: `Idempotency-Key`, 1 to 200 characters)"),
     "invalid_query": (422, "a query parameter is out of range (`details.parameter`)"),
     "idempotency_key_reused": (422, "this `Idempotency-Key` was used for another move (`details.header`)"),
-    "bad_state": (422, "a state is malformed or impossible (`details.fields` names the field)"),
+    "ply_not_reached": (422, "a match picture's or post's `ply` is past the end of its record (`details.last`: the latest)"),
+    "bad_state": (
+        422,
+        "a state is malformed or impossible, or the `before`, `move`, `events` or `clock` sent with it to be drawn"
+        " do not fit it (`details.fields` names the field)",
+    ),
     "bad_options": (422, "options are unknown, out of range, or set up an impossible position (`details.fields`)"),
     "bad_signature": (422, "signing is on and the state's `sig` is missing or wrong (`details.fields`: `state.sig`)"),
     "rate_limited": (429, "over `RATE_LIMIT` (`Retry-After` says when to send again; `details.limit`)"),

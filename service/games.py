@@ -1,7 +1,9 @@
 """Stateless adjudication: ``/v1/games/...`` (API.md).  No storage, no rules:
 each view reads a body, calls the engine, and dumps the answer; every other
-outcome is an error raised to service/errors.py.  States are signed on the way
-out and their signatures checked on the way in (service/signing.py), when the
+outcome is an error raised to service/errors.py.  A verdict (``play``,
+``replay``) also carries the umpire's ``announcements`` of the move that
+reached its state (views.announcements).  States are signed on the way out
+and their signatures checked on the way in (service/signing.py), when the
 server has a ``STATE_SECRET``."""
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from typing import Any
 
 from flask import Blueprint
 
+import views
+from engine.errors import MoveError
 from engine.registry import GAMES, NOT_BUILT, get_game
 from service import schemas
 from service.http import json_body
@@ -39,8 +43,10 @@ def play(game: str) -> Any:
     state = g.load(verified(body["state"]))
     verdict = g.play(state, body["move"])
     error = None if verdict.error is None else verdict.error.to_json()
-    answer = signed(g.dump(verdict.state))
-    out = schemas.verdict_json(verdict.legal, answer, move=verdict.move, error=error, events=verdict.events)
+    after = signed(g.dump(verdict.state))
+    out = schemas.verdict_json(verdict.legal, after, move=verdict.move, error=error, events=verdict.events)
+    # An illegal move changed nothing, so there is nothing to announce: its error says why.
+    out["announcements"] = views.announcements(g.dump(state), verdict.events, after) if verdict.legal else []
     dumped: dict[str, Any] = schemas.verdict_response.dump(out)
     return dumped
 
@@ -49,10 +55,30 @@ def play(game: str) -> Any:
 def legal_moves(game: str) -> Any:
     g = get_game(game)
     body = json_body(schemas.legal_moves_request)
-    lm = g.legal_moves(g.load(verified(body["state"])), body["limit"])
+    state = g.load(verified(body["state"]))
+    if body["prefix"] is not None:
+        return steps(g, state, body["prefix"])
+    lm = g.legal_moves(state, body["limit"])
     out = {"moves": lm.moves, "count": len(lm.moves), "truncated": lm.truncated}
     dumped: dict[str, Any] = schemas.legal_moves_response.dump(out)
     dumped.update(lm.info)
+    return dumped
+
+
+def steps(g: Any, state: Any, prefix: list[str]) -> dict[str, Any]:
+    """A move built step by step: the steps that may follow ``prefix`` and
+    whether the move may end there.  A wrong step is an answer, as an illegal
+    move is: ``error`` names it (its ``step`` indexes ``prefix``), and
+    ``prefix`` is cut to the steps before it."""
+    try:
+        found = g.next_steps(state, prefix)
+    except MoveError as err:
+        cut = prefix[: err.step] if err.step is not None else []
+        out: dict[str, Any] = {"prefix": cut, "steps": [], "count": 0, "complete": False, "move": None, "error": err.to_json()}
+    else:
+        out = {"prefix": found.prefix, "steps": found.steps, "count": len(found.steps), "complete": found.complete}
+        out["move"] = found.move
+    dumped: dict[str, Any] = schemas.steps_response.dump(out)
     return dumped
 
 
@@ -65,6 +91,8 @@ def replay(game: str) -> Any:
     if result.first_illegal is not None:
         index, err = result.first_illegal
         first = {"index": index, "error": err.to_json()}
-    return schemas.replay_response.dump(
-        {"valid": result.valid, "plies": result.plies, "first_illegal": first, "state": signed(g.dump(result.state))}
-    )
+    state = signed(g.dump(result.state))
+    before = None if result.before is None else g.dump(result.before)
+    said = views.announcements(before, result.events, state) if result.events else []
+    out = {"valid": result.valid, "plies": result.plies, "first_illegal": first, "state": state}
+    return schemas.replay_response.dump({**out, "move": result.move, "announcements": said})

@@ -36,7 +36,7 @@ from engine.options import SHARED_SCHEMAS, ref
 from engine.registry import GAMES, PRESETS
 from engine.stateio import MAX_PLY
 from service.errors import ERROR_CODES
-from service.schemas import NOT_BLANK
+from service.schemas import NAMES_QUERY, NOT_BLANK
 
 Json = dict[str, Any]
 
@@ -145,7 +145,28 @@ def _game_path(item: Json, game: Game[Any, Any]) -> Json:
             op["operationId"] = game.name + op["operationId"]
             op["tags"] = [game.name]
             op["summary"] = f"{game.title}: {op['summary'][0].lower()}{op['summary'][1:]}"
+            if op.get("parameters") == []:  # the board's query: the game's options a query string can carry
+                op["parameters"] = query_parameters(game)
     return mine
+
+
+def query_parameters(game: Game[Any, Any]) -> list[Json]:
+    """The game's options as query parameters (``?size=4&blocked=A1,B2``)."""
+    out = []
+    for opt in game.options:
+        if not opt.in_query:
+            continue
+        if opt.name == "blocked":
+            schema: Json = {"type": "string", "description": "Cells removed from the board, separated by commas: `A1,B2`."}
+        else:
+            schema = {k: v for k, v in opt.json_schema().items() if k != "default"}
+            if isinstance(schema.get("type"), list):  # a query has no null: leaving it out is the default
+                schema["type"] = next(t for t in schema["type"] if t != "null")
+            schema.pop("anyOf", None)
+            if not schema.get("type"):
+                schema["type"] = "string"
+        out.append({"name": opt.name, "in": "query", "required": False, "schema": schema})
+    return out
 
 
 def per_game_schemas(schemas: Json) -> None:
@@ -249,6 +270,8 @@ def build() -> Json:
         schemas[name]["oneOf"] = [ref(f"{component(g)}{name}") for g in GAMES.values()]
         schemas[name]["discriminator"]["mapping"] = {g.name: f"{SCHEMAS}{component(g)}{name}" for g in GAMES.values()}
     schemas["Move"]["oneOf"][0]["pattern"] = NOT_BLANK
+    spec["components"]["parameters"]["Names"]["schema"]["pattern"] = NAMES_QUERY
+    schemas["Names"]["items"]["pattern"] = NOT_BLANK
     schemas["GameName"]["enum"] = names
     schemas["PresetName"]["enum"] = list(PRESETS)
 

@@ -25,7 +25,19 @@ from engine.stateio import MAX_PLY
 # pattern is this one (tests/test_openapi.py).
 NOT_BLANK = "[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]"
 _NOT_BLANK = re.compile(NOT_BLANK)
+# The players' names in a query string: two, separated by a comma, each 1 to 60
+# characters and not blank (``names=Ann,Bob``).
+NAMES_QUERY = f"^(?=[^,]*{NOT_BLANK})[^,]{{1,60}},(?=[^,]*{NOT_BLANK})[^,]{{1,60}}$"
+NAMES_QUERY_RE = re.compile(NAMES_QUERY)
 MAX_MOVE_CHARS = 1000
+
+
+def not_blank(value: str) -> None:
+    """A marshmallow validator: ``value`` has a character that is not white space."""
+    if not _NOT_BLANK.search(value):
+        raise ValidationError("Must not be empty or only white space.")
+
+
 MAX_MOVE_STEPS = 100
 MAX_MOVES = 10000
 
@@ -77,11 +89,56 @@ class PlayRequest(Schema):
 class LegalMovesRequest(Schema):
     state = _object(required=True)
     limit = WholeNumber(load_default=None, allow_none=True, validate=validate.Range(min=1, max=100000))
+    # A move begun step by step (Game.next_steps): with it, the answer is the steps that may follow.
+    prefix = fields.List(
+        fields.String(validate=validate.Length(max=MAX_MOVE_CHARS)),
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(max=MAX_MOVE_STEPS),
+    )
 
 
 class ReplayRequest(Schema):
     options = _object(load_default=dict)
     moves = fields.List(MoveField(), required=True, validate=validate.Length(max=MAX_MOVES))
+
+
+PALETTES = ("default", "colorblind", "print")  # views.PALETTES; a test checks they agree
+FORMATS = ("svg", "png", "text")
+MIN_WIDTH, MAX_WIDTH = 16, 8192  # views.raster's bounds
+
+
+class Drawing(Schema):
+    """How to draw a position (views.svg/png/text): palette, each cell's name,
+    the players' names, the PNG's width; what led to it (``events``, or
+    ``before`` and ``move``, from which the service works them out); a
+    managed match's ``clock``."""
+
+    palette = fields.String(load_default="default", validate=validate.OneOf(PALETTES))
+    coords = fields.Boolean(load_default=False)
+    # Left out, each is None; sent as null, it is refused, as the spec has no null for it.
+    names = fields.List(
+        fields.String(validate=[validate.Length(min=1, max=60), not_blank]),
+        load_default=None,
+        allow_none=False,
+        validate=validate.Length(equal=2),
+    )
+    events = fields.List(_object(), load_default=None, allow_none=False, validate=validate.Length(max=MAX_MOVE_STEPS))
+    before = _object(load_default=None, allow_none=False)
+    move = MoveField(load_default=None, allow_none=False)
+    clock = _object(load_default=None, allow_none=False)
+
+
+class RenderRequest(Drawing):
+    state = _object(required=True)
+    format = fields.String(load_default="svg", validate=validate.OneOf(FORMATS))
+    width = WholeNumber(load_default=None, allow_none=False, validate=validate.Range(min=MIN_WIDTH, max=MAX_WIDTH))
+
+
+class PostRequest(Drawing):
+    state = _object(required=True)
+    png_url = fields.Url(load_default=None, allow_none=False, schemes={"http", "https"})
+    ply = WholeNumber(load_default=None, allow_none=False, validate=validate.Range(min=0))
 
 
 class ClockField(fields.Field[Any]):
@@ -160,11 +217,13 @@ def verdict_json(
 
 
 class MoveErrorBody(Schema):
-    """Why a move is illegal: a stable code, one sentence, the first wrong step."""
+    """Why a move is illegal: a stable code, one sentence, the first wrong step,
+    the ruling broken (RULES.md ``R-..``)."""
 
     code = fields.String(required=True)
     message = fields.String(required=True)
     step = fields.Integer()
+    rule = fields.String()
 
 
 class VerdictResponse(Schema):
@@ -175,6 +234,7 @@ class VerdictResponse(Schema):
     error = fields.Nested(MoveErrorBody)
     state = _object(required=True)
     events = fields.List(_object())
+    announcements = fields.List(fields.String())
 
 
 class StateResponse(Schema):
@@ -189,6 +249,17 @@ class LegalMovesResponse(Schema):
     truncated = fields.Boolean(required=True)
 
 
+class StepsResponse(Schema):
+    """``legal-moves`` with a ``prefix``: the steps that may follow it (Game.next_steps)."""
+
+    prefix = fields.List(fields.String(), required=True)
+    steps = fields.List(fields.String(), required=True)
+    count = fields.Integer(required=True)
+    complete = fields.Boolean(required=True)
+    move = fields.String(allow_none=True, required=True)
+    error = fields.Nested(MoveErrorBody)
+
+
 class FirstIllegal(Schema):
     index = fields.Integer(required=True)
     error = fields.Nested(MoveErrorBody, required=True)
@@ -199,6 +270,8 @@ class ReplayResponse(Schema):
     plies = fields.Integer(required=True)
     first_illegal = fields.Nested(FirstIllegal, allow_none=True, required=True)
     state = _object(required=True)
+    move = fields.String(allow_none=True, required=True)
+    announcements = fields.List(fields.String(), required=True)
 
 
 class GamesResponse(Schema):
@@ -232,6 +305,9 @@ match_create_request = MatchCreateRequest()
 match_move_request = MatchMoveRequest()
 play_request = PlayRequest()
 legal_moves_request = LegalMovesRequest()
+render_request = RenderRequest()
+post_request = PostRequest()
+steps_response = StepsResponse()
 replay_request = ReplayRequest()
 verdict_response = VerdictResponse()
 state_response = StateResponse()

@@ -146,7 +146,16 @@ def test_replay_of_a_valid_record_equals_playing_it(client: FlaskClient) -> None
         assert verdict["legal"], verdict
         state = verdict["state"]
     result = post(client, "replay", {"options": {"size": 3}, "moves": GAME})
-    assert result == {"valid": True, "plies": 4, "first_illegal": None, "state": state}
+    # ... and its announcements are the last move's, as play gave them
+    said = verdict["announcements"]
+    assert said and result == {
+        "valid": True,
+        "plies": 4,
+        "first_illegal": None,
+        "state": state,
+        "move": verdict["move"],
+        "announcements": said,
+    }
 
 
 def test_replay_stops_at_the_first_illegal_move(client: FlaskClient) -> None:
@@ -162,7 +171,8 @@ def test_replay_stops_at_the_first_illegal_move(client: FlaskClient) -> None:
 
 def test_replay_of_no_moves_is_the_new_state(client: FlaskClient) -> None:
     result = post(client, "replay", {"options": {"size": 4, "variant": "bolanos"}, "moves": []})
-    assert result == {"valid": True, "plies": 0, "first_illegal": None, "state": new(client, size=4, variant="bolanos")}
+    state = new(client, size=4, variant="bolanos")
+    assert result == {"valid": True, "plies": 0, "first_illegal": None, "state": state, "move": None, "announcements": []}
 
 
 def test_a_whole_game_to_the_end_over_http(client: FlaskClient) -> None:

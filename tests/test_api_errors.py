@@ -255,7 +255,9 @@ def test_unknown_game_is_404(client: FlaskClient, what: str) -> None:
     assert "chess" in err["message"] and "catchup" in err["message"]
 
 
-@pytest.mark.parametrize("path", ["/", "/v1", "/v1/games/catchup", "/v1/games/catchup/undo", "/v2/games"])
+@pytest.mark.parametrize(
+    "path", ["/nowhere", "/v1", "/v1/games/catchup", "/v1/games/catchup/undo", "/v2/games", "/static/nothing.js"]
+)
 def test_unknown_address_is_404(client: FlaskClient, path: str) -> None:
     error_of(client.get(path), 404, "not_found")
 

@@ -112,8 +112,9 @@ def test_barred_file_over_http(client: FlaskClient) -> None:  # R-X2
     verdict = play(client, state, "D up 1, 2 left 3, D down 1")
     assert verdict["error"] == {
         "code": "file_barred",
-        "message": "Shift 2 moves row 2, which your opponent shifted on their last turn (R-X2).",
+        "message": "'2 left 3' moves row 2, which your opponent shifted on their last turn.",
         "step": 1,
+        "rule": "R-X2",
     }
 
 

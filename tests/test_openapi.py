@@ -70,6 +70,25 @@ def test_every_stateless_operation_is_written_once_per_game(spec: dict[str, Any]
     assert not checker.validate("/components/schemas/CrystalPlayRequest", {"state": crystal, "move": "first"})
 
 
+def test_no_key_of_the_spec_is_a_sentence(spec: dict[str, Any]) -> None:
+    """An unquoted comma in a YAML flow mapping (``{description: a, b}``) silently
+    makes ``b`` a key and cuts the text; no name in the spec has a space."""
+    sentences = []
+
+    def walk(node: Any, where: str) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if " " in str(key):
+                    sentences.append(f"{where}/{key}")
+                walk(value, f"{where}/{key}")
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                walk(value, f"{where}/{i}")
+
+    walk(spec, "")
+    assert sentences == []
+
+
 def test_concrete_paths_win_over_templates() -> None:
     """OpenAPI matches concrete paths before templated ones; so does the checker."""
     checker = SpecChecker({"paths": {"/v1/{a}/play": {}, "/v1/games/{game}/play": {}, "/v1/games/catchup/play": {}}})
@@ -154,18 +173,22 @@ def test_checker_rejects_an_answer_that_breaks_the_spec(client: FlaskClient, spe
 def test_legal_verdict_needs_the_move_and_an_illegal_one_the_error(spec_checker: SpecChecker, client: FlaskClient) -> None:
     state = _new_state(client)
     path = "/v1/games/catchup/play"
-    spec_checker.check("POST", path, 200, JSON, {"legal": True, "move": "C3", "state": state, "events": []})
-    spec_checker.check(
-        "POST", path, 200, JSON, {"legal": False, "error": {"code": "occupied", "message": "m"}, "state": state, "events": []}
-    )
-    with pytest.raises(AssertionError):  # an illegal move has no events
-        spec_checker.check(
-            "POST", path, 200, JSON, {"legal": False, "error": {"code": "x", "message": "m"}, "state": state, "events": [{}]}
-        )
-    with pytest.raises(AssertionError):
-        spec_checker.check("POST", path, 200, JSON, {"legal": True, "state": state, "events": []})
-    with pytest.raises(AssertionError):
-        spec_checker.check("POST", path, 200, JSON, {"legal": False, "state": state})
+    said = {"announcements": ["Red places C3."]}
+    spec_checker.check("POST", path, 200, JSON, {"legal": True, "move": "C3", "state": state, "events": [], **said})
+    error = {"code": "occupied", "message": "m", "step": 1, "rule": "R-C1"}
+    illegal = {"legal": False, "error": error, "state": state, "events": [], "announcements": []}
+    spec_checker.check("POST", path, 200, JSON, illegal)
+    for broken in (
+        {**illegal, "events": [{}]},  # an illegal move has no events
+        {**illegal, "announcements": ["Red places C3."]},  # ... and nothing to announce
+        {**illegal, "error": {**error, "message": "C3 is already occupied (R-C1)."}},  # the ruling is `rule`, not in the sentence
+        {**illegal, "error": {**error, "rule": "C1"}},
+        {"legal": True, "state": state, "events": [], **said},
+        {"legal": True, "move": "C3", "state": state, "events": []},  # no announcements
+        {"legal": False, "state": state},
+    ):
+        with pytest.raises(AssertionError):
+            spec_checker.check("POST", path, 200, JSON, broken)
 
 
 # -- every documented answer of the stateless paths is produced and checked ----
@@ -222,16 +245,19 @@ def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_
     limited = create_app({"TESTING": True, "RATE_LIMIT": "1/hour"})
     limited.test_client_class = type(client)
     flooded = limited.test_client()
+    states = {}
     for number, name in enumerate(GAMES):
         options: dict[str, Any] = {"seed": "spec"} if name == "crystal" else {}
-        state = client.post(f"/v1/games/{name}/new", json={"options": options}).get_json()["state"]
+        state = states[name] = client.post(f"/v1/games/{name}/new", json={"options": options}).get_json()["state"]
         bodies = {
             "new": {"options": options},
             "play": {"state": state, "move": _first_move(name, state)},
             "legal-moves": {"state": state},
             "replay": {"options": options, "moves": []},
+            "render": {"state": state, "format": "svg"},  # the desk's pictures and posts
+            "post": {"state": state},
         }
-        for what, body in bodies.items():
+        for kind, (what, body) in enumerate(bodies.items()):
             path = f"/v1/games/{name}/{what}"
             assert client.post(path, json=body).status_code == 200
             assert client.post(path, data="{", content_type=JSON).status_code == 400
@@ -239,14 +265,23 @@ def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_
             assert client.post(path, data=b" " * (300 * 1024), content_type=JSON).status_code == 413
             assert client.post(path, data="{}", content_type="text/plain").status_code == 415
             assert client.post(path, json={"nonsense": 1}).status_code == 422
-            addr = {"REMOTE_ADDR": f"10.9.{number}.{len(what)}"}
+            addr = {"REMOTE_ADDR": f"10.9.{number}.{kind}"}
             assert flooded.post(path, json=body, environ_base=addr).status_code == 200
             assert flooded.post(path, json=body, environ_base=addr).status_code == 429
+        board = f"/v1/games/{name}/board"
+        assert client.get(board).status_code == 200
+        assert client.get(board + "?nonsense=1").status_code == 422
+        assert client.post(board).status_code == 405
+        addr = {"REMOTE_ADDR": f"10.8.{number}.1"}
+        assert flooded.get(board, environ_base=addr).status_code == 200
+        assert flooded.get(board, environ_base=addr).status_code == 429
         assert client.post(f"/v1/games/chess/{name}", json={}).status_code == 404  # no such address: the error shape
     assert client.get("/v1/games").status_code == 200
     assert client.post("/v1/games").status_code == 405
     assert flooded.get("/v1/games", environ_base={"REMOTE_ADDR": "10.9.9.9"}).status_code == 200
     assert flooded.get("/v1/games", environ_base={"REMOTE_ADDR": "10.9.9.9"}).status_code == 429
+    assert client.get("/v1/games/catchup/board?size=99").status_code == 422
+    assert client.get("/v1/games/chess/board").status_code == 404
 
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("boom")
@@ -259,6 +294,9 @@ def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_
     for name in GAMES:
         for what, body in broken.items():
             assert client.post(f"/v1/games/{name}/{what}", json=body).status_code == 500
+        for what, body in {"render": {"state": states[name], "format": "svg"}, "post": {"state": states[name]}}.items():
+            assert client.post(f"/v1/games/{name}/{what}", json=body).status_code == 500
+        assert client.get(f"/v1/games/{name}/board").status_code == 500
 
     stateless = {(p, m, s) for p, m, s in spec_checker.documented() if p.startswith("/v1/games")}
     assert stateless - spec_checker.checked == set()

@@ -74,3 +74,13 @@ def test_bad_width() -> None:
     _, _, state = catchup_worked_example()[0]
     with pytest.raises(ValueError, match="width"):
         views.png(state, width=0)
+
+
+def test_a_picture_asked_for_again_comes_from_the_cache() -> None:
+    _, events, state = catchup_worked_example()[1]
+    svg = views.svg(state, events=events)
+    png_module.render_cached.cache_clear()
+    first = png_module.render(svg, 300)
+    again = png_module.render(views.svg(state, events=events), 300)  # the same text, another string
+    assert again == first and png_module.render_cached.cache_info().hits == 1
+    assert png_module.render(svg) != first  # another width is another picture

@@ -76,7 +76,7 @@ class MoveOutcome:
     ``kind``:
       * ``"accepted"`` - ``state``, ``clock``, ``events`` are the new ones;
       * ``"illegal"`` - the service refused the move (``error``: code, message,
-        step); the seat has lost (resigned by the client, or forfeited by the
+        step, rule); the seat has lost (resigned by the client, or forfeited by the
         server) and ``state`` is the final one;
       * ``"finished"`` - the match had ended before the move (a flag);
       * ``"stale"`` - the ply moved on meanwhile (a Crystal proxy window lapsed);
@@ -289,7 +289,7 @@ class MatchClient:
         raise self._fail(status, answer)
 
     def _illegal(self, match: Match, seat: int, error: Json, answer: Json) -> MoveOutcome:
-        err = {"code": error.get("code"), "message": error.get("message"), "step": error.get("step")}
+        err = {"code": error.get("code"), "message": error.get("message"), "step": error.get("step"), "rule": error.get("rule")}
         state = answer.get("state")
         if not (isinstance(state, dict) and state.get("status") == "finished"):  # a body the schema refused: not judged
             resigned = self.resign(match, seat)

@@ -75,7 +75,7 @@ class LocalMatches:
         if not verdict.legal:
             assert isinstance(verdict.error, MoveError)
             err = verdict.error.to_json()
-            error = {"code": err.get("code"), "message": err.get("message"), "step": err.get("step")}
+            error = {"code": err.get("code"), "message": err.get("message"), "step": err.get("step"), "rule": err.get("rule")}
             m.state, events = m.game.forfeit(m.state, seat, verdict.error)  # as the service's forfeit policy does
             m.dumped = m.game.dump(m.state)
             m.entries.append({"kind": "forfeit", "seat": seat, "by": seat, "move": text, "events": events})

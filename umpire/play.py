@@ -195,7 +195,9 @@ def play_game(
             continue
         if out.kind == "illegal":
             err = out.error or {}
-            step = f" (step {err['step']})" if err.get("step") is not None else ""
+            where = [f"step {err['step']}"] if err.get("step") is not None else []
+            where += [str(err["rule"])] if err.get("rule") else []
+            step = f" ({', '.join(where)})" if where else ""
             detail = (
                 f"{specs[seat]} (seat {seat}) played {reply.move!r} at ply {ply}, which the service refused: "
                 f"{err.get('code')}: {err.get('message')}{step}"

@@ -8,8 +8,9 @@ Nothing here knows a game; the game modules build their sentences from these.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -72,13 +73,19 @@ def compare_sizes(a: Sequence[int], b: Sequence[int]) -> tuple[int, int]:
     return 0, 0
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def player_names(names: Sequence[str] | None, default: tuple[str, str]) -> tuple[str, str]:
-    """The two players' names: ``names`` if given (two non-empty strings), else the game's."""
+    """The two players' names: ``names`` if given (two non-empty strings), else
+    the game's; trimmed of white space, and a lone surrogate (which no UTF-8
+    text can hold) replaced by U+FFFD."""
     if names is None:
         return default
-    if isinstance(names, str) or len(names) != 2 or not all(isinstance(n, str) and n.strip() for n in names):
+    if isinstance(names, str) or len(names) != 2 or not all(isinstance(n, str) and n for n in names):
         raise ValueError("names must be two non-empty strings, player 0's first.")
-    return names[0].strip(), names[1].strip()
+    first, second = (_SURROGATE.sub("\ufffd", n.strip() or n) for n in names)
+    return first, second
 
 
 def possessive(name: str) -> str:
@@ -86,8 +93,15 @@ def possessive(name: str) -> str:
     return f"{name}'s"
 
 
+# Characters XML 1.0 does not allow (control characters, lone surrogates, U+FFFE/U+FFFF):
+# a player's name may hold them, a picture cannot.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
 def xml(text: str) -> str:
-    """Text safe inside an XML element or a double-quoted attribute."""
+    """Text safe inside an XML element or a double-quoted attribute; a
+    character XML cannot hold becomes U+FFFD, the replacement character."""
+    text = _NOT_XML.sub("\ufffd", text)
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
@@ -125,9 +139,10 @@ def parse_time(text: Any) -> datetime | None:
     if not isinstance(text, str) or not text:
         return None
     try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)  # RFC 3339 without an offset: UTC, as the server writes
 
 
 def _number(x: Any) -> float | None:

@@ -69,6 +69,9 @@ def test_redis_killed_mid_run_503_quickly_then_recovers(private_redis: Start, cl
         ("post", f"/v1/matches/{match_id}/moves", {"move": "C3", "ply": 0}, h0),
         ("post", f"/v1/matches/{match_id}/resign", None, h0),
         ("post", "/v1/matches", {"game": "catchup"}, {}),
+        ("get", f"/v1/matches/{match_id}/board.svg", None, {}),
+        ("get", f"/v1/matches/{match_id}/board.png", None, {}),
+        ("get", f"/v1/matches/{match_id}/post", None, {}),
     ]
     for method, path, body, headers in calls:
         start = time.monotonic()

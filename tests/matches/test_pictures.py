@@ -1,0 +1,148 @@
+"""A managed match's pictures and posts, now and at any earlier ply, on real
+Redis through the spec-checked client: rebuilt from the record by
+service/history.py, cached when the position can no longer change (ETag,
+Cache-Control, 304), the post's link to its PNG and its clock in words."""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+from matchkit import FakeClock, Match, NewMatch
+from PIL import Image
+from test_records import play_some
+
+import views
+from engine.registry import GAMES
+from service.history import history
+from service.store import Store
+
+
+def get(client: FlaskClient, m: Match, what: str, status: int = 200, **query: Any) -> Any:
+    resp = client.get(f"/v1/matches/{m.id}/{what}", query_string=query)
+    assert resp.status_code == status, resp.get_data(as_text=True)
+    return resp
+
+
+def test_history_rebuilds_every_ply_from_the_record(store: Store, new_match: NewMatch, fake_clock: FakeClock) -> None:
+    m = new_match("catchup", {"size": 3}, clock="catchup")
+    final = play_some(m, "catchup", 4, fake_clock)
+    latest = history(store, m.id, None)
+    assert (latest.ply, latest.last_ply, latest.state, latest.finished) == (4, 4, final, False)
+    assert latest.clock is not None and latest.clock["to_move"] == final["to_move"]
+    start = history(store, m.id, 0)
+    assert start.state == GAMES["catchup"].dump(GAMES["catchup"].new({"size": 3}))
+    assert (start.before, start.move, start.events, start.clock) == (None, None, [], None)
+    record = m.record()["moves"]
+    for ply in range(1, 5):
+        h = history(store, m.id, ply)
+        assert h.move == record[ply - 1]["move"] and h.events == record[ply - 1]["events"]
+        assert h.before == history(store, m.id, ply - 1).state and h.state["ply"] == ply
+        assert h.settled == (ply < 4) and (h.clock is None) == (ply < 4)
+    assert not latest.settled
+
+
+def test_pictures_of_every_ply(client: FlaskClient, new_match: NewMatch, store: Store) -> None:
+    m = new_match("bug", {})
+    play_some(m, "bug", 3)
+    for ply in range(4):
+        h = history(store, m.id, ply)
+        svg = get(client, m, "board.svg", ply=ply).get_data(as_text=True)
+        assert svg == views.svg(h.state, events=h.events, clock=h.clock)  # the latest shows the running clock
+    latest = get(client, m, "board.svg", names="Ann,Bob", coords="true", palette="print").get_data(as_text=True)
+    h = history(store, m.id, None)
+    assert latest == views.svg(h.state, events=h.events, names=["Ann", "Bob"], coords=True, palette="print", clock=h.clock)
+    assert "Clock: Ann: " in latest
+
+
+def test_a_png_of_the_match(client: FlaskClient, new_match: NewMatch) -> None:
+    m = new_match("catchup", {"size": 3})
+    play_some(m, "catchup", 2)
+    resp = get(client, m, "board.png", ply=1, width=320)
+    im = Image.open(io.BytesIO(resp.get_data()))
+    assert resp.mimetype == "image/png" and im.width == 320
+
+
+def test_earlier_plies_are_cached_and_the_running_position_is_not(client: FlaskClient, new_match: NewMatch) -> None:
+    m = new_match("catchup", {"size": 3})
+    play_some(m, "catchup", 3)
+    for what, query in (("board.svg", {}), ("board.png", {"width": 200}), ("post", {})):
+        old = get(client, m, what, ply=1, **query)
+        etag = old.headers["ETag"]
+        assert old.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+        again = client.get(f"/v1/matches/{m.id}/{what}", query_string={"ply": 1, **query}, headers={"If-None-Match": etag})
+        assert again.status_code == 304 and again.headers["ETag"] == etag and not again.get_data()
+        assert get(client, m, what, ply=2, **query).headers["ETag"] != etag
+        now = get(client, m, what, **query)
+        assert now.headers["Cache-Control"] == "no-store" and "ETag" not in now.headers
+    # another width is another picture
+    assert get(client, m, "board.png", ply=1, width=200).headers["ETag"] != get(client, m, "board.png", ply=1).headers["ETag"]
+
+
+def test_a_finished_match_is_cached_at_its_end(client: FlaskClient, new_match: NewMatch) -> None:
+    m = new_match("catchup", {"size": 3})
+    play_some(m, "catchup", 2)
+    assert m.resign(0).status_code == 200
+    end = get(client, m, "board.svg")
+    assert "ETag" in end.headers and "Blue wins: Red resigned." in end.get_data(as_text=True)
+    post = get(client, m, "post").get_data(as_text=True)
+    assert post.startswith("**Catchup, ply 3**") and "- Red resigns." in post and "**Blue wins: Red resigned.**" in post
+
+
+def test_the_post_links_its_png_and_says_the_clocks(client: FlaskClient, new_match: NewMatch, fake_clock: FakeClock) -> None:
+    m = new_match("catchup", {"size": 3}, clock={"turn_s": 60, "bank_s": 250})
+    play_some(m, "catchup", 2, fake_clock)
+    fake_clock.advance(13.2)  # Red's turn has run 13.2 s of its 60
+    resp = get(client, m, "post", names="Ann,Bob")
+    assert resp.mimetype == "text/markdown"
+    text = resp.get_data(as_text=True)
+    assert f"(<http://localhost/v1/matches/{m.id}/board.png?ply=2&names=Ann,Bob>)" in text
+    assert "- Ann: turn 0:46 left, bank 4:10" in text and "- Bob: bank 4:10" in text
+    assert "**Ann to move: " in text
+    record = m.record()["moves"]
+    assert f"Bob places {' and '.join(record[1]['move'].split())}." in text
+    old = get(client, m, "post", ply=1).get_data(as_text=True)
+    assert "board.png?ply=1>)" in old and "Clock:" not in old
+    assert re.search(r"```text\n.*\n```", get(client, m, "post", ply=0).get_data(as_text=True), re.S)
+
+
+def test_the_records_own_entries_a_flag_and_a_pass(client: FlaskClient, new_match: NewMatch, fake_clock: FakeClock) -> None:
+    options = {"seed": "pictures", "colors": [["red", "green"], ["blue", "yellow"]], "first": 0}
+    m = new_match("crystal", options, clock={"turn_s": 1, "bank_s": 0})
+    fake_clock.advance(2.5)  # seat 0 flags; its proxy window lapses: the turn passes (R-X6), a `timeout` entry
+    post = get(client, m, "post", ply=1).get_data(as_text=True)
+    assert post.startswith("**Crystal Connector, ply 1: Player 1 plays (no shifts: time ran out, R-X6)**")
+    assert "- Player 1 ran out of time" in post
+
+
+@pytest.mark.parametrize(
+    ("query", "parameter"),
+    [
+        ({"ply": 3}, "ply"),
+        ({"ply": "x"}, "ply"),
+        ({"palette": "neon"}, "palette"),
+        ({"names": "Ann"}, "names"),
+        ({"width": 9}, "width"),
+    ],
+)
+def test_bad_queries_are_named(client: FlaskClient, new_match: NewMatch, query: dict[str, Any], parameter: str) -> None:
+    m = new_match("catchup", {"size": 3})
+    play_some(m, "catchup", 2)
+    for what in ("board.svg", "board.png", "post"):
+        if what != "board.png" and parameter == "width":
+            continue  # only the PNG has a width
+        resp = get(client, m, what, 422, **query)
+        error = resp.get_json()["error"]
+        if query.get("ply") == 3:  # past the record's 2 plies: not a malformed query, a ply the match has not reached
+            assert error["code"] == "ply_not_reached" and error["details"] == {"parameter": "ply", "last": 2}
+        else:
+            assert error["code"] == "invalid_query" and error["details"] == {"parameter": parameter}
+
+
+@pytest.mark.parametrize("what", ["board.svg", "board.png", "post"])
+def test_an_unknown_match_is_404(client: FlaskClient, what: str) -> None:
+    resp = client.get(f"/v1/matches/nothing-here/{what}")
+    assert resp.status_code == 404 and resp.get_json()["error"]["code"] == "match_not_found"
