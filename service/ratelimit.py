@@ -52,18 +52,31 @@ def _no_token() -> bool:
     return _exempt() or bearer_token() is None
 
 
-def storage_uri(redis_url: str | None) -> str:
-    """The limits library's address of the app's Redis (``unix://`` is ``redis+unix://`` there)."""
+def storage_uri(redis_url: str | None, cluster: bool = False) -> str:
+    """The limits library's address of the app's Redis: ``unix://`` is
+    ``redis+unix://`` there, and a cluster's node (``REDIS_CLUSTER=1``) is
+    ``redis+cluster://host:port``, so that the counts go to the key's own node
+    (a plain client would be answered MOVED, and the limit fall back to each
+    process's memory)."""
     if not redis_url:
         return "memory://"
     if redis_url.startswith("unix://"):
         return "redis+unix://" + redis_url.removeprefix("unix://")
+    if cluster:
+        rest = redis_url.partition("://")[2]
+        return "redis+cluster://" + rest.split("/", 1)[0]  # a cluster has no database number
     return redis_url
 
 
 def _storage_options(app: Flask) -> Any:
     """The Redis client's timeout, as the app's own (a float: the limits library's annotation says str or int)."""
-    return {"socket_timeout": float(app.config.get("REDIS_TIMEOUT_S", 1.0))} if app.config.get("REDIS_URL") else {}
+    url = app.config.get("REDIS_URL")
+    if not url:
+        return {}
+    options: dict[str, Any] = {"socket_timeout": float(app.config.get("REDIS_TIMEOUT_S", 1.0))}
+    if app.config.get("REDIS_CLUSTER") and url.startswith("rediss://"):
+        options["ssl"] = True  # TLS to every node
+    return options
 
 
 def init_app(app: Flask) -> Limiter | None:
@@ -77,7 +90,7 @@ def init_app(app: Flask) -> Limiter | None:
             ApplicationLimit(rate, key_function=address, exempt_when=_exempt, scope="address"),
             ApplicationLimit(rate, key_function=token_key, exempt_when=_no_token, scope="token"),
         ],
-        storage_uri=storage_uri(app.config.get("REDIS_URL")),
+        storage_uri=storage_uri(app.config.get("REDIS_URL"), bool(app.config.get("REDIS_CLUSTER"))),
         storage_options=_storage_options(app),
         key_prefix=f"{app.config.get('REDIS_PREFIX', 'umpire:')}ratelimit",
         strategy="fixed-window",

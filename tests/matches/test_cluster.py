@@ -135,6 +135,24 @@ def test_a_wait_is_woken_through_the_clusters_pub_sub(make_client: Any) -> None:
     assert r.json["ply"] == 1 and time.monotonic() - start < 5
 
 
+def test_rate_limits_are_counted_on_the_cluster_for_every_process(make_client: Any) -> None:
+    """RATE_LIMIT on a cluster: the counts live on the cluster (a plain client there would
+    be answered MOVED and fall back to each process's memory), so two app processes
+    share one budget per client address."""
+    one = make_client(RATE_LIMIT="3/minute", REDIS_PREFIX="rl:shared:")
+    other = make_client(RATE_LIMIT="3/minute", REDIS_PREFIX="rl:shared:")
+    addr = {"REMOTE_ADDR": "10.77.0.1"}
+    assert [one.get("/v1/games", environ_base=addr).status_code for _ in range(2)] == [200, 200]
+    assert other.get("/v1/games", environ_base=addr).status_code == 200  # the third of the shared three
+    refused = other.get("/v1/games", environ_base=addr)
+    assert refused.status_code == 429 and refused.json["error"]["code"] == "rate_limited"
+    assert one.get("/v1/games", environ_base=addr).status_code == 429
+    assert one.get("/v1/games", environ_base={"REMOTE_ADDR": "10.77.0.2"}).status_code == 200  # others are served
+    store: Store = db.get_store(one.application)
+    counted = [k for node in store.r.get_primaries() for k in store.r.get_redis_connection(node).scan_iter("*rl:shared:*")]
+    assert counted, "the counts are on the cluster's nodes"
+
+
 def test_a_master_killed_mid_run_loses_nothing_acknowledged(cluster: embedded.EmbeddedCluster, make_client: Any) -> None:
     client = make_client(REDIS_TIMEOUT_S=1.0)
     store: Store = db.get_store(client.application)

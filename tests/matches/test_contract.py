@@ -44,6 +44,7 @@ def test_the_limits_library_reads_the_apps_redis_url() -> None:
     assert storage_uri(None) == "memory://"
     assert storage_uri("unix:///tmp/r.sock") == "redis+unix:///tmp/r.sock"
     assert storage_uri("redis://h:6379/0") == "redis://h:6379/0"
+    assert storage_uri("redis://:pw@h:7000/0", cluster=True) == "redis+cluster://:pw@h:7000"
 
 
 @pytest.mark.app_config(RATE_LIMIT="5/minute")
