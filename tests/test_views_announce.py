@@ -277,6 +277,14 @@ def test_resign_flag_illegal_aborted(game: str) -> None:
     said = views.announcements(state, illegal, state)
     assert said[0] == f"{names[1]}'s move is illegal: C3 is already occupied. {names[1]} forfeits the game."
     assert said[1] == f"{names[0]} wins: {names[1]} forfeited with an illegal move: C3 is already occupied."
+    # Under the match's `reject` policy the move is refused and the game goes on: no forfeit.
+    refused = [{"type": "illegal", "player": 1, "move": "C3", "code": "occupied", "message": "C3 is already occupied."}]
+    assert views.announcements(state, refused, state) == [
+        f"{names[1]}'s move is illegal: C3 is already occupied.",
+        f"The move (C3) is refused: {names[1]} is still to move.",
+    ]
+    forfeit = [{**illegal[0], "forfeit": True}, illegal[1]]
+    assert views.announcements(state, forfeit, state) == said
     assert views.announcements(state, [{"type": "end", "winner": None, "end": "aborted"}], state) == [
         "The game was aborted: no result."
     ]

@@ -255,9 +255,17 @@ class GameView(ABC):
         return [f"{who} has run out of time: turn and bank are spent (R-T1)."]
 
     def _illegal(self, ctx: Context, e: Json) -> list[str]:
+        """An illegal move in a match: a forfeit under the ``forfeit`` policy (the
+        game ends ``illegal``), else refused, and the same player is to move."""
         who = ctx.name(e.get("player"))
         why = str(e.get("message") or e.get("code") or "").strip()
-        return [f"{possessive(who)} move is illegal{': ' + why.rstrip('.') if why else ''}. {who} forfeits the game."]
+        said = f"{possessive(who)} move is illegal{': ' + why.rstrip('.') if why else ''}."
+        forfeit = e.get("forfeit") or any(x.get("type") == "end" and x.get("end") == "illegal" for x in ctx.events)
+        if forfeit:
+            return [f"{said} {who} forfeits the game."]
+        tried = e.get("move")
+        move = f" ({tried})" if isinstance(tried, str) and tried.strip() else ""
+        return [said, f"The move{move} is refused: {who} is still to move."]
 
     def _end(self, ctx: Context, e: Json) -> list[str]:
         end = e.get("end", self.natural_end)  # Catchup's end event names no end yet: the full board
