@@ -95,7 +95,10 @@ class Outcome:
 
     @property
     def result(self) -> str:
-        """``1-0`` when player 0 won, ``0-1`` when player 1 won, ``1/2-1/2`` for a draw."""
+        """``1-0`` when player 0 won, ``0-1`` when player 1 won, ``1/2-1/2`` for a
+        draw, and ``*`` (no result, as PGN writes an abandoned game) when aborted."""
+        if self.end == "aborted":
+            return "*"
         return "1/2-1/2" if self.winner is None else ("1-0" if self.winner == 0 else "0-1")
 
 

@@ -15,6 +15,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from engine.errors import BadState, IllegalMove
+from engine.game import Outcome
 from engine.registry import GAMES
 
 CONFIGS = option_configs()
@@ -47,7 +48,7 @@ def test_every_game_ends_by_forfeit_abort_or_resignation(
     assert verdict.events[-1] == {"type": "end", "winner": expect[1], "end": expect[0]}
     assert game.load(data) == after  # a finished state of this kind reads back
     outcome = game.outcome(after)
-    assert outcome is not None and outcome.result == {None: "1/2-1/2", 0: "1-0", 1: "0-1"}[expect[1]]
+    assert outcome is not None and outcome.result == {None: "*", 0: "1-0", 1: "0-1"}[expect[1]]  # aborted: no result
     replayed = game.replay(options, record)  # the reserved entry replays
     assert replayed.valid and game.dump(replayed.state) == data
 
@@ -78,3 +79,12 @@ def test_end_and_winner_must_agree(name: str) -> None:
     with pytest.raises(BadState) as e:
         game.load({**forfeited, "winner": None})
     assert e.value.field == "state.winner"  # a forfeit has a winner
+
+
+def test_results_say_who_won_as_chess_records_do() -> None:
+    """``1-0``: player 0 (seat 0, who moved first) won; ``0-1`` player 1; a draw ``1/2-1/2``;
+    an aborted game has no result, ``*``, as PGN writes an abandoned one."""
+    assert Outcome(0, "resign").result == "1-0"
+    assert Outcome(1, "flag").result == "0-1"
+    assert Outcome(None, "full").result == "1/2-1/2"
+    assert Outcome(None, "aborted").result == "*"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -21,6 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from umpire.server import EmbeddedServer
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -102,7 +103,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         log.close()
 
 
-@pytest.mark.skipif(shutil.which("curl") is None or shutil.which("bash") is None, reason="the walk-through needs curl and bash")
 def test_the_walkthrough_works_as_printed(server: str, tmp_path: Path) -> None:
     setup, steps = walkthrough()
     marker = "@@@ next step @@@"
@@ -116,3 +116,39 @@ def test_the_walkthrough_works_as_printed(server: str, tmp_path: Path) -> None:
     assert len(outputs) == len(steps)
     for (command, printed), got in zip(steps, outputs, strict=True):
         assert got.rstrip("\n") == printed, f"$ {command}\nREADME shows:\n{printed}\nthe server says:\n{got}"
+
+
+MATCHES = "## Managed matches"
+
+
+def match_blocks() -> str:
+    """The ``sh`` blocks of the section "Managed matches", in order."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index(MATCHES)
+    end = text.index("\n### ", start)
+    return "\n".join(re.findall(r"```sh\n(.*?)```", text[start:end], flags=re.S))
+
+
+def test_the_managed_match_walkthrough_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The section's commands, run as printed against `python -m service.serve`
+    (what `make run` starts) with the admin token the section names: the legal
+    moves in the move's answer, the wait for a turn, the record as text and as
+    data `replay` takes, the live events from the start, the umpire's list."""
+    script = match_blocks()
+    token = re.search(r"^ADMIN=(\S+)", script, flags=re.M)
+    assert token is not None
+    monkeypatch.setenv("ADMIN_TOKEN", token.group(1))
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    with EmbeddedServer(workers=1) as served:
+        done = subprocess.run(
+            ["bash", "-c", "set -eu -o pipefail\n" + script.replace(PRINTED_BASE, served.url)],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:3] == ["18", "2", "resign"]  # Bob's 18 legal moves came with Ann's answer; Ann's turn; the end
+    text = "\n".join(lines[3:])
+    for header in ('[Seat0 "Ann"]', '[Seat1 "Bob"]', '[Tags "club-night"]', '[Result "0-1"]'):
+        assert header in text
+    assert "1. C3 {" in text and "2. B2 B3 {" in text and "3. resign 0 {" in text
+    assert lines[-6:] == ["resign", "event: move", "event: move", "event: resign", "event: end", '["Ann", "Bob"]']
