@@ -3,7 +3,7 @@
 ``gunicorn 'service:create_app()'`` serves it.  Configuration comes from
 defaults, then environment variables, then the ``config`` mapping; every
 setting is an environment variable of the same name (README "Settings").
-The settings of managed matches (Redis, tokens) are read in service/matches.py.
+The settings of managed matches (Redis, tokens, streams) are read in service/db.py.
 """
 
 from __future__ import annotations

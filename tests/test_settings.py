@@ -10,6 +10,7 @@ import hmac
 import io
 import json
 import logging
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -184,3 +185,46 @@ def test_make_run_logs_json_by_default() -> None:
     assert serve.environment({"LOG_FORMAT": "text"})["LOG_FORMAT"] == "text"
     assert create_app().config["LOG_FORMAT"] == "text"  # a bare create_app()
     assert logging.getLogger("service").level == logging.INFO
+
+
+# -- every setting documented -------------------------------------------------------
+
+
+def readme_settings() -> dict[str, str]:
+    """The README's "Settings" table: each variable and its default as written."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    table = text[text.index("## Settings") : text.index("\n## ", text.index("## Settings"))]
+    out: dict[str, str] = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) >= 2 and cells[0].startswith("`"):
+            names = [n.strip(" `") for n in cells[0].split(",")]
+            defaults = [d.strip(" `") for d in cells[1].split(",")] if len(names) > 1 else [cells[1]]
+            for name, default in zip(names, defaults, strict=True):
+                out[name] = default
+    return out
+
+
+def test_every_setting_the_service_reads_is_in_the_readme_with_its_default() -> None:
+    """A setting nobody can find is a setting nobody can use: each variable the app,
+    its Redis layer and `make run` read is in the README's table, with the default
+    the code has."""
+    from service import DEFAULTS
+    from service.db import CONFIG_DEFAULTS
+
+    documented = readme_settings()
+    code = {**DEFAULTS, **{k: v for k, v in CONFIG_DEFAULTS.items() if k != "MATCH_CLOCK"}}  # MATCH_CLOCK: tests only
+    served = ("HOST", "PORT", "WEB_CONCURRENCY", "WORKER_CLASS", "WORKER_CONNECTIONS", "SWEEPER", "ACCESS_LOG")
+    missing = [name for name in [*code, *served, "PROMETHEUS_MULTIPROC_DIR", "REDIS_APPENDFSYNC"] if name not in documented]
+    assert missing == []
+    for name, default in code.items():
+        if isinstance(default, bool) or default is None:
+            continue
+        cell = documented[name]
+        if isinstance(default, int | float):
+            first = re.search(r"[0-9][0-9.]*", cell)
+            assert first is not None and float(first.group()) == float(default), name
+        else:
+            assert f"`{default}`" in cell, name
