@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -21,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from umpire.server import EmbeddedServer
+from umpire.server import EmbeddedServer, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -63,13 +62,6 @@ def test_the_walkthrough_is_found() -> None:
         assert what in commands
     assert '"legal":false' in "".join(out for _, out in steps)  # an illegal move and its verdict
     assert all(out for _, out in steps), "every command shows its output"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 @pytest.fixture(scope="module")

@@ -16,13 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from service.serve import gunicorn_command
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+from umpire.server import free_port
 
 
 class AppServer:

@@ -8,13 +8,10 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,11 +19,13 @@ from typing import Any
 import pytest
 import redis
 from matchkit import NewMatch
+from served import call
 from test_clocks import CRYSTAL, a_turn
 
 from service import referee, sweeper
 from service.referee import Live
 from service.store import Store
+from umpire.server import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -102,27 +101,6 @@ def test_waiting_read_wakes_at_the_deadline_without_a_sweeper(new_match: NewMatc
 
 
 # -- make run: python -m service.serve --------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def call(base: str, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(base + path, data=data, method=method)
-    if data is not None:
-        req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(req, timeout=10) as resp:
-            return resp.status, json.loads(resp.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
 
 
 class Served:
