@@ -54,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    t.add_argument("--game", help="catchup, bug, crystal (plur, too once the server has them)")
+    t.add_argument("--game", help="catchup, bug, crystal, plur or too")
     t.add_argument(
         "--option",
         action="append",
@@ -69,7 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     t.add_argument(
         "--clock",
-        help="a preset (catchup, catchup-short-bank, bug, bug-green-meadow, crystal) or "
+        help="a preset (catchup, catchup-short-bank, bug, bug-green-meadow, crystal, plur, too) or "
         "turn=S,bank=S,step=S[,increment=S][,on_flag=loses|proxy]; default: the game's preset",
     )
     t.add_argument(
@@ -108,7 +108,12 @@ def _parser() -> argparse.ArgumentParser:
         help=f"seconds a bot may overrun its clock before the harness stops waiting (default {GRACE_S:g})",
     )
     t.add_argument("--quiet", action="store_true", help="no progress line")
-    t.add_argument("--report", metavar="FILE", nargs="+", help="print the report of results files (no games are played)")
+    t.add_argument(
+        "--report",
+        metavar="FILE",
+        nargs="+",
+        help="print the report of results files, one for each tournament in them (no games are played)",
+    )
     return parser
 
 
@@ -118,7 +123,7 @@ def _fail(message: str) -> int:
 
 
 def _report(args: argparse.Namespace, sprt: Sprt | None) -> int:
-    from umpire.report import format_report, summarize
+    from umpire.report import by_tournament, format_report, plot_paths, summarize
 
     lines = []
     for path in args.report:
@@ -128,13 +133,21 @@ def _report(args: argparse.Namespace, sprt: Sprt | None) -> int:
             return _fail(str(e))
     if not lines:
         return _fail("the results files hold no games")
-    summary = summarize(lines, sprt)
-    sys.stdout.write(format_report(summary))
-    if args.plot:
-        from umpire.plot import plot
+    groups = by_tournament(lines)
+    if len(groups) > 1:
+        games = ", ".join(group[0].get("game", "?") for group in groups)
+        print(f"{len(groups)} tournaments in these files ({games}): a report for each\n")
+    summaries = [summarize(group, sprt) for group in groups]
+    paths = plot_paths(args.plot, [s.game for s in summaries]) if args.plot else []
+    for n, summary in enumerate(summaries):
+        if n:
+            print()
+        sys.stdout.write(format_report(summary))
+        if paths:
+            from umpire.plot import plot
 
-        plot(summary, args.plot)
-        print(f"plot: {args.plot}")
+            plot(summary, paths[n])
+            print(f"plot: {paths[n]}")
     return 0
 
 

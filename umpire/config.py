@@ -200,4 +200,4 @@ class Settings:
 
 
 def option_text(options: Mapping[str, Any]) -> str:
-    return ", ".join(f"{k}={json.dumps(v)}" for k, v in options.items()) or "defaults"
+    return ", ".join(f"{k}={json.dumps(v)}" for k, v in options.items()) or "default options"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from umpire.report import Summary
+from umpire.report import Summary, options_text
 
 
 def plot(summary: Summary, path: str | Path) -> None:
@@ -41,9 +41,9 @@ def plot(summary: Summary, path: str | Path) -> None:
     left.set_xlabel("score of the first bot, % (95% interval)")
     left.set_title("Pairings")
     for y, s, p in zip(ys, scores, pairs, strict=True):
-        left.annotate(
-            f"{p.wins}-{p.losses}-{p.draws}", (s, y), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8
-        )
+        # at either end of the axis the label leans inwards, so that the frame does not cut it
+        ha = "left" if s < 8 else "right" if s > 92 else "center"
+        left.annotate(f"{p.wins}-{p.losses}-{p.draws}", (s, y), textcoords="offset points", xytext=(0, 7), ha=ha, fontsize=8)
 
     ratings = summary.ratings
     ry = list(range(len(ratings)))[::-1]
@@ -55,6 +55,6 @@ def plot(summary: Summary, path: str | Path) -> None:
     right.set_xlabel("openskill rating, mu +/- 2 sigma")
     right.set_title("Ratings")
 
-    fig.suptitle(f"{summary.game}: {summary.games} games")
+    fig.suptitle(f"{summary.game} ({options_text(summary.options)}): {summary.games} games")
     fig.savefig(path, dpi=110)
     plt.close(fig)

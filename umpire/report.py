@@ -14,6 +14,7 @@ import collections
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from umpire.stats import EloEstimate, Rating, Sprt, estimate, ratings
@@ -56,6 +57,33 @@ def _labels(lines: Sequence[Json]) -> list[str]:
     return [specs.get(i, f"bot {i}") + (f" [{i}]" if count[specs.get(i, "")] > 1 else "") for i in range(size)]
 
 
+def by_tournament(lines: Sequence[Json]) -> list[list[Json]]:
+    """The lines of each tournament (by the fingerprint every line carries, else
+    by game), in the order they first appear: bots are numbered per tournament,
+    so games of two tournaments cannot share one table."""
+    groups: dict[str, list[Json]] = {}
+    for line in lines:
+        groups.setdefault(str(line.get("tournament") or line.get("game")), []).append(line)
+    return list(groups.values())
+
+
+def plot_paths(path: str | Path, games: Sequence[str]) -> list[Path]:
+    """Where the pictures of ``games`` (one a tournament) go: ``path`` for one;
+    for several, the game's name (and a number when it repeats) before the
+    extension: ``summary-catchup.png``, ``summary-bug.png``."""
+    base = Path(path)
+    if len(games) == 1:
+        return [base]
+    seen: collections.Counter[str] = collections.Counter(games)
+    count: collections.Counter[str] = collections.Counter()
+    out = []
+    for game in games:
+        count[game] += 1
+        name = game if seen[game] == 1 else f"{game}-{count[game]}"
+        out.append(base.with_name(f"{base.stem}-{name}{base.suffix}"))
+    return out
+
+
 def summarize(lines: Sequence[Json], sprt: Sprt | None = None) -> Summary:
     """Counts per pairing and the rating list, games taken in schedule order."""
     ordered = sorted(lines, key=lambda line: (line.get("index", 0), line.get("key", "")))
@@ -92,17 +120,22 @@ def _elo(x: float) -> str:
         return "-"
     if math.isinf(x):
         return "+inf" if x > 0 else "-inf"
-    return f"{x:+.1f}"
+    return f"{x:+.1f}" if round(x, 1) != 0 else "+0.0"  # never "-0.0"
 
 
 def _pct(x: float) -> str:
     return "-" if math.isnan(x) else f"{100 * x:.1f}%"
 
 
+def options_text(options: Json) -> str:
+    """The options a tournament set (a dealt Crystal seed left out), or ``default options``."""
+    return ", ".join(f"{k}={v}" for k, v in options.items() if k != "seed") or "default options"
+
+
 def format_report(summary: Summary) -> str:
     """The tables as text (fixed-width columns)."""
     out: list[str] = []
-    options = ", ".join(f"{k}={v}" for k, v in summary.options.items() if k != "seed") or "default options"
+    options = options_text(summary.options)
     out.append(f"{summary.game} ({options}): {summary.games} games, {len(summary.bots)} bots")
     out.append("")
     width = max([len(f"{summary.bots[p.first]} vs {summary.bots[p.second]}") for p in summary.pairings] + [7])

@@ -163,3 +163,28 @@ def test_the_server_refusing_the_clock_stops_at_once(server: EmbeddedServer, tmp
     assert code == 1
     assert "There is no clock preset 'blitz'" in err and "the server refused the match: stopping" in err
     assert err.count("could not be played") == 1
+
+
+def test_a_report_of_several_tournaments_keeps_them_apart(tmp_path: Path) -> None:
+    """Bots are numbered per tournament: files of two tournaments (two games, or the
+    same bots listed in another order) give a report and a picture each, never one
+    table that mixes them."""
+    files = []
+    for n, (game, bots) in enumerate(
+        [("catchup", ["random", "greedy"]), ("plur", ["greedy", "random"]), ("catchup", ["greedy", "random"])]
+    ):
+        out = tmp_path / f"t{n}.jsonl"
+        args = ["tournament", "--game", game, "--option", "size=3", "--bots", *bots, "--games", "2", "--seed", "4"]
+        assert cli(*args, "--out", str(out), "--engine-only", "--quiet")[0] == 0
+        files.append(str(out))
+    code, stdout, _ = cli("tournament", "--report", *files, "--plot", str(tmp_path / "all.png"))
+    assert code == 0
+    assert stdout.startswith("3 tournaments in these files (catchup, plur, catchup): a report for each\n")
+    assert stdout.count("size=3): 2 games, 2 bots") == 3
+    assert stdout.count("random vs greedy      2") == 1 and stdout.count("greedy vs random      2") == 2
+    for name in ("all-catchup-1.png", "all-plur.png", "all-catchup-2.png"):
+        assert f"plot: {tmp_path / name}\n" in stdout
+        assert png_size(tmp_path / name)[0] > 600
+    # one file alone: one report, the picture where --plot says
+    code, one, _ = cli("tournament", "--report", files[1], "--plot", str(tmp_path / "one.png"))
+    assert code == 0 and one.startswith("plur (size=3): 2 games, 2 bots\n") and one.endswith(f"plot: {tmp_path / 'one.png'}\n")

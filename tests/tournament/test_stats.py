@@ -120,3 +120,16 @@ def test_openskill_list_orders_by_strength() -> None:
 def test_openskill_draws_keep_equal_bots_equal() -> None:
     rated = ratings(["x", "y"], [(0, 1, None)] * 5)
     assert rated[0].mu == pytest.approx(rated[1].mu)
+
+
+def test_an_even_pairing_reads_plus_zero_in_the_report() -> None:
+    from umpire.report import format_report, summarize
+
+    lines = [
+        {"index": i, "key": f"0v1#{i}", "pairing": [0, 1], "seats": seats, "players": [["a", "b"][s] for s in seats],
+         "winner": 0, "reason": "end", "game": "catchup", "options": {}}
+        for i, seats in enumerate(([0, 1], [1, 0]))
+    ]  # fmt: skip
+    text = format_report(summarize(lines))
+    row = next(line for line in text.splitlines() if line.startswith("a vs b"))
+    assert "1-1-0" in row and " +0.0 " in row and "-0.0" not in row

@@ -12,7 +12,7 @@ Only the engine's public calls are used (``legal_moves``, ``play``, ``dump``).
   one that leaves the *other* colour's largest group largest: that colour's
   second-largest must end small, so its stones are best kept in one group.
   The comparison alone scored about 50% against random; with the second
-  measure 39 of 40 (tests/tournament/test_plur_too_bots.py).
+  measure 368 of 400 (tests/tournament/test_bots.py).
 * mcts: one step per legal move.
 """
 
