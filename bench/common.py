@@ -186,13 +186,13 @@ class TcpRedis:
             self.process.wait()
 
 
-def serve(env: dict[str, str], cwd: Path = ROOT) -> tuple[subprocess.Popen[bytes], str]:
-    """``python -m service.serve`` (what ``make run`` starts) on a free port with ``env``; returns it and its base URL."""
+def serve(env: dict[str, str], cwd: Path = ROOT, log: Path | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    """``python -m service.serve`` (what ``make run`` starts) on a free port with ``env``; returns it and its
+    base URL.  Its output goes to ``log`` (none when None)."""
     port = free_port()
     full = {**os.environ, "HOST": "127.0.0.1", "PORT": str(port), "ACCESS_LOG": "", **env}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "service.serve"], cwd=cwd, env=full, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+    with open(log or os.devnull, "ab") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "service.serve"], cwd=cwd, env=full, stdout=out, stderr=out)
     base = f"http://127.0.0.1:{port}"
     try:
         wait_up(base, proc)
