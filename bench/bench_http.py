@@ -28,85 +28,25 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
+from bench.common import HERE, ROOT, call, cpu_s, free_port, wait_up
 from service import embedded
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
 SCRIPT = HERE / "wrk_umpire.lua"
 SIZE = 5  # Catchup at its default side: 61 cells, so a match gives 60 one-stone moves
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _call(base: str, method: str, path: str, body: Any = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(base + path, data=data, method=method, headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=10) as resp:
-        return json.loads(resp.read())
-
-
-def _wait_up(base: str, proc: subprocess.Popen[bytes]) -> None:
-    end = time.monotonic() + 30
-    while True:
-        try:
-            _call(base, "GET", "/v1/health")
-            return
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > end:
-                raise RuntimeError("the server did not come up") from None
-            time.sleep(0.1)
-
-
-def _cpu_s(roots: list[int]) -> float | None:
-    """CPU seconds (user + system) used so far by ``roots`` and all their descendants; None without /proc."""
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return None
-    parent: dict[int, int] = {}
-    used: dict[int, float] = {}
-    tick = os.sysconf("SC_CLK_TCK")
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:  # gone meanwhile
-            continue
-        pid = int(entry.name)
-        parent[pid] = int(fields[1])
-        used[pid] = (int(fields[11]) + int(fields[12])) / tick
-    total = 0.0
-    for pid, cpu in used.items():
-        p = pid
-        while p > 1 and p not in roots:
-            p = parent.get(p, 0)
-        if p in roots:
-            total += cpu
-    return total
-
-
-def _wrk(
-    base: str, mode: str, connections: int, threads: int, seconds: int, *args: str, server: list[int] = ()
-) -> dict[str, Any]:
+def wrk(base: str, mode: str, connections: int, threads: int, seconds: int, *args: str, server: list[int] = ()) -> dict[str, Any]:
     cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "-s", str(SCRIPT), base, "--", mode, *args]
-    before = _cpu_s(list(server))
+    before = cpu_s(list(server))
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    after = _cpu_s(list(server))
+    after = cpu_s(list(server))
     line = next(ln for ln in reversed(out.splitlines()) if ln.startswith("{"))
     figures: dict[str, Any] = json.loads(line)
     figures["rps"] = figures["requests"] / (figures["duration_us"] / 1e6)
@@ -114,14 +54,14 @@ def _wrk(
     return figures
 
 
-def _new_matches(base: str, path: Path, count: int) -> None:
+def new_matches(base: str, path: Path, count: int) -> None:
     """``count`` fresh Catchup matches for one wrk run of moves, and the cells to play in them."""
-    empty = _call(base, "POST", "/v1/games/catchup/new", {"options": {"size": SIZE}})["state"]
-    cells = _call(base, "POST", "/v1/games/catchup/legal-moves", {"state": empty})["moves"]
+    empty = call(base, "POST", "/v1/games/catchup/new", {"options": {"size": SIZE}})["state"]
+    cells = call(base, "POST", "/v1/games/catchup/legal-moves", {"state": empty})["moves"]
     lines = [" ".join(cells)]
     body = {"game": "catchup", "options": {"size": SIZE}, "clock": {"turn_s": 600, "bank_s": 0}}
     for _ in range(count):
-        m = _call(base, "POST", "/v1/matches", body)
+        m = call(base, "POST", "/v1/matches", body)
         lines.append(f"{m['match_id']} {m['seats']['0']} {m['seats']['1']}")
     path.write_text("\n".join(lines) + "\n")
 
@@ -144,19 +84,19 @@ def main() -> None:
     if not env.get("REDIS_URL"):
         server = embedded.start(work / "redis")
         env["REDIS_URL"] = server.url
-    port = _free_port()
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
     env.update(HOST="127.0.0.1", PORT=str(port), ACCESS_LOG="", REDIS_PREFIX=f"bench:{port}:")
     proc = subprocess.Popen([sys.executable, "-m", "service.serve"], cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
     runs: dict[str, list[dict[str, Any]]] = {"health": [], "play": [], "move": []}
     try:
-        _wait_up(base, proc)
+        wait_up(base, proc)
         # The stateless play: the same question each time, a legal move in mid-game.
-        state = _call(base, "POST", "/v1/games/catchup/new", {"options": {"size": 5}})["state"]
+        state = call(base, "POST", "/v1/games/catchup/new", {"options": {"size": 5}})["state"]
         for move in ("E5", "D4 D5", "F5 F6 E6"):
-            state = _call(base, "POST", "/v1/games/catchup/play", {"state": state, "move": move})["state"]
+            state = call(base, "POST", "/v1/games/catchup/play", {"state": state, "move": move})["state"]
         (work / "play.json").write_text(json.dumps({"state": state, "move": "A1 A2"}))
-        _wrk(base, "health", connections, threads, 2)  # warm up every worker
+        wrk(base, "health", connections, threads, 2)  # warm up every worker
         # The server side: service.serve's processes, and the embedded Redis when it is ours.
         pids = [proc.pid] + ([server.process.pid] if server is not None and server.process is not None else [])
         # Rounds of the three, one after the other, so that a busy moment of the machine
@@ -164,10 +104,10 @@ def main() -> None:
         for r in range(rounds):
             matches = work / f"matches-{r}.txt"
             # Enough fresh matches (60 moves each) that no wrk thread runs short.
-            _new_matches(base, matches, int(seconds * 5000 / (3 * SIZE * (SIZE - 1))) + 2 * connections)
-            runs["health"].append(_wrk(base, "health", connections, threads, seconds, server=pids))
-            runs["play"].append(_wrk(base, "play", connections, threads, seconds, str(work / "play.json"), server=pids))
-            runs["move"].append(_wrk(base, "move", connections, threads, seconds, str(matches), str(threads), server=pids))
+            new_matches(base, matches, int(seconds * 5000 / (3 * SIZE * (SIZE - 1))) + 2 * connections)
+            runs["health"].append(wrk(base, "health", connections, threads, seconds, server=pids))
+            runs["play"].append(wrk(base, "play", connections, threads, seconds, str(work / "play.json"), server=pids))
+            runs["move"].append(wrk(base, "move", connections, threads, seconds, str(matches), str(threads), server=pids))
     finally:
         proc.terminate()
         proc.wait(30)

@@ -15,6 +15,11 @@ the shard's hash tag ``{sXX}``, so each Lua script touches one cluster slot::
     {P}{sXX}:ongoing       zset  match id -> created ms   (listing)
     {P}{sXX}:finished      zset  match id -> finished ms  (listing)
 
+A finished match's keys expire after ``MATCH_TTL_S`` (an idle one's after
+``MATCH_IDLE_TTL_S``); its Idempotency-Key pointers go when it finishes, and
+its index entry, which cannot expire on its own, is dropped by the sweepers
+once the match has expired (:meth:`Store.prune`).
+
 Lean by design: an answer is never stored.  A retried move is recognised from
 the record (same ply, same seat, same move) or from its key's pointer, and its
 answer is rebuilt from the record by the engine, byte for byte the first
@@ -346,6 +351,35 @@ class Store:
     def unlist(self, match_id: str, status: str) -> None:
         """Drop an expired match from an index."""
         self.r.zrem(self.index(shard_of(match_id), status), match_id)
+
+    def prune(self, now_ms: int, limit: int = 100) -> int:
+        """Drop from the indexes the matches that have expired: an index entry
+        is the one thing of a match that does not expire with its keys.  Only
+        entries older than their expiry (finished: ``ttl_s`` after the end;
+        ongoing: ``idle_ttl_s`` after creation) are looked at, at most ``limit``
+        per shard and index, and only those whose match is gone are dropped.
+        Returns how many were dropped."""
+        ages = (("finished", self.ttl_s), ("ongoing", self.idle_ttl_s))
+        found: list[tuple[str, str]] = []
+        for status, age_s in ages:
+            top = f"({now_ms - age_s * 1000}"
+
+            def older(pipe: Any, shard: int, status: str = status, top: str = top) -> Any:
+                return pipe.zrangebyscore(self.index(shard, status), "-inf", top, 0, limit)
+
+            rows = self._each_shard(older)
+            found += [(status, mid) for ids in rows for mid in ids]
+        if not found:
+            return 0
+        pipe = self.r.pipeline(transaction=False)
+        for _, mid in found:
+            pipe.exists(self.key(mid))
+        gone = [row for row, alive in zip(found, pipe.execute(), strict=True) if not alive]
+        pipe = self.r.pipeline(transaction=False)
+        for status, mid in gone:
+            pipe.zrem(self.index(shard_of(mid), status), mid)
+        pipe.execute()
+        return len(gone)
 
     # -- health ------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass
 
 import click
@@ -89,12 +90,20 @@ def sweep_once(store: Store, now: int | None = None, batch: int = 500) -> int:
     return len(ids)
 
 
+PRUNE_EVERY_S = 60.0  # how often a sweeper drops expired matches from the indexes (Store.prune)
+
+
 def run(store: Store, interval_s: float, stop: threading.Event) -> None:
-    """Sweep until ``stop`` is set, sleeping until the next deadline falls due."""
+    """Sweep until ``stop`` is set, sleeping until the next deadline falls due;
+    every ``PRUNE_EVERY_S`` drop expired matches from the indexes."""
+    pruned_at = float("-inf")
     while not stop.is_set():
         try:
             now = store.now_ms()
             sweep_once(store, now)
+            if time.monotonic() - pruned_at >= PRUNE_EVERY_S:
+                pruned_at = time.monotonic()
+                store.prune(now)
             nxt = store.next_deadline()
             # A flag is due the first millisecond after its deadline.
             sleep = interval_s if nxt is None else min(interval_s, max(0.0, (nxt + 1 - now) / 1000))

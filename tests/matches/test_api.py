@@ -333,6 +333,19 @@ def test_finished_matches_expire_and_abandoned_ones_too(new_match: NewMatch, sto
     assert store.r.zscore(store.index(int(done.id[:2], 16), "ongoing"), done.id) is None
 
 
+def test_sweepers_drop_expired_matches_from_the_indexes(new_match: NewMatch, store: Store) -> None:
+    done, ongoing = new_match("catchup", {"size": 3}), new_match("catchup", {"size": 3})
+    assert done.resign(0).status_code == 200
+    finished, live = (store.index(int(m.id[:2], 16), status) for m, status in ((done, "finished"), (ongoing, "ongoing")))
+    now, month = store.now_ms(), 31 * 86400 * 1000
+    assert store.prune(now) == 0 and store.prune(now + month) == 0  # too young to have expired; then, both still there
+    assert store.r.zscore(finished, done.id) is not None and store.r.zscore(live, ongoing.id) is not None
+    store.r.delete(*store.keys(done.id), *store.keys(ongoing.id))  # as their expiry does (an index entry has none)
+    assert store.prune(now) == 0  # looked at only once they are old enough to have expired
+    assert store.prune(now + month) == 2
+    assert store.r.zscore(finished, done.id) is None and store.r.zscore(live, ongoing.id) is None
+
+
 @pytest.mark.app_config(MATCH_TTL_S=120)
 def test_match_ttl_is_configurable(new_match: NewMatch, store: Store) -> None:
     m = new_match("catchup")
