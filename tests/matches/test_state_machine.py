@@ -475,6 +475,7 @@ def quiet() -> Iterator[None]:
     access.setLevel(level)
 
 
+@pytest.mark.slow
 def test_the_match_api_against_its_model(client: FlaskClient, fake_clock: FakeClock) -> None:
     run(client, fake_clock, examples=40, steps=30, phases=(Phase.explicit, Phase.generate, Phase.shrink))
 
