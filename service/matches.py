@@ -323,7 +323,8 @@ def change(store: Store, match_id: str, idem: str | None, judge: Callable[[Settl
                 503,
                 "outcome_unknown",
                 f"Redis did not confirm {what}: it may or may not have been applied. Send the same request again, "
-                "with the same ply and Idempotency-Key: a retry is answered with the first answer if it was applied.",
+                "with the same ply and Idempotency-Key, which is safe: if it was applied, the retry gets the first "
+                "answer, else it is applied now.",
                 {"retry": True},
             ) from None
         if decided.position is not None:

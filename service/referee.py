@@ -428,7 +428,8 @@ def walk(game: AnyGame, meta: Meta, entries: Sequence[Json], start: Any = None) 
         elif kind == "resign":
             after, events = game.resign(state, seat)
         elif kind == "illegal" and e.get("f"):
-            after, events = game.forfeit(state, seat, MoveError(e["e"]["code"], e["e"]["message"], e["e"].get("step")))
+            err = e["e"]  # the error whole, its ruling too: the forfeit's event says what the answer's error says
+            after, events = game.forfeit(state, seat, MoveError(err["code"], err["message"], err.get("step"), err.get("rule")))
         elif kind == "illegal":
             after, events = state, [{"type": "illegal", "player": seat, "move": e["m"], **e["e"]}]
         elif kind == "abort":

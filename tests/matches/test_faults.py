@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
 from flask.testing import FlaskClient
+from matchkit import NewMatch
 
 from service.db import get_store
 from service.embedded import EmbeddedRedis
+from service.store import Store
 
 Start = Callable[..., EmbeddedRedis]
 ClientFor = Callable[..., FlaskClient]
@@ -117,3 +119,52 @@ def test_scripts_redis_forgot_are_loaded_again(client: FlaskClient) -> None:
     redis.Redis.from_url(client.application.config["REDIS_URL"]).script_flush()
     r = client.post(f"/v1/matches/{match_id}/moves", json={"move": "C3", "ply": 0}, headers=h0)
     assert r.status_code == 200 and r.json["ply"] == 1
+
+
+# -- outcome_unknown: Redis timed out on the commit, which may or may not have run ---------------------------
+
+
+def commit_times_out(monkeypatch: pytest.MonkeyPatch, store: Store, *, ran: bool) -> list[int]:
+    """The store's next commit times out (as a slow or lost answer from Redis would), after the
+    script ran (``ran``) or before it reached Redis; later commits go through.  Returns the calls seen."""
+    real = store._commit
+    calls: list[int] = []
+
+    def commit(keys: Sequence[str], args: Sequence[str | int]) -> Any:
+        calls.append(len(calls))
+        if len(calls) == 1:
+            if ran:
+                real(keys, args)
+            raise redis.TimeoutError("Timeout reading from socket")
+        return real(keys, args)
+
+    monkeypatch.setattr(store, "_commit", commit)
+    return calls
+
+
+def unknown(r: Any) -> None:
+    assert r.status_code == 503, r.json
+    error: dict[str, Any] = r.get_json()["error"]
+    assert (error["code"], error["details"]) == ("outcome_unknown", {"retry": True})
+    assert "Send the same request again, with the same ply and Idempotency-Key" in error["message"]
+    assert "safe" in error["message"]
+
+
+@pytest.mark.parametrize("ran", [True, False], ids=["applied", "not-applied"])
+def test_a_move_of_unknown_outcome_is_retried_safely(
+    new_match: NewMatch, store: Store, monkeypatch: pytest.MonkeyPatch, ran: bool
+) -> None:
+    m = new_match("catchup", {"size": 3})
+    calls = commit_times_out(monkeypatch, store, ran=ran)
+    unknown(m.move(0, "C3", 0, **{"Idempotency-Key": "k-1"}))
+    assert m.state()["ply"] == (1 if ran else 0)  # what Redis did, which the client could not know
+    again = m.move(0, "C3", 0, **{"Idempotency-Key": "k-1"})
+    assert again.status_code == 200 and (again.json["move"], again.json["ply"]) == ("C3", 1)
+    # applied: the retry is the first answer, rebuilt from the record; not applied: the retry applies it
+    assert again.headers.get("Idempotent-Replayed") == ("true" if ran else None)
+    assert len(calls) == (1 if ran else 2)
+    once_more = m.move(0, "C3", 0, **{"Idempotency-Key": "k-1"})
+    assert once_more.headers.get("Idempotent-Replayed") == "true" and once_more.get_data() == again.get_data()
+    moves = m.record()["moves"]
+    assert [(e["kind"], e["ply"], e["move"]) for e in moves] == [("move", 0, "C3")]  # applied exactly once
+    assert m.move(1, "C2 B2", 1).status_code == 200  # and the match goes on

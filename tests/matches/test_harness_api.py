@@ -86,6 +86,22 @@ def test_forfeit_policy_ends_the_match_on_an_illegal_move(client: FlaskClient) -
     assert replay["valid"] and replay["state"] == state
 
 
+def test_a_forfeits_illegal_event_carries_the_whole_error(client: FlaskClient) -> None:
+    # The engine's forfeit event holds the error whole, its ruling (rule) included; the match's answer,
+    # rebuilt from the record, once lost the rule (the record keeps it) while its error still named it.
+    made = create(client, {"game": "catchup", "options": {"size": 3}, "illegal": "forfeit"})
+    m = Match(client, made["match_id"], (made["seats"]["0"], made["seats"]["1"]), made)
+    r = m.move(0, "pass", 0)
+    assert r.status_code == 422 and r.json["error"]["rule"] == "R-C1"
+    engine = GAMES["catchup"]
+    start = engine.new({"size": 3})
+    _, events = engine.forfeit(start, 0, engine.play(start, "pass").error)
+    assert r.json["events"] == events
+    assert r.json["events"][0] == {"type": "illegal", "player": 0, "forfeit": True, **r.json["error"]}
+    assert m.record()["moves"][-1]["events"] == events
+    assert m.move(0, "pass", 0).get_data() == r.get_data()  # the retry, rebuilt the same way
+
+
 def test_reject_policy_keeps_every_illegal_attempt(new_match: NewMatch, client: FlaskClient) -> None:
     m = new_match("catchup", {"size": 3})
     assert m.move(0, "C3", 0).status_code == 200
