@@ -418,7 +418,7 @@ def submit_move(match_id: str) -> Any:
         if not verdict.legal or made is None:
             assert isinstance(verdict.error, MoveError)
             new_live, made = referee.refuse(game, meta, live, seat, body["move"], verdict.error, now, position)
-            if meta.illegal == "forfeit":
+            if made["f"]:  # a forfeit (never a proxy's illegal move: referee.refuse)
                 step = next(referee.walk(game, meta, [made], game.load(live.state)))
                 answer = referee.forfeit_answer(meta, made, live.state, new_live.state, step.events)
                 answer = with_legal(answer, game.name, new_live.state)

@@ -281,11 +281,13 @@ def refuse(
 ) -> tuple[Live, Json]:
     """An illegal move, kept in the record with its code and sentence.  With
     the ``reject`` policy nothing else changes (the clock keeps running); with
-    ``forfeit`` the seat to move loses (end ``illegal``)."""
+    ``forfeit`` the seat to move loses (end ``illegal``).  An illegal move the
+    opponent sends for a flagged seat (R-X6) is only refused, under either
+    policy: the flagged seat did not make it, and must not lose by it."""
     mover = live.clock.mover
     assert mover is not None
     raw = text if isinstance(text, str) else compact(list(text))
-    if meta.illegal != "forfeit":
+    if meta.illegal != "forfeit" or by != mover:
         return live, entry("illegal", live, mover, by, raw, now, e=error.to_json(), f=0, bk=list(live.clock.banks))
     state, _ = game.forfeit(game.load(live.state) if position is None else position, mover, error)
     clock = live.clock.stop(now)

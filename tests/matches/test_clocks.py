@@ -156,6 +156,28 @@ def test_crystal_flag_opens_the_proxy_window_and_the_opponent_moves(new_match: N
     assert "seat 0 for seat 1 (R-X6)" in m.record()["text"]
 
 
+def test_a_proxys_illegal_move_never_forfeits_the_flagged_seat(client: Any, fake_clock: FakeClock) -> None:
+    """R-X6 under the ``forfeit`` policy: the opponent moving for a flagged seat
+    cannot make it lose by sending an illegal move on its behalf; the attempt is
+    refused and kept, and the opponent may still move for it in the window."""
+    body = {"game": "crystal", "options": CRYSTAL, "clock": {"turn_s": 1, "bank_s": 1}, "illegal": "forfeit"}
+    made = client.post("/v1/matches", json=body).json
+    m = Match(client, made["match_id"], (made["seats"]["0"], made["seats"]["1"]), made)
+    fake_clock.advance(2.5)  # seat 1 flags; seat 0 may move for it
+    state = m.get().json["state"]
+    refused = m.move(0, "Z9", 0)
+    assert refused.status_code == 422 and refused.json["error"]["code"] == "bad_shift"
+    assert refused.json["state"]["status"] == "ongoing" and refused.json["events"] == []
+    assert m.get().json["clock"]["proxy"] is True  # the window is still open
+    attempt = m.record()["moves"][-1]
+    assert (attempt["kind"], attempt["seat"], attempt["by"], attempt["forfeit"]) == ("illegal", 1, 0, False)
+    ok = m.move(0, a_turn(state), 0)
+    assert ok.status_code == 200 and ok.json["state"]["status"] == "ongoing"
+    # the seat's own illegal move still forfeits, once it is its turn again
+    own = m.move(0, "Z9", 1)
+    assert own.status_code == 422 and (own.json["state"]["end"], own.json["state"]["winner"]) == ("illegal", 1)
+
+
 def test_crystal_proxy_window_lapses_and_the_turn_passes(new_match: NewMatch, fake_clock: FakeClock) -> None:
     m = crystal(new_match)
     fake_clock.advance(3.5)  # flag at 2.0, window ends at 3.0: the turn passed with no shifts

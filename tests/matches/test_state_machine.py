@@ -241,7 +241,7 @@ class Model:
             return 200, answer, First(seat, "move", written, text, before)
         assert isinstance(verdict.error, MoveError) and verdict.move is None
         err = verdict.error.to_json()
-        if self.policy == "reject":  # the attempt is kept; nothing else changes, the clock runs on
+        if self.policy == "reject" or seat != mover:  # kept; nothing else changes (a proxy's never forfeits)
             attempt = [{"type": "illegal", "player": mover, "move": text, **err}]
             self.entry("illegal", mover, seat, text, now, attempt, error=err, forfeit=False)
             return 422, self.verdict(False, now, [], error=err), None
