@@ -114,7 +114,7 @@ def engine_match(game: str, options: dict[str, Any], games: int, first: str, sec
 # run plays the same games; but a threshold that only these seeds pass would break
 # with any change to a bot or to the order of the engine's legal moves.  So each
 # case was measured first over 400 other games (seeds 50000 on, bench-like, on
-# 2026-11-24): Catchup 398, bolanos 388, Bug 320, Green Meadow 331, Plur 382,
+# 2026-11-23): Catchup 398, bolanos 388, Bug 320, Green Meadow 331, Plur 382,
 # Too 368 of 400; Crystal 200 of 200 on 200 grids.  Then for each case:
 # * the threshold is the smallest score that a bot no better than random reaches
 #   with probability under 0.1% (one-sided binomial, p = 0.5), so passing means

@@ -56,6 +56,8 @@ def png_size(path: Path) -> tuple[int, int]:
         ("catchup", ["size=3", "variant=bolanos"], 2, []),
         ("bug", ["size=3"], 4, ["--concurrency", "2", "--clock", "turn=20,bank=10,step=1"]),
         ("crystal", [], 2, ["--clock", "crystal"]),
+        ("plur", ["size=3", "pie=true"], 2, ["--clock", "plur"]),
+        ("too", ["size=3"], 2, ["--clock", "too"]),
     ],
 )
 def test_random_against_greedy(
