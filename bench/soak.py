@@ -539,7 +539,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     import tempfile
 
     work = Path(tempfile.mkdtemp(prefix="soak-"))
-    backend = Backend(work, args.cluster)
+    try:
+        backend = Backend(work, args.cluster)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
     env = {
         "REDIS_URL": backend.url,
         "REDIS_CLUSTER": "1" if args.cluster else "0",
@@ -550,7 +554,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "EVENTS_HEARTBEAT_S": "5",
         "LOG_FORMAT": "json",
     }
-    proc, base = serve(env, log=work / "app.log")
+    try:
+        proc, base = serve(env, log=work / "app.log")
+    except BaseException:  # Redis is not left running; the app's log stays for a look
+        backend.stop()
+        print(f"soak: the app did not start; its log is {work / 'app.log'}", flush=True)
+        raise
     port = int(base.rsplit(":", 1)[1])
     book, done_faults, stop_flag = Book(), list[Fault](), threading.Event()
     try:
