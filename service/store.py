@@ -33,7 +33,8 @@ the node that holds the match.  Tests may inject a clock.
 
 Failures: the client has timeouts and retries a broken connection once (a
 stale pooled socket after Redis restarted; on a cluster, up to three times,
-and a cluster that is down too), never a timeout; anything else surfaces as a
+and a cluster that is down too), not a timeout (but for pipelines on a
+cluster: :class:`FailFastCluster`); anything else surfaces as a
 ``redis.RedisError``, which the app answers with 503.
 """
 
@@ -80,7 +81,8 @@ class FailFastCluster(redis.RedisCluster):  # type: ignore[type-arg]  # generic 
     (after reading the cluster's layout again), so a stuck master held each request on it for
     four timeouts and more instead of the one a single Redis takes to answer 503.  A broken
     connection, a cluster that is down and a slot not covered are still retried (a master
-    restarted, a slot moved), as ``retry`` says."""
+    restarted, a slot moved), as ``retry`` says.  (Pipelines, which only the admin listing
+    and the sweepers use, keep redis-py's own list, timeouts included.)"""
 
     ERRORS_ALLOW_RETRY = tuple(e for e in redis.RedisCluster.ERRORS_ALLOW_RETRY if e is not redis.TimeoutError)
 
