@@ -170,6 +170,9 @@ class TcpRedis:
             finally:
                 client.close()
             if self.process.poll() is not None or time.monotonic() > end:
+                if self.process.poll() is None:
+                    self.process.kill()
+                    self.process.wait()
                 raise RuntimeError(f"redis-server on {self.port} did not start; see {self.folder / 'redis.log'}")
             time.sleep(0.05)
 

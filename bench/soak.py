@@ -50,6 +50,7 @@ import http.client
 import json
 import os
 import random
+import re
 import signal
 import socket
 import threading
@@ -86,21 +87,35 @@ EXPECTED = {  # the statuses each kind of request may answer when nothing is wro
     "long-poll": {200},
     "stream": {200},
 }
-GRACE_S = {"worker killed": 5.0, "Redis slowed": 3.0, "Redis frozen": 5.0, "Redis stopped": 8.0}
+# How long after a fault its errors may still come.  A frozen cluster master is marked failed by
+# the others (past cluster-node-timeout, 2 s) and the cluster is down until they clear the flag,
+# no sooner than twice that timeout after setting it: 1.5 to 4.5 s after the SIGCONT was seen.
+GRACE_S = {"worker killed": 5.0, "Redis slowed": 3.0, "Redis frozen": 8.0, "Redis stopped": 8.0}
 
 
 # -- HTTP over one keep-alive connection per thread ----------------------------------------
 
 
 class Http:
+    """A client's one connection, kept alive between requests, but not past ``IDLE_S``: gunicorn
+    closes a kept-alive connection after ``--keep-alive`` (2 s) of quiet, and a request sent on
+    it then finds it closed (``RemoteDisconnected``).  Clients' pools do the same."""
+
+    IDLE_S = 1.0
+
     def __init__(self, port: int, timeout: float = 35.0) -> None:
         self.port, self.timeout = port, timeout
         self.conn: http.client.HTTPConnection | None = None
+        self.idle_since = 0.0  # when the kept-alive connection last answered
 
     def __call__(
         self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
     ) -> tuple[int, Any, dict[str, str]]:
-        """(status, JSON body, headers); status 0 when no answer came (the error's name in the body)."""
+        """(status, JSON body, headers); status 0 when no answer came (the error's name in the body,
+        and "(a kept-alive connection)" when it broke on one used before)."""
+        if self.conn is not None and time.monotonic() - self.idle_since > self.IDLE_S:
+            self.close()  # the server may be closing it now
+        reused = self.conn is not None
         if self.conn is None:
             self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
         data = None if body is None else json.dumps(body)
@@ -109,10 +124,11 @@ class Http:
             resp = self.conn.getresponse()
             raw = resp.read()
             answer = json.loads(raw) if raw else None
+            self.idle_since = time.monotonic()
             return resp.status, answer, {k.lower(): v for k, v in resp.getheaders()}
         except (OSError, http.client.HTTPException, ValueError) as e:
             self.close()
-            return 0, type(e).__name__, {}
+            return 0, type(e).__name__ + (" (a kept-alive connection)" if reused else ""), {}
 
     def close(self) -> None:
         if self.conn is not None:
@@ -169,6 +185,7 @@ class Book:
         self.stream_reconnects = 0
         self.order_errors: list[str] = []
         self.followed = Counter[str]()  # listeners: followed to the end / gave up
+        self.began = time.monotonic()  # the load's start: times are printed from it
 
     def add(self, kind: str, start: float, status: int, body: Any) -> None:
         code = ""
@@ -334,7 +351,12 @@ def stream(port: int, book: Book, log: MatchLog, until: float) -> str:
                     head, _, buffer = buffer.partition(b"\r\n\r\n")
                     status = int(head.split(b" ", 2)[1])
                     body: Any = None
-                    if status != 200:
+                    if status != 200:  # an error's JSON body, to its end (HTTP/1.0: the server closes)
+                        for _ in range(100):
+                            more = sock.recv(65536)
+                            if not more:
+                                break
+                            buffer += more
                         with contextlib.suppress(ValueError):
                             body = json.loads(buffer or b"null")
                     book.add("stream", start, status, body)
@@ -517,7 +539,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     import tempfile
 
     work = Path(tempfile.mkdtemp(prefix="soak-"))
-    backend = Backend(work, args.cluster)
+    try:
+        backend = Backend(work, args.cluster)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
     env = {
         "REDIS_URL": backend.url,
         "REDIS_CLUSTER": "1" if args.cluster else "0",
@@ -528,12 +554,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "EVENTS_HEARTBEAT_S": "5",
         "LOG_FORMAT": "json",
     }
-    proc, base = serve(env, log=work / "app.log")
+    try:
+        proc, base = serve(env, log=work / "app.log")
+    except BaseException:  # Redis is not left running; the app's log stays for a look
+        backend.stop()
+        print(f"soak: the app did not start; its log is {work / 'app.log'}", flush=True)
+        raise
     port = int(base.rsplit(":", 1)[1])
-    book, done_faults, stop_flag = Book(), [], threading.Event()
+    book, done_faults, stop_flag = Book(), list[Fault](), threading.Event()
     try:
         start_memory = memory(backend, proc.pid)
-        began = time.monotonic()
+        began = book.began = time.monotonic()
         until = began + args.minutes * 60
         hard_stop = until + 240
         threads = [threading.Thread(target=player, args=(port, book, until, 100 + i)) for i in range(args.players)]
@@ -553,24 +584,34 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         stop(proc)
         backend.stop()
     errors = log_excerpt(work / "app.log")
-    shutil.rmtree(work, ignore_errors=True)
+    if args.keep:
+        print(f"soak: the app's log, Redis's logs and data are in {work}", flush=True)
+    else:
+        shutil.rmtree(work, ignore_errors=True)
     return summarize(args, book, done_faults, load_s, start_memory, end_memory, checked, errors)
 
 
 def log_excerpt(path: Path) -> dict[str, int]:
-    """The app's log lines of level ERROR and WARNING, counted by message's start."""
+    """The app's log lines of level WARNING and above, counted by logger and message, match ids,
+    ports and other numbers blotted out (the JSON lines; gunicorn's master writes plain ones)."""
     found: Counter[str] = Counter()
     with contextlib.suppress(OSError):
         for line in path.read_text(errors="replace").splitlines():
             try:
                 entry = json.loads(line)
             except ValueError:
-                if "WARNING" in line or "ERROR" in line or "Traceback" in line:
-                    found[line[:100]] += 1
-                continue
-            if isinstance(entry, dict) and entry.get("level") in ("ERROR", "WARNING", "CRITICAL"):
-                found[f"{entry.get('level')} {str(entry.get('message'))[:90]}"] += 1
-    return dict(found.most_common(12))
+                entry = None
+            if isinstance(entry, dict):
+                level = str(entry.get("level", "")).upper()
+                if level in ("WARNING", "ERROR", "CRITICAL"):
+                    found[f"{level} {entry.get('logger')}: {_blot(str(entry.get('message')))[:100]}"] += 1
+            elif re.search(r"\[(WARNING|ERROR|CRITICAL)\]|Traceback", line) and not re.match(r"\d{4}-\d\d-\d\d \d", line):
+                found[_blot(line.split("] ", 3)[-1])[:100]] += 1  # gunicorn's; the sweeper's plain copies are left out
+    return dict(found.most_common(15))
+
+
+def _blot(message: str) -> str:
+    return re.sub(r"\d+", "N", re.sub(r"\b[0-9a-f]{2}[A-Za-z0-9_-]{16}\b", "<match>", message))
 
 
 def summarize(
@@ -598,7 +639,7 @@ def summarize(
             continue
         fault = culprit(done_faults, s)
         if fault is None:
-            unexplained.append(f"{s.kind} {label} at {s.start:.1f}")
+            unexplained.append(f"{s.kind} {label} at {s.start - book.began:.1f} s")
         else:
             explained[fault.name][f"{s.kind} {label}"] += 1
     return {
@@ -665,6 +706,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--bots", type=int, default=6)
     parser.add_argument("--listeners", type=int, default=8)
     parser.add_argument("--out", type=Path, help="write the figures as JSON")
+    parser.add_argument("--keep", action="store_true", help="keep the work folder (the app's log, Redis's data and logs)")
     args = parser.parse_args(argv or [])
     result = run(args)
     show(result)

@@ -32,7 +32,9 @@ is seen as a conflict.  The one clock is the Redis server's ``TIME``, read on
 the node that holds the match.  Tests may inject a clock.
 
 Failures: the client has timeouts and retries a broken connection once (a
-stale pooled socket after Redis restarted); anything else surfaces as a
+stale pooled socket after Redis restarted; on a cluster, up to three times,
+and a cluster that is down too), not a timeout (but for pipelines on a
+cluster: :class:`FailFastCluster`); anything else surfaces as a
 ``redis.RedisError``, which the app answers with 503.
 """
 
@@ -74,6 +76,17 @@ def valid_id(match_id: str) -> bool:
     return bool(MATCH_ID.match(match_id))
 
 
+class FailFastCluster(redis.RedisCluster):  # type: ignore[type-arg]  # generic in the stubs only
+    """redis-py's cluster client, but a timeout is not retried: by default it is, three times
+    (after reading the cluster's layout again), so a stuck master held each request on it for
+    four timeouts and more instead of the one a single Redis takes to answer 503.  A broken
+    connection, a cluster that is down and a slot not covered are still retried (a master
+    restarted, a slot moved), as ``retry`` says.  (Pipelines, which only the admin listing
+    and the sweepers use, keep redis-py's own list, timeouts included.)"""
+
+    ERRORS_ALLOW_RETRY = tuple(e for e in redis.RedisCluster.ERRORS_ALLOW_RETRY if e is not redis.TimeoutError)
+
+
 def make_client(
     url: str, timeout_s: float, *, cluster: bool = False, connect_timeout_s: float | None = None, pool_size: int = 64
 ) -> AnyRedis:
@@ -88,7 +101,7 @@ def make_client(
     together queue for a connection."""
     connect = timeout_s if connect_timeout_s is None else connect_timeout_s
     if cluster:
-        return redis.RedisCluster.from_url(
+        return FailFastCluster.from_url(
             url,
             socket_timeout=timeout_s,
             socket_connect_timeout=connect,
