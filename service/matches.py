@@ -26,6 +26,7 @@ from typing import Any
 import redis
 from flask import Blueprint, Flask, Response, current_app, request
 from marshmallow import ValidationError
+from redis.exceptions import ClusterDownError
 
 from engine.clock import MatchClock, spec_from
 from engine.errors import BadOptions, MoveError
@@ -65,7 +66,9 @@ def init_app(app: Flask) -> None:
         why = misconfiguration(err)
         if why is not None:
             return error_response(503, "unavailable", why, {"redis": "misconfigured"})
-        if not isinstance(err, redis.ConnectionError | redis.TimeoutError):
+        if isinstance(err, ClusterDownError):  # an outage of the cluster (a master failed), not a fault of ours
+            log.warning("Redis Cluster is down: %s", err)
+        elif not isinstance(err, redis.ConnectionError | redis.TimeoutError):
             log.exception("Redis refused a command")
         reason = "timeout" if isinstance(err, redis.TimeoutError) else "down"
         REDIS_ERRORS.labels(reason).inc()

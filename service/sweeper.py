@@ -124,7 +124,7 @@ def sweep_command(once: bool) -> None:
     if once:
         click.echo(f"{sweep_once(store)} match(es) settled")
         return
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s sweeper %(levelname)s %(message)s")
+    # its lines go to the service's log handler (service/requestlog.py: LOG_FORMAT), once
     log.info("sweeping %s's 256 shards every %.2f s at most", store.prefix, current_app.config["SWEEP_INTERVAL_S"])
     stop = threading.Event()
     try:

@@ -4,6 +4,7 @@ itself when Redis is back."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -14,6 +15,7 @@ import pytest
 import redis
 from flask.testing import FlaskClient
 from matchkit import NewMatch
+from redis.exceptions import ClusterDownError
 
 from service.db import get_store
 from service.embedded import EmbeddedRedis
@@ -168,3 +170,22 @@ def test_a_move_of_unknown_outcome_is_retried_safely(
     moves = m.record()["moves"]
     assert [(e["kind"], e["ply"], e["move"]) for e in moves] == [("move", 0, "C3")]  # applied exactly once
     assert m.move(1, "C2 B2", 1).status_code == 200  # and the match goes on
+
+
+def test_a_cluster_outage_is_a_503_and_a_warning_not_a_traceback(
+    client: FlaskClient, new_match: NewMatch, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """CLUSTERDOWN (a master failed, no replica took over) is an expected outage: the
+    same 503 as Redis down, logged as one warning line rather than an error with a traceback."""
+    m = new_match("catchup", {"size": 3})
+
+    def down(*args: Any, **kwargs: Any) -> Any:
+        raise ClusterDownError("CLUSTERDOWN The cluster is down")
+
+    monkeypatch.setattr(Store, "read", down)
+    with caplog.at_level(logging.INFO, logger="service"):
+        r = client.get(f"/v1/matches/{m.id}")
+    assert r.status_code == 503 and r.json["error"]["details"] == {"redis": "down"}
+    said = [rec for rec in caplog.records if rec.name == "service.matches"]
+    assert [(rec.levelname, rec.exc_info) for rec in said] == [("WARNING", None)]
+    assert "CLUSTERDOWN" in said[0].getMessage()

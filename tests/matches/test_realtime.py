@@ -22,7 +22,7 @@ from matchkit import NewMatch
 from served import call
 from test_clocks import CRYSTAL, a_turn
 
-from service import referee, sweeper
+from service import embedded, referee, sweeper
 from service.referee import Live
 from service.store import Store
 from umpire.server import free_port
@@ -157,3 +157,22 @@ def _answers(data: Path) -> bool:
         return bool(redis.Redis.from_url(f"unix://{data / 'redis.sock'}", socket_timeout=0.5).ping())
     except redis.RedisError:
         return False
+
+
+def test_the_sweeper_logs_each_line_once_in_the_services_format(tmp_path: Path) -> None:
+    """``flask sweep`` writes through the service's log handler (LOG_FORMAT=json: JSON
+    lines), not also through a handler of its own (each line was written twice)."""
+    server = embedded.start(tmp_path / "redis")
+    env = {**os.environ, "REDIS_URL": server.url, "LOG_FORMAT": "json", "SWEEP_INTERVAL_S": "0.2"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "flask", "--app", "service", "sweep"], env=env, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        time.sleep(3)  # it starts, says so, and sweeps a few times
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=20)
+        server.stop()
+    said = [line for line in err.splitlines() if "sweeping" in line]
+    assert len(said) == 1, err
+    assert json.loads(said[0])["message"].startswith("sweeping")
