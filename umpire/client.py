@@ -1,8 +1,9 @@
 """A small HTTP client of the managed-match API (``/v1/matches/...``), for the
 tournament harness.
 
-Standard library only (``http.client``), one keep-alive connection per thread
-and per server, JSON read with orjson.  What the harness needs and nothing else:
+One keep-alive connection per thread and per server (umpire/wire.py: the
+request written by hand, the answer parsed by httptools), JSON read with
+orjson.  What the harness needs and nothing else:
 
 * :meth:`MatchClient.create_match` - ``POST /v1/matches``;
 * :meth:`MatchClient.move` - ``POST /v1/matches/{id}/moves`` with the ply and an
@@ -21,7 +22,6 @@ data that ``replay`` takes (``replay.moves``).
 
 from __future__ import annotations
 
-import http.client
 import threading
 import time
 import urllib.parse
@@ -32,6 +32,8 @@ from datetime import datetime
 from typing import Any
 
 import orjson
+
+from umpire.wire import Connection, WireError
 
 Json = dict[str, Any]
 
@@ -146,11 +148,10 @@ class MatchClient:
 
     # -- transport ----------------------------------------------------------------
 
-    def _connection(self) -> http.client.HTTPConnection:
-        conn: http.client.HTTPConnection | None = getattr(self._local, "conn", None)
+    def _connection(self) -> Connection:
+        conn: Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            cls = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
-            conn = cls(self._host, self._port, timeout=CONNECT_TIMEOUT_S)
+            conn = Connection(self._host, self._port, self._https, CONNECT_TIMEOUT_S)
             self._local.conn = conn
         return conn
 
@@ -188,16 +189,8 @@ class MatchClient:
             with self._lock:
                 self.calls += 1
             try:
-                conn.timeout = timeout_s or self.timeout_s
-                if conn.sock is not None:
-                    conn.sock.settimeout(conn.timeout)
-                conn.request(method, self._prefix + path, body=data, headers=head)
-                resp = conn.getresponse()
-                raw = resp.read()
-                status = resp.status
-                if resp.will_close:
-                    self._drop()
-            except (http.client.HTTPException, ConnectionError, TimeoutError, OSError) as e:
+                status, raw = conn.request(method, self._prefix + path, data, head, timeout_s or self.timeout_s)
+            except (WireError, ConnectionError, TimeoutError, OSError) as e:
                 self._drop()
                 last = e
                 continue
