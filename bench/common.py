@@ -178,15 +178,7 @@ class TcpRedis:
 
     def stop(self) -> None:
         """A clean shutdown (the append-only file is flushed)."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        with contextlib.suppress(redis.RedisError, OSError):
-            redis.Redis.from_url(self.url, socket_timeout=5).shutdown(nosave=False)
-        try:
-            self.process.wait(15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        embedded.shut_down(self.process, self.url, 15)
 
 
 def serve(env: dict[str, str], cwd: Path = ROOT, log: Path | None = None) -> tuple[subprocess.Popen[bytes], str]:

@@ -61,6 +61,21 @@ def _ping(url: str, timeout: float = 0.5) -> bool:
         client.close()
 
 
+def shut_down(process: subprocess.Popen[bytes] | None, url: str, wait_s: float, socket_timeout_s: float = 5.0) -> None:
+    """Shut the redis-server ``process`` answering at ``url`` down cleanly (the
+    append-only file is flushed); killed when it is not gone within ``wait_s``.
+    Nothing to do when it is not running."""
+    if process is None or process.poll() is not None:
+        return
+    with contextlib.suppress(redis.RedisError, OSError):
+        redis.Redis.from_url(url, socket_timeout=socket_timeout_s).shutdown(nosave=False)
+    try:
+        process.wait(wait_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 @dataclass
 class EmbeddedRedis:
     """A running embedded server.  ``process`` is None when this caller found
@@ -76,15 +91,7 @@ class EmbeddedRedis:
 
     def stop(self, timeout: float = 10.0) -> None:
         """Shut down cleanly (the append-only file is flushed) if this caller started it."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        with contextlib.suppress(redis.RedisError, OSError):
-            redis.Redis.from_url(self.url, socket_timeout=timeout).shutdown(nosave=False)
-        try:
-            self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        shut_down(self.process, self.url, timeout, socket_timeout_s=timeout)
 
     def kill(self) -> None:
         """Die at once, as a crash would (tests of faults)."""
@@ -240,18 +247,10 @@ class EmbeddedCluster:
 
     def stop_node(self, i: int, kill: bool = False) -> None:
         node = self.nodes[i]
-        if node.process is None or node.process.poll() is not None:
-            return
-        if kill:
-            node.process.kill()
-        else:
-            with contextlib.suppress(redis.RedisError, OSError):
-                redis.Redis.from_url(node.url, socket_timeout=5).shutdown(nosave=False)
-        try:
-            node.process.wait(10)
-        except subprocess.TimeoutExpired:
+        if kill and node.process is not None and node.process.poll() is None:
             node.process.kill()
             node.process.wait()
+        shut_down(node.process, node.url, 10)
 
     def wait_ok(self, wait_s: float = 30.0) -> None:
         """Until every node says the cluster's state is ok."""
