@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -189,6 +189,21 @@ class Knowledge(ABC):
     @abstractmethod
     def greedy_move(self, state: Any, rng: random.Random) -> str:
         """The move that looks best one turn ahead."""
+
+    def best_listed_move(self, state: Any, rng: random.Random, worth: Callable[[Any], Any]) -> str:
+        """Of the engine's legal moves, the one after which ``worth`` rates the
+        position highest (ties broken at random); a random move when none is legal."""
+        game = self.game
+        best: tuple[Any, float] | None = None
+        choice = None
+        for move in game.legal_moves(state).moves:
+            verdict = game.play(state, move)
+            if not verdict.legal:
+                continue
+            key = (worth(verdict.state), rng.random())
+            if best is None or key > best:
+                best, choice = key, move
+        return choice if choice is not None else self.random_move(state, rng)
 
     @abstractmethod
     def model(self) -> StepModel[Any, Any]:

@@ -59,19 +59,9 @@ class PlurKnowledge(Knowledge):
         return float(own[1] - opp[1]), own[2] - opp[2]
 
     def greedy_move(self, state: Any, rng: random.Random) -> str:
-        game = self.game
         player = state.to_move
-        best: tuple[tuple[float, int], float] | None = None
-        choice = None
-        for move in game.legal_moves(state).moves:
-            verdict = game.play(state, move)
-            if not verdict.legal:
-                continue
-            # after a swap the player to move is the same seat again: judge it from this seat all the same
-            key = (self.value(verdict.state, player), rng.random())
-            if best is None or key > best:
-                best, choice = key, move
-        return choice if choice is not None else self.random_move(state, rng)
+        # after a swap the player to move is the same seat again: judge it from this seat all the same
+        return self.best_listed_move(state, rng, lambda after: self.value(after, player))
 
     def model(self) -> StepModel[Any, Any]:
         return LegalListModel(self.game)

@@ -55,16 +55,7 @@ class TooKnowledge(Knowledge):
     def greedy_move(self, state: Any, rng: random.Random) -> str:
         game = self.game
         player = int(game.dump(state)["to_move"])
-        best: tuple[tuple[float, int], float] | None = None
-        choice = None
-        for move in game.legal_moves(state).moves:
-            verdict = game.play(state, move)
-            if not verdict.legal:
-                continue
-            key = (self.value(game.dump(verdict.state), player), rng.random())
-            if best is None or key > best:
-                best, choice = key, move
-        return choice if choice is not None else self.random_move(state, rng)
+        return self.best_listed_move(state, rng, lambda after: self.value(game.dump(after), player))
 
     def model(self) -> StepModel[Any, Any]:
         return LegalListModel(self.game)
