@@ -2,8 +2,8 @@
 
 The section "A game of Catchup with curl" is run for real: its ``sh`` block
 (the helpers) and every ``$ command`` of its ``console`` blocks go to bash, in
-order, against a gunicorn server started here (``service:create_app()``, the
-entry point of ``make run`` and the Dockerfile); each command's output must
+order, against what ``make run`` and the Dockerfile serve (``python -m
+service.serve``, started by tests/liveserver.py); each command's output must
 equal, character for character, the lines printed under it.
 """
 
@@ -13,14 +13,13 @@ import os
 import re
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import liveserver
 import pytest
 
-from umpire.server import EmbeddedServer, free_port
+from umpire.server import EmbeddedServer
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -66,33 +65,9 @@ def test_the_walkthrough_is_found() -> None:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    log_path = tmp_path_factory.mktemp("gunicorn") / "log"
-    log = log_path.open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "1", "service:create_app()"],
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/v1/games", timeout=1) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"gunicorn did not start:\n{log_path.read_text(errors='replace')}")
-            time.sleep(0.1)
+    """What ``make run`` serves (tests/liveserver.py), on a free port."""
+    with liveserver.serve(tmp_path_factory.mktemp("readme")) as base:
         yield base
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        log.close()
 
 
 def test_the_walkthrough_works_as_printed(server: str, tmp_path: Path) -> None:
