@@ -154,11 +154,9 @@ class TcpRedis:
 
     def start(self, wait_s: float = 30) -> TcpRedis:
         self.folder.mkdir(parents=True, exist_ok=True)
-        args = [embedded.redis_server_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder)]
+        args = ["--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder)]
         args += ["--appendonly", "yes", "--appendfsync", self.appendfsync, "--save", "", "--logfile", "redis.log"]
-        self.process = subprocess.Popen(
-            args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-        )
+        self.process = embedded.launch(*args)
         end = time.monotonic() + wait_s
         while True:
             client = redis.Redis.from_url(self.url, socket_timeout=0.5, socket_connect_timeout=0.5)

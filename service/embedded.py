@@ -61,6 +61,19 @@ def _ping(url: str, timeout: float = 0.5) -> bool:
         client.close()
 
 
+def launch(*args: str) -> subprocess.Popen[bytes]:
+    """``redis-server ARGS`` (a config file, or options), its output discarded (it
+    logs to its own file), in a session of its own: a Ctrl-C meant for the app
+    reaches Redis only through a clean shutdown."""
+    return subprocess.Popen(
+        [redis_server_binary(), *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
 def shut_down(process: subprocess.Popen[bytes] | None, url: str, wait_s: float, socket_timeout_s: float = 5.0) -> None:
     """Shut the redis-server ``process`` answering at ``url`` down cleanly (the
     append-only file is flushed); killed when it is not gone within ``wait_s``.
@@ -132,14 +145,7 @@ def start(data_dir: str | os.PathLike[str], appendfsync: str = "everysec", wait_
             sock.unlink()  # left by a server that died
         conf = folder / "redis.conf"
         conf.write_text(_config(folder, sock, appendfsync))
-        # Own session: a Ctrl-C meant for the app reaches Redis only through a clean shutdown.
-        proc = subprocess.Popen(
-            [redis_server_binary(), str(conf)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        proc = launch(str(conf))
         deadline = time.monotonic() + wait_s
         while not _ping(url):  # also waits while Redis loads the append-only file
             if proc.poll() is not None:
@@ -232,13 +238,7 @@ class EmbeddedCluster:
                 ]
             )
         )
-        node.process = subprocess.Popen(
-            [redis_server_binary(), str(conf)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        node.process = launch(str(conf))
         deadline = time.monotonic() + wait_s
         while not _ping(node.url):
             if node.process.poll() is not None or time.monotonic() > deadline:
