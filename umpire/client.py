@@ -33,7 +33,7 @@ from typing import Any
 
 import orjson
 
-from umpire.wire import Connection, WireError
+from umpire.wire import Connection
 
 Json = dict[str, Any]
 
@@ -190,7 +190,7 @@ class MatchClient:
                 self.calls += 1
             try:
                 status, raw = conn.request(method, self._prefix + path, data, head, timeout_s or self.timeout_s)
-            except (WireError, ConnectionError, TimeoutError, OSError) as e:
+            except OSError as e:  # WireError, a timeout, a connection refused or reset: sent again on a new one
                 self._drop()
                 last = e
                 continue

@@ -117,7 +117,7 @@ class Connection:
         except httptools.HttpParserError as e:
             self.close()
             raise WireError(f"not an HTTP answer: {e}") from e
-        except (OSError, ssl.SSLError):
+        except OSError:  # WireError, a timeout, ssl.SSLError included
             self.close()
             raise
         if not keep:
