@@ -24,7 +24,7 @@ import time
 import timeit
 from typing import Any
 
-from engine.bug import Bug, BugState
+from engine.games.bug.rules import Bug, BugState
 
 GAME = Bug()
 RUNS = 5

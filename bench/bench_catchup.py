@@ -22,7 +22,7 @@ import time
 import timeit
 from collections.abc import Callable
 
-from engine.catchup import Catchup, CatchupState
+from engine.games.catchup.rules import Catchup, CatchupState
 from engine.hexboard import iter_bits
 
 GAME = Catchup()

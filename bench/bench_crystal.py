@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 import time
 
-from engine import crystal_grid as cg
-from engine.crystal import Crystal, CrystalState, Shift, Turn
+from engine.games.crystal import grid as cg
+from engine.games.crystal.rules import Crystal, CrystalState, Shift, Turn
 
 GAME = Crystal()
 COLORS = [["red", "green"], ["blue", "yellow"]]

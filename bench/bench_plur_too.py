@@ -20,8 +20,8 @@ from typing import Any
 from bench.bench_catchup import games_per_second
 from bench.bench_catchup import random_game_apply as catchup_apply
 from bench.bench_catchup import random_game_play as catchup_play
-from engine.plur import Plur
-from engine.too import Too
+from engine.games.plur.rules import Plur
+from engine.games.too.rules import Too
 
 SIDE = 5
 PLUR, TOO = Plur(), Too()

@@ -68,7 +68,7 @@ def pick(g: Any, state: Any, rng: random.Random) -> str:
     if g.name == "catchup":
         return " ".join(rng.sample(listed.moves, min(2, g.max_stones(state))))
     if g.name == "crystal" and state.phase == "shift":
-        from engine.crystal_grid import shift_text
+        from engine.games.crystal.grid import shift_text
 
         shifts = []
         for _ in range(listed.info["shifts_due"]):

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.bug import Bug
-from engine.catchup import Catchup
 from engine.clock import ClockSpec
-from engine.crystal import Crystal
 from engine.errors import EngineError
 from engine.game import Game
-from engine.plur import Plur
-from engine.too import Too
+from engine.games.bug import Bug
+from engine.games.catchup import Catchup
+from engine.games.crystal import Crystal
+from engine.games.plur import Plur
+from engine.games.too import Too
 
 GAMES: dict[str, Game[Any, Any]] = {g.name: g for g in (Catchup(), Bug(), Crystal(), Plur(), Too())}
 

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from engine.bug import Bug, BugState
 from engine.errors import BadOptions, BadState, IllegalMove, InvalidMove
+from engine.games.bug.rules import Bug, BugState
 from engine.hexboard import green_meadow, hexhex, iter_bits
 
 GAME = Bug()

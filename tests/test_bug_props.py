@@ -21,8 +21,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.bug import Bug, BugState
 from engine.errors import BadOptions, IllegalMove
+from engine.games.bug.rules import Bug, BugState
 
 GAME = Bug()
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from engine.catchup import Catchup, CatchupState, compare_groups, tie_break
 from engine.errors import BadOptions, EngineError
+from engine.games.catchup.rules import Catchup, CatchupState, compare_groups, tie_break
 from engine.hexboard import hexhex
 
 GAME = Catchup()

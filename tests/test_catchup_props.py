@@ -14,7 +14,7 @@ from gamekit import bfs_sizes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.catchup import Catchup, CatchupState
+from engine.games.catchup.rules import Catchup, CatchupState
 from engine.groups import groups
 
 GAME = Catchup()

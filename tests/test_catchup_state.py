@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from engine.catchup import Catchup, CatchupState, counts_feasible
 from engine.errors import BadOptions, BadState
+from engine.games.catchup.rules import Catchup, CatchupState, counts_feasible
 
 GAME = Catchup()
 
@@ -355,7 +355,7 @@ def test_options_take_whole_numbers_written_with_a_point() -> None:
 )
 def test_ply_lies_between_the_fewest_turns_and_one_per_stone(board: dict[str, int], to_move: int, plies: tuple[int, int]) -> None:
     """R-C1: a ply is a turn; the stones bound it (ply_range), and a set-up position starts at the least."""
-    from engine.catchup import ply_range
+    from engine.games.catchup.rules import ply_range
 
     c0 = sum(1 for v in board.values() if v == 0)
     c1 = len(board) - c0

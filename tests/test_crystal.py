@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from engine.crystal import Crystal, CrystalState, shifts_due, threshold
 from engine.errors import IllegalMove
+from engine.games.crystal.rules import Crystal, CrystalState, shifts_due, threshold
 
 GAME = Crystal()
 IDENTITY_A = "A up 2, A up 2, A up 2"  # column A round the whole way: grid unchanged

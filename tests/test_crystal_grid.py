@@ -1,4 +1,4 @@
-"""The Crystal Connector grid (engine/crystal_grid.py): the seeded deal (R-X1,
+"""The Crystal Connector grid (engine/games/crystal/grid.py): the seeded deal (R-X1,
 R-X5), shifts (R-X2) and group values (R-H5, R-X3, R-X5) checked against a
 plain breadth-first search over the six strings."""
 
@@ -11,8 +11,8 @@ from collections import deque
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import crystal_grid as cg
-from engine.crystal import ANOMALIES, Crystal
+from engine.games.crystal import grid as cg
+from engine.games.crystal.rules import ANOMALIES, Crystal
 
 GAME = Crystal()
 ALL_SEVEN = list(ANOMALIES)
@@ -31,7 +31,7 @@ def test_golden_deals() -> None:  # R-X1: same seed, same options, same grid - o
 
 def documented_deal(seed: str) -> list[str]:
     """The no-anomaly deal, written again from the algorithm's description in
-    engine/crystal_grid.py (SHA-256 counter stream, rejection sampling, Fisher-Yates)."""
+    engine/games/crystal/grid.py (SHA-256 counter stream, rejection sampling, Fisher-Yates)."""
     key = b"crystal-connector/grid/v1\x00" + seed.encode() + b"\x00"
     words: list[int] = []
     for block in itertools.count():

@@ -14,8 +14,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import crystal_grid as cg
-from engine.crystal import ANOMALIES, Crystal, CrystalState, Turn
+from engine.games.crystal import grid as cg
+from engine.games.crystal.rules import ANOMALIES, Crystal, CrystalState, Turn
 
 GAME = Crystal()
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from engine.crystal import Crystal
 from engine.errors import BadOptions, BadState
+from engine.games.crystal.rules import Crystal
 
 GAME = Crystal()
 LATIN = ["RBGYRB", "GYRBGY", "RBGYRB", "GYRBGY", "RBGYRB", "GYRBGY"]

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _calls(folder: str) -> list[ast.Call]:
     out = []
-    for path in sorted((ROOT / folder).glob("*.py")):
+    for path in sorted((ROOT / folder).rglob("*.py")):
         out += [n for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(n, ast.Call)]
     return out
 

@@ -32,7 +32,7 @@ RULINGS = set(re.findall(r"\*\*(R-[A-Z][0-9]+[a-z]?) ", (ROOT / "docs" / "RULES.
 
 def test_every_raise_site_names_its_rule() -> None:
     missing = []
-    for path in sorted((ROOT / "engine").glob("*.py")):
+    for path in sorted((ROOT / "engine").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             called = node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else None
             if called in ("IllegalMove", "InvalidMove", "MoveError") and not any(k.arg == "rule" for k in node.keywords):

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import BadOptions, BadState
+from engine.games.plur.rules import Plur, PlurState, feasible, ladder
 from engine.hexboard import hexhex
-from engine.plur import Plur, PlurState, feasible, ladder
 
 GAME = Plur()
 SYMBOLS = {"X": 0, "O": 1}

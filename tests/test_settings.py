@@ -151,7 +151,7 @@ def test_json_log_lines_name_the_request(log_lines: io.StringIO, monkeypatch: py
     def boom(*args: Any) -> Any:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("engine.catchup.Catchup.new", boom)
+    monkeypatch.setattr("engine.games.catchup.rules.Catchup.new", boom)
     client.post("/v1/games/catchup/new", json=OPTIONS, headers={"X-Request-ID": "req-43"})
     lines = [json.loads(line) for line in log_lines.getvalue().splitlines()]
     first = lines[0]

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import BadState
+from engine.games.too.rules import Too, TooState, second
 from engine.hexboard import hexhex
-from engine.too import Too, TooState, second
 
 GAME = Too()
 SYMBOLS = {"X": 0, "O": 1}

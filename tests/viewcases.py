@@ -27,7 +27,7 @@ from test_catchup import TIE_BREAK_1, WORKED_EXAMPLE  # noqa: E402
 from test_crystal import IDENTITY_B, SEED_EXAMPLE  # noqa: E402
 
 from engine import get_game  # noqa: E402
-from engine.crystal_grid import shift_text  # noqa: E402
+from engine.games.crystal.grid import shift_text  # noqa: E402
 from engine.groups import group_sizes  # noqa: E402
 from engine.hexboard import hexhex  # noqa: E402
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from engine import crystal_grid as cg
+from engine.games.crystal import grid as cg
 from views.base import CellPos, Context, GameView, Handler, Label, Layout, Marks
 from views.kit import Json, and_list, num, or_list, parse_time, plural, possessive, xml
 from views.svgkit import MARGIN, MIN_WIDTH, Line, icon_svg

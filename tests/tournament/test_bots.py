@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from engine.crystal import ANOMALIES
+from engine.games.crystal.rules import ANOMALIES
 from engine.registry import get_game
 from umpire.bots import KNOWLEDGE, BotFactory, Turn
 from umpire.bots.mcts import budget, search

@@ -20,7 +20,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.bug import Bug, BugState, grow_sets
+from engine.games.bug.rules import Bug, BugState, grow_sets
 from umpire.bots.base import Knowledge, StepModel, result
 
 

@@ -19,8 +19,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.catchup import Catchup, CatchupState
 from engine.errors import IllegalMove
+from engine.games.catchup.rules import Catchup, CatchupState
 from engine.hexboard import iter_bits
 from umpire.bots.base import Knowledge, StepModel, result
 

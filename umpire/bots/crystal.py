@@ -23,8 +23,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine import crystal_grid as cg
-from engine.crystal import Crystal, CrystalState, Shift, Turn
+from engine.games.crystal import grid as cg
+from engine.games.crystal.rules import Crystal, CrystalState, Shift, Turn
 from umpire.bots.base import Knowledge, StepModel, result
 
 # A whole random game takes about 3 ms (some 40 turns), so a search of 0.2 s

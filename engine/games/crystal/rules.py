@@ -8,7 +8,7 @@ every turn both players add the product of their colours' largest groups to
 their running totals (R-X3); at the end of each round a total at or past the
 threshold ends the game unless the totals are equal (R-X4).
 
-The grid is nine bit sets (engine/crystal_grid.py), so a turn is a few dozen
+The grid is nine bit sets (engine/games/crystal/grid.py), so a turn is a few dozen
 integer operations per shift and one bit-set flood fill per group at scoring.
 
 Choices where the rules are silent (each tested):
@@ -40,9 +40,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
-from engine import crystal_grid as cg
 from engine.clock import seconds
-from engine.crystal_grid import (
+from engine.errors import BadOptions, BadState, IllegalMove, InvalidMove
+from engine.game import Game, Json, LegalMoves, MoveInput, Steps
+from engine.games.crystal import grid as cg
+from engine.games.crystal.grid import (
     BOMB,
     CHAMELEON,
     COLOUR_INDEX,
@@ -56,8 +58,6 @@ from engine.crystal_grid import (
     WRAP,
     Grid,
 )
-from engine.errors import BadOptions, BadState, IllegalMove, InvalidMove
-from engine.game import Game, Json, LegalMoves, MoveInput, Steps
 from engine.options import Option, ref
 from engine.stateio import COMMON_FIELDS, check_frame, is_player
 

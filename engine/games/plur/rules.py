@@ -16,7 +16,7 @@ one stone more than in a game without it.
 
 A position keeps each player's stones as a bit set and their groups as a
 tuple of bit sets; a stone merges only the groups it touches, as in Catchup
-(engine/catchup.py), so a move never re-floods the board.  Scores during play
+(engine/games/catchup/rules.py), so a move never re-floods the board.  Scores during play
 are each player's group sizes, largest first (R-E1).
 
 Choices where the texts are silent (tested): a set-up position (``new`` with
@@ -78,7 +78,7 @@ Move = tuple[int, ...]  # one cell, or (SWAP,)
 @dataclass(slots=True)
 class PlurState:
     """One position.  Treated as an immutable value (not ``frozen``, for speed,
-    as :class:`engine.catchup.CatchupState`)."""
+    as :class:`engine.games.catchup.rules.CatchupState`)."""
 
     board: HexBoard
     pie: bool

@@ -99,7 +99,7 @@ class Eat(NamedTuple):
 class BugState:
     """One position.  Treated as an immutable value: the engine never changes a
     state it has handed out, it builds a new one (not ``frozen`` for speed, as
-    in :class:`engine.catchup.CatchupState`)."""
+    in :class:`engine.games.catchup.rules.CatchupState`)."""
 
     variant: str
     eaters: str

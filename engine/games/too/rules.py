@@ -14,7 +14,7 @@ the number of stones (turns alternate, one stone each), as does the ply.
 
 A position keeps each colour's stones as a bit set and its groups as a tuple
 of bit sets; a stone merges only the groups of its colour it touches, as in
-Catchup (engine/catchup.py).  Scores during play are each colour's
+Catchup (engine/games/catchup/rules.py).  Scores during play are each colour's
 second-largest group, black's first (R-E2).
 """
 
@@ -85,7 +85,7 @@ def second(groups: tuple[int, ...]) -> int:
 @dataclass(slots=True)
 class TooState:
     """One position.  Treated as an immutable value (not ``frozen``, for speed,
-    as :class:`engine.catchup.CatchupState`)."""
+    as :class:`engine.games.catchup.rules.CatchupState`)."""
 
     board: HexBoard
     stones: tuple[int, int]  # black's and white's stones (colours, not owners)
