@@ -1,8 +1,7 @@
 """Games by name, as python-chess's ``variant.py`` finds variants.
 
-Adding a game is adding its module to ``GAMES``: everything else (the game
-list, option schemas, clock presets, managed matches, the spec) is read from
-the game's own declarations.
+Adding a game is adding its folder's :class:`~engine.room.Room` to ``ROOMS``:
+everything else is read from the game's own declarations.
 """
 
 from __future__ import annotations
@@ -12,13 +11,21 @@ from typing import Any
 from engine.clock import ClockSpec
 from engine.errors import EngineError
 from engine.game import Game
-from engine.games.bug import Bug
-from engine.games.catchup import Catchup
-from engine.games.crystal import Crystal
-from engine.games.plur import Plur
-from engine.games.too import Too
+from engine.games import bug, catchup, crystal, plur, too
+from engine.room import Room
 
-GAMES: dict[str, Game[Any, Any]] = {g.name: g for g in (Catchup(), Bug(), Crystal(), Plur(), Too())}
+# The one list of games: each game's folder builds its Room (engine/room.py).
+ROOMS: dict[str, Room] = {
+    room.name: room
+    for room in (
+        catchup.ROOM,
+        bug.ROOM,
+        crystal.ROOM,
+        plur.ROOM,
+        too.ROOM,
+    )
+}
+GAMES: dict[str, Game[Any, Any]] = {name: room.game for name, room in ROOMS.items()}
 
 
 def _presets() -> dict[str, ClockSpec]:

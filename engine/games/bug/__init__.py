@@ -1,5 +1,10 @@
 """Bug, one room: everything the service knows about the game lives in this folder."""
 
 from engine.games.bug.rules import Bug
+from engine.room import Room
 
-__all__ = ["Bug"]
+__all__ = ["ROOM", "Bug"]
+
+ROOM = Room(
+    game=Bug(),
+)

@@ -1,5 +1,10 @@
 """Catchup, one room: everything the service knows about the game lives in this folder."""
 
 from engine.games.catchup.rules import Catchup
+from engine.room import Room
 
-__all__ = ["Catchup"]
+__all__ = ["ROOM", "Catchup"]
+
+ROOM = Room(
+    game=Catchup(),
+)

@@ -1,5 +1,10 @@
 """Crystal Connector, one room: everything the service knows about the game lives in this folder."""
 
 from engine.games.crystal.rules import Crystal
+from engine.room import Room
 
-__all__ = ["Crystal"]
+__all__ = ["ROOM", "Crystal"]
+
+ROOM = Room(
+    game=Crystal(),
+)

@@ -1,5 +1,10 @@
 """Plur, one room: everything the service knows about the game lives in this folder."""
 
 from engine.games.plur.rules import Plur
+from engine.room import Room
 
-__all__ = ["Plur"]
+__all__ = ["ROOM", "Plur"]
+
+ROOM = Room(
+    game=Plur(),
+)

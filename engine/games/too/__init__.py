@@ -1,5 +1,10 @@
 """Too, one room: everything the service knows about the game lives in this folder."""
 
 from engine.games.too.rules import Too
+from engine.room import Room
 
-__all__ = ["Too"]
+__all__ = ["ROOM", "Too"]
+
+ROOM = Room(
+    game=Too(),
+)

@@ -1,0 +1,25 @@
+"""A game's registration: one :class:`Room` per game, built in the game's own
+folder (``engine/games/<name>/__init__.py``) and listed once in
+:mod:`engine.registry` (OpenSpiel's ``register_game``).
+
+A room holds the game's rules and everything else the service asks of the
+game, so nothing outside the game's folder names it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.game import Game
+
+
+@dataclass(frozen=True)
+class Room:
+    """Everything about one game, as the other layers read it."""
+
+    game: Game[Any, Any]
+
+    @property
+    def name(self) -> str:
+        return self.game.name
