@@ -31,7 +31,7 @@ from service import referee
 from service.db import get_store
 from service.metrics import FLAGS
 from service.referee import Live, Meta
-from service.store import Conflict, Gone, Store
+from service.store import Conflict, Gone, Store, Unconfirmed
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +107,7 @@ def run(store: Store, interval_s: float, stop: threading.Event) -> None:
             nxt = store.next_deadline()
             # A flag is due the first millisecond after its deadline.
             sleep = interval_s if nxt is None else min(interval_s, max(0.0, (nxt + 1 - now) / 1000))
-        except redis.RedisError as e:
+        except (redis.RedisError, Unconfirmed) as e:
             log.warning("sweeper: Redis is not answering (%s); trying again", e)
             sleep = 1.0
         except Exception:  # one bad match must not stop the flags of all the others
