@@ -511,6 +511,30 @@ class Store:
         pipe.execute()
         return len(gone)
 
+    # -- masters (health, sweepers) --------------------------------------------------
+
+    def masters(self) -> dict[str, tuple[Any, list[int]]]:
+        """Each master by name (``host:port``), with its plain client and the shards it holds (on
+        one Redis: the one server, every shard), as the client last saw the cluster's layout."""
+        if not self.cluster:
+            return {node_name(self.r): (self.r, list(range(SHARDS)))}
+        out: dict[str, tuple[Any, list[int]]] = {}
+        slots = self.r.nodes_manager.slots_cache
+        for shard in range(SHARDS):
+            holders = slots.get(self.r.keyslot(self.tag(shard)))
+            if not holders:
+                continue  # not covered: the layout will be read again
+            node = holders[0]
+            if node.name not in out:
+                out[node.name] = (self.r.get_redis_connection(node), [])
+            out[node.name][1].append(shard)
+        return out
+
+    def refresh(self) -> None:
+        """Read the cluster's layout again (after a failover); nothing on one Redis."""
+        if self.cluster:
+            self.r.nodes_manager.initialize()
+
     # -- health ------------------------------------------------------------------
 
     def ping(self) -> bool:
