@@ -83,7 +83,8 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(Unconfirmed)
     def _unconfirmed(err: Unconfirmed) -> Response:  # a change made on the way (a flag applied by a read)
-        raise unconfirmed(err, "a change to the match")
+        found = unconfirmed(err, "a change to the match")
+        return error_response(found.status, found.code, found.message, found.details)
 
     from service.events import bp as events_bp
     from service.health import bp as health_bp
