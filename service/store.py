@@ -225,6 +225,7 @@ class Snapshot:
     length: int
     pointer: str | None
     now_ms: int
+    beat: int | None = None  # the sweepers' last look at the match's shard (R-T3), None when none ever looked
 
 
 class Conflict(Exception):
@@ -264,6 +265,7 @@ class Store:
         self._read = Lua(client, "read.lua", observe)
         self._time = Lua(client, "time.lua", observe)
         self._sync = Lua(client, "sync.lua", observe)
+        self._credit = Lua(client, "credit.lua", observe)
 
     # -- keys --------------------------------------------------------------------
 
@@ -280,6 +282,9 @@ class Store:
 
     def deadlines(self, shard: int) -> str:
         return f"{self.tag(shard)}:deadlines"
+
+    def beat_key(self, shard: int) -> str:
+        return f"{self.tag(shard)}:beat"
 
     def deadlines_of(self, match_id: str) -> str:
         return self.deadlines(shard_of(match_id))
@@ -314,12 +319,12 @@ class Store:
         and the server time, in one round trip (``read.lua``).  Raises Gone."""
         if not valid_id(match_id):
             raise Gone(match_id)
-        out = self._read(list(self.keys(match_id)), [idempotency_key or ""])
-        rev, meta, live, secs, micros, length, pointer = out
+        out = self._read([*self.keys(match_id), self.beat_key(shard_of(match_id))], [idempotency_key or ""])
+        rev, meta, live, secs, micros, length, pointer, beat = out
         if rev is None or meta is None or live is None:
             raise Gone(match_id)
         now = int(secs) * 1000 + int(micros) // 1000 if self._now is None else self._now()
-        return Snapshot(rev, meta, live, int(length), pointer or None, now)
+        return Snapshot(rev, meta, live, int(length), pointer or None, now, int(beat) if beat else None)
 
     def record(self, match_id: str, start: int = 0, end: int = -1) -> list[str]:
         entries: list[str] = self.r.lrange(self.keys(match_id)[1], start, end)
@@ -511,6 +516,49 @@ class Store:
         pipe.execute()
         return len(gone)
 
+    # -- per master (sweepers): deadlines, beats and outage credits (RULES R-T3) ------
+
+    def master_now(self, client: Any) -> int:
+        """The time on one master (each sweeps its own shards by its own clock)."""
+        if self._now is not None:
+            return self._now()
+        secs, micros = client.time()
+        return int(secs) * 1000 + int(micros) // 1000
+
+    def look(self, client: Any, shards: Sequence[int], now_ms: int, limit: int) -> tuple[list[str], dict[int, int]]:
+        """One round trip to one master: the matches of ``shards`` whose flag is due by
+        ``now_ms`` (at most ``limit``), and each shard's beat (the shards never beaten left out)."""
+        pipe = client.pipeline(transaction=False)
+        for shard in shards:
+            pipe.zrangebyscore(self.deadlines(shard), "-inf", f"({now_ms}", 0, limit)
+        for shard in shards:
+            pipe.get(self.beat_key(shard))
+        found = pipe.execute()
+        due = [mid for ids in found[: len(shards)] for mid in ids][:limit]
+        beats = {shard: int(b) for shard, b in zip(shards, found[len(shards) :], strict=True) if b}
+        return due, beats
+
+    def first_deadline(self, client: Any, shards: Sequence[int]) -> int | None:
+        """The earliest deadline of ``shards`` on one master."""
+        pipe = client.pipeline(transaction=False)
+        for shard in shards:
+            pipe.zrange(self.deadlines(shard), 0, 0, withscores=True)
+        scores = [int(found[0][1]) for found in pipe.execute() if found]
+        return min(scores) if scores else None
+
+    def beat(self, client: Any, shards: Sequence[int], now_ms: int) -> None:
+        """Mark ``shards`` as looked at, at ``now_ms``."""
+        pipe = client.pipeline(transaction=False)
+        for shard in shards:
+            pipe.set(self.beat_key(shard), now_ms, ex=86400)
+        pipe.execute()
+
+    def credit(self, shard: int, beat_seen: int, now_ms: int) -> int:
+        """Give every running clock of ``shard`` the time since ``beat_seen`` (credit.lua); the
+        number of matches credited, -1 when another sweeper did it first."""
+        keys = [self.deadlines(shard), self.beat_key(shard)]
+        return int(self._write(self._credit, keys, [beat_seen, now_ms, self.tag(shard), f"{self.prefix}ch:"]))
+
     # -- masters (health, sweepers) --------------------------------------------------
 
     def masters(self) -> dict[str, tuple[Any, list[int]]]:
@@ -543,4 +591,4 @@ class Store:
     def check_scripts(self) -> None:
         """What a move needs: the scripts run on the match's node (a read of a
         match that does not exist, through read.lua)."""
-        self._read(list(self.keys("00" + "0" * 16)), [""])
+        self._read([*self.keys("00" + "0" * 16), self.beat_key(0)], [""])

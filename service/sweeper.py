@@ -11,6 +11,21 @@ each change exactly one commit wins, the others find the match already
 settled.  Reads settle too (:func:`settled`), so a match is right even when
 no sweeper runs.
 
+Each master is swept on its own (one round trip for its shards' deadlines),
+so a master that is down delays nobody else's flags: the sweeper logs it and
+carries on with the others.
+
+Outages are credited (RULES R-T3).  A running sweeper marks every shard it
+looks at with a beat (the time of the look, on the shard's own master).  A
+shard whose beat is more than ``OUTAGE_MS`` old was out of the service's
+reach (its master down or cut off, or no sweeper running) for that long, and
+the sweeper that finds it so first gives every clock running there that time
+back (credit.lua: the turns' starts and deadlines move later by the gap),
+then goes on.  Until then a request for a match on that shard answers 503
+(``details.redis``: ``recovering``), lest a flag or a charge be made on a
+clock still owed the outage; past ``HOLD_MAX_MS`` without any sweeper, the
+service stops waiting for one.
+
 Run one with ``flask --app service sweep`` (``make run`` starts one beside
 gunicorn unless ``SWEEPER=0``).
 """
@@ -36,6 +51,13 @@ from service.store import Conflict, Gone, Store, Unconfirmed
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 8
+OUTAGE_MS = 3000  # a shard no sweeper looked at for longer was out of reach: its clocks get the time back (R-T3)
+HOLD_MAX_MS = 60_000  # a shard not looked at for longer than this has no sweeper at all: nobody will credit it
+BEAT_EVERY_S = 0.5  # how often a sweeper marks the shards it looked at
+
+
+class Recovering(redis.RedisError):
+    """The match's shard was out of reach and its clocks are not yet credited (R-T3): 503 for a moment."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +79,10 @@ def settled(store: Store, match_id: str, idempotency_key: str | None = None) -> 
     Gone for an unknown match; a lost race is read again."""
     for _ in range(MAX_ATTEMPTS):
         snap = store.read(match_id, idempotency_key)
+        if snap.beat is not None and OUTAGE_MS < snap.now_ms - snap.beat < HOLD_MAX_MS:
+            raise Recovering(
+                f"shard {match_id[:2]} was out of reach for {snap.now_ms - snap.beat} ms: its clocks are being credited"
+            )
         meta, live = Meta.from_json(snap.meta), Live.from_json(snap.live)
         if not live.clock.due(snap.now_ms):
             return Settled(meta, live, snap.rev, snap.now_ms, snap.length, snap.pointer)
@@ -75,19 +101,78 @@ def settled(store: Store, match_id: str, idempotency_key: str | None = None) -> 
 
 def sweep_once(store: Store, now: int | None = None, batch: int = 500) -> int:
     """Settle the matches whose deadline passed by ``now`` (at most ``batch``
-    of them); returns how many were looked at."""
-    now = store.now_ms() if now is None else now
-    ids = store.due(now, batch)
-    for match_id in ids:
+    of them, from every master that answers); returns how many were looked at.
+    (What ``flask sweep --once`` does: no beats, no credits; :class:`Sweeper` does both.)"""
+    return Sweeper(store, beats=False).sweep(now, batch)
+
+
+class Sweeper:
+    """Sweeps master by master, carrying on past one that fails; with ``beats`` it also marks
+    the shards it looked at and credits the outages it finds (R-T3)."""
+
+    def __init__(self, store: Store, beats: bool = True) -> None:
+        self.store = store
+        self.beats = beats
+        self.beaten_at = float("-inf")
+        self.failed: dict[str, str] = {}  # master -> the error of its last sweep, while it fails
+        self.next: int | None = None  # the earliest deadline seen on the masters that answered
+        self.now: int | None = None  # the time on the last master that answered
+        self.refreshed_at = float("-inf")
+
+    def sweep(self, now: int | None = None, batch: int = 500) -> int:
+        store, looked = self.store, 0
+        beat = self.beats and time.monotonic() - self.beaten_at >= BEAT_EVERY_S
+        nexts: list[int] = []
+        failed: dict[str, str] = {}
+        for name, (client, shards) in store.masters().items():
+            try:
+                at = store.master_now(client) if now is None else now
+                due, beats = store.look(client, shards, at, batch)
+                if self.beats:
+                    for shard, seen in beats.items():
+                        if at - seen > OUTAGE_MS:
+                            credited = store.credit(shard, seen, at)
+                            if credited >= 0:
+                                log.warning(
+                                    "sweeper: shard %02x was out of reach for %d ms: %d clock(s) credited",
+                                    shard,
+                                    at - seen,
+                                    credited,
+                                )
+                for match_id in due:
+                    looked += 1
+                    self._settle(match_id)
+                if beat:
+                    store.beat(client, shards, at)
+                self.now = at
+                first = store.first_deadline(client, shards)
+                if first is not None:
+                    nexts.append(first)
+            except (redis.RedisError, Unconfirmed) as e:
+                failed[name] = str(e)
+                if name not in self.failed:
+                    log.warning("sweeper: master %s is not answering (%s); sweeping the others", name, e)
+        if beat:
+            self.beaten_at = time.monotonic()
+        if failed and time.monotonic() - self.refreshed_at > 1.0:  # a failover may have moved its shards
+            self.refreshed_at = time.monotonic()
+            try:
+                store.refresh()
+            except (redis.RedisError, redis.exceptions.RedisClusterException) as e:
+                log.warning("sweeper: the cluster's layout could not be read (%s)", e)
+        self.failed = failed
+        self.next = min(nexts) if nexts else None
+        return looked
+
+    def _settle(self, match_id: str) -> None:
         try:
-            cur = settled(store, match_id)
+            cur = settled(self.store, match_id)
         except Gone:
-            store.forget_deadline(match_id)  # the match expired or was never there
-            continue
+            self.store.forget_deadline(match_id)  # the match expired or was never there
+            return
         # Commits keep the sorted set right; should an entry ever disagree with its
         # match, put it right rather than look at it again and again.
-        store.set_deadline(match_id, cur.live.clock.deadline)
-    return len(ids)
+        self.store.set_deadline(match_id, cur.live.clock.deadline)
 
 
 PRUNE_EVERY_S = 60.0  # how often a sweeper drops expired matches from the indexes (Store.prune)
@@ -97,16 +182,17 @@ def run(store: Store, interval_s: float, stop: threading.Event) -> None:
     """Sweep until ``stop`` is set, sleeping until the next deadline falls due;
     every ``PRUNE_EVERY_S`` drop expired matches from the indexes."""
     pruned_at = float("-inf")
+    sweeper = Sweeper(store)
     while not stop.is_set():
         try:
-            now = store.now_ms()
-            sweep_once(store, now)
+            sweeper.sweep()
+            now = sweeper.now if sweeper.now is not None else store.now_ms()
+            nxt = sweeper.next
+            # A flag is due the first millisecond after its deadline.
+            sleep = interval_s if nxt is None else min(interval_s, max(0.0, (nxt + 1 - now) / 1000))
             if time.monotonic() - pruned_at >= PRUNE_EVERY_S:
                 pruned_at = time.monotonic()
                 store.prune(now)
-            nxt = store.next_deadline()
-            # A flag is due the first millisecond after its deadline.
-            sleep = interval_s if nxt is None else min(interval_s, max(0.0, (nxt + 1 - now) / 1000))
         except (redis.RedisError, Unconfirmed) as e:
             log.warning("sweeper: Redis is not answering (%s); trying again", e)
             sleep = 1.0

@@ -1,0 +1,81 @@
+"""Clocks through an outage (issue 21; RULES R-T3): a seat whose move the service could not take
+because its match store was out of reach does not lose on time for it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from flask.testing import FlaskClient
+
+from service import sweeper
+from service.db import get_store
+from service.embedded import EmbeddedRedis
+
+Start = Callable[..., EmbeddedRedis]
+ClientFor = Callable[..., FlaskClient]
+
+
+def test_an_outage_is_credited_to_the_clocks_it_stopped(private_redis: Start, client_for: ClientFor, tmp_path: Path) -> None:
+    server = private_redis(tmp_path / "r")
+    client = client_for(REDIS_URL=server.url, REDIS_TIMEOUT_S=0.5, REDIS_CONNECT_TIMEOUT_S=0.5)
+    store = get_store(client.application)
+    r = client.post("/v1/matches", json={"game": "catchup", "options": {"size": 3}, "clock": {"turn_s": 2, "bank_s": 0}})
+    match_id, seat0 = r.json["match_id"], {"Authorization": "Bearer " + r.json["seats"]["0"]}
+    deadline = store.deadline(match_id)
+    assert deadline is not None
+    stop = threading.Event()
+    running = threading.Thread(target=sweeper.run, args=(store, 0.1, stop), daemon=True)
+    running.start()
+    try:
+        time.sleep(0.6)  # the sweeper has looked at every shard (its beat)
+        assert server.process is not None
+        os.kill(server.process.pid, signal.SIGSTOP)  # the match store is out of reach for 4 s...
+        time.sleep(1.0)
+        tried = client.post(f"/v1/matches/{match_id}/moves", json={"move": "C3", "ply": 0}, headers=seat0)
+        assert (tried.status_code, tried.json["error"]["code"]) == (503, "unavailable")  # the seat tried in time
+        time.sleep(3.0)
+        os.kill(server.process.pid, signal.SIGCONT)  # ...and its turn of 2 s ran out meanwhile
+        answers = []
+        for _ in range(40):  # a request may find the clocks not yet credited: 503 recovering, for a moment
+            r = client.post(f"/v1/matches/{match_id}/moves", json={"move": "C3", "ply": 0}, headers=seat0)
+            answers.append((r.status_code, str((r.json.get("error") or {}).get("details"))))
+            if r.status_code != 503:
+                break
+            time.sleep(0.1)
+        assert r.status_code == 200, answers  # not 410: the outage was not charged to seat 0 (R-T3)
+        assert set(answers[:-1]) <= {(503, "{'redis': 'recovering'}"), (503, "{'redis': 'timeout'}")}, answers
+        move = client.get(f"/v1/matches/{match_id}/moves").json["moves"][0]
+        assert move["kind"] == "move"
+        credited = store.deadline(match_id)  # seat 1's turn now: not flagged either
+        assert credited is not None
+    finally:
+        if server.process is not None and server.process.poll() is None:
+            os.kill(server.process.pid, signal.SIGCONT)
+        stop.set()
+        running.join(10)
+
+
+def test_no_credit_without_an_outage(client: FlaskClient, store: object) -> None:
+    """A sweeper's beat that is fresh credits nothing: flags fall at their deadline (R-T1)."""
+    r = client.post("/v1/matches", json={"game": "catchup", "options": {"size": 3}, "clock": {"turn_s": 1, "bank_s": 0}})
+    match_id = r.json["match_id"]
+    real = get_store(client.application)
+    deadline = real.deadline(match_id)
+    stop = threading.Event()
+    running = threading.Thread(target=sweeper.run, args=(real, 0.1, stop), daemon=True)
+    running.start()
+    try:
+        end = time.monotonic() + 5
+        while real.deadline(match_id) is not None and time.monotonic() < end:
+            time.sleep(0.05)
+        rec = client.get(f"/v1/matches/{match_id}/moves").json
+        assert rec["end"] == "flag" and rec["moves"][0]["kind"] == "flag"
+        assert deadline is not None and real.now_ms(match_id) - deadline < 1500
+    finally:
+        stop.set()
+        running.join(10)
