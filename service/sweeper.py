@@ -206,7 +206,17 @@ def run(store: Store, interval_s: float, stop: threading.Event) -> None:
 @click.option("--once", is_flag=True, help="Apply what is due now and exit.")
 def sweep_command(once: bool) -> None:
     """Apply flags the moment they fall due (RULES R-T1, R-X6)."""
-    store = get_store(current_app._get_current_object())  # type: ignore[attr-defined]
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    for attempt in range(10**9 if not once else 1):  # a sweeper started before its Redis waits for it
+        try:
+            store = get_store(app)
+            break
+        except redis.RedisError as e:
+            if once:
+                raise
+            if attempt % 10 == 0:
+                log.warning("sweeper: Redis is not reachable yet (%s); waiting for it", e)
+            time.sleep(1.0)
     if once:
         click.echo(f"{sweep_once(store)} match(es) settled")
         return
