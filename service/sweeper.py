@@ -35,7 +35,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import click
 import redis
@@ -120,38 +122,17 @@ class Sweeper:
         self.refreshed_at = float("-inf")
 
     def sweep(self, now: int | None = None, batch: int = 500) -> int:
-        store, looked = self.store, 0
+        """One look at every master, all at once (a thread each: a master that hangs until the
+        timeout delays nobody else's flags); returns how many matches were looked at."""
+        store = self.store
         beat = self.beats and time.monotonic() - self.beaten_at >= BEAT_EVERY_S
-        nexts: list[int] = []
-        failed: dict[str, str] = {}
-        for name, (client, shards) in store.masters().items():
-            try:
-                at = store.master_now(client) if now is None else now
-                due, beats = store.look(client, shards, at, batch)
-                if self.beats:
-                    for shard, seen in beats.items():
-                        if at - seen > OUTAGE_MS:
-                            credited = store.credit(shard, seen, at)
-                            if credited >= 0:
-                                log.warning(
-                                    "sweeper: shard %02x was out of reach for %d ms: %d clock(s) credited",
-                                    shard,
-                                    at - seen,
-                                    credited,
-                                )
-                for match_id in due:
-                    looked += 1
-                    self._settle(match_id)
-                if beat:
-                    store.beat(client, shards, at)
-                self.now = at
-                first = store.first_deadline(client, shards)
-                if first is not None:
-                    nexts.append(first)
-            except (redis.RedisError, Unconfirmed) as e:
-                failed[name] = str(e)
-                if name not in self.failed:
-                    log.warning("sweeper: master %s is not answering (%s); sweeping the others", name, e)
+        masters = store.masters()
+        with ThreadPoolExecutor(max_workers=max(1, len(masters))) as pool:
+            done = list(pool.map(lambda m: self._sweep_master(m[0], m[1][0], m[1][1], now, batch, beat), masters.items()))
+        failed = {name: str(error) for name, (_, _, _, error) in zip(masters, done, strict=True) if error is not None}
+        for name, error in failed.items():
+            if name not in self.failed:
+                log.warning("sweeper: master %s is not answering (%s); sweeping the others", name, error)
         if beat:
             self.beaten_at = time.monotonic()
         if failed and time.monotonic() - self.refreshed_at > 1.0:  # a failover may have moved its shards
@@ -161,8 +142,35 @@ class Sweeper:
             except (redis.RedisError, redis.exceptions.RedisClusterException) as e:
                 log.warning("sweeper: the cluster's layout could not be read (%s)", e)
         self.failed = failed
+        nexts = [first for _, first, _, _ in done if first is not None]
         self.next = min(nexts) if nexts else None
-        return looked
+        nows = [at for _, _, at, _ in done if at is not None]
+        self.now = max(nows) if nows else self.now
+        return sum(looked for looked, _, _, _ in done)
+
+    def _sweep_master(
+        self, name: str, client: Any, shards: list[int], now: int | None, batch: int, beat: bool
+    ) -> tuple[int, int | None, int | None, Exception | None]:
+        """(matches looked at, the earliest deadline left, the master's time, the error if it failed)."""
+        store, looked = self.store, 0
+        try:
+            at = store.master_now(client) if now is None else now
+            due, beats = store.look(client, shards, at, batch)
+            if self.beats:
+                for shard, seen in beats.items():
+                    if at - seen > OUTAGE_MS:
+                        credited = store.credit(shard, seen, at)
+                        if credited >= 0:
+                            said = "sweeper: shard %02x was out of reach for %d ms: %d clock(s) credited"
+                            log.warning(said, shard, at - seen, credited)
+            for match_id in due:
+                looked += 1
+                self._settle(match_id)
+            if beat:
+                store.beat(client, shards, at)
+            return looked, store.first_deadline(client, shards), at, None
+        except (redis.RedisError, Unconfirmed) as e:
+            return looked, None, None, e
 
     def _settle(self, match_id: str) -> None:
         try:
