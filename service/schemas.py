@@ -98,6 +98,16 @@ class LegalMovesRequest(Schema):
     )
 
 
+MAX_RECORD_CHARS = 200_000
+
+
+class ImportRequest(Schema):
+    """``POST /v1/games/{game}/import``: another site's game record."""
+
+    text = fields.String(required=True, validate=validate.Length(min=1, max=MAX_RECORD_CHARS))
+    format = fields.String(required=True, validate=validate.Length(min=1, max=40))
+
+
 class ReplayRequest(Schema):
     options = _object(load_default=dict)
     moves = fields.List(MoveField(), required=True, validate=validate.Length(max=MAX_MOVES))
@@ -309,6 +319,7 @@ render_request = RenderRequest()
 post_request = PostRequest()
 steps_response = StepsResponse()
 replay_request = ReplayRequest()
+import_request = ImportRequest()
 verdict_response = VerdictResponse()
 state_response = StateResponse()
 legal_moves_response = LegalMovesResponse()
