@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.game import Game
+from engine.show import Show
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,7 @@ class Room:
     """Everything about one game, as the other layers read it."""
 
     game: Game[Any, Any]
+    show: Show  # the picture as data and the sentences of announcements (engine/show.py)
 
     @property
     def name(self) -> str:

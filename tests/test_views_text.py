@@ -9,8 +9,8 @@ import pytest
 from viewcases import CRYSTAL, bug_green_meadow, bug_seed_example, catchup_worked_example, crystal_seed_example, too_finished
 
 import views
+from engine.registry import ROOMS
 from views.kit import duration, seat_clock
-from views.registry import VIEWS
 
 
 def test_catchup_diagram_in_the_seeds_layout() -> None:
@@ -263,7 +263,7 @@ def test_geometry_errors() -> None:
 
 
 def test_every_game_has_its_default_names() -> None:
-    assert {g: v.default_names for g, v in VIEWS.items()} == {
+    assert {g: r.show.default_names for g, r in ROOMS.items()} == {
         "catchup": ("Red", "Blue"),
         "bug": ("Red", "Blue"),
         "crystal": ("Player 1", "Player 2"),
