@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.games.plur.rules import Plur, size_ladder
+from engine.games.plur.rules import Plur, ladder_winner, size_ladder
 from engine.hexshow import HexShow
 from engine.show import Context, Handler, Json, LastMove, Line, Style, marks
 from engine.words import and_list, ordinal, sizes
@@ -41,12 +41,19 @@ def explain(lad: Json, names: tuple[str, str]) -> str:
     largest = lad["largest"]
     k, n = int(lad["k"]), len(largest)
     shown = ", ".join(str(s) for s, _ in largest)
-    what = f"all {n} groups ({shown})" if lad["all"] else f"the {n} largest groups ({shown})"
+    if not lad["all"]:
+        what = f"the {n} largest groups ({shown})"
+    elif n == 1:
+        what = f"the one group ({shown})"
+    elif n == 2:
+        what = f"both groups ({shown})"
+    else:
+        what = f"all {n} groups ({shown})"
     c0, c1 = lad["counts"]
     out = f"of {what} {names[0]} owns {c0} and {names[1]} {c1}"
     if k > 3:
         tied = f"the {ordinal(k - 2)} and {ordinal(k - 1)} largest were the same size"
-        out += f"; {tied}, so the count went on to {k}"
+        out += f"; {tied}, so every group counts" if k > n else f"; {tied}, so the count went on to {k}"
     return out
 
 
@@ -91,7 +98,10 @@ class PlurShow(HexShow):
             Line(f"{with_colour(names[1], 'white')}: groups {sizes(g1)}", icons=(self.stone(1),)),
         ]
         if state.get("status") != "finished" and (g0 or g1):
-            lines.append(Line(f"If the board were full now (R-E1): {explain(size_ladder(g0, g1), names)}", "note"))
+            lad = size_ladder(g0, g1)
+            w = ladder_winner(lad)
+            verdict = f"{names[w]} would win" if w is not None else "it would be a draw"
+            lines.append(Line(f"If the board were full now, {verdict} (R-E1): {explain(lad, names)}", "note"))
         return lines
 
     def turn(self, state: Mapping[str, Any], names: tuple[str, str]) -> str:
