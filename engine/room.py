@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.game import Game
+from engine.show import Show
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class Room:
     """Everything about one game, as the other layers read it."""
 
     game: Game[Any, Any]
+    show: Show  # the picture as data and the sentences of announcements (engine/show.py)
     # other sites' record formats, by name (POST /v1/games/{game}/import, a match's moves ?format=)
     records: Mapping[str, RecordFormat] = field(default_factory=dict)
 

@@ -2,11 +2,13 @@
 
 from engine.games.catchup import littlegolem
 from engine.games.catchup.rules import Catchup
+from engine.games.catchup.show import CatchupShow
 from engine.room import Room
 
 __all__ = ["ROOM", "Catchup"]
 
 ROOM = Room(
     game=Catchup(),
+    show=CatchupShow(),
     records={littlegolem.FORMAT: littlegolem.RECORD_FORMAT},
 )
