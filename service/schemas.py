@@ -114,6 +114,7 @@ class ReplayRequest(Schema):
 
 
 PALETTES = ("default", "colorblind", "print")  # views.PALETTES; a test checks they agree
+POST_FORMATS = ("markdown", "discord", "bbcode", "text")  # views.posts.FORMATS; a test checks they agree
 FORMATS = ("svg", "png", "text")
 MIN_WIDTH, MAX_WIDTH = 16, 8192  # views.raster's bounds
 
@@ -149,6 +150,7 @@ class PostRequest(Drawing):
     state = _object(required=True)
     png_url = fields.Url(load_default=None, allow_none=False, schemes={"http", "https"})
     ply = WholeNumber(load_default=None, allow_none=False, validate=validate.Range(min=0))
+    format = fields.String(load_default="markdown", validate=validate.OneOf(POST_FORMATS))  # views/posts.py
 
 
 class ClockField(fields.Field[Any]):
