@@ -35,7 +35,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as futures_wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,52 +106,80 @@ def sweep_once(store: Store, now: int | None = None, batch: int = 500) -> int:
     """Settle the matches whose deadline passed by ``now`` (at most ``batch``
     of them, from every master that answers); returns how many were looked at.
     (What ``flask sweep --once`` does: no beats, no credits; :class:`Sweeper` does both.)"""
-    return Sweeper(store, beats=False).sweep(now, batch)
+    sweeper = Sweeper(store, beats=False)
+    try:
+        return sweeper.sweep(now, batch)
+    finally:
+        sweeper.close()
+
+
+Outcome = tuple[int, int | None, int | None, Exception | None]  # looked at, earliest deadline, master's time, error
 
 
 class Sweeper:
-    """Sweeps master by master, carrying on past one that fails; with ``beats`` it also marks
-    the shards it looked at and credits the outages it finds (R-T3)."""
+    """Sweeps every master in a thread of its own, carrying on past one that fails or hangs;
+    with ``beats`` it also marks the shards it looked at and credits the outages it finds (R-T3)."""
 
     def __init__(self, store: Store, beats: bool = True) -> None:
         self.store = store
         self.beats = beats
-        self.beaten_at = float("-inf")
+        self.pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="sweep")
+        self.running: dict[str, Future[Outcome]] = {}  # a master's sweep still under way (a hung master)
+        self.beaten_at: dict[str, float] = {}
         self.failed: dict[str, str] = {}  # master -> the error of its last sweep, while it fails
+        self.firsts: dict[str, int | None] = {}  # each master's earliest deadline, as last seen
         self.next: int | None = None  # the earliest deadline seen on the masters that answered
         self.now: int | None = None  # the time on the last master that answered
-        self.refreshed_at = float("-inf")
+        self.refreshing: Future[None] | None = None
 
-    def sweep(self, now: int | None = None, batch: int = 500) -> int:
-        """One look at every master, all at once (a thread each: a master that hangs until the
-        timeout delays nobody else's flags); returns how many matches were looked at."""
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+    def sweep(self, now: int | None = None, batch: int = 500, wait_s: float | None = None) -> int:
+        """Look at every master at once; returns how many matches were looked at.  ``wait_s``
+        None waits for every master; else at most that long: a master still being swept then
+        (stuck until the client's timeout) is skipped until its sweep ends, so it never holds
+        the others' flags or beats back."""
         store = self.store
-        beat = self.beats and time.monotonic() - self.beaten_at >= BEAT_EVERY_S
         masters = store.masters()
-        with ThreadPoolExecutor(max_workers=max(1, len(masters))) as pool:
-            done = list(pool.map(lambda m: self._sweep_master(m[0], m[1][0], m[1][1], now, batch, beat), masters.items()))
-        failed = {name: str(error) for name, (_, _, _, error) in zip(masters, done, strict=True) if error is not None}
-        for name, error in failed.items():
-            if name not in self.failed:
-                log.warning("sweeper: master %s is not answering (%s); sweeping the others", name, error)
-        if beat:
-            self.beaten_at = time.monotonic()
-        if failed and time.monotonic() - self.refreshed_at > 1.0:  # a failover may have moved its shards
-            self.refreshed_at = time.monotonic()
-            try:
-                store.refresh()
-            except (redis.RedisError, redis.exceptions.RedisClusterException) as e:
-                log.warning("sweeper: the cluster's layout could not be read (%s)", e)
-        self.failed = failed
-        nexts = [first for _, first, _, _ in done if first is not None]
+        for name, (client, shards) in masters.items():
+            if name in self.running:
+                continue
+            beat = self.beats and time.monotonic() - self.beaten_at.get(name, float("-inf")) >= BEAT_EVERY_S
+            self.running[name] = self.pool.submit(self._sweep_master, name, client, shards, now, batch, beat)
+        futures_wait(list(self.running.values()), timeout=wait_s)
+        looked = 0
+        for name, future in list(self.running.items()):
+            if not future.done():
+                continue
+            del self.running[name]
+            count, first, at, error = future.result()
+            looked += count
+            if error is not None:
+                if name not in self.failed:
+                    log.warning("sweeper: master %s is not answering (%s); sweeping the others", name, error)
+                self.failed[name] = str(error)
+                self.firsts.pop(name, None)
+                continue
+            self.failed.pop(name, None)
+            self.firsts[name] = first
+            self.now = at if self.now is None or at is None else max(self.now, at)
+        for gone in set(self.firsts) - set(masters):
+            del self.firsts[gone]
+        if self.failed and (self.refreshing is None or self.refreshing.done()):
+            self.refreshing = self.pool.submit(self._refresh)  # a failover may have moved the shards
+        nexts = [first for first in self.firsts.values() if first is not None]
         self.next = min(nexts) if nexts else None
-        nows = [at for _, _, at, _ in done if at is not None]
-        self.now = max(nows) if nows else self.now
-        return sum(looked for looked, _, _, _ in done)
+        return looked
 
-    def _sweep_master(
-        self, name: str, client: Any, shards: list[int], now: int | None, batch: int, beat: bool
-    ) -> tuple[int, int | None, int | None, Exception | None]:
+    def _refresh(self) -> None:
+        try:
+            self.store.refresh()
+        except (redis.RedisError, redis.exceptions.RedisClusterException) as e:
+            log.warning("sweeper: the cluster's layout could not be read (%s)", e)
+        time.sleep(1.0)  # at most once a second
+
+    def _sweep_master(self, name: str, client: Any, shards: list[int], now: int | None, batch: int, beat: bool) -> Outcome:
         """(matches looked at, the earliest deadline left, the master's time, the error if it failed)."""
         store, looked = self.store, 0
         try:
@@ -168,6 +197,7 @@ class Sweeper:
                 self._settle(match_id)
             if beat:
                 store.beat(client, shards, at)
+                self.beaten_at[name] = time.monotonic()
             return looked, store.first_deadline(client, shards), at, None
         except (redis.RedisError, Unconfirmed) as e:
             return looked, None, None, e
@@ -193,14 +223,17 @@ def run(store: Store, interval_s: float, stop: threading.Event) -> None:
     sweeper = Sweeper(store)
     while not stop.is_set():
         try:
-            sweeper.sweep()
+            sweeper.sweep(wait_s=interval_s)
             now = sweeper.now if sweeper.now is not None else store.now_ms()
             nxt = sweeper.next
             # A flag is due the first millisecond after its deadline.
             sleep = interval_s if nxt is None else min(interval_s, max(0.0, (nxt + 1 - now) / 1000))
             if time.monotonic() - pruned_at >= PRUNE_EVERY_S:
                 pruned_at = time.monotonic()
-                store.prune(now)
+                try:
+                    store.prune(now)
+                except redis.RedisError as e:  # a master down: the next round prunes
+                    log.warning("sweeper: expired matches not pruned (%s)", e)
         except (redis.RedisError, Unconfirmed) as e:
             log.warning("sweeper: Redis is not answering (%s); trying again", e)
             sleep = 1.0
@@ -208,6 +241,7 @@ def run(store: Store, interval_s: float, stop: threading.Event) -> None:
             log.exception("sweeper: a match could not be settled")
             sleep = interval_s
         stop.wait(sleep)
+    sweeper.close()
 
 
 @click.command("sweep")

@@ -24,7 +24,7 @@ def test_an_outage_is_credited_to_the_clocks_it_stopped(private_redis: Start, cl
     server = private_redis(tmp_path / "r")
     client = client_for(REDIS_URL=server.url, REDIS_TIMEOUT_S=0.5, REDIS_CONNECT_TIMEOUT_S=0.5)
     store = get_store(client.application)
-    r = client.post("/v1/matches", json={"game": "catchup", "options": {"size": 3}, "clock": {"turn_s": 2, "bank_s": 0}})
+    r = client.post("/v1/matches", json={"game": "catchup", "options": {"size": 3}, "clock": {"turn_s": 3, "bank_s": 0}})
     match_id, seat0 = r.json["match_id"], {"Authorization": "Bearer " + r.json["seats"]["0"]}
     deadline = store.deadline(match_id)
     assert deadline is not None
@@ -32,14 +32,20 @@ def test_an_outage_is_credited_to_the_clocks_it_stopped(private_redis: Start, cl
     running = threading.Thread(target=sweeper.run, args=(store, 0.1, stop), daemon=True)
     running.start()
     try:
-        time.sleep(0.6)  # the sweeper has looked at every shard (its beat)
+        end = time.monotonic() + 5
+        while store.r.get(store.beat_key(int(match_id[:2], 16))) is None:  # the sweeper looked at the shard
+            assert time.monotonic() < end
+            time.sleep(0.05)
+        assert time.time() * 1000 < deadline - 1000, "too slow to start the outage before the deadline"
         assert server.process is not None
-        os.kill(server.process.pid, signal.SIGSTOP)  # the match store is out of reach for 4 s...
-        time.sleep(1.0)
+        os.kill(server.process.pid, signal.SIGSTOP)  # the match store is out of reach...
+        stopped = time.monotonic()
+        time.sleep(0.5)
         tried = client.post(f"/v1/matches/{match_id}/moves", json={"move": "C3", "ply": 0}, headers=seat0)
         assert (tried.status_code, tried.json["error"]["code"]) == (503, "unavailable")  # the seat tried in time
-        time.sleep(3.0)
-        os.kill(server.process.pid, signal.SIGCONT)  # ...and its turn of 2 s ran out meanwhile
+        while time.time() * 1000 < deadline + 1500 or time.monotonic() - stopped < 4.5:  # longer than OUTAGE_MS
+            time.sleep(0.1)
+        os.kill(server.process.pid, signal.SIGCONT)  # ...until its turn of 3 s ran out
         answers = []
         for _ in range(40):  # a request may find the clocks not yet credited: 503 recovering, for a moment
             r = client.post(f"/v1/matches/{match_id}/moves", json={"move": "C3", "ply": 0}, headers=seat0)
