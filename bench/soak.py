@@ -97,7 +97,7 @@ GRACE_S = {
     "Redis stopped": 8.0,
     # --replicas: a failover takes cluster-node-timeout (2 s) and an election; a shard whose new
     # master has no replica yet refuses writes (min-replicas-to-write) until the old one is back
-    # as its replica; outages past 3 s are credited to the clocks (503 recovering for a moment).
+    # as its replica; outages past 3 s are credited to the clocks (RULES R-T3).
     "replica lagging": 8.0,
     "master paused": 10.0,
     "master killed": 10.0,
@@ -709,6 +709,7 @@ def summarize(
     latency: dict[str, list[float]] = defaultdict(list)
     steady: dict[str, list[float]] = defaultdict(list)  # outside every fault's window
     explained: dict[str, Counter[str]] = {f.name: Counter() for f in done_faults}
+    last_error: dict[str, float] = {}  # a fault's last error, seconds after the fault began (its recovery)
     unexplained: list[str] = []
     for s in book.seen:
         label = str(s.status) + (f" {s.code}" if s.code else "")
@@ -723,6 +724,7 @@ def summarize(
             unexplained.append(f"{s.kind} {label} at {s.start - book.began:.1f} s")
         else:
             explained[fault.name][f"{s.kind} {label}"] += 1
+            last_error[fault.name] = max(last_error.get(fault.name, 0.0), s.end - fault.start)
     return {
         "redis": f"three-master cluster, {args.replicas} replica(s) each"
         if args.replicas
@@ -739,7 +741,13 @@ def summarize(
             k: {q: round(x, 1) for q, x in percentiles(v).items()} for k, v in sorted(steady.items()) if v
         },
         "faults": [
-            {"fault": f.name, "lasted_s": round(f.end - f.start, 1), "errors seen": dict(explained[f.name])} for f in done_faults
+            {
+                "fault": f.name,
+                "lasted_s": round(f.end - f.start, 1),
+                "last_error_after_s": round(last_error[f.name], 1) if f.name in last_error else None,
+                "errors seen": dict(explained[f.name]),
+            }
+            for f in done_faults
         ],
         "unexplained": unexplained,
         "streams": {"events": book.stream_events, "reconnects": book.stream_reconnects, "out of order": book.order_errors},
@@ -780,7 +788,8 @@ def show(result: dict[str, Any]) -> None:
     for kind, lat in result["latency_ms_outside_faults"].items():
         print(f"  {kind:<15} {lat['n']:>8} {lat['p50']:>8.1f} {lat['p99']:>8.1f} {lat['max']:>8.1f}")
     for f in result["faults"]:
-        print(f"fault: {f['fault']} ({f['lasted_s']} s): {f['errors seen'] or 'no errors'}")
+        last = f["last_error_after_s"]
+        print(f"fault: {f['fault']} ({f['lasted_s']} s, last error at +{last} s): {f['errors seen'] or 'no errors'}")
     print(f"unexplained errors: {len(result['unexplained'])} {result['unexplained'][:10]}")
     print(f"streams: {result['streams']}; listeners: {result['listeners']}")
     print(f"flags: {result['flags']}")

@@ -5,9 +5,10 @@
 -- moves later by the gap.  Once per gap: only while the beat is still the one the caller saw.
 -- KEYS[1] the shard's deadlines   KEYS[2] the shard's beat
 -- ARGV[1] the beat seen   ARGV[2] now (ms)   ARGV[3] the shard's key tag ("{P}{sXX}")   ARGV[4] the channel prefix
+-- ARGV[5] "" (a sweeper credits) or ":r" (a request does: the new beat says so)
 -- Returns the number of matches credited, or -1 when the beat changed meanwhile.
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return -1 end
-local credit = tonumber(ARGV[2]) - tonumber(ARGV[1])
+local credit = tonumber(ARGV[2]) - tonumber((string.gsub(ARGV[1], ':r$', '')))
 local running = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
 local n = 0
 for i = 1, #running, 2 do
@@ -25,5 +26,5 @@ for i = 1, #running, 2 do
     n = n + 1
   end
 end
-redis.call('SET', KEYS[2], ARGV[2], 'EX', 86400)
+redis.call('SET', KEYS[2], ARGV[2] .. ARGV[5], 'EX', 86400)
 return n

@@ -40,7 +40,7 @@ from service.http import json_body
 from service.metrics import MOVES, REDIS_ERRORS
 from service.referee import Live, Meta
 from service.store import Conflict, Gone, NoReplicas, Store, Unconfirmed, new_match_id
-from service.sweeper import Recovering, Settled, settled
+from service.sweeper import Settled, settled
 
 log = logging.getLogger(__name__)
 
@@ -72,10 +72,6 @@ def init_app(app: Flask) -> None:
             REDIS_ERRORS.labels("no_replica").inc()
             message = "The match store (Redis) has no replica to keep the change on; nothing changed. Try again shortly."
             return error_response(503, "unavailable", message, {"redis": "no_replica"})
-        if isinstance(err, Recovering):  # R-T3: the shard's clocks are owed an outage; a sweeper credits them
-            REDIS_ERRORS.labels("recovering").inc()
-            message = "This match's clocks are being given back the time the match store was out of reach; try again shortly."
-            return error_response(503, "unavailable", message, {"redis": "recovering"})
         if isinstance(err, ClusterDownError):  # an outage of the cluster (a master failed), not a fault of ours
             log.warning("Redis Cluster is down: %s", err)
         elif not isinstance(err, redis.ConnectionError | redis.TimeoutError):

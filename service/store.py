@@ -77,6 +77,11 @@ NOT_RUN = (MovedError, AskError, ClusterDownError, TryAgainError)  # refusals th
 MATCH_ID = re.compile(r"^[0-9a-f]{2}[A-Za-z0-9_-]{16}$")
 
 
+def beat_ms(beat: str) -> int:
+    """The time of a shard's beat (``ms``, or ``ms:r`` once a request credited the shard)."""
+    return int(beat.split(":")[0])
+
+
 def new_match_id() -> str:
     """A shard (uniform over the 256) and 96 random bits."""
     return f"{secrets.randbelow(SHARDS):02x}{secrets.token_urlsafe(12)}"
@@ -225,7 +230,7 @@ class Snapshot:
     length: int
     pointer: str | None
     now_ms: int
-    beat: int | None = None  # the sweepers' last look at the match's shard (R-T3), None when none ever looked
+    beat: str | None = None  # the shard's beat as stored (R-T3: :func:`beat_ms`), None when no sweeper ever looked
 
 
 class Conflict(Exception):
@@ -324,7 +329,7 @@ class Store:
         if rev is None or meta is None or live is None:
             raise Gone(match_id)
         now = int(secs) * 1000 + int(micros) // 1000 if self._now is None else self._now()
-        return Snapshot(rev, meta, live, int(length), pointer or None, now, int(beat) if beat else None)
+        return Snapshot(rev, meta, live, int(length), pointer or None, now, beat or None)
 
     def record(self, match_id: str, start: int = 0, end: int = -1) -> list[str]:
         entries: list[str] = self.r.lrange(self.keys(match_id)[1], start, end)
@@ -525,7 +530,7 @@ class Store:
         secs, micros = client.time()
         return int(secs) * 1000 + int(micros) // 1000
 
-    def look(self, client: Any, shards: Sequence[int], now_ms: int, limit: int) -> tuple[list[str], dict[int, int]]:
+    def look(self, client: Any, shards: Sequence[int], now_ms: int, limit: int) -> tuple[list[str], dict[int, str]]:
         """One round trip to one master: the matches of ``shards`` whose flag is due by
         ``now_ms`` (at most ``limit``), and each shard's beat (the shards never beaten left out)."""
         pipe = client.pipeline(transaction=False)
@@ -535,7 +540,7 @@ class Store:
             pipe.get(self.beat_key(shard))
         found = pipe.execute()
         due = [mid for ids in found[: len(shards)] for mid in ids][:limit]
-        beats = {shard: int(b) for shard, b in zip(shards, found[len(shards) :], strict=True) if b}
+        beats = {shard: str(b) for shard, b in zip(shards, found[len(shards) :], strict=True) if b}
         return due, beats
 
     def first_deadline(self, client: Any, shards: Sequence[int]) -> int | None:
@@ -553,11 +558,14 @@ class Store:
             pipe.set(self.beat_key(shard), now_ms, ex=86400)
         pipe.execute()
 
-    def credit(self, shard: int, beat_seen: int, now_ms: int) -> int:
+    def credit(self, shard: int, beat_seen: str, now_ms: int, by_sweeper: bool = True) -> int:
         """Give every running clock of ``shard`` the time since ``beat_seen`` (credit.lua); the
-        number of matches credited, -1 when another sweeper did it first."""
+        number of matches credited, -1 when someone did it first.  The shard's beat becomes
+        ``now_ms``, marked ``:r`` when a request (not a sweeper) credited: a request credits only
+        a sweeper's beat, so with no sweeper left the clocks are credited once, not forever."""
         keys = [self.deadlines(shard), self.beat_key(shard)]
-        return int(self._write(self._credit, keys, [beat_seen, now_ms, self.tag(shard), f"{self.prefix}ch:"]))
+        mark = "" if by_sweeper else ":r"
+        return int(self._write(self._credit, keys, [beat_seen, now_ms, self.tag(shard), f"{self.prefix}ch:", mark]))
 
     # -- masters (health, sweepers) --------------------------------------------------
 

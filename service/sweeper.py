@@ -21,10 +21,12 @@ shard whose beat is more than ``OUTAGE_MS`` old was out of the service's
 reach (its master down or cut off, or no sweeper running) for that long, and
 the sweeper that finds it so first gives every clock running there that time
 back (credit.lua: the turns' starts and deadlines move later by the gap),
-then goes on.  Until then a request for a match on that shard answers 503
-(``details.redis``: ``recovering``), lest a flag or a charge be made on a
-clock still owed the outage; past ``HOLD_MAX_MS`` without any sweeper, the
-service stops waiting for one.
+then goes on.  A request that reads a match on such a shard first does the
+same (once per gap: credit.lua goes by the beat it saw), so no flag and no
+charge is made on a clock still owed the outage.  A request's credit marks
+the beat (``ms:r``) and is not repeated on that mark: with no sweeper at all
+the clocks are credited once, not forever; past ``HOLD_MAX_MS`` since a
+sweeper's look, nobody credits.
 
 Run one with ``flask --app service sweep`` (``make run`` starts one beside
 gunicorn unless ``SWEEPER=0``).
@@ -49,7 +51,7 @@ from service import referee
 from service.db import get_store
 from service.metrics import FLAGS
 from service.referee import Live, Meta
-from service.store import Conflict, Gone, Store, Unconfirmed
+from service.store import Conflict, Gone, Store, Unconfirmed, beat_ms, shard_of
 
 log = logging.getLogger(__name__)
 
@@ -57,10 +59,6 @@ MAX_ATTEMPTS = 8
 OUTAGE_MS = 3000  # a shard no sweeper looked at for longer was out of reach: its clocks get the time back (R-T3)
 HOLD_MAX_MS = 60_000  # a shard not looked at for longer than this has no sweeper at all: nobody will credit it
 BEAT_EVERY_S = 0.5  # how often a sweeper marks the shards it looked at
-
-
-class Recovering(redis.RedisError):
-    """The match's shard was out of reach and its clocks are not yet credited (R-T3): 503 for a moment."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,10 +80,13 @@ def settled(store: Store, match_id: str, idempotency_key: str | None = None) -> 
     Gone for an unknown match; a lost race is read again."""
     for _ in range(MAX_ATTEMPTS):
         snap = store.read(match_id, idempotency_key)
-        if snap.beat is not None and OUTAGE_MS < snap.now_ms - snap.beat < HOLD_MAX_MS:
-            raise Recovering(
-                f"shard {match_id[:2]} was out of reach for {snap.now_ms - snap.beat} ms: its clocks are being credited"
-            )
+        beat = snap.beat
+        if beat is not None and not beat.endswith(":r") and OUTAGE_MS < snap.now_ms - beat_ms(beat) < HOLD_MAX_MS:
+            # R-T3: out of the service's reach for a while: the shard's clocks get that time back first
+            if store.credit(shard_of(match_id), beat, snap.now_ms, by_sweeper=False) >= 0:
+                gap = snap.now_ms - beat_ms(beat)
+                log.warning("shard %s was out of reach for %d ms: its clocks credited (by a request)", match_id[:2], gap)
+            continue
         meta, live = Meta.from_json(snap.meta), Live.from_json(snap.live)
         if not live.clock.due(snap.now_ms):
             return Settled(meta, live, snap.rev, snap.now_ms, snap.length, snap.pointer)
@@ -187,11 +188,11 @@ class Sweeper:
             due, beats = store.look(client, shards, at, batch)
             if self.beats:
                 for shard, seen in beats.items():
-                    if at - seen > OUTAGE_MS:
+                    if at - beat_ms(seen) > OUTAGE_MS:
                         credited = store.credit(shard, seen, at)
                         if credited >= 0:
                             said = "sweeper: shard %02x was out of reach for %d ms: %d clock(s) credited"
-                            log.warning(said, shard, at - seen, credited)
+                            log.warning(said, shard, at - beat_ms(seen), credited)
             for match_id in due:
                 looked += 1
                 self._settle(match_id)
