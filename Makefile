@@ -81,7 +81,7 @@ CA_BUNDLE    ?= /etc/ssl/certs/ca-certificates.crt
 container: $(DEV)
 	container/setup.sh
 	BASE_IMAGE=$(BASE_IMAGE) container/base.sh
-	podman build --quiet --build-arg BASE=$(BASE_IMAGE) $(if $(wildcard $(CA_BUNDLE)),--secret id=ca$(,)src=$(CA_BUNDLE)) -t $(UMPIRE_IMAGE) .
+	podman build --quiet --format docker --build-arg BASE=$(BASE_IMAGE) $(if $(wildcard $(CA_BUNDLE)),--secret id=ca$(,)src=$(CA_BUNDLE)) -t $(UMPIRE_IMAGE) .
 	BASE_IMAGE=$(BASE_IMAGE) UMPIRE_IMAGE=$(UMPIRE_IMAGE) PODMAN_COMPOSE=$(BIN)/podman-compose $(BIN)/python -m pytest -q -p no:cacheprovider container/test_container.py
 
 ## openapi.yaml from service/openapi.base.yaml and the games' declarations (a test fails when it drifts).
