@@ -34,9 +34,10 @@ Choices where the rules are silent (each tested):
 
 from __future__ import annotations
 
+import itertools
 import re
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
@@ -1016,6 +1017,56 @@ class Crystal(Game[CrystalState, Move]):
         if limit is not None:
             moves = moves[:limit]
         return LegalMoves(moves, truncated, info)
+
+    def complete_moves(self, state: CrystalState, limit: int | None = None) -> LegalMoves:
+        """The draft's choices (R-X1: ``blue green`` is one move of two words),
+        or every whole turn: ``shifts_due`` shifts, each legal on the grid as
+        the ones before left it (barred files, R-X2; rocks, R-X5), first
+        without a conversion, then (color-convertor) after each conversion
+        in reading order.  Shifts are listed in :meth:`_open_shifts`' order,
+        and a turn may shift a file twice; ``C up 2`` and ``C down 4`` are two
+        moves (a spike travels as far as the shift says, R-X5)."""
+        if state.phase != "shift" or state.to_move is None:
+            return replace(self.legal_moves(state, limit), complete=True)
+        p = state.to_move
+        info: Json = {"phase": state.phase, "shifts_due": self.shifts_due(state)}
+        due = self.shifts_due(state)
+        heads = [""]
+        if "color-convertor" in state.anomalies:
+            a, b = state.colors[p]
+            heads += [f"convert {cg.cell_name(x)}; " for x in cg.CELLS if (state.grid[a] | state.grid[b]) >> x & 1]
+        cap = None if limit is None else limit + 1
+        moves = list(itertools.islice(self._headed(heads, state, due), cap))
+        truncated = limit is not None and len(moves) > limit
+        return LegalMoves(moves[:limit] if truncated else moves, truncated, info, complete=True)
+
+    def _headed(self, heads: list[str], state: CrystalState, due: int) -> Iterator[str]:
+        for head in heads:  # a conversion changes no rock, so every head takes the same shifts
+            for tail in self._turns(state.grid[ROCK], state.barred, due):
+                yield head + tail
+
+    def _turns(self, rocks: int, barred: int, due: int) -> Iterator[str]:
+        """The ``due`` shifts of a turn as text, each open on the rocks as the ones before moved them."""
+        if not rocks:  # nothing moves what is open: every sequence of open shifts
+            texts = [cg.shift_text(*x) for x in self._open_shifts((0,) * 9, barred)]
+            for seq in itertools.product(texts, repeat=due):
+                yield ", ".join(seq)
+            return
+        stack: list[tuple[int, str]] = [(rocks, "")]
+        while stack:  # depth first, in the open shifts' order
+            at, done = stack.pop()
+            depth = done.count(",") + 1 if done else 0
+            open_here = self._open_shifts((0,) * ROCK + (at,), barred)
+            if depth == due - 1:  # the last shift: nothing after it to move rocks for
+                for x in open_here:
+                    yield f"{done}, {cg.shift_text(*x)}" if done else cg.shift_text(*x)
+                continue
+            nxt = []
+            for f, sign, amount in open_here:
+                moved = cg.shift((at,), f, sign, amount)[0]  # the rocks alone, shifted
+                text = cg.shift_text(f, sign, amount)
+                nxt.append((moved, f"{done}, {text}" if done else text))
+            stack.extend(reversed(nxt))
 
     def _finished(self, state: CrystalState, winner: int | None, end: str) -> CrystalState:
         return replace(state, to_move=None, barred=0, winner=winner, end=end)
