@@ -209,11 +209,11 @@ def test_crystal_turns_are_truncated_at_the_limit() -> None:
 def test_plur_lists_cells_and_swap(pie: bool) -> None:
     """R-E1: one stone on an empty cell; R-E1a: ``swap`` once, when the pie rule allows."""
     game = GAMES["plur"]
-    for state in positions("plur", {"size": 3, "pie": pie}, 8, seed=11) + [game.play(game.new({"size": 3, "pie": pie}), "C3").state]:
+    opened = game.play(game.new({"size": 3, "pie": pie}), "C3").state
+    for state in [*positions("plur", {"size": 3, "pie": pie}, 8, seed=11), opened]:
         cells = state.board.names(state.board.mask)
         tries = [*cells, "swap", *(f"{a} {b}" for a in cells for b in cells)]
         assert accepted(game, state, tries) == set(game.complete_moves(state).moves)
-    opened = game.play(game.new({"size": 3, "pie": pie}), "C3").state
     assert ("swap" in game.complete_moves(opened).moves) == pie
 
 

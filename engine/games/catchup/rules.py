@@ -565,10 +565,8 @@ class Catchup(Game[CatchupState, Move]):
 
         def fits(a: int, b: int) -> bool:
             ta, tb = touching.get(a, 0), touching.get(b, 0)
-            if nbrs[a] >> b & 1 or ta & tb:
-                grown = 2 + (ta | tb).bit_count()
-            else:
-                grown = 1 + max(ta.bit_count(), tb.bit_count())
+            joined = nbrs[a] >> b & 1 or ta & tb  # one group holds both stones
+            grown = 2 + (ta | tb).bit_count() if joined else 1 + max(ta.bit_count(), tb.bit_count())
             return max(grown, old, opp) == before
 
         return fits
