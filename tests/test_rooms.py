@@ -26,7 +26,7 @@ import views
 from engine.errors import IllegalMove
 from engine.registry import ROOMS
 from engine.room import Room
-from engine.show import CELL_MARKS, CRYSTAL_STYLES, GLYPHS, LINE_KINDS, NO_SENTENCE, Show
+from engine.show import CELL_MARKS, CRYSTAL_STYLES, GLYPHS, LINE_KINDS, NO_SENTENCE, STONE_MARKS, Show
 
 ROOT = Path(__file__).resolve().parent.parent
 Json = dict[str, Any]
@@ -80,7 +80,7 @@ def check_picture(room: Room, state: Json, events: list[Json]) -> None:
         assert piece.glyph.kind in GLYPHS, piece
         assert len(piece.symbol) == 1, piece
         if piece.glyph.kind == "stone":
-            assert piece.glyph.style in styles and piece.glyph.mark in ("dot", "ring"), piece
+            assert piece.glyph.style in styles and piece.glyph.mark in STONE_MARKS, piece
         elif piece.glyph.kind in ("gem", "swatch"):
             assert piece.glyph.style in CRYSTAL_STYLES, piece
     assert len({p.cell for p in picture.pieces}) == len(picture.pieces), "two pieces on one cell"
