@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
+from flask.testing import FlaskClient
 
 from engine.games.catchup import littlegolem as lg
 from engine.hexboard import hexhex
@@ -117,3 +118,35 @@ def test_a_header_gives_the_board_size() -> None:
     assert lg.read("abcdefghijklm\t\tX\tO\n1.\tg4\t\n")[0]["size"] == 4  # 13 columns: side 4
     with pytest.raises(lg.BadRecord):
         lg.read("abcdefghijkl\n1.\tg4\n")  # 12 columns fit no hexhex board
+
+
+# -- over HTTP: POST /v1/games/catchup/import ---------------------------------------------------
+
+
+def test_the_seed_pasted_as_it_is_answers_422_naming_the_line_and_token(client: FlaskClient) -> None:
+    r = client.post("/v1/games/catchup/import", json={"format": "littlegolem", "text": seed_record()})
+    assert r.status_code == 422
+    error = r.get_json()["error"]
+    assert error["code"] == "bad_record" and error["details"] == {"field": "text", "line": 3, "token": "l7"}
+    assert "l7" in error["message"]
+
+
+def test_the_mended_seed_imports_and_replays_to_the_seed_diagram(client: FlaskClient) -> None:
+    text = seed_record().replace("l7", "l6").replace("g2 e3", "h2 e3")
+    r = client.post("/v1/games/catchup/import", json={"format": "LittleGolem", "text": text})
+    assert r.status_code == 200
+    body = r.get_json()
+    assert body["format"] == "littlegolem" and body["options"] == {"size": 5, "variant": "standard"}
+    replay = client.post("/v1/games/catchup/replay", json={"options": body["options"], "moves": body["moves"]}).get_json()
+    assert replay["valid"] and replay["state"]["winner"] == 0 and replay["state"]["end"] == "resign"
+    assert {c: int(v) for c, v in replay["state"]["board"].items()} == seed_diagram()
+
+
+def test_formats_a_game_does_not_know(client: FlaskClient) -> None:
+    r = client.post("/v1/games/catchup/import", json={"format": "sgf", "text": "(;GM[1])"})
+    assert r.status_code == 422 and r.get_json()["error"]["code"] == "unknown_format"
+    assert r.get_json()["error"]["details"] == {"formats": ["littlegolem"]}
+    games = {g["name"]: g for g in client.get("/v1/games").get_json()["games"]}
+    assert [f["name"] for f in games["catchup"]["records"]] == ["littlegolem"]
+    bare = next(name for name, g in games.items() if not g["records"])
+    assert client.post(f"/v1/games/{bare}/import", json={"format": "littlegolem", "text": "1. a1"}).status_code == 404

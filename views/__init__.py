@@ -29,10 +29,10 @@ from typing import Any
 from engine.registry import ROOMS
 from engine.show import Line, Picture, Show
 from engine.words import possessive
-from views import raster
+from views import posts, raster
 from views.gridsvg import grid_board_svg, grid_diagram, grid_layout
 from views.hexsvg import hex_board_svg, hex_layout, hex_picture_diagram
-from views.kit import Json, clock_lines, markdown, player_names, seat_clock
+from views.kit import Json, clock_lines, player_names, seat_clock
 from views.layout import Layout
 from views.svgkit import PALETTES, check_palette, document
 
@@ -182,10 +182,13 @@ def post(
     clock: dict[str, Any] | None = None,
     names: Sequence[str] | None = None,
     ply: int | None = None,
+    format: str = "markdown",
 ) -> str:
-    """A forum post in Markdown: a heading, the announcements as a list, the
-    picture (``png_url``), the text diagram in a fenced block, the scores,
-    whose turn it is (or the result) and both players' clocks."""
+    """The umpire's post: a heading, the announcements as a list, the picture
+    (``png_url``), the text diagram in a code block, the scores, whose turn it
+    is (or the result) and both players' clocks; written in ``format``
+    (:data:`views.posts.FORMATS`: Markdown, Discord's, BBCode or plain text)."""
+    posts.check_format(format)
     show = show_of(state)
     who = player_names(names, show.default_names)
     evs = _events(events)
@@ -200,24 +203,18 @@ def post(
         heading += f": {who[mover]} plays {move}"
     elif move:
         heading += f": {move}"
-    out = [f"**{markdown(heading)}**", ""]
     said = show.announce(before, evs, state, who) if evs else []
-    if said:
-        out += [f"- {markdown(s)}" for s in said]
-        out.append("")
-    if png_url:
-        out += [f"![{markdown(lines[0].text)}](<{png_url.replace('>', '%3E')}>)", ""]
-    out += ["```text", *_diagram(picture, False), picture.legend, "```", ""]
     shown = [line for line in lines[1:] if line.kind != "last"]
-    for i, line in enumerate(shown):
-        body = markdown(line.text)
-        if line.kind in ("turn", "result"):
-            body = f"**{body}**"
-        out.append(body + ("  " if i < len(shown) - 1 else ""))
-    if clock:
-        out += ["", "Clock:"]
-        out += [f"- {markdown(line)}" for line in clock_lines(clock, who)]
-    return "\n".join(out).rstrip() + "\n"
+    made = posts.Post(
+        heading=heading,
+        said=tuple(said),
+        picture_url=png_url or None,
+        picture_alt=lines[0].text,
+        diagram=(*_diagram(picture, False), picture.legend),
+        status=tuple((line.text, line.kind in ("turn", "result")) for line in shown),
+        clock=tuple(clock_lines(clock, who)) if clock else (),
+    )
+    return posts.write(made, format)
 
 
 def geometry(game: str, options: dict[str, Any]) -> dict[str, Any]:

@@ -45,15 +45,6 @@ def xml(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
-_MD_SPECIAL = "\\`*_[]<>|#"
-
-
-def markdown(text: str) -> str:
-    """Plain text safe inside a Markdown paragraph or list item: no character
-    of a player's name (``*bold*``, ``[link]``) is read as markup."""
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
-
-
 @lru_cache(maxsize=16384)  # pictures repeat the same few hundred coordinates: format each once
 def num(v: float) -> str:
     """A coordinate for SVG: at most two decimals, no trailing zeros, so the
