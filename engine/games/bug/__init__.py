@@ -2,6 +2,7 @@
 
 from engine.games.bug import bot
 from engine.games.bug.rules import Bug
+from engine.games.bug.show import BugShow
 from engine.room import Room
 
 __all__ = ["ROOM", "Bug"]
@@ -10,4 +11,5 @@ ROOM = Room(
     game=Bug(),
     evaluation=bot.evaluation,
     end_detail=bot.end_detail,
+    show=BugShow(),
 )

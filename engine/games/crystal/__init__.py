@@ -2,6 +2,7 @@
 
 from engine.games.crystal import bot
 from engine.games.crystal.rules import Crystal
+from engine.games.crystal.show import CrystalShow
 from engine.room import Room
 
 __all__ = ["ROOM", "Crystal"]
@@ -10,4 +11,5 @@ ROOM = Room(
     game=Crystal(),
     evaluation=bot.evaluation,
     end_detail=bot.end_detail,
+    show=CrystalShow(),
 )

@@ -2,6 +2,7 @@
 
 from engine.games.plur import bot
 from engine.games.plur.rules import Plur
+from engine.games.plur.show import PlurShow
 from engine.room import Room
 
 __all__ = ["ROOM", "Plur"]
@@ -10,4 +11,5 @@ ROOM = Room(
     game=Plur(),
     evaluation=bot.evaluation,
     end_detail=bot.end_detail,
+    show=PlurShow(),
 )

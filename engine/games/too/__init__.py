@@ -2,6 +2,7 @@
 
 from engine.games.too import bot
 from engine.games.too.rules import Too
+from engine.games.too.show import TooShow
 from engine.room import Room
 
 __all__ = ["ROOM", "Too"]
@@ -10,4 +11,5 @@ ROOM = Room(
     game=Too(),
     evaluation=bot.evaluation,
     end_detail=bot.end_detail,
+    show=TooShow(),
 )
