@@ -577,21 +577,33 @@ class Catchup(Game[CatchupState, Move]):
         the largest group's size); the move may end after one stone."""
         if state.to_move is None:
             raise self.game_over()
-        written: list[str] = []
-        if prefix:
+        board = state.board
+        most = self.max_stones(state)
+        bolanos = state.variant == "bolanos"
+        fits = self._bolanos_pairs(state) if bolanos and prefix and most == 2 else None
+        placed = [board.lookup(x) if isinstance(x, str) else None for x in prefix]
+        free = state.empty
+        plain = len(placed) <= most  # the common case, checked on bit sets: distinct empty cells, not too many
+        for b in placed:
+            if b is None or not free >> b & 1:
+                plain = False
+                break
+            free &= ~(1 << b)
+        if plain and fits is not None and len(placed) == 2:
+            plain = fits(placed[0] or 0, placed[1] or 0)
+        if not plain:  # something is wrong: play says what, and at which step
             verdict = self.play(state, list(prefix))
             if verdict.error is not None:
                 raise verdict.error
-            written = self.split_move(verdict.move or "")
-        steps: list[str] = []
-        if len(written) < self.max_stones(state):
-            board = state.board
+            placed = list(board.parse_move(verdict.move or ""))  # as written back (" c3 " is C3)
             free = state.empty
-            placed = [board.lookup(name) for name in written]  # as written back by play: never None
             for b in placed:
                 free &= ~(1 << (b or 0))
-            if state.variant == "bolanos" and written:
-                fits, a = self._bolanos_pairs(state), placed[0] or 0
+        written = [board.labels[b or 0] for b in placed]
+        steps: list[str] = []
+        if len(written) < most:
+            if fits is not None and written:
+                a = placed[0] or 0
                 steps = [board.labels[c] for c in iter_bits(free) if fits(a, c)]
             else:
                 steps = board.names(free)
