@@ -37,6 +37,7 @@ from __future__ import annotations
 import itertools
 import re
 import secrets
+from functools import lru_cache
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
@@ -261,6 +262,21 @@ _SPLIT = re.compile(r"[\s,;]+")
 _ITEMS = re.compile(r"[,;]")
 _DIGIT = re.compile(r"[0-9]")
 _CONVERT = re.compile(r"^convert\s+([A-Za-z]\s*[0-9]+)$", re.IGNORECASE)
+
+
+_SHIFTS = tuple(Shift(f, sign, amount) for f in range(12) for sign in (-1, 1) for amount in range(1, 6))
+_TEXTS = {x: cg.shift_text(*x) for x in _SHIFTS}
+
+
+@lru_cache(maxsize=4096)
+def _open(rocks: int, barred: int) -> tuple[tuple[Shift, ...], tuple[str, ...]]:
+    """The single shifts that no barred file (R-X2) or rock carried over the edge
+    (R-X5) forbids, in file, direction, amount order, and their texts (cached:
+    the same few rock and barred sets come back turn after turn)."""
+    out = tuple(
+        x for x in _SHIFTS if not barred >> x.file & 1 and not (rocks and rocks & WRAP[x.file][x.sign][x.amount])
+    )
+    return out, tuple(_TEXTS[x] for x in out)
 
 
 class Crystal(Game[CrystalState, Move]):
@@ -922,7 +938,7 @@ class Crystal(Game[CrystalState, Move]):
             if not items and "color-convertor" in state.anomalies:
                 a, b = state.colors[p]
                 steps += [f"convert {cg.cell_name(x)}" for x in cg.CELLS if (state.grid[a] | state.grid[b]) >> x & 1]
-            steps += [cg.shift_text(*x) for x in self._open_shifts(grid, state.barred)]
+            steps += _open(grid[ROCK], state.barred)[1]
         complete = done == due
         return Steps(written, steps, complete, self.join_steps(written) if complete else None)
 
@@ -960,17 +976,7 @@ class Crystal(Game[CrystalState, Move]):
     @staticmethod
     def _open_shifts(grid: Grid, barred: int) -> list[Shift]:
         """Single shifts on ``grid`` that no barred file (R-X2) or rock (R-X5) forbids."""
-        out = []
-        rocks = grid[ROCK]
-        for f in range(12):
-            if barred >> f & 1:
-                continue
-            for sign in (-1, 1):
-                for amount in range(1, 6):
-                    if rocks & WRAP[f][sign][amount]:
-                        continue
-                    out.append(Shift(f, sign, amount))
-        return out
+        return list(_open(grid[ROCK], barred)[0])
 
     def setup_options(self, state: CrystalState) -> Json:
         """In the shift phase the grid and the draft's outcome (R-X1); before it, the same deal."""
@@ -1008,7 +1014,7 @@ class Crystal(Game[CrystalState, Move]):
             left = [c for c in range(4) if c not in state.colors[0] + state.colors[1]]
             moves = [f"{COLOURS[a]} {COLOURS[b]}" for i, a in enumerate(left) for b in left[i + 1 :]]
         else:
-            moves = [cg.shift_text(s.file, s.sign, s.amount) for s in self.legal_shifts(state)]
+            moves = list(_open(state.grid[ROCK], state.barred)[1])
             if "color-convertor" in state.anomalies:
                 a, b = state.colors[state.to_move]
                 cells = state.grid[a] | state.grid[b]
@@ -1048,7 +1054,7 @@ class Crystal(Game[CrystalState, Move]):
     def _turns(self, rocks: int, barred: int, due: int) -> Iterator[str]:
         """The ``due`` shifts of a turn as text, each open on the rocks as the ones before moved them."""
         if not rocks:  # nothing moves what is open: every sequence of open shifts
-            texts = [cg.shift_text(*x) for x in self._open_shifts((0,) * 9, barred)]
+            texts = _open(0, barred)[1]
             for seq in itertools.product(texts, repeat=due):
                 yield ", ".join(seq)
             return
@@ -1056,15 +1062,14 @@ class Crystal(Game[CrystalState, Move]):
         while stack:  # depth first, in the open shifts' order
             at, done = stack.pop()
             depth = done.count(",") + 1 if done else 0
-            open_here = self._open_shifts((0,) * ROCK + (at,), barred)
+            shifts, texts = _open(at, barred)
             if depth == due - 1:  # the last shift: nothing after it to move rocks for
-                for x in open_here:
-                    yield f"{done}, {cg.shift_text(*x)}" if done else cg.shift_text(*x)
+                for text in texts:
+                    yield f"{done}, {text}" if done else text
                 continue
             nxt = []
-            for f, sign, amount in open_here:
+            for (f, sign, amount), text in zip(shifts, texts, strict=True):
                 moved = cg.shift((at,), f, sign, amount)[0]  # the rocks alone, shifted
-                text = cg.shift_text(f, sign, amount)
                 nxt.append((moved, f"{done}, {text}" if done else text))
             stack.extend(reversed(nxt))
 
