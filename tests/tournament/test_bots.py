@@ -175,3 +175,31 @@ def engine_match(game: str, options: dict[str, Any], games: int, first: str, sec
 def test_greedy_beats_random(game: str, options: dict[str, Any], games: int, at_least: int) -> None:
     results = engine_match(game, options, games, "greedy", "random")
     assert sum(results) >= at_least, f"greedy scored {sum(results)} of {games} against random in {game} {options}"
+
+
+@pytest.mark.parametrize("name", list(ROOMS))
+def test_every_registered_game_has_the_three_bots(name: str) -> None:
+    """issue 19: a game registered with its Room gets random, greedy (from its
+    declared evaluation) and mcts, each answering a legal move from the start."""
+    room = ROOMS[name]
+    assert room.evaluation is not None, f"{name} declares no evaluation: greedy cannot play it"
+    assert room.end_detail is not None
+    game = room.game
+    options = {"seed": "bots"} if any(o.name == "seed" for o in game.options) else {}
+    state = game.dump(game.new(options))
+    for spec in ("random", "greedy", "mcts:0.02"):
+        bot = BotFactory(spec, name).make(seed=1)
+        answer = bot.choose(Turn(name, options, 0, state, 0, "m"))
+        assert answer.move is not None and game.play(game.load(state), answer.move).legal, (spec, answer)
+
+
+def test_greedy_refuses_a_game_without_an_evaluation(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    import umpire.bots
+
+    bare = dataclasses.replace(ROOMS["plur"], evaluation=None)
+    monkeypatch.setitem(umpire.bots.ROOMS, "plur", bare)
+    with pytest.raises(ValueError, match="evaluation"):
+        BotFactory("greedy", "plur")
+    assert BotFactory("random", "plur").make(seed=1)  # random and mcts need nothing from the game

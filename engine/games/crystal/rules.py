@@ -37,9 +37,9 @@ from __future__ import annotations
 import itertools
 import re
 import secrets
-from functools import lru_cache
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from engine.clock import seconds
@@ -273,9 +273,7 @@ def _open(rocks: int, barred: int) -> tuple[tuple[Shift, ...], tuple[str, ...]]:
     """The single shifts that no barred file (R-X2) or rock carried over the edge
     (R-X5) forbids, in file, direction, amount order, and their texts (cached:
     the same few rock and barred sets come back turn after turn)."""
-    out = tuple(
-        x for x in _SHIFTS if not barred >> x.file & 1 and not (rocks and rocks & WRAP[x.file][x.sign][x.amount])
-    )
+    out = tuple(x for x in _SHIFTS if not barred >> x.file & 1 and not (rocks and rocks & WRAP[x.file][x.sign][x.amount]))
     return out, tuple(_TEXTS[x] for x in out)
 
 
