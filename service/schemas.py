@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import Schema, ValidationError, fields, validate
 
 from engine.stateio import MAX_PLY
 
@@ -109,14 +109,8 @@ class LegalMovesRequest(Schema):
         allow_none=True,
         validate=validate.Length(max=MAX_MOVE_STEPS),
     )
-    # Whole moves (Game.complete_moves) instead of the game's plain list; not with a prefix.
+    # Whole moves (Game.complete_moves) instead of the game's plain list; a prefix asks for steps instead.
     complete = StrictBoolean(load_default=False)
-
-    @validates_schema
-    def _complete_or_prefix(self, data: dict[str, Any], **kwargs: Any) -> None:
-        if data.get("complete") and data.get("prefix") is not None:
-            message = "complete lists whole moves; prefix asks for the next steps: send one or the other."
-            raise ValidationError(message, "complete")
 
 
 MAX_RECORD_CHARS = 200_000

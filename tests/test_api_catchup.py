@@ -150,6 +150,8 @@ def test_complete_legal_moves_are_whole_turns(client: FlaskClient) -> None:
     assert cut["moves"] == every["moves"][:20] and cut["truncated"] is True
     default = post(client, "legal-moves", {"state": state, "complete": True})
     assert default["moves"] == every["moves"]  # under the 1000 a complete list holds without a limit
+    steps = post(client, "legal-moves", {"state": state, "complete": True, "prefix": ["A1"]})
+    assert steps["prefix"] == ["A1"] and steps["complete"] is True and "A2" in steps["steps"]  # a prefix asks for steps
 
 
 def test_complete_legal_moves_without_a_limit_stop_at_1000(client: FlaskClient) -> None:

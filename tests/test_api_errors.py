@@ -143,7 +143,6 @@ def fields_of(err: dict[str, Any]) -> dict[str, list[str]]:
         ("legal-moves", {"state": {}, "limit": "5"}, {"limit"}),
         ("legal-moves", {"state": {}, "complete": "true"}, {"complete"}),  # JSON true, not a string
         ("legal-moves", {"state": {}, "complete": 1}, {"complete"}),
-        ("legal-moves", {"state": {}, "complete": True, "prefix": []}, {"complete"}),  # one question at a time
         ("new", {"options": [1]}, {"options"}),
         ("replay", {"options": {}}, {"moves"}),
         ("replay", {"moves": "C3"}, {"moves"}),
