@@ -8,10 +8,11 @@ game, so nothing outside the game's folder names it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.game import Game
+from engine.hints import Hints
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,9 @@ class Room:
     """Everything about one game, as the other layers read it."""
 
     game: Game[Any, Any]
+    # How the page offers the game to a person (engine/hints.py): names, move
+    # syntax, examples, how a click becomes a step, the words of its ends.
+    hints: Hints = field(kw_only=True)
 
     @property
     def name(self) -> str:

@@ -14,7 +14,7 @@ from flask import Blueprint
 
 import views
 from engine.errors import MoveError
-from engine.registry import GAMES, NOT_BUILT, get_game
+from engine.registry import NOT_BUILT, ROOMS, get_game
 from service import schemas
 from service.http import json_body
 from service.signing import signed, verified
@@ -24,7 +24,8 @@ bp = Blueprint("games", __name__, url_prefix="/v1")
 
 @bp.get("/games")
 def list_games() -> Any:
-    games = [g.describe() for g in GAMES.values()]
+    # each game as it declares itself, with the page's hints (engine/hints.py)
+    games = [{**room.game.describe(), "hints": room.hints.describe(room.game)} for room in ROOMS.values()]
     not_built = [{"name": name, "why": why} for name, why in NOT_BUILT.items()]
     return schemas.games_response.dump({"games": games, "not_built": not_built})
 

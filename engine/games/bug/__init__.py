@@ -1,5 +1,6 @@
 """Bug, one room: everything the service knows about the game lives in this folder."""
 
+from engine.games.bug.hints import HINTS
 from engine.games.bug.rules import Bug
 from engine.room import Room
 
@@ -7,4 +8,5 @@ __all__ = ["ROOM", "Bug"]
 
 ROOM = Room(
     game=Bug(),
+    hints=HINTS,
 )

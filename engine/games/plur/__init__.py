@@ -1,5 +1,6 @@
 """Plur, one room: everything the service knows about the game lives in this folder."""
 
+from engine.games.plur.hints import HINTS
 from engine.games.plur.rules import Plur
 from engine.room import Room
 
@@ -7,4 +8,5 @@ __all__ = ["ROOM", "Plur"]
 
 ROOM = Room(
     game=Plur(),
+    hints=HINTS,
 )

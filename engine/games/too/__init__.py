@@ -1,5 +1,6 @@
 """Too, one room: everything the service knows about the game lives in this folder."""
 
+from engine.games.too.hints import HINTS
 from engine.games.too.rules import Too
 from engine.room import Room
 
@@ -7,4 +8,5 @@ __all__ = ["ROOM", "Too"]
 
 ROOM = Room(
     game=Too(),
+    hints=HINTS,
 )
