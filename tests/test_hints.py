@@ -153,3 +153,9 @@ def test_the_description_is_json(name: str) -> None:
     described = room.hints.describe(room.game)
     assert json.loads(json.dumps(described)) == described
     assert described["players"] == list(room.hints.players)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_page_names_the_players_as_the_pictures_do(name: str) -> None:
+    room = ROOMS[name]
+    assert room.hints.players == room.show.default_names

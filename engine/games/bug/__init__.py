@@ -2,11 +2,13 @@
 
 from engine.games.bug.hints import HINTS
 from engine.games.bug.rules import Bug
+from engine.games.bug.show import BugShow
 from engine.room import Room
 
 __all__ = ["ROOM", "Bug"]
 
 ROOM = Room(
     game=Bug(),
+    show=BugShow(),
     hints=HINTS,
 )

@@ -2,11 +2,13 @@
 
 from engine.games.crystal.hints import HINTS
 from engine.games.crystal.rules import Crystal
+from engine.games.crystal.show import CrystalShow
 from engine.room import Room
 
 __all__ = ["ROOM", "Crystal"]
 
 ROOM = Room(
     game=Crystal(),
+    show=CrystalShow(),
     hints=HINTS,
 )

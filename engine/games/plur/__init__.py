@@ -2,11 +2,13 @@
 
 from engine.games.plur.hints import HINTS
 from engine.games.plur.rules import Plur
+from engine.games.plur.show import PlurShow
 from engine.room import Room
 
 __all__ = ["ROOM", "Plur"]
 
 ROOM = Room(
     game=Plur(),
+    show=PlurShow(),
     hints=HINTS,
 )

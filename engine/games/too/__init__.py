@@ -2,11 +2,13 @@
 
 from engine.games.too.hints import HINTS
 from engine.games.too.rules import Too
+from engine.games.too.show import TooShow
 from engine.room import Room
 
 __all__ = ["ROOM", "Too"]
 
 ROOM = Room(
     game=Too(),
+    show=TooShow(),
     hints=HINTS,
 )
