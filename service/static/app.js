@@ -600,8 +600,8 @@
 
   async function refreshSteps() {
     desk.open = [];
-    const wanted = $('u-show-legal').checked || !hints().click || desk.prefix.length > 0;
-    if (!wanted || !mayMove()) {
+    // Always asked: a step no click makes (a word such as "swap") is offered under the move box.
+    if (!mayMove()) {
       $('u-legal').hidden = true;
       markCells();
       return;
@@ -610,10 +610,15 @@
     if (r.ok && !r.data.error) applySteps(r.data);
   }
 
+  // The legal next steps as buttons: all of them when asked ("Show the legal moves"), else only the steps
+  // no click on a cell makes (a game's words: "swap", a draft's colours, a shift), which are picked here.
   function applySteps(steps) {
     const cells = boardCells();
-    const show = $('u-show-legal').checked || steps.steps.some((s) => !byClick(s, cells)); // word steps are picked here
-    desk.open = $('u-show-legal').checked ? steps.steps : [];
+    const all = $('u-show-legal').checked;
+    const words = steps.steps.filter((s) => !byClick(s, cells));
+    const listed = all ? steps.steps : words;
+    const show = all || words.length > 0;
+    desk.open = all ? steps.steps : [];
     markCells();
     $('u-legal').hidden = !show;
     if (!show) return;
@@ -622,11 +627,17 @@
     if (steps.complete) {
       box.append(el('button', { type: 'button', class: 'u-done', onclick: () => play(steps.move) }, `Play ${steps.move}`));
     }
-    for (const s of steps.steps) box.append(el('button', { type: 'button', onclick: () => addStep(s) }, s));
+    for (const s of listed) box.append(el('button', { type: 'button', onclick: () => addStep(s) }, s));
     const count = steps.count;
-    $('u-legal-head').textContent = desk.prefix.length
-      ? `After ${joinSteps(desk.prefix)}: ${count} legal next ${count === 1 ? 'step' : 'steps'}.`
-      : `${count} legal first ${count === 1 ? 'step' : 'steps'}.`;
+    const after = desk.prefix.length ? `After ${joinSteps(desk.prefix)}: ` : '';
+    if (listed.length < count) {
+      const what = `a cell on the board, or ${listed.length === 1 ? 'this step' : 'one of these steps'}:`;
+      $('u-legal-head').textContent = after ? after + what : what.charAt(0).toUpperCase() + what.slice(1);
+    } else {
+      $('u-legal-head').textContent = desk.prefix.length
+        ? `${after}${count} legal next ${count === 1 ? 'step' : 'steps'}.`
+        : `${count} legal first ${count === 1 ? 'step' : 'steps'}.`;
+    }
   }
 
   async function play(text) {

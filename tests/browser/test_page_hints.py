@@ -17,6 +17,7 @@ from pagekit import idle
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.ui import Select
 from test_page import cells, classes, click_cell, new_game, phone, ply, text
 
 Shot = Callable[[WebDriver, str], Path]
@@ -160,3 +161,19 @@ def test_the_page_says_how_a_game_ended_in_the_engine_s_words(page: WebDriver, s
     assert text(page, "u-turn") == said
     assert page.find_element(By.ID, "u-move").get_attribute("disabled") is not None
     shot(page, entry.split()[0])
+
+
+def test_a_word_step_beside_cell_steps_is_offered_as_a_word(page: WebDriver, shot: Shot) -> None:
+    """R-E1a: with Plur's pie rule, player 1's first turn may be ``swap``, a
+    step no click on a cell makes: the page offers it under "Play or check"."""
+    page.find_element(By.ID, "u-tab-new").click()
+    Select(page.find_element(By.ID, "u-game")).select_by_value("plur")
+    page.find_element(By.ID, "u-opt-pie").click()
+    new_game(page, "plur", size="3")
+    assert steps_offered(page) == []  # cells only: nothing to offer as words
+    click_cell(page, "B2")
+    assert ply(page) == 1 and cells(page)["B2"] == "B2, black stone"
+    assert steps_offered(page) == ["swap"] and text(page, "u-legal-head") == "A cell on the board, or this step:"
+    shot(page, "swap-offered")
+    click_step(page, "swap")
+    assert ply(page) == 2 and cells(page)["B2"] == "B2, white stone", text(page, "u-verdict")
