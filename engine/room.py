@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.game import Game
+from engine.hints import Hints
 from engine.show import Show
 
 
@@ -57,6 +58,9 @@ class Room:
     records: Mapping[str, RecordFormat] = field(default_factory=dict)
     evaluation: Evaluation | None = None  # the greedy bot's measure; None: no greedy bot for this game
     end_detail: EndDetail | None = None  # None: the results say the end, the winner and the scores
+    # How the page offers the game to a person (engine/hints.py): names, move
+    # syntax, examples, how a click becomes a step, the words of its ends.
+    hints: Hints = field(kw_only=True)
 
     @property
     def name(self) -> str:
