@@ -150,7 +150,13 @@ def cluster() -> Iterator[list[str]]:
             wait_healthy(base)
         yield bases
     finally:
+        # the app's containers have anonymous /data volumes (the image's VOLUME) that down -v leaves behind
+        ids = podman("ps", "-a", "-q", "--filter", f"label=io.podman.compose.project={PROJECT}", check=False).split()
+        mounts = podman("inspect", "--format", "{{range .Mounts}}{{.Name}} {{end}}", *ids, check=False).split() if ids else []
         compose("down", "-v", "--timeout", "5")
+        for volume in mounts:
+            if not volume.startswith(PROJECT):  # the named ones went with down -v
+                podman("volume", "rm", "-f", volume, check=False)
 
 
 def roles() -> dict[str, str]:
