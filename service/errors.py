@@ -116,7 +116,11 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
         " do not fit it (`details.fields` names the field)",
     ),
     "bad_options": (422, "options are unknown, out of range, or set up an impossible position (`details.fields`)"),
-    "bad_signature": (422, "signing is on and the state's `sig` is missing or wrong (`details.fields`: `state.sig`)"),
+    "bad_signature": (
+        422,
+        "signing is on and the state's `sig` is missing or wrong, or its `origin` is not `start` or `setup`"
+        " (`details.fields`: `state.sig`, `state.origin`)",
+    ),
     "rate_limited": (429, "over `RATE_LIMIT` (`Retry-After` says when to send again; `details.limit`)"),
     "internal_error": (500, "a bug; it is logged, with the request id"),
     "unavailable": (503, "Redis is not answering (`details.redis`: `down`, `timeout`, `misconfigured`, `cluster_state`)"),

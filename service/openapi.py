@@ -86,7 +86,8 @@ def state_schema(game: Game[Any, Any], common: Json) -> Json:
         "anyOf": [ref(f"{component(game)}End"), {"type": "null"}],
         "description": f"`null` while ongoing; else why it ended: {', '.join(f'`{e}`' for e in game.ends)}.",
     }
-    props["sig"] = props.pop("sig")  # last, as the service writes it
+    props["origin"] = props.pop("origin")  # last, as the service writes them
+    props["sig"] = props.pop("sig")
     required = list(dict.fromkeys([*common["required"], *own.get("required", [])]))
     return {
         "type": "object",

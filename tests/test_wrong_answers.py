@@ -1,0 +1,134 @@
+"""Wrong answers an attacker found (issue 20, items 4 to 6), on the stateless endpoints:
+a lone surrogate anywhere in a body, signed states refused by the endpoints that
+draw them, and a signature that said nothing about how a position arose.
+Every answer passes the spec check of the ``client`` fixture's class."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+from test_api_errors import error_of
+from test_settings import canonical_hmac, checked
+
+OPTIONS = {"options": {"size": 3}}
+
+# -- 4. a lone surrogate is half of a character: a 422 naming the field, never a 500 -----------
+
+
+def raw_post(client: FlaskClient, path: str, body: Any) -> Any:
+    """``body`` as JSON text with every non-ASCII character escaped: ``"\\ud800"`` goes as those six characters."""
+    return client.post(path, data=json.dumps(body), content_type="application/json")
+
+
+def test_a_lone_surrogate_anywhere_is_a_422_naming_its_field() -> None:
+    client = checked(STATE_SECRET="s3cret")  # signing encodes the state as UTF-8: where the 500 was
+    state = client.post("/v1/games/catchup/new", json=OPTIONS).get_json()["state"]
+    cases = [
+        ("play", {"state": {**state, "game": "\ud800"}, "move": "C3"}, "state.game"),
+        ("play", {"state": state, "move": "C3 \udfff"}, "move"),
+        ("play", {"state": state, "move": ["C3", "\ud800"]}, "move.1"),
+        ("legal-moves", {"state": {**state, "board": {"\ud800": 0}}}, "state.board.\\ud800"),
+        ("render", {"state": state, "names": ["Ann", "B\udc00b"]}, "names.1"),
+        ("replay", {"options": {"size": 3}, "moves": ["C3", "\ud83d"]}, "moves.1"),
+        ("new", {"options": {"variant": "\ud800"}}, "options.variant"),
+    ]
+    for what, body, field in cases:
+        err = error_of(raw_post(client, f"/v1/games/catchup/{what}", body), 422, "invalid_body")
+        assert err["details"]["field"] == field, (what, err)
+        assert "lone surrogate" in err["message"]
+
+
+def test_a_surrogate_pair_is_one_character_and_reads_as_text(client: FlaskClient) -> None:
+    state = client.post("/v1/games/catchup/new", json=OPTIONS).get_json()["state"]
+    resp = raw_post(client, "/v1/games/catchup/render", {"state": state, "names": ["\U0001f600", "Bob"], "format": "text"})
+    assert resp.status_code == 200 and "\U0001f600" in resp.get_data(as_text=True)
+
+
+def test_a_body_in_utf16_is_looked_at_too(client: FlaskClient) -> None:
+    body = json.dumps({"options": {"variant": "\ud800"}}).encode("utf-16")
+    error_of(client.post("/v1/games/catchup/new", data=body, content_type="application/json"), 422, "invalid_body")
+
+
+# -- 5. every endpoint that takes a state takes a signed one ------------------------------------
+
+
+def test_render_and_post_take_the_servers_own_signed_states() -> None:
+    client = checked(STATE_SECRET="s3cret")
+    before = client.post("/v1/games/catchup/new", json=OPTIONS).get_json()["state"]
+    after = client.post("/v1/games/catchup/play", json={"state": before, "move": "C3"}).get_json()["state"]
+    for fmt in ("svg", "text", "png"):
+        assert client.post("/v1/games/catchup/render", json={"state": after, "format": fmt}).status_code == 200
+    drawn = client.post("/v1/games/catchup/render", json={"state": after, "before": before, "move": "C3", "format": "text"})
+    assert drawn.status_code == 200 and "C3" in drawn.get_data(as_text=True)
+    post = client.post("/v1/games/catchup/post", json={"state": after, "before": before, "move": "C3"})
+    assert post.status_code == 200 and "Red places C3." in post.get_data(as_text=True)
+    # they judge nothing, so an unsigned state (a managed match's) is drawn; a wrong sig is refused
+    bare = {k: v for k, v in after.items() if k not in ("sig", "origin")}
+    assert client.post("/v1/games/catchup/render", json={"state": bare}).status_code == 200
+    forged = {**after, "sig": canonical_hmac(after, "guess")}
+    for what in ("render", "post"):
+        err = error_of(client.post(f"/v1/games/catchup/{what}", json={"state": forged}), 422, "bad_signature")
+        assert err["details"]["field"] == "state.sig"
+    err = error_of(client.post("/v1/games/catchup/post", json={"state": after, "before": forged}), 422, "bad_signature")
+    assert err["details"]["field"] == "before.sig"
+
+
+# -- 6. a signature proves who made a state, origin says how its position arose ---------------
+
+
+SETUP = {"options": {"size": 3, "position": {"C3": 0, "B2": 1, "B3": 1}, "bonus": True}}
+
+
+@pytest.mark.parametrize(
+    ("game", "options"),
+    [
+        ("catchup", {"size": 3, "position": {"C3": 0, "B2": 1, "B3": 1}}),
+        ("catchup", {"size": 3, "blocked": ["A1"]}),
+        ("bug", {"size": 3, "position": {"C3": 0}}),
+        ("plur", {"size": 3, "position": {"C3": 0}}),
+    ],
+)
+def test_a_set_up_position_is_signed_as_set_up_and_stays_so(game: str, options: dict[str, Any]) -> None:
+    client = checked(STATE_SECRET="s3cret")
+    state = client.post(f"/v1/games/{game}/new", json={"options": options}).get_json()["state"]
+    assert state["origin"] == "setup" and state["sig"] == canonical_hmac(state, "s3cret")
+    move = client.post(f"/v1/games/{game}/legal-moves", json={"state": state, "limit": 1}).get_json()["moves"][0]
+    verdict = client.post(f"/v1/games/{game}/play", json={"state": state, "move": move}).get_json()
+    assert verdict["legal"] and verdict["state"]["origin"] == "setup"
+
+
+def test_a_played_position_is_signed_as_from_the_start() -> None:
+    client = checked(STATE_SECRET="s3cret")
+    state = client.post("/v1/games/catchup/new", json=OPTIONS).get_json()["state"]
+    assert state["origin"] == "start"
+    for move in ("C3", "B2 B3"):
+        state = client.post("/v1/games/catchup/play", json={"state": state, "move": move}).get_json()["state"]
+        assert state["origin"] == "start"
+    replayed = client.post("/v1/games/catchup/replay", json={**OPTIONS, "moves": ["C3", "B2 B3"]}).get_json()["state"]
+    assert replayed == state
+    # the set-up of the same position is told apart, and a client cannot relabel it: origin is signed
+    setup = client.post("/v1/games/catchup/new", json=SETUP).get_json()["state"]
+    assert {k: v for k, v in setup.items() if k not in ("origin", "sig")} == {
+        k: v for k, v in state.items() if k not in ("origin", "sig")
+    }
+    assert setup["origin"] == "setup"
+    relabelled = {**setup, "origin": "start"}
+    error_of(client.post("/v1/games/catchup/play", json={"state": relabelled, "move": "A1"}), 422, "bad_signature")
+    replay_setup = client.post("/v1/games/catchup/replay", json={**SETUP, "moves": ["A1"]}).get_json()["state"]
+    assert replay_setup["origin"] == "setup"
+
+
+def test_a_state_signed_before_origin_existed_is_read_as_set_up() -> None:
+    client = checked(STATE_SECRET="s3cret")
+    state = client.post("/v1/games/catchup/new", json=OPTIONS).get_json()["state"]
+    old = {k: v for k, v in state.items() if k not in ("origin", "sig")}
+    old["sig"] = canonical_hmac(old, "s3cret")
+    verdict = client.post("/v1/games/catchup/play", json={"state": old, "move": "C3"}).get_json()
+    assert verdict["legal"] and verdict["state"]["origin"] == "setup"  # nobody can tell how it arose
+    err = error_of(
+        client.post("/v1/games/catchup/play", json={"state": {**state, "origin": "dreamt"}, "move": "C3"}), 422, "bad_signature"
+    )
+    assert err["details"]["field"] == "state.origin"
