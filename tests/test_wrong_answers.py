@@ -132,3 +132,44 @@ def test_a_state_signed_before_origin_existed_is_read_as_set_up() -> None:
         client.post("/v1/games/catchup/play", json={"state": {**state, "origin": "dreamt"}, "move": "C3"}), 422, "bad_signature"
     )
     assert err["details"]["field"] == "state.origin"
+
+
+# -- 7. what a client sent never starts a log line of its own --------------------------------
+
+
+FORGED = "/v1/x%0A2026-01-01T00:00:00.000+00:00 info [admin] POST /v1/matches/abc/abort 200 1.0 ms%E2%80%A8%1B[2J\\"
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_newline_in_the_path_does_not_forge_a_log_line(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from service import requestlog
+
+    stream = io.StringIO()
+    client = checked(LOG_FORMAT=fmt)
+    requestlog.configure(fmt, stream)
+    try:
+        client.get(FORGED, headers={"X-Request-ID": "req-9"})
+
+        def boom(*args: Any) -> Any:
+            raise RuntimeError("a message\nwith a 2026-01-01T00:00:00.000+00:00 info [x] forged line")
+
+        monkeypatch.setattr("engine.games.catchup.rules.Catchup.new", boom)
+        client.post("/v1/games/catchup/new", json=OPTIONS, headers={"X-Request-ID": "req-10"})
+    finally:
+        requestlog.configure("text")
+    lines = stream.getvalue().splitlines()
+    own = [line for line in lines if not line.startswith("  | ")]
+    assert len(own) == 3, lines  # the 404, then the failure's traceback and its answer
+    if fmt == "json":
+        assert (
+            json.loads(own[0])["path"]
+            == "/v1/x\n2026-01-01T00:00:00.000+00:00 info [admin] POST /v1/matches/abc/abort 200 1.0 ms\u2028\x1b[2J\\"
+        )
+        assert all(json.loads(line) for line in own)
+    else:
+        forged = "2026-01-01T00:00:00.000+00:00 info [admin] POST /v1/matches/abc/abort 200 1.0 ms"
+        assert f"[req-9] GET /v1/x\\n{forged}\\u2028\\x1b[2J\\\\ 404 " in own[0]
+        assert own[1].endswith("[req-10] unhandled error") and "  | RuntimeError: a message" in lines
+        assert "  | with a 2026-01-01T00:00:00.000+00:00 info [x] forged line" in lines  # behind the bar, as all of it
