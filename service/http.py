@@ -23,10 +23,10 @@ import json
 import re
 from typing import Any
 
-from flask import request
+from flask import current_app, request
 from flask.json.provider import DefaultJSONProvider
 from marshmallow import Schema
-from werkzeug.exceptions import BadRequest
+from werkzeug.exceptions import BadRequest, RequestEntityTooLarge
 
 from service.errors import BODY, ApiError, field_details
 
@@ -161,13 +161,19 @@ def json_body(schema: Schema) -> dict[str, Any]:
     415 unless the content type is JSON; 400 when the body does not parse
     (an empty body included), names a key twice in one object
     (``duplicate_key``) or nests too deeply (``too_deeply_nested``); 413
-    (raised by Werkzeug while reading) above ``MAX_BODY_BYTES``; 422 when a
+    above ``MAX_BODY_BYTES``, sized or chunked; 422 when a
     string, array or object is over its limit, when it is not an object or
     does not match the schema (the ValidationError handler names the fields)."""
     if not request.is_json:
         raise ApiError(415, "unsupported_media_type", "Send the body as application/json.")
+    raw = request.get_data(cache=True)
+    limit = current_app.config.get("MAX_CONTENT_LENGTH")
+    if request.content_length is None and limit is not None and len(raw) >= limit:
+        # A body without Content-Length (chunked) is read up to the limit and cut there
+        # (Werkzeug's LimitedStream raises only on a read past it): one that fills it is too large.
+        raise RequestEntityTooLarge()
     try:
-        data = loads(request.get_data(cache=True))
+        data = loads(raw)
     except DuplicateKey as e:
         raise ApiError(
             400, "duplicate_key", f"The request body gives the key {e.key!r} twice in one object.", {"key": e.key}

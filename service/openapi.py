@@ -36,6 +36,7 @@ from engine.options import SHARED_SCHEMAS, ref
 from engine.registry import GAMES, PRESETS
 from engine.stateio import MAX_PLY
 from service.errors import ERROR_CODES
+from service.ratelimit import CREATE_DEFAULT, RENDER_DEFAULT
 from service.schemas import NAMES_QUERY, NOT_BLANK
 
 Json = dict[str, Any]
@@ -235,6 +236,12 @@ def limits_table() -> str:
         ("`X-Request-ID`", "128 characters of `A-Z a-z 0-9 - . _ : / + = @`; another is made otherwise", "-"),
         ("`wait_ply`, `timeout_s`", "0 or more; 0 to 30 seconds", "422 `invalid_query`"),
         ("requests", "`RATE_LIMIT` per client address and per bearer token (off by default)", "429 `rate_limited`"),
+        ("creating matches", f"`CREATE_RATE_LIMIT` per client address (default {CREATE_DEFAULT})", "429 `rate_limited`"),
+        (
+            "drawing pictures (`render`, `board.svg`, `board.png`)",
+            f"`RENDER_RATE_LIMIT` per client address (default {RENDER_DEFAULT})",
+            "429 `rate_limited`",
+        ),
     ]
     return "\n".join(["| what | limit | past it |", "|---|---|---|", *(f"| {a} | {b} | {c} |" for a, b, c in rows)])
 

@@ -173,3 +173,67 @@ def test_a_newline_in_the_path_does_not_forge_a_log_line(fmt: str, monkeypatch: 
         assert f"[req-9] GET /v1/x\\n{forged}\\u2028\\x1b[2J\\\\ 404 " in own[0]
         assert own[1].endswith("[req-10] unhandled error") and "  | RuntimeError: a message" in lines
         assert "  | with a 2026-01-01T00:00:00.000+00:00 info [x] forged line" in lines  # behind the bar, as all of it
+
+
+# -- 8. defaults an operator would expect ------------------------------------------------------
+
+
+def test_retry_after_only_on_429_and_503() -> None:
+    client = checked(RATE_LIMIT="3/minute")
+    answers = [client.post("/v1/games/catchup/new", json=OPTIONS) for _ in range(4)]
+    assert [a.status_code for a in answers] == [200, 200, 200, 429]
+    assert ["Retry-After" in a.headers for a in answers] == [False, False, False, True]
+    assert int(answers[3].headers["Retry-After"]) >= 0
+    assert "Retry-After" not in checked().get("/v1/games").headers  # the default budgets are on, too
+
+
+def test_drawing_has_a_budget_of_its_own_by_default() -> None:
+    from service import create_app
+    from service.ratelimit import CREATE_DEFAULT, RENDER_DEFAULT
+
+    app = create_app({"TESTING": True})
+    assert (app.config["CREATE_RATE_LIMIT"], app.config["RENDER_RATE_LIMIT"]) == (CREATE_DEFAULT, RENDER_DEFAULT)
+    client = checked(RENDER_RATE_LIMIT="2/minute")
+    state = client.post("/v1/games/catchup/new", json=OPTIONS).get_json()["state"]
+    drawn = [client.post("/v1/games/catchup/render", json={"state": state, "format": "text"}) for _ in range(3)]
+    assert [d.status_code for d in drawn[:2]] == [200, 200]
+    err = error_of(drawn[2], 429, "rate_limited")
+    assert "2 per 1 minute" in err["details"]["limit"] and "Retry-After" in drawn[2].headers
+    assert client.post("/v1/games/catchup/play", json={"state": state, "move": "C3"}).status_code == 200  # not a drawing
+    off = checked(RENDER_RATE_LIMIT="off")
+    assert all(off.post("/v1/games/catchup/render", json={"state": state}).status_code == 200 for _ in range(3))
+
+
+def test_the_page_is_sent_with_security_headers(client: FlaskClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200
+    csp = page.headers["Content-Security-Policy"]
+    assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp and "connect-src 'self'" in csp
+    assert page.headers["X-Frame-Options"] == "DENY"
+    for resp in (page, client.get("/v1/games"), client.get("/nowhere")):
+        assert resp.headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_metrics_may_need_a_token(client: FlaskClient) -> None:
+    assert client.get("/metrics").status_code == 200  # unset: anyone
+    guarded = checked(METRICS_TOKEN="m-token")
+    error_of(guarded.get("/metrics"), 401, "unauthorized")
+    error_of(guarded.get("/metrics", headers={"Authorization": "Bearer wrong"}), 401, "unauthorized")
+    ok = guarded.get("/metrics", headers={"Authorization": "Bearer m-token"})
+    assert ok.status_code == 200 and b"umpire_http_request_duration_seconds" in ok.data
+
+
+def test_a_chunked_body_over_the_limit_is_413_like_a_sized_one(client: FlaskClient) -> None:
+    import io
+
+    big = json.dumps({"options": {"size": 3}, "pad": "x" * 300_000}).encode()
+    sized = client.post("/v1/games/catchup/new", data=big, content_type="application/json")
+    error_of(sized, 413, "body_too_large")
+    chunked = {"Transfer-Encoding": "chunked", "Content-Type": "application/json"}
+    terminated = {"wsgi.input_terminated": True}  # what gunicorn says of a chunked body it de-chunks
+    for path in ("/v1/games/catchup/new", "/v1/games/catchup/play"):
+        resp = client.post(path, input_stream=io.BytesIO(big), headers=chunked, environ_overrides=terminated)
+        error_of(resp, 413, "body_too_large")
+    small = json.dumps(OPTIONS).encode()
+    resp = client.post("/v1/games/catchup/new", input_stream=io.BytesIO(small), headers=chunked, environ_overrides=terminated)
+    assert resp.status_code == 200

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from flask.testing import FlaskClient
 from matchkit import NewMatch
 from test_api_errors import error_of
@@ -23,3 +24,21 @@ def test_a_lone_surrogate_in_players_tags_or_a_move_is_a_422(client: FlaskClient
         resp = client.post(f"/v1/matches/{match.id}/moves", data=body, content_type="application/json", headers=match.auth(0))
         error_of(resp, 422, "invalid_body")
     assert match.move(0, "C3", 0).status_code == 200  # nothing was recorded: the match goes on at ply 0
+
+
+@pytest.mark.app_config(CREATE_RATE_LIMIT="2/minute")
+def test_creating_matches_has_a_budget_per_address(client: FlaskClient) -> None:
+    """Issue 20, item 8: anyone could create matches without bound (each is kept a month);
+    now a budget per address, on by default (CREATE_RATE_LIMIT)."""
+    body = {"game": "catchup", "options": {"size": 3}}
+    assert [client.post("/v1/matches", json=body).status_code for _ in range(2)] == [201, 201]
+    err = error_of(client.post("/v1/matches", json=body), 429, "rate_limited")
+    assert "2 per 1 minute" in err["details"]["limit"]
+    assert client.get("/v1/games").status_code == 200  # other routes are not on this budget
+
+
+@pytest.mark.app_config(CREATE_RATE_LIMIT="2/minute", UMPIRE_TOKEN="ump")
+def test_the_umpire_token_creates_at_its_own_pace(client: FlaskClient) -> None:
+    body = {"game": "catchup", "options": {"size": 3}}
+    umpire = {"Authorization": "Bearer ump"}
+    assert [client.post("/v1/matches", json=body, headers=umpire).status_code for _ in range(3)] == [201, 201, 201]
