@@ -190,16 +190,21 @@ def ref_header(name: str) -> Json:
 
 
 def add_common_answers(spec: Json) -> None:
-    """What every operation may answer: ``429`` when rate limits are on, and
-    ``X-Request-ID`` on every answer (service/requestlog.py)."""
+    """What every operation may answer: ``405`` (its address asked with another
+    method: every address answers it, service/errors.py), ``429`` when rate
+    limits are on, and ``X-Request-ID`` on every answer (service/requestlog.py).
+    An operation that names no security scheme is public: ``security: []``
+    says so (the document names none at its top)."""
     for path, item in spec["paths"].items():
         for method in ("get", "post"):
             op = item.get(method)
             if op is None:
                 continue
+            op.setdefault("security", [])
+            op["responses"]["405"] = {"$ref": "#/components/responses/MethodNotAllowed"}
             if path not in NO_RATE_LIMIT:
                 op["responses"]["429"] = {"$ref": "#/components/responses/RateLimited"}
-                op["responses"] = dict(sorted(op["responses"].items()))
+            op["responses"] = dict(sorted(op["responses"].items()))
             _headers(op["responses"])
     _headers(spec["components"]["responses"])
 

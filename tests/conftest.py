@@ -28,7 +28,6 @@ from openapi_check import SpecCheckedClient, SpecChecker, load_spec, spec_checke
 
 from service import create_app
 
-
 # The default budgets for creating matches and drawing pictures (service/ratelimit.py) are off for
 # the suite's apps, which draw dozens of pictures a second; tests/test_wrong_answers.py tests them.
 NO_BUDGETS = {"CREATE_RATE_LIMIT": "off", "RENDER_RATE_LIMIT": "off"}
