@@ -29,7 +29,7 @@ CSP = "; ".join(
         "script-src 'self'",
         "style-src 'self' 'unsafe-inline'",
         "img-src 'self' data: blob:",
-        "connect-src 'self'",
+        "connect-src 'self' blob:",  # the saved PNG is a blob: URL of the page's own making
         "object-src 'none'",
         "base-uri 'none'",
         "form-action 'self'",
