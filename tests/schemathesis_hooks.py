@@ -7,7 +7,9 @@ through (a finished match; an impossible position, which no JSON Schema can
 rule out); this check then holds those refusals to their documented codes:
 ``bad_state``/``bad_options`` (the engine judged the position), an illegal
 move in a match (a verdict, not an error), a reused ``Idempotency-Key``, a
-picture's ``ply`` past the record's end (``ply_not_reached``); never
+picture's ``ply`` past the record's end (``ply_not_reached``), a record to
+import that does not read (``bad_record``), a record format the match's game
+does not write (``unknown_format``); never
 ``invalid_body``, ``invalid_header``, ``invalid_query``, a 400 or a 415, which
 would mean the spec allows what the service refuses.
 
@@ -39,7 +41,9 @@ import requests
 import schemathesis
 from schemathesis import Case, CheckContext, Response
 
-SEMANTIC_422 = {"bad_state", "bad_options", "idempotency_key_reused", "ply_not_reached"}
+# ``bad_record``: a text to import that is no record of its site; ``unknown_format``: a match's record
+# asked in a format its game does not write (the path names no game, so the spec cannot list them).
+SEMANTIC_422 = {"bad_state", "bad_options", "idempotency_key_reused", "ply_not_reached", "bad_record", "unknown_format"}
 
 
 @schemathesis.check
