@@ -78,6 +78,7 @@ def flatten_messages(messages: Any, prefix: str = "") -> dict[str, list[str]]:
 
 _HTTP_CODES = {
     400: ("malformed_json", "The request body is not valid JSON."),
+    401: ("unauthorized", "This needs a bearer token the server knows: Authorization: Bearer <token>."),
     404: ("not_found", "There is nothing at this address."),
     405: ("method_not_allowed", "This address does not accept that method."),
     413: ("body_too_large", "The request body is larger than this server accepts."),

@@ -35,6 +35,7 @@ from typing import Any
 
 from flask import Flask, Response, g, request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest, multiprocess
+from werkzeug.exceptions import Unauthorized
 
 BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5)
 
@@ -82,9 +83,5 @@ def init_app(app: Flask) -> None:
         if token:
             scheme, _, sent = request.headers.get("Authorization", "").partition(" ")
             if scheme.lower() != "bearer" or not hmac.compare_digest(sent.strip().encode(), str(token).encode()):
-                from service.errors import ApiError
-
-                raise ApiError(
-                    401, "unauthorized", "This server's metrics need its metrics token: Authorization: Bearer <token>."
-                )
+                raise Unauthorized()  # 401 unauthorized in the one error shape (service/errors.py; metrics sits below it)
         return Response(_scrape(), mimetype=CONTENT_TYPE_LATEST.split(";")[0])
