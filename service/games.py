@@ -27,7 +27,11 @@ bp = Blueprint("games", __name__, url_prefix="/v1")
 @bp.get("/games")
 def list_games() -> Any:
     games = [
-        {**room.game.describe(), "records": [{"name": f.name, "title": f.title} for f in room.records.values()]}
+        {
+            **room.game.describe(),
+            "records": [{"name": f.name, "title": f.title} for f in room.records.values()],
+            "hints": room.hints.describe(room.game),  # the page's hints (engine/hints.py)
+        }
         for room in ROOMS.values()
     ]
     not_built = [{"name": name, "why": why} for name, why in NOT_BUILT.items()]
@@ -65,8 +69,11 @@ def legal_moves(game: str) -> Any:
     state = g.load(verified(body["state"]))
     if body["prefix"] is not None:
         return steps(g, state, body["prefix"])
-    lm = g.legal_moves(state, body["limit"])
-    out = {"moves": lm.moves, "count": len(lm.moves), "truncated": lm.truncated}
+    if body["complete"]:
+        lm = g.complete_moves(state, body["limit"] or schemas.COMPLETE_LIMIT)
+    else:
+        lm = g.legal_moves(state, body["limit"])
+    out = {"moves": lm.moves, "count": len(lm.moves), "truncated": lm.truncated, "complete": lm.complete}
     dumped: dict[str, Any] = schemas.legal_moves_response.dump(out)
     dumped.update(lm.info)
     return dumped

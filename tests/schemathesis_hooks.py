@@ -5,11 +5,11 @@ reasons the spec gives for refusing schema-valid data.
 schemathesis's own ``positive_data_acceptance`` is told to let 410 and 422
 through (a finished match; an impossible position, which no JSON Schema can
 rule out); this check then holds those refusals to their documented codes:
-``bad_state``/``bad_options`` (the engine judged the position), an illegal
+``bad_state``/``bad_options`` (the engine judged the position), ``bad_record``
+(another site's record whose text cannot be read: no JSON Schema says which texts can), an illegal
 move in a match (a verdict, not an error), a reused ``Idempotency-Key``, a
-picture's ``ply`` past the record's end (``ply_not_reached``), a record to
-import that does not read (``bad_record``), a record format the match's game
-does not write (``unknown_format``); never
+picture's ``ply`` past the record's end (``ply_not_reached``), a record format
+the match's game does not write (``unknown_format``); never
 ``invalid_body``, ``invalid_header``, ``invalid_query``, a 400 or a 415, which
 would mean the spec allows what the service refuses.
 
@@ -41,8 +41,8 @@ import requests
 import schemathesis
 from schemathesis import Case, CheckContext, Response
 
-# ``bad_record``: a text to import that is no record of its site; ``unknown_format``: a match's record
-# asked in a format its game does not write (the path names no game, so the spec cannot list them).
+# ``unknown_format``: a match's record asked in a format its game does not write (the path names no
+# game, so the spec cannot list them).
 SEMANTIC_422 = {"bad_state", "bad_options", "idempotency_key_reused", "ply_not_reached", "bad_record", "unknown_format"}
 
 
