@@ -1,0 +1,10 @@
+"""Product, one room: everything the service knows about the game lives in this folder."""
+
+from engine.games.product.rules import Product
+from engine.room import Room
+
+__all__ = ["ROOM", "Product"]
+
+ROOM = Room(
+    game=Product(),
+)
