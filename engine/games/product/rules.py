@@ -474,14 +474,14 @@ class Product(Game[ProductState, Move]):
                 yield f"W {a} W {b}"
 
     def legal_moves(self, state: ProductState, limit: int | None = None) -> LegalMoves:
-        """Complete moves, each written in its canonical order (R-E4)."""
+        """Complete moves, each written in its canonical order (R-E4).  How many
+        stones they place is the state's ``stones_due``."""
         if state.to_move is None:
-            return LegalMoves([], info={"stones_due": 0})
-        info: Json = {"stones_due": state.stones_due}
+            return LegalMoves([])
         if limit is None:
-            return LegalMoves(list(self._moves(state)), False, info)
+            return LegalMoves(list(self._moves(state)))
         moves = list(islice(self._moves(state), limit + 1))
-        return LegalMoves(moves[:limit], len(moves) > limit, info)
+        return LegalMoves(moves[:limit], len(moves) > limit)
 
     def split_move(self, move: str) -> list[str]:
         """A move's steps are its stones, colour and cell together: ``["B D4", "W E5"]``."""
