@@ -324,6 +324,8 @@ def test_illegal_moves_name_their_code_step_and_ruling() -> None:
         ("B A2 B A2", ("duplicate_cell", 1, "R-E4")),
         ("B A2 W A1", ("occupied", 1, "R-E4")),
         ("W A1 B A2", ("occupied", 0, "R-E4")),
+        ("B A1", ("occupied", 0, "R-E4")),  # the first wrong step: the cell, before the count
+        ("B A2 W A1 B A3", ("occupied", 1, "R-E4")),
         ("B C3 W A2", ("blocked", 0, "R-H4")),
         ("B A2 W Z9", ("unknown_cell", 1, "R-H1")),
         ("B A2 R A3", ("bad_notation", 1, "R-E4")),  # a colour other than B/W

@@ -166,6 +166,7 @@ class ProductState:
     board: HexBoard
     stones: tuple[int, int]  # black's (player 0's) and white's (player 1's) stones
     groups: tuple[tuple[int, ...], tuple[int, ...]] = field(compare=False)  # derived from stones
+    products: tuple[int, int] = field(compare=False)  # derived: each colour's product (R-E4, R-E4b)
     blocked: int
     to_move: int | None
     ply: int
@@ -187,8 +188,7 @@ class ProductState:
 
     @property
     def scores(self) -> list[int]:
-        m = self.missing
-        return [product(self.groups[0], m), product(self.groups[1], m)]
+        return list(self.products)
 
     @property
     def stones_due(self) -> int:
@@ -232,8 +232,10 @@ class Product(Game[ProductState, Move]):
     ) -> ProductState:
         """A state from a board; finished when the board is full (R-E4)."""
         groups = (tuple(find_groups(board, stones[0])), tuple(find_groups(board, stones[1])))
+        missing = 1 if lone == "size" else 0
+        products = (product(groups[0], missing), product(groups[1], missing))
         empty = board.mask & ~blocked & ~stones[0] & ~stones[1]
-        state = ProductState(variant, lone, board, stones, groups, blocked, to_move, ply, None, None, empty)
+        state = ProductState(variant, lone, board, stones, groups, products, blocked, to_move, ply, None, None, empty)
         if not empty:
             state.to_move, state.end = None, "full"  # still being built
             state.winner = judge(state)[0]
@@ -370,49 +372,60 @@ class Product(Game[ProductState, Move]):
         p = state.to_move
         if p is None:
             raise self.game_over()
-        due = state.stones_due
         free = state.empty
-        for i, (_, b) in enumerate(move):
-            if i >= due:
-                raise self._too_many(state, len(move), i)
+        black, white = state.stones
+        # R-E4a: one stone in bentley, on the first turn and on a last single cell; else two
+        due = 1 if state.variant == "bentley" or not (black | white) or not free & (free - 1) else 2
+        if len(move) != due:
+            bad = self._first_bad(state, move[:due])  # the first wrong step is a cell's, else the count's
+            if bad is not None:
+                raise self._bad_cell(state, move, bad)
+            raise self._too_many(state, len(move), due) if len(move) > due else self._too_few(state, len(move))
+        board = state.board
+        nbrs, labels = board.neighbours, board.labels
+        groups = [state.groups[0], state.groups[1]]
+        events: list[Json] = []
+        for c, b in sorted(move) if due == 2 else move:
             bit = 1 << b
             if not free & bit:
-                raise self._bad_cell(state, move, i)
+                raise self._bad_cell(state, move, self._first_bad(state, move) or 0)
             free ^= bit
-        if len(move) < due:
-            raise self._too_few(state, len(move))
-
-        board = state.board
-        nbrs = board.neighbours
-        stones = list(state.stones)
-        groups = list(state.groups)
-        for c, b in move:
-            bit = 1 << b
-            groups[c] = place(groups[c], nbrs[b] & stones[c], bit)
-            stones[c] |= bit
-        new_stones = (stones[0], stones[1])
-        new_groups = (groups[0], groups[1])
-        labels = board.labels
-        events: list[Json] = [{"type": "place", "player": p, "color": COLOURS[c], "cells": [labels[b]]} for c, b in sorted(move)]
-        missing = state.missing
+            if c:
+                groups[1] = place(groups[1], nbrs[b] & white, bit)
+                white |= bit
+            else:
+                groups[0] = place(groups[0], nbrs[b] & black, bit)
+                black |= bit
+            events.append({"type": "place", "player": p, "color": COLOURS[c], "cells": [labels[b]]})
+        products = state.products
+        missing = 1 if state.lone_group == "size" else 0
         for c in (0, 1):
-            if new_groups[c] is not state.groups[c]:
-                before, (a, b2) = product(state.groups[c], missing), top_two(new_groups[c], missing)
-                if a * b2 != before:
-                    events.append({"type": "score", "player": c, "from": before, "to": a * b2, "factors": [a, b2]})
-        if free:
-            new = ProductState(
-                state.variant, state.lone_group, board, new_stones, new_groups, state.blocked, 1 - p, state.ply + 1,
-                None, None, free,
-            )  # fmt: skip
-            return new, events
+            if groups[c] is not state.groups[c]:
+                a, a2 = top_two(groups[c], missing)
+                if a * a2 != products[c]:
+                    events.append({"type": "score", "player": c, "from": products[c], "to": a * a2, "factors": [a, a2]})
+                    products = (a * a2, products[1]) if c == 0 else (products[0], a * a2)
         new = ProductState(
-            state.variant, state.lone_group, board, new_stones, new_groups, state.blocked, None, state.ply + 1,
-            None, "full", 0,
+            state.variant, state.lone_group, board, (black, white), (groups[0], groups[1]), products, state.blocked,
+            1 - p, state.ply + 1, None, None, free,
         )  # fmt: skip
-        new.winner = judge(new)[0]  # R-E4: the board is full; still being built
+        if free:
+            return new, events
+        new.to_move, new.end = None, "full"  # R-E4: the board is full; still being built
+        new.winner = judge(new)[0]
         events.append({"type": "end", "winner": new.winner, "end": "full", **self.decided_by(new)})
         return new, events
+
+    @staticmethod
+    def _first_bad(state: ProductState, move: Move) -> int | None:
+        """The first stone of ``move``, in the order given, that cannot go on its
+        cell (taken, blocked, or named before in the move); None when none."""
+        free = state.empty
+        for i, (_, b) in enumerate(move):
+            if not free >> b & 1:
+                return i
+            free ^= 1 << b
+        return None
 
     def _due_why(self, state: ProductState) -> str:
         due = state.stones_due
@@ -530,8 +543,8 @@ class Product(Game[ProductState, Move]):
 
     def _finished(self, state: ProductState, winner: int | None, end: str) -> ProductState:
         return ProductState(
-            state.variant, state.lone_group, state.board, state.stones, state.groups, state.blocked, None, state.ply,
-            winner, end, state.empty,
+            state.variant, state.lone_group, state.board, state.stones, state.groups, state.products, state.blocked, None,
+            state.ply, winner, end, state.empty,
         )  # fmt: skip
 
     def decided_by(self, state: ProductState) -> Json:
