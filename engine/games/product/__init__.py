@@ -1,10 +1,12 @@
 """Product, one room: everything the service knows about the game lives in this folder."""
 
 from engine.games.product.rules import Product
+from engine.games.product.show import ProductShow
 from engine.room import Room
 
 __all__ = ["ROOM", "Product"]
 
 ROOM = Room(
     game=Product(),
+    show=ProductShow(),
 )

@@ -200,18 +200,29 @@ class ProductState:
         return 2
 
 
-def judge(state: ProductState) -> tuple[int | None, str]:
-    """The winner of a full board and what decided it (R-E4, R-E4a)."""
-    s0, s1 = state.scores
+def decide(variant: str, products: Sequence[int], stones: Sequence[int]) -> tuple[int | None, str]:
+    """The winner of a full board with these products and stone counts (black's
+    first), and what decided it: the products, or the variant's tie-break (R-E4a)."""
+    s0, s1 = products
     if s0 != s1:
         return (0 if s0 > s1 else 1), PRODUCTS
-    if state.variant == "abstractplay":
+    if variant == "abstractplay":
         return 0, FIRST_PLAYER
-    if state.variant == "produto":
-        c0, c1 = state.stones[0].bit_count(), state.stones[1].bit_count()
-        if c0 != c1:
-            return (0 if c0 < c1 else 1), FEWER_STONES
+    if variant == "produto" and stones[0] != stones[1]:
+        return (0 if stones[0] < stones[1] else 1), FEWER_STONES
     return None, DRAW
+
+
+def factors_of(sizes: Sequence[int], lone_group: str) -> tuple[int, int]:
+    """The two numbers a colour with these group sizes multiplies (R-E4, R-E4b)."""
+    missing = 1 if lone_group == "size" else 0
+    top = sorted(sizes, reverse=True)[:2]
+    return (top[0] if top else missing), (top[1] if len(top) > 1 else missing)
+
+
+def judge(state: ProductState) -> tuple[int | None, str]:
+    """The winner of a full board and what decided it (R-E4, R-E4a)."""
+    return decide(state.variant, state.products, (state.stones[0].bit_count(), state.stones[1].bit_count()))
 
 
 class Product(Game[ProductState, Move]):
