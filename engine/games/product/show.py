@@ -175,19 +175,34 @@ class ProductShow(HexShow):
         value = times(factors) if isinstance(factors, list) and len(factors) == 2 else str(to)
         return f"{possessive(who)} product {way} to {value}"
 
+    @staticmethod
+    def _run(events: Sequence[Json], start: int, kind: str) -> list[Json]:
+        """The events of ``kind`` in a row from ``start``."""
+        out = []
+        for x in events[start:]:
+            if x.get("type") != kind:
+                break
+            out.append(x)
+        return out
+
     def _place(self, ctx: Context, e: Json) -> list[str]:
-        """The whole turn in one sentence, said at its first stone: its stones and the products they change."""
-        first = next((i for i, x in enumerate(ctx.events) if x.get("type") == "place"), ctx.index)
-        if ctx.index != first:
-            return []
-        stones = [x for x in ctx.events if x.get("type") == "place"]
+        """The turn in one sentence, said at its first stone: its stones (the
+        ``place`` events in a row) and the products they change (the ``score``
+        events right after them)."""
+        events, i = ctx.events, ctx.index
+        if i > 0 and events[i - 1].get("type") == "place":
+            return []  # said with the turn's first stone
+        stones = self._run(events, i, "place")
         placed = [f"{LETTERS[x.get('color') == 'white']} {c}" for x in stones for c in x.get("cells") or ()]
         said = f"{ctx.name(e.get('player'))} places {and_list(placed)}"
-        changes = [self._change(ctx, x) for x in ctx.events if x.get("type") == "score"]
+        changes = [self._change(ctx, x) for x in self._run(events, i + len(stones), "score")]
         return [f"{said}: {and_list(changes)}." if changes else f"{said}."]
 
     def _score(self, ctx: Context, e: Json) -> list[str]:
-        if any(x.get("type") == "place" for x in ctx.events):
+        j = ctx.index
+        while j > 0 and ctx.events[j - 1].get("type") == "score":
+            j -= 1
+        if j > 0 and ctx.events[j - 1].get("type") == "place":
             return []  # said with the stones that made it
         return [self._change(ctx, e) + "."]
 
