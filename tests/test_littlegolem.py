@@ -4,7 +4,6 @@ read into the seeds' notation, written back, and checked against the seed's fina
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 from flask.testing import FlaskClient
@@ -13,14 +12,28 @@ from engine.games.catchup import littlegolem as lg
 from engine.hexboard import hexhex
 from engine.registry import get_game
 
-SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "001_86a404212e553a63.txt"
 CATCHUP = get_game("catchup")
+
+
+# Seed 001's Little Golem record exactly as the seed prints it (its last lines; tabs as \t).
+SEED_RECORD = (
+    ":\tabcdefghijklmnopq\t\tB\tJ\n"
+    ":\t. . . B j\t1.\t... i5\tg3 f6\n"
+    ":\tj . j j b .\t2.\tf4 l7\tk5 d4\n"
+    ":\tb j j b b . .\t3.\ti3 i7\td2 n4\n"
+    ":\t. j b b j b j .\t4.\tl2 c3\tj2 k7\n"
+    ":\t. b j j b j . . .\t5.\tl4 c5\tg5 j4\n"
+    ":\t. j j . b b . .\t6.\th4 k3 j6\tg2 e3 e5\n"
+    ":\tj b b b j . .\t7.\te7 g7\td6 c7 m1\n"
+    ":\tB\t8.\td8 k1\tresign\n"
+    ":\t9.\t\t\n"
+    ":\tabcdefghijklmnopq\t\t\t\n"
+)
 
 
 def seed_record() -> str:
     """The seed's Little Golem record exactly as printed (diagram and turns side by side)."""
-    text = SEED.read_text(encoding="utf-8")
-    return text[text.index(":\tabcdefghijklmnopq") :]
+    return SEED_RECORD
 
 
 def seed_diagram() -> dict[str, int]:
