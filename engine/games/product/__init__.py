@@ -1,5 +1,6 @@
 """Product, one room: everything the service knows about the game lives in this folder."""
 
+from engine.games.product.hints import HINTS
 from engine.games.product.rules import Product
 from engine.games.product.show import ProductShow
 from engine.room import Room
@@ -9,4 +10,5 @@ __all__ = ["ROOM", "Product"]
 ROOM = Room(
     game=Product(),
     show=ProductShow(),
+    hints=HINTS,
 )
