@@ -501,11 +501,11 @@ class Product(Game[ProductState, Move]):
         """Complete moves, each written in its canonical order (R-E4).  How many
         stones they place is the state's ``stones_due``."""
         if state.to_move is None:
-            return LegalMoves([])
+            return LegalMoves([], complete=True)
         if limit is None:
-            return LegalMoves(list(self._moves(state)))
+            return LegalMoves(list(self._moves(state)), complete=True)
         moves = list(islice(self._moves(state), limit + 1))
-        return LegalMoves(moves[:limit], len(moves) > limit)
+        return LegalMoves(moves[:limit], len(moves) > limit, complete=True)
 
     def split_move(self, move: str) -> list[str]:
         """A move's steps are its stones, colour and cell together: ``["B D4", "W E5"]``."""
