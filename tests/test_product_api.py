@@ -43,7 +43,7 @@ def test_a_new_game_and_its_legal_moves(client: FlaskClient) -> None:
     second = PRODUCT.post(client, "legal-moves", {"state": verdict["state"]})
     assert second["count"] == 7080 and second["truncated"] is False  # C(60, 2) pairs x 4 colourings
     cut = PRODUCT.post(client, "legal-moves", {"state": verdict["state"], "limit": 3})
-    assert cut == {"moves": ["B A1 B A2", "B A1 W A2", "B A2 W A1"], "count": 3, "truncated": True}
+    assert cut == {"moves": ["B A1 B A2", "B A1 W A2", "B A2 W A1"], "count": 3, "truncated": True, "complete": True}
 
 
 def test_a_move_is_built_step_by_step(client: FlaskClient) -> None:
