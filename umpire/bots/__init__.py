@@ -17,11 +17,11 @@ from umpire.bots.bug import BugKnowledge
 from umpire.bots.builtin import DEFAULT_MCTS_S, GreedyBot, MctsBot, RandomBot
 from umpire.bots.catchup import CatchupKnowledge
 from umpire.bots.crystal import CrystalKnowledge
-from umpire.bots.external import HttpBot, ProcessBot, ProcessPool
+from umpire.bots.external import HttpBot, ProcessBot, ProcessPool, Wiring
 from umpire.bots.plur import PlurKnowledge
 from umpire.bots.too import TooKnowledge
 
-__all__ = ["BUILTIN", "KNOWLEDGE", "Answer", "Bot", "BotFactory", "BotFailure", "Knowledge", "Turn", "check_spec"]
+__all__ = ["BUILTIN", "KNOWLEDGE", "Answer", "Bot", "BotFactory", "BotFailure", "Knowledge", "Turn", "Wiring", "check_spec"]
 
 KNOWLEDGE: dict[str, Knowledge] = {
     k.name: k for k in (CatchupKnowledge(), BugKnowledge(), CrystalKnowledge(), PlurKnowledge(), TooKnowledge())
@@ -59,11 +59,12 @@ def check_spec(spec: str) -> str:
 class BotFactory:
     """Makes the bot of one spec for each game, for one game of the engine."""
 
-    def __init__(self, spec: str, game: str, cwd: str | None = None) -> None:
+    def __init__(self, spec: str, game: str, cwd: str | None = None, wiring: Wiring | None = None) -> None:
         self.spec = spec
         self.game = game
         self.kind = check_spec(spec)
-        self._pool = ProcessPool(spec, cwd) if self.kind == "cmd" else None
+        self.wiring = wiring
+        self._pool = ProcessPool(spec, cwd, wiring) if self.kind == "cmd" else None
         self._lock = threading.Lock()
         if self.kind == "builtin" and game not in KNOWLEDGE:
             raise ValueError(f"the built-in bots do not know the game {game!r}")
@@ -75,7 +76,7 @@ class BotFactory:
             assert self._pool is not None
             return self._pool.acquire()
         if self.kind == "http":
-            return HttpBot(self.spec)
+            return HttpBot(self.spec, self.wiring)
         knowledge = KNOWLEDGE[self.game]
         name, _, arg = self.spec.partition(":")
         if name == "random":
