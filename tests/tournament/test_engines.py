@@ -56,7 +56,8 @@ def echo(tmp_path: Path) -> Path:
 
 
 def test_engine_specs() -> None:
-    e = parse_engine(["name=fast", "cmd=python3", 'args=bot.py --depth "3 4"', "arg=x y", "dir=bots", "env=A=1=2", "stderr=f.err"])
+    items = ["name=fast", "cmd=python3", 'args=bot.py --depth "3 4"', "arg=x y", "dir=bots", "env=A=1=2", "stderr=f.err"]
+    e = parse_engine(items)
     assert e == Engine("cmd:python3 bot.py --depth '3 4' 'x y'", "fast", "bots", {"A": "1=2"}, "f.err")
     assert e.label == "fast"
     assert parse_engine(["bot=mcts:0.5"]).label == "mcts:0.5"
@@ -108,7 +109,8 @@ def test_named_engines_their_folder_arguments_environment_stderr_and_log(tmp_pat
 def test_resume_needs_the_file_alone_and_refuses_contradictions(tmp_path: Path) -> None:
     out = tmp_path / "r.jsonl"
     args = ["tournament", "--game", "catchup", "--option", "size=3", "--bots", "random", "greedy", "--games", "4",
-            "--engine-only", "--quiet", "--seed", "5", "--sprt", "0", "400", "0.05", "0.05", "--sprt-model", "pentanomial"]  # fmt: skip
+            "--engine-only", "--quiet", "--seed", "5", "--sprt", "0", "400", "0.05", "0.05",
+            "--sprt-model", "pentanomial"]  # fmt: skip
     assert cli(*args, "--out", str(out))[0] == 0
     played = read_results(out)
     text = out.read_text().splitlines(keepends=True)

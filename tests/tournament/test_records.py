@@ -9,11 +9,10 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
+from engine.registry import GAMES
 from umpire.cli import main
 from umpire.config import load_openings, openings_kind, read_records
 from umpire.results import read_results
-
-from engine.registry import GAMES
 
 
 def cli(*args: str) -> tuple[int, str, str]:
