@@ -161,6 +161,30 @@ def _parser() -> argparse.ArgumentParser:
     )
     t.add_argument("--quiet", action="store_true", help="no progress line")
     t.add_argument(
+        "--queue",
+        metavar="URL",
+        help="share the games with `umpire worker`s through Redis Streams (redis://HOST:PORT, "
+        "redis+cluster://HOST:PORT): this process publishes the schedule and gathers the results",
+    )
+    t.add_argument(
+        "--claim-timeout",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="with --queue: a game whose worker stopped renewing its claim this long is played by another (default 30)",
+    )
+    w = sub.add_parser(
+        "worker",
+        help="play the games of a tournament shared through a queue (umpire tournament --queue)",
+        description="Take games from the queue (Redis Streams consumer group), play them with the bots on this "
+        "machine through the server the queue names, and hand the results back; until the tournament is "
+        "complete or its SPRT decides.",
+    )
+    w.add_argument("--queue", required=True, metavar="URL", help="redis://HOST:PORT or redis+cluster://HOST:PORT")
+    w.add_argument("--name", help="this worker's name in the consumer group (default host-pid)")
+    w.add_argument("--log", metavar="FILE", help="append every line exchanged with every bot")
+    w.add_argument("--idle-exit", type=float, metavar="S", help="leave after S seconds with no game to play")
+    t.add_argument(
         "--report",
         metavar="FILE",
         nargs="+",
@@ -376,21 +400,34 @@ def _play(args: argparse.Namespace, sprt: Sprt | None, interrupted: Interrupted)
                 f"pairing, {args.concurrency} at a time, on {label}; results to {out}",
                 file=sys.stderr,
             )
-        outcome = run(
-            settings,
-            matches,
-            out,
-            concurrency=args.concurrency,
-            resume=resume,
-            sprt=sprt,
-            grace_s=args.grace,
-            progress=not args.quiet,
-            server_label=label,
-            hello_timeout_s=args.hello_timeout,
-            records=args.records,
-            log=args.log,
-            report_every=args.report_every,
-        )
+        if args.queue:
+            from umpire.queue import coordinate
+
+            if args.engine_only:
+                raise ValueError("--queue plays through a server: leave out --engine-only")
+            assert isinstance(matches, MatchClient)
+            outcome = coordinate(
+                settings, args.queue, matches.base, out, resume=resume, sprt=sprt, grace_s=args.grace,
+                hello_timeout_s=args.hello_timeout, token=args.token, admin_token=matches.admin_token,
+                progress=not args.quiet, records=args.records, report_every=args.report_every,
+                claim_timeout_s=args.claim_timeout,
+            )  # fmt: skip
+        else:
+            outcome = run(
+                settings,
+                matches,
+                out,
+                concurrency=args.concurrency,
+                resume=resume,
+                sprt=sprt,
+                grace_s=args.grace,
+                progress=not args.quiet,
+                server_label=label,
+                hello_timeout_s=args.hello_timeout,
+                records=args.records,
+                log=args.log,
+                report_every=args.report_every,
+            )
     except KeyboardInterrupt:  # before the games began (the server starting, say): nothing to abort
         pass
     except (TournamentError, ServiceError, RuntimeError, ValueError, OSError) as e:
@@ -425,11 +462,34 @@ def _play(args: argparse.Namespace, sprt: Sprt | None, interrupted: Interrupted)
     return 1 if outcome.failures else 0
 
 
+def worker(args: argparse.Namespace) -> int:
+    from umpire.queue import work
+    from umpire.tournament import BotLog
+
+    log = BotLog(args.log) if args.log else None
+    with Interrupted() as interrupted:
+        try:
+            played = work(args.queue, args.name, log, args.idle_exit, sys.stderr)
+        except KeyboardInterrupt:
+            print("umpire worker: stopped; its game in play was aborted, another worker plays it", file=sys.stderr)
+            return interrupted.code
+        except (OSError, ValueError) as e:
+            print(f"umpire worker: {e}", file=sys.stderr)
+            return 2
+        finally:
+            if log is not None:
+                log.close()
+    print(f"umpire worker: {played} games played", file=sys.stderr)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "tournament":
             return tournament(args)
+        if args.command == "worker":
+            return worker(args)
     except BrokenPipeError:  # the report piped into head, say: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
