@@ -265,12 +265,13 @@ def work(
     name = name or f"{socket.gethostname()}-{os.getpid()}"
     fingerprint = None
     waited = time.monotonic()
-    while fingerprint is None:
+    while fingerprint is None:  # a tournament still going (one that ended: wait for the next)
         fingerprint = r.get(CURRENT)
-        if fingerprint is None:
+        if fingerprint is None or r.exists(Keys(fingerprint).stop):
+            fingerprint = None
             if idle_exit_s is not None and time.monotonic() - waited > idle_exit_s:
                 return 0
-            time.sleep(0.5)
+            time.sleep(0.2)
     k = Keys(fingerprint)
     config = json.loads(r.get(k.config))
     settings = Settings.from_json(config["settings"])
