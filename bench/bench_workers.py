@@ -74,7 +74,8 @@ def main() -> None:
         try:
             with EmbeddedServer(workers=2, threads=16) as server:
                 base = None
-                print(f"{games} games of side-3 Catchup, random vs a bot thinking {os.environ.get('BENCH_THINK_S', '0.05')} s a move, through --queue")
+                think = os.environ.get("BENCH_THINK_S", "0.05")
+                print(f"{games} games of side-3 Catchup, random vs a bot thinking {think} s a move, through --queue")
                 print(f"{'workers':>7}  {'seconds':>8}  {'games/s':>8}  {'speed-up':>8}")
                 for n in (1, 2, 4):
                     elapsed = measure(n, games, server.url, redis.url, folder)
