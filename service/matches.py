@@ -35,6 +35,7 @@ from engine.registry import GAMES, PRESETS, get_game
 from service import db, referee, schemas
 from service.db import get_hub, get_positions, get_store
 from service.errors import ApiError, error_response
+from service.games import record_format
 from service.http import json_body
 from service.metrics import MOVES, REDIS_ERRORS
 from service.referee import Live, Meta
@@ -501,10 +502,16 @@ def match_record(match_id: str) -> Any:
     """The record: every move, flag, pass, resignation, illegal attempt and
     abort, with the engine's events; the same as text; and as data that
     ``POST /v1/games/{game}/replay`` takes unchanged."""
+    fmt = request.args.get("format", "json")
     store = get_store()
     cur = read(store, match_id)
     entries = [referee.parse_json(e) for e in store.record(match_id)]
     game = GAMES[cur.meta.game]
+    if fmt != "json":  # another site's record format, as the game declares it (engine/room.py records)
+        text = record_format(cur.meta.game, fmt).write(
+            cur.meta.options, referee.record_moves(entries), [p or "" for p in cur.meta.players]
+        )
+        return Response(text, mimetype="text/plain")
     steps = list(referee.walk(game, cur.meta, entries))
     state = cur.live.state
     outcome = "*" if state["end"] is None else Outcome(state["winner"], state["end"]).result

@@ -98,12 +98,23 @@ class LegalMovesRequest(Schema):
     )
 
 
+MAX_RECORD_CHARS = 200_000
+
+
+class ImportRequest(Schema):
+    """``POST /v1/games/{game}/import``: another site's game record."""
+
+    text = fields.String(required=True, validate=validate.Length(min=1, max=MAX_RECORD_CHARS))
+    format = fields.String(required=True, validate=validate.Length(min=1, max=40))
+
+
 class ReplayRequest(Schema):
     options = _object(load_default=dict)
     moves = fields.List(MoveField(), required=True, validate=validate.Length(max=MAX_MOVES))
 
 
 PALETTES = ("default", "colorblind", "print")  # views.PALETTES; a test checks they agree
+POST_FORMATS = ("markdown", "discord", "bbcode", "text")  # views.posts.FORMATS; a test checks they agree
 FORMATS = ("svg", "png", "text")
 MIN_WIDTH, MAX_WIDTH = 16, 8192  # views.raster's bounds
 
@@ -139,6 +150,7 @@ class PostRequest(Drawing):
     state = _object(required=True)
     png_url = fields.Url(load_default=None, allow_none=False, schemes={"http", "https"})
     ply = WholeNumber(load_default=None, allow_none=False, validate=validate.Range(min=0))
+    format = fields.String(load_default="markdown", validate=validate.OneOf(POST_FORMATS))  # views/posts.py
 
 
 class ClockField(fields.Field[Any]):
@@ -311,6 +323,7 @@ render_request = RenderRequest()
 post_request = PostRequest()
 steps_response = StepsResponse()
 replay_request = ReplayRequest()
+import_request = ImportRequest()
 verdict_response = VerdictResponse()
 state_response = StateResponse()
 legal_moves_response = LegalMovesResponse()
