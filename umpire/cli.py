@@ -2,6 +2,8 @@
 
     umpire tournament --game catchup --option size=4 --bots random greedy --games 10 --out results.jsonl
     umpire tournament --report results.jsonl [--plot summary.png]
+    umpire tournament --resume results.jsonl
+    umpire tournament ... --queue redis://HOST:PORT      umpire worker --queue redis://HOST:PORT
 
 See README.md "Tournaments" and docs/BOTS.md; ``umpire tournament --help``
 lists every flag.
@@ -38,7 +40,8 @@ from umpire.stats import SPRT_MODELS, Sprt
 DESCRIPTION = """\
 Play games between bots through the umpire service's managed-match API, as
 cutechess-cli or fastchess do for chess, and report the results: a table per
-pairing (W-L-D, score, Elo difference with its 95% interval) and a rating
+pairing (W-L-D, score, Elo difference with its 95% interval; the pentanomial
+counts of its pairs of games with their Elo and normalized Elo) and a rating
 list (openskill).  By default an embedded server is started for the run
 (python -m service.serve on a free port, with its own Redis in a temporary
 folder); --server plays on a running one."""
@@ -54,6 +57,11 @@ examples:
   umpire tournament --game bug --bots random greedy mcts:0.1 --games 4 --concurrency 2 --plot bug.png
   umpire tournament --game crystal --bots greedy "cmd:python examples/random_bot.py" --clock turn=5,bank=30,step=1
   umpire tournament --report results.jsonl --plot summary.png
+  umpire tournament --game catchup --engine name=mine cmd=./mybot args="--depth 3" dir=bots env=MODEL=m.bin \\
+      stderr=mine.err --engine name=greedy bot=greedy --games 20 --records games.txt --log bots.log
+  umpire tournament --resume results.jsonl          (after Ctrl-C: the file keeps the settings)
+  umpire tournament --game bug --bots greedy mcts --games 2000 --sprt 0 10 0.05 0.05 --sprt-model pentanomial \\
+      --server http://umpire:8000 --queue redis://umpire:6379/0     (and on each machine: umpire worker --queue ...)
 """
 
 
