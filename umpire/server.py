@@ -62,7 +62,7 @@ class EmbeddedServer:
         self.folder = Path(tempfile.mkdtemp(prefix="umpire-tournament-"))
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "UMPIRE_TOKEN", "ADMIN_TOKEN")}
+        env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "UMPIRE_TOKEN")}
         if self.admin_token:
             env["ADMIN_TOKEN"] = self.admin_token
         env.update(
