@@ -180,7 +180,7 @@ class MatchMoveRequest(Schema):
     move = MoveField(required=True)
     ply = WholeNumber(required=True, validate=validate.Range(min=0, max=MAX_PLY))
     # an opening move from a book (a harness's), marked so in the record; true or false, nothing truthy
-    book = fields.Boolean(load_default=False, truthy={True}, falsy={False})
+    book = fields.Boolean(truthy={True}, falsy={False})
 
 
 def plain_move(data: Any) -> dict[str, Any] | None:
