@@ -9,12 +9,12 @@ comment in braces: ``{book}`` for an opening move played from the book,
 the server, or that it took without a server), nothing more for ``timeout``,
 ``resign N``, ``forfeit N``, ``abort``.  Games are separated by a blank line.
 
-    [Game "catchup"]
+    [Game "GAME"]
     [Match "3wAzrjpPN6heyb0T"]
     [Tournament "2f0c9d8e1a7b4c3d"]
     [Key "0v1#0"]
     [Date "2026-11-25T10:00:00.000Z"]
-    [Options {"size":3}]
+    [Options {"size":3}]  (the match's options)
     [Seat0 "random"]
     [Seat1 "greedy"]
     [Result "0-1"] {end: board full: ...}
