@@ -30,10 +30,9 @@ from typing import Any
 
 import yaml
 
-from engine.errors import MOVE_ERROR_CODES
 from engine.game import Game
 from engine.options import SHARED_SCHEMAS, ref
-from engine.registry import GAMES, PRESETS, ROOMS
+from engine.registry import GAMES, MOVE_CODES, PRESETS, ROOMS
 from engine.stateio import MAX_PLY
 from service.errors import ERROR_CODES
 from service.ratelimit import CREATE_DEFAULT, RENDER_DEFAULT
@@ -228,7 +227,7 @@ def error_code_table() -> str:
 
 
 def move_code_table() -> str:
-    rows = [f"| `{code}` | {when} |" for code, when in MOVE_ERROR_CODES.items()]
+    rows = [f"| `{code}` | {when} |" for code, when in MOVE_CODES.items()]
     return "\n".join(["| code | when |", "|---|---|", *rows])
 
 
