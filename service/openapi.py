@@ -197,7 +197,9 @@ def add_common_answers(spec: Json) -> None:
                 continue
             if path not in NO_RATE_LIMIT:
                 op["responses"]["429"] = {"$ref": "#/components/responses/RateLimited"}
-                op["responses"] = dict(sorted(op["responses"].items()))
+            if "requestBody" in op:  # read within BODY_TIMEOUT_S (service/guard.py)
+                op["responses"]["408"] = {"$ref": "#/components/responses/BodyTimeout"}
+            op["responses"] = dict(sorted(op["responses"].items()))
             _headers(op["responses"])
     _headers(spec["components"]["responses"])
 
@@ -234,6 +236,17 @@ def limits_table() -> str:
         ("`X-Request-ID`", "128 characters of `A-Z a-z 0-9 - . _ : / + = @`; another is made otherwise", "-"),
         ("`wait_ply`, `timeout_s`", "0 or more; 0 to 30 seconds", "422 `invalid_query`"),
         ("requests", "`RATE_LIMIT` per client address and per bearer token (off by default)", "429 `rate_limited`"),
+        ("PNG renderings", "`RENDER_RATE_LIMIT` per address (60 a minute; a cached picture is free)", "429 `rate_limited`"),
+        ("PNG width", f"{schemas.MIN_WIDTH} to {schemas.MAX_WIDTH} pixels", "422 `invalid_body` / `invalid_query`"),
+        ("PNG renderings at once", "`RENDER_PROCESSES` + `RENDER_QUEUE` per app process (1 + 2)", "503 `render_busy`"),
+        ("a request body's arrival", "`BODY_TIMEOUT_S` (5 s) for the whole body", "408 `body_timeout`"),
+        ("bodies being sent at once", "`MAX_BODIES_PER_ADDRESS` per address and app process (16)", "429 `too_many_concurrent`"),
+        (
+            "event streams and waits",
+            "`MAX_LISTENERS_PER_ADDRESS` per client address (200), `MAX_LISTENERS_PER_MATCH` per match (5000),"
+            " each per app process",
+            "429 `too_many_concurrent`, 503 `too_many_listeners`",
+        ),
     ]
     return "\n".join(["| what | limit | past it |", "|---|---|---|", *(f"| {a} | {b} | {c} |" for a, b, c in rows)])
 

@@ -26,7 +26,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from openapi_check import SpecCheckedClient, SpecChecker, load_spec, spec_checker_instance
 
-from service import create_app
+from service import create_app, db
 
 
 @pytest.fixture
@@ -35,7 +35,9 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
     URL that cannot connect keeps any test from starting the embedded server
     (/v1/health answers 503 here).  tests/matches/ overrides this fixture."""
     nowhere = tmp_path_factory.getbasetemp() / "no-redis.sock"
-    yield create_app({"TESTING": True, "REDIS_URL": f"unix://{nowhere}"})
+    made = create_app({"TESTING": True, "REDIS_URL": f"unix://{nowhere}"})
+    yield made
+    db.close(made)  # the PNG renderer processes it started (service/renderer.py)
 
 
 @pytest.fixture
