@@ -48,7 +48,7 @@ SETTINGS: dict[str, tuple[Callable[[str], Any], Any]] = {
     "RENDER_QUEUE": (int, 2),  # PNG requests waiting for a renderer per app process; one more is 503 render_busy
     "RENDER_TIMEOUT_S": (float, 20.0),  # a rendering past this is abandoned (503 render_busy)
     "RENDER_NICE": (int, 10),  # the renderers' CPU priority below the app's (0: the same)
-    "RENDER_RATE_LIMIT": (str, "60/minute"),  # PNG renderings per address (flask-limiter syntax); cached ones are free
+    "RENDER_RATE_LIMIT": (str, "60/minute"),  # PNG renderings per address (flask-limiter syntax; off: none); cached: free
     "PICTURE_CACHE_TTL_S": (int, 86400),  # a match's cached pictures expire this long after the last one was kept
     "PICTURE_CACHE_PER_MATCH": (int, 32),  # at most this many pictures cached per match
     "TRUSTED_PROXIES": (int, 0),  # proxies in front whose X-Forwarded-For names the client (0: trust none)
@@ -63,6 +63,9 @@ def init_app(app: Flask) -> None:
         raw = os.environ.get(name)
         if raw is None or raw.strip() == "":
             app.config[name] = default
+            continue
+        if name == "RENDER_RATE_LIMIT" and raw.strip().lower() == "off":
+            app.config[name] = ""  # no render budget
             continue
         try:
             value = kind(raw.strip())

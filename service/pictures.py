@@ -176,6 +176,17 @@ def _recent(app: Flask) -> renderer.Recent:
     return recent
 
 
+def _busy(message: str) -> ApiError:
+    return ApiError(503, "render_busy", f"{message} Try again in a moment.", None, {"Retry-After": "1"})
+
+
+def refuse_when_full() -> None:
+    """``503 render_busy`` before any work on a picture when the pool could not take it anyway:
+    a client that asks again at once costs a parse, not a state checked and an SVG drawn."""
+    if render_pool(_app()).full:
+        raise _busy("Every picture renderer is busy and the queue is full.")
+
+
 def png(svg: str, width: int | None) -> bytes:
     """The PNG of ``svg``: this process's copy when it has one, else rendered
     by the pool (charged to the client's render budget first)."""
@@ -188,7 +199,7 @@ def png(svg: str, width: int | None) -> bytes:
     try:
         picture = render_pool(app).render(svg, width)
     except renderer.Busy as e:
-        raise ApiError(503, "render_busy", f"{e} Try again in a moment.", None, {"Retry-After": "1"}) from None
+        raise _busy(str(e)) from None
     recent.put(svg, width, picture)
     return picture
 
@@ -219,9 +230,11 @@ def match_png_bytes(match_id: str, digest: str, svg: str, width: int | None) -> 
 def render(game: str) -> Response:
     g = get_game(game)
     body = json_body(schemas.render_request)
+    fmt = body["format"]
+    if fmt == "png":
+        refuse_when_full()
     pos = position(g, body)
     names = _names(body["names"])
-    fmt = body["format"]
     if fmt == "text":
         text = pos.draw(lambda: views.text(pos.state, events=pos.events, coords=body["coords"], names=names))
         return Response(text, mimetype=TEXT)

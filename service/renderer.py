@@ -127,6 +127,11 @@ class Pool:
         self._started = 0
         self.inflight = 0  # requests rendering or waiting for a renderer, in this process
 
+    @property
+    def full(self) -> bool:
+        """No room now: a request for a new picture would be refused."""
+        return self.inflight >= self.processes + self.queue
+
     @contextlib.contextmanager
     def _renderer(self) -> Iterator[Renderer]:
         with self._lock:
