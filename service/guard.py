@@ -7,8 +7,10 @@
   answered ``408 body_timeout`` and its connection dropped, so a client
   sending a byte every few seconds holds a connection for 5 s, not forever.
   At most ``MAX_BODIES_PER_ADDRESS`` (16) bodies per client address are being
-  read at once in one app process; one more is ``429 too_many_concurrent``
-  before a byte of it is read.  (Headers that do not arrive are gunicorn's:
+  read at once in one app process; one more waits for one of them to end,
+  within the same deadline, and is ``429 too_many_concurrent`` when none did,
+  never read.  (An answer at once would only bring the same client back at
+  once on a new connection: a waiting request is a sleeping greenlet.)  (Headers that do not arrive are gunicorn's:
   its keep-alive timeout, 2 s, closes the connection.)  A body's size is
   already bounded (``MAX_BODY_BYTES``), and so is what one connection costs,
   so a worker's memory is bounded by its connections (``WORKER_CONNECTIONS``).
@@ -104,6 +106,8 @@ class BodyGuard:
         self.app, self.flask_app = app, flask_app
         self.timeout_s, self.per_address, self.hops = timeout_s, per_address, hops
         self.reading: dict[str, int] = {}
+        self._waiting: dict[str, threading.Condition] = {}  # addresses with bodies waiting for a reading slot
+        self._waiters: dict[str, int] = {}
         self._lock = threading.Lock()
 
     def _address(self, environ: dict[str, Any]) -> str:
@@ -124,17 +128,15 @@ class BodyGuard:
         if not chunked and (length <= 0 or (limit and length > limit)):
             return self.app(environ, start_response)  # no body, or one the app refuses (413) unread
         who = self._address(environ)
-        with self._lock:
-            crowded = self.reading.get(who, 0) >= self.per_address
-            if not crowded:
-                self.reading[who] = self.reading.get(who, 0) + 1
-        if crowded:
-            message = f"This address is sending {self.per_address} request bodies at once already; wait for them."
+        started = time.monotonic()
+        if not self._enter(who, started + self.timeout_s):
+            message = f"This address was sending {self.per_address} request bodies at once for {self.timeout_s:g} s."
             details = {"limit": self.per_address, "what": "bodies"}
             refusal = ApiError(429, "too_many_concurrent", message, details, {"Retry-After": "1"})
             return self._refuse(environ, start_response, refusal)
         try:
-            body = self._read(environ, limit + 1 if chunked else length)  # chunked: the app's 413 sees one byte too many
+            most = limit + 1 if chunked else length  # chunked: the app's 413 sees one byte too many
+            body = self._read(environ, most, started + self.timeout_s)
         except (BodyTimeout, TimeoutError):
             message = f"The request body did not arrive within {self.timeout_s:g} s."
             refusal = ApiError(408, "body_timeout", message, {"timeout_s": self.timeout_s})
@@ -142,27 +144,57 @@ class BodyGuard:
         except OSError:
             body = b""  # the client went away: the app answers an empty body, to nobody
         finally:
-            with self._lock:
-                left = self.reading[who] - 1
-                if left:
-                    self.reading[who] = left
-                else:
-                    del self.reading[who]
+            self._leave(who)
         environ["wsgi.input"] = io.BytesIO(body)
         if not chunked:
             environ["CONTENT_LENGTH"] = str(len(body))
         return self.app(environ, start_response)
 
-    def _read(self, environ: dict[str, Any], most: int) -> bytes:
-        """At most ``most`` bytes of the body, all within the deadline."""
+    def _enter(self, who: str, deadline: float) -> bool:
+        """A reading slot of ``who``'s: at once when it has fewer than ``per_address`` bodies being read, else
+        the first to free up before ``deadline`` (a wait costs a sleeping greenlet, not a quick answer the
+        client would follow with a new connection at once); False when none did."""
+        with self._lock:
+            cond = self._waiting.get(who)
+            while self.reading.get(who, 0) >= self.per_address:
+                if cond is None:
+                    cond = self._waiting[who] = threading.Condition(self._lock)
+                left = deadline - time.monotonic()
+                self._waiters[who] = self._waiters.get(who, 0) + 1
+                try:
+                    woken = left > 0 and cond.wait(left)
+                finally:
+                    self._waiters[who] -= 1
+                    if not self._waiters[who]:
+                        del self._waiters[who]
+                if not woken and self.reading.get(who, 0) >= self.per_address:
+                    return False
+            self.reading[who] = self.reading.get(who, 0) + 1
+            return True
+
+    def _leave(self, who: str) -> None:
+        with self._lock:
+            left = self.reading[who] - 1
+            if left:
+                self.reading[who] = left
+            else:
+                del self.reading[who]
+            cond = self._waiting.get(who)
+            if cond is not None:
+                if who in self._waiters:
+                    cond.notify()
+                elif not left:
+                    del self._waiting[who]
+
+    def _read(self, environ: dict[str, Any], most: int, deadline: float) -> bytes:
+        """At most ``most`` bytes of the body, all by ``deadline`` (monotonic)."""
         stream = environ["wsgi.input"]
-        deadline = time.monotonic() + self.timeout_s
         timeout = _gevent_timeout()
         sock = environ.get("gunicorn.socket")
         chunks: list[bytes] = []
         got = 0
         if timeout is not None:
-            with timeout(self.timeout_s, BodyTimeout):
+            with timeout(max(0.001, deadline - time.monotonic()), BodyTimeout):
                 while got < most:
                     chunk = stream.read(min(65536, most - got))
                     if not chunk:
