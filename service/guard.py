@@ -30,13 +30,15 @@ app how many proxies to trust for the client's address (``X-Forwarded-For``).
 from __future__ import annotations
 
 import io
+import json
 import os
 import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from flask import Flask, request
+from flask import Flask
+from werkzeug.http import HTTP_STATUS_CODES
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.errors import ApiError
@@ -80,7 +82,6 @@ def init_app(app: Flask) -> None:
     inner: Any = app.wsgi_app
     if hops:
         inner = ProxyFix(inner, x_for=hops, x_proto=hops, x_host=hops)
-    app.before_request(_refused)
     app.wsgi_app = BodyGuard(  # type: ignore[method-assign]
         inner, app, float(app.config["BODY_TIMEOUT_S"]), int(app.config["MAX_BODIES_PER_ADDRESS"]), hops
     )
@@ -221,15 +222,10 @@ class BodyGuard:
         return b"".join(chunks)
 
     def _refuse(self, environ: dict[str, Any], start_response: Callable[..., Any], refusal: ApiError) -> Iterable[bytes]:
-        """The app answers ``refusal`` (so it is logged, counted and carries the request id), before any view runs."""
-        environ["umpire.refused"] = refusal
-        environ["wsgi.input"] = io.BytesIO(b"")
-        environ["CONTENT_LENGTH"] = "0"
-        environ.pop("wsgi.input_terminated", None)
-        return self.app(environ, start_response)
-
-
-def _refused() -> None:
-    refused = request.environ.get("umpire.refused")
-    if refused is not None:
-        raise refused
+        """``refusal`` in the one error shape, answered here rather than by the app: an attacker who keeps
+        thousands of slow bodies coming turns them into hundreds of these a second, so they cost no routing,
+        no request log line and no metrics (measured: through Flask they filled gunicorn's accept queue)."""
+        body = json.dumps({"error": {"code": refusal.code, "message": refusal.message, "details": refusal.details}})
+        headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body))), *refusal.headers.items()]
+        start_response(f"{refusal.status} {HTTP_STATUS_CODES[refusal.status].upper()}", headers)
+        return [body.encode()]
