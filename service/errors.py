@@ -23,7 +23,7 @@ from flask import Flask, Response, current_app, jsonify
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, TooManyRequests
 
-from engine.errors import BadOptions, BadState, EngineError
+from engine.errors import BadOptions, BadState, EngineError, FieldError
 from engine.registry import UnknownGame
 from service import schemas
 
@@ -119,6 +119,8 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
         " do not fit it (`details.fields` names the field)",
     ),
     "bad_options": (422, "options are unknown, out of range, or set up an impossible position (`details.fields`)"),
+    "bad_record": (422, "a game record to import cannot be read (`details.line`, `details.token`: where)"),
+    "unknown_format": (422, "a record format the game does not read or write (`details.formats`: those it does)"),
     "bad_signature": (422, "signing is on and the state's `sig` is missing or wrong (`details.fields`: `state.sig`)"),
     "body_timeout": (408, "the body did not arrive within `BODY_TIMEOUT_S` (`details.timeout_s`); the connection is closed"),
     "rate_limited": (
@@ -172,6 +174,8 @@ def register_error_handlers(app: Flask) -> None:
         details: Any = None
         if isinstance(err, BadState | BadOptions):
             details = field_details({err.field: [err.message]})
+        elif isinstance(err, FieldError):  # a record's line and token, ...: what the error itself says besides its words
+            details = {k: v for k, v in err.to_json().items() if k not in ("code", "message")}
         return error_response(engine_error_status(err), err.code, err.message, details)
 
     @app.errorhandler(HTTPException)

@@ -14,8 +14,10 @@ from flask import Blueprint
 
 import views
 from engine.errors import MoveError
-from engine.registry import GAMES, NOT_BUILT, get_game
+from engine.registry import NOT_BUILT, ROOMS, get_game
+from engine.room import RecordFormat
 from service import schemas
+from service.errors import ApiError
 from service.http import json_body
 from service.signing import signed, verified
 
@@ -24,7 +26,14 @@ bp = Blueprint("games", __name__, url_prefix="/v1")
 
 @bp.get("/games")
 def list_games() -> Any:
-    games = [g.describe() for g in GAMES.values()]
+    games = [
+        {
+            **room.game.describe(),
+            "records": [{"name": f.name, "title": f.title} for f in room.records.values()],
+            "hints": room.hints.describe(room.game),  # the page's hints (engine/hints.py)
+        }
+        for room in ROOMS.values()
+    ]
     not_built = [{"name": name, "why": why} for name, why in NOT_BUILT.items()]
     return schemas.games_response.dump({"games": games, "not_built": not_built})
 
@@ -58,8 +67,11 @@ def legal_moves(game: str) -> Any:
     state = g.load(verified(body["state"]))
     if body["prefix"] is not None:
         return steps(g, state, body["prefix"])
-    lm = g.legal_moves(state, body["limit"])
-    out = {"moves": lm.moves, "count": len(lm.moves), "truncated": lm.truncated}
+    if body["complete"]:
+        lm = g.complete_moves(state, body["limit"] or schemas.COMPLETE_LIMIT)
+    else:
+        lm = g.legal_moves(state, body["limit"])
+    out = {"moves": lm.moves, "count": len(lm.moves), "truncated": lm.truncated, "complete": lm.complete}
     dumped: dict[str, Any] = schemas.legal_moves_response.dump(out)
     dumped.update(lm.info)
     return dumped
@@ -96,3 +108,30 @@ def replay(game: str) -> Any:
     said = views.announcements(before, result.events, state) if result.events else []
     out = {"valid": result.valid, "plies": result.plies, "first_illegal": first, "state": state}
     return schemas.replay_response.dump({**out, "move": result.move, "announcements": said})
+
+
+def record_format(game: str, name: str) -> RecordFormat:
+    """The game's record format ``name`` (engine/room.py ``records``), or 422 ``unknown_format``."""
+    formats = ROOMS[get_game(game).name].records
+    if not formats:  # the spec has no import path for this game (service/openapi.py ``x-per-game: records``)
+        raise ApiError(404, "not_found", f"{get_game(game).title} reads and writes no other site's records.")
+    found = formats.get(name.strip().lower())
+    if found is None:
+        known = ", ".join(formats) or "none"
+        raise ApiError(
+            422,
+            "unknown_format",
+            f"The {get_game(game).title} game reads no '{name}' records; it reads: {known}.",
+            {"formats": list(formats)},
+        )
+    return found
+
+
+@bp.post("/games/<game>/import")
+def import_record(game: str) -> Any:
+    """Another site's game record (Little Golem's...) as the options and moves
+    ``replay`` takes unchanged; a line it cannot read is a 422 naming the line and token."""
+    body = json_body(schemas.import_request)
+    fmt = record_format(game, body["format"])
+    options, moves = fmt.read(body["text"])
+    return {"format": fmt.name, "options": options, "moves": moves}

@@ -36,6 +36,7 @@ from service import db, referee, schemas
 from service.db import get_hub, get_positions, get_store
 from service.errors import ApiError, error_response
 from service.events import crowded
+from service.games import record_format
 from service.http import json_body
 from service.hub import Crowded
 from service.metrics import MOVES, REDIS_ERRORS
@@ -155,20 +156,25 @@ def _flag(name: str) -> bool:
     return raw.lower() in ("1", "true")
 
 
-def legal_moves(game_name: str, state: Any) -> Any:
-    """The legal moves for the seat to move, as ``POST /legal-moves`` lists them (null once finished)."""
+def legal_moves(game_name: str, state: Any, complete: bool = False, limit: int | None = None) -> Any:
+    """The legal moves for the seat to move, as ``POST /legal-moves`` lists them (null once finished):
+    with ``complete``, every whole move (at most ``limit``, by default ``schemas.COMPLETE_LIMIT``)."""
     game = GAMES[game_name]
     position = game.load(state) if isinstance(state, dict) else state
     if game.is_over(position):
         return None
-    found = game.legal_moves(position)
-    return {"moves": found.moves, "count": len(found.moves), "truncated": found.truncated, **found.info}
+    found = game.complete_moves(position, limit or schemas.COMPLETE_LIMIT) if complete else game.legal_moves(position, limit)
+    out = {"moves": found.moves, "count": len(found.moves), "truncated": found.truncated, "complete": found.complete}
+    return {**out, **found.info}
 
 
 def with_legal(answer: dict[str, Any], game: str, state: Any) -> dict[str, Any]:
-    """``answer`` plus ``legal_moves`` when the request asked for them (``?legal_moves=true``)."""
+    """``answer`` plus ``legal_moves`` when the request asked for them (``?legal_moves=true``;
+    ``&complete=true`` for whole moves, ``&legal_limit=N`` to cap the list)."""
+    complete = _flag("complete")
+    limit = _number("legal_limit", 1, 100000, whole=True)
     if _flag("legal_moves"):
-        answer = {**answer, "legal_moves": legal_moves(game, state)}
+        answer = {**answer, "legal_moves": legal_moves(game, state, complete, None if limit is None else int(limit))}
     return answer
 
 
@@ -509,10 +515,16 @@ def match_record(match_id: str) -> Any:
     """The record: every move, flag, pass, resignation, illegal attempt and
     abort, with the engine's events; the same as text; and as data that
     ``POST /v1/games/{game}/replay`` takes unchanged."""
+    fmt = request.args.get("format", "json")
     store = get_store()
     cur = read(store, match_id)
     entries = [referee.parse_json(e) for e in store.record(match_id)]
     game = GAMES[cur.meta.game]
+    if fmt != "json":  # another site's record format, as the game declares it (engine/room.py records)
+        text = record_format(cur.meta.game, fmt).write(
+            cur.meta.options, referee.record_moves(entries), [p or "" for p in cur.meta.players]
+        )
+        return Response(text, mimetype="text/plain")
     steps = list(referee.walk(game, cur.meta, entries))
     state = cur.live.state
     outcome = "*" if state["end"] is None else Outcome(state["winner"], state["end"]).result

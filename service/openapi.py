@@ -33,7 +33,7 @@ import yaml
 from engine.errors import MOVE_ERROR_CODES
 from engine.game import Game
 from engine.options import SHARED_SCHEMAS, ref
-from engine.registry import GAMES, PRESETS
+from engine.registry import GAMES, PRESETS, ROOMS
 from engine.stateio import MAX_PLY
 from service.errors import ERROR_CODES
 from service.schemas import NAMES_QUERY, NOT_BLANK
@@ -112,6 +112,8 @@ def for_game(node: Any, game: Game[Any, Any]) -> Any:
             out[key] = SCHEMAS + component(game) + value.removeprefix(SCHEMAS + EACH)
         elif key == "const" and value == "EACH":
             out[key] = game.name
+        elif key == "enum" and value == ["EACH_RECORD"]:
+            out[key] = list(ROOMS[game.name].records)
         elif key == "examples" and isinstance(value, dict):
             mine = {n: ex for n, ex in value.items() if not isinstance(ex, dict) or ex.get("x-game", game.name) == game.name}
             if mine:
@@ -119,6 +121,15 @@ def for_game(node: Any, game: Game[Any, Any]) -> Any:
         else:
             out[key] = for_game(value, game)
     return out
+
+
+ROOM_RECORDS = "records"
+
+
+def has(game: Game[Any, Any], template: Json) -> bool:
+    """Whether an ``x-per-game`` template applies to ``game``: ``true`` for every
+    game, ``records`` for games that read other sites' records (engine/room.py)."""
+    return template.get("x-per-game") != ROOM_RECORDS or bool(ROOMS[game.name].records)
 
 
 def per_game_paths(paths: Json) -> Json:
@@ -133,7 +144,8 @@ def per_game_paths(paths: Json) -> Json:
         elif path == next(iter(templates)):
             for game in GAMES.values():
                 for template, each in templates.items():
-                    out[template.replace("{game}", game.name)] = _game_path(each, game)
+                    if has(game, each):
+                        out[template.replace("{game}", game.name)] = _game_path(each, game)
     return out
 
 
@@ -174,7 +186,8 @@ def per_game_schemas(schemas: Json) -> None:
     templates = {name: schemas.pop(name) for name in list(schemas) if schemas[name].get("x-per-game")}
     for game in GAMES.values():
         for name, schema in templates.items():
-            schemas[component(game) + name.removeprefix(EACH)] = for_game(schema, game)
+            if has(game, schema):
+                schemas[component(game) + name.removeprefix(EACH)] = for_game(schema, game)
 
 
 def _headers(responses: Json) -> None:

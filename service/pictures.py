@@ -5,7 +5,7 @@ Stateless, from a state a client sends (validated by the engine like every
 state):
 
     POST /v1/games/{game}/render   svg, png or text of a position
-    POST /v1/games/{game}/post     the umpire's forum post (Markdown)
+    POST /v1/games/{game}/post     the umpire's post (Markdown, Discord's, BBCode or plain text)
     GET  /v1/games/{game}/board    the board's geometry, for front ends that draw their own
 
 And a managed match's position now or after any earlier ply, rebuilt by
@@ -57,6 +57,7 @@ from service.db import get_store
 from service.errors import ApiError, field_details
 from service.history import History, history
 from service.http import json_body
+from views import posts
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +69,6 @@ T = TypeVar("T")
 SVG = "image/svg+xml"
 PNG = "image/png"
 TEXT = "text/plain"
-MARKDOWN = "text/markdown"
 FOREVER = "public, max-age=31536000, immutable"
 
 
@@ -264,10 +264,11 @@ def post(game: str) -> Response:
             clock=body["clock"],
             names=_names(body["names"]),
             ply=body["ply"],
+            format=body["format"],
         ),
         body["clock"],
     )
-    return Response(text, mimetype=MARKDOWN)
+    return Response(text, mimetype=posts.MEDIA_TYPES[body["format"]])
 
 
 @bp.get("/games/<game>/board")
@@ -401,6 +402,9 @@ def match_post(match_id: str) -> Response:
     """The forum post of the position after ``ply``: its announcements, the
     diagram, a link to its PNG (an absolute URL), whose turn, both clocks."""
     draw = DrawQuery.read()
+    fmt = request.args.get("format", "markdown")
+    if fmt not in posts.FORMATS:
+        raise _query("format", f"format must be one of {', '.join(posts.FORMATS)}.")
     h = _match_position(match_id)
     query: Json = {"ply": h.ply}
     if draw.names is not None:
@@ -419,5 +423,6 @@ def match_post(match_id: str) -> Response:
         clock=h.clock,
         names=draw.names or h.players,
         ply=h.ply,
+        format=fmt,
     )
-    return _answer(h, MARKDOWN, text, lambda _: text, "post")
+    return _answer(h, posts.MEDIA_TYPES[fmt], text, lambda _: text, "post", fmt)

@@ -69,6 +69,19 @@ class WholeNumber(fields.Integer):
         return value
 
 
+class StrictBoolean(fields.Boolean):
+    """A JSON ``true`` or ``false``, nothing else (not ``1``, not ``"true"``)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if type(value) is not bool:
+            raise ValidationError("Not a boolean: write true or false.")
+        return value
+
+
+# What a list of complete moves holds when no ``limit`` is given: Crystal's turns run to millions.
+COMPLETE_LIMIT = 1000
+
+
 def _object(**kwargs: Any) -> fields.Dict:
     """A JSON object with string keys; its content is the engine's to check."""
     return fields.Dict(keys=fields.String(), **kwargs)
@@ -96,6 +109,18 @@ class LegalMovesRequest(Schema):
         allow_none=True,
         validate=validate.Length(max=MAX_MOVE_STEPS),
     )
+    # Whole moves (Game.complete_moves) instead of the game's plain list; a prefix asks for steps instead.
+    complete = StrictBoolean(load_default=False)
+
+
+MAX_RECORD_CHARS = 200_000
+
+
+class ImportRequest(Schema):
+    """``POST /v1/games/{game}/import``: another site's game record."""
+
+    text = fields.String(required=True, validate=validate.Length(min=1, max=MAX_RECORD_CHARS))
+    format = fields.String(required=True, validate=validate.Length(min=1, max=40))
 
 
 class ReplayRequest(Schema):
@@ -104,6 +129,7 @@ class ReplayRequest(Schema):
 
 
 PALETTES = ("default", "colorblind", "print")  # views.PALETTES; a test checks they agree
+POST_FORMATS = ("markdown", "discord", "bbcode", "text")  # views.posts.FORMATS; a test checks they agree
 FORMATS = ("svg", "png", "text")
 MIN_WIDTH, MAX_WIDTH = 16, 2048  # PNG pixels: views.raster takes up to 8192, 8 s of CPU (issue 20); the service, 2048
 
@@ -139,6 +165,7 @@ class PostRequest(Drawing):
     state = _object(required=True)
     png_url = fields.Url(load_default=None, allow_none=False, schemes={"http", "https"})
     ply = WholeNumber(load_default=None, allow_none=False, validate=validate.Range(min=0))
+    format = fields.String(load_default="markdown", validate=validate.OneOf(POST_FORMATS))  # views/posts.py
 
 
 class ClockField(fields.Field[Any]):
@@ -247,6 +274,7 @@ class LegalMovesResponse(Schema):
     moves = fields.List(fields.String(), required=True)
     count = fields.Integer(required=True)
     truncated = fields.Boolean(required=True)
+    complete = fields.Boolean(required=True)
 
 
 class StepsResponse(Schema):
@@ -309,6 +337,7 @@ render_request = RenderRequest()
 post_request = PostRequest()
 steps_response = StepsResponse()
 replay_request = ReplayRequest()
+import_request = ImportRequest()
 verdict_response = VerdictResponse()
 state_response = StateResponse()
 legal_moves_response = LegalMovesResponse()

@@ -9,6 +9,7 @@ the stateless endpoints is actually produced and checked.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import time
 from typing import Any
@@ -19,7 +20,7 @@ from flask.testing import FlaskClient
 from openapi_check import METHODS, SPEC_FILE, SpecChecker, escape, flask_rule_to_template
 from openapi_spec_validator import validate as validate_spec
 
-from engine.registry import GAMES
+from engine.registry import GAMES, ROOMS
 from service import create_app, openapi, renderer
 
 JSON = "application/json"
@@ -38,7 +39,8 @@ def app_operations(app: Flask) -> set[tuple[str, str]]:
         for method in rule.methods or ():
             if method not in ("HEAD", "OPTIONS"):
                 template = flask_rule_to_template(rule.rule)
-                paths = [template.replace("{game}", name) for name in GAMES] if "{game}" in template else [template]
+                games = [name for name in GAMES if ROOMS[name].records or not template.endswith("/import")]
+                paths = [template.replace("{game}", name) for name in games] if "{game}" in template else [template]
                 out.update((path, method) for path in paths)
     return out
 
@@ -294,6 +296,23 @@ def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_
             patched.setattr(renderer.Pool, "render", busy)
             r = client.post(f"/v1/games/{name}/render", json={"state": state, "format": "png"})
             assert r.status_code == 503 and r.headers["Retry-After"] == "1"
+        for fmt, record in ROOMS[name].records.items():  # other sites' records: each format a game reads
+            path = f"/v1/games/{name}/import"
+            assert (
+                client.post(path, json={"format": fmt, "text": record.write(state["options"], [], ["", ""])}).status_code == 422
+            )
+            body = {"format": fmt, "text": record.write(state["options"], [_first_move(name, state)], ["", ""])}
+            assert client.post(path, json=body).status_code == 200
+            assert client.post(path, json={**body, "format": "sgf"}).status_code == 422
+            assert client.post(path, data="{", content_type=JSON).status_code == 400
+            assert client.get(path).status_code == 405
+            assert client.post(path, data=b" " * (300 * 1024), content_type=JSON).status_code == 413
+            assert client.post(path, data="{}", content_type="text/plain").status_code == 415
+            headers = {"Content-Length": "100"}
+            assert slow.post(path, input_stream=SlowBody(), content_type=JSON, headers=headers).status_code == 408
+            addr = {"REMOTE_ADDR": f"10.7.{number}.1"}
+            assert flooded.post(path, json=body, environ_base=addr).status_code == 200
+            assert flooded.post(path, json=body, environ_base=addr).status_code == 429
         board = f"/v1/games/{name}/board"
         assert client.get(board).status_code == 200
         assert client.get(board + "?nonsense=1").status_code == 422
@@ -315,6 +334,11 @@ def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_
     for game in GAMES.values():
         for method in ("describe", "new", "load", "replay"):
             monkeypatch.setattr(game, method, fail)
+    for name, room in ROOMS.items():
+        broken_records = {fmt: dataclasses.replace(record, read=fail) for fmt, record in room.records.items()}
+        monkeypatch.setitem(ROOMS, name, dataclasses.replace(room, records=broken_records))
+        for fmt in broken_records:
+            assert client.post(f"/v1/games/{name}/import", json={"format": fmt, "text": "1. x"}).status_code == 500
     assert client.get("/v1/games").status_code == 500
     broken = {"new": {}, "play": {"state": {}, "move": "x"}, "legal-moves": {"state": {}}, "replay": {"moves": []}}
     for name in GAMES:

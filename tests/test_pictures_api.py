@@ -197,7 +197,7 @@ def test_the_post_of_seed_002s_bug_example(client: FlaskClient) -> None:
     text = resp.get_data(as_text=True)
     assert text == views.post(after, events=events, before=before, move="B1 B3", png_url=png, ply=7)
     for sentence in views.announcements(before, events, after):
-        assert f"- {views.kit.markdown(sentence)}" in text
+        assert f"- {views.posts.md_escape(sentence)}" in text
     assert f"(<{png}>)" in text and "```text" in text
     assert text.startswith("**Bug, ply 7: Blue plays B1 B3**")
 
@@ -238,7 +238,7 @@ def test_the_post_of_each_seed_example_carries_its_announcements(
         assert any("35" in s for s in said)
     text = post(client, after["game"], "post", {"state": after, "before": before, "events": events}).get_data(as_text=True)
     for sentence in said:
-        assert f"- {views.kit.markdown(sentence)}" in text
+        assert f"- {views.posts.md_escape(sentence)}" in text
 
 
 # -- geometry -----------------------------------------------------------------------------------

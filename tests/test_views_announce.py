@@ -35,8 +35,8 @@ from viewcases import (
 )
 
 import views
-from views.crystal import TIMES
-from views.registry import VIEWS
+from engine.games.crystal.show import TIMES
+from engine.registry import ROOMS
 
 Json = dict[str, Any]
 
@@ -67,7 +67,7 @@ def test_seed_002_shapes_and_names() -> None:
     before, events, after = bug_seed_example()[0]
     said = views.announcements(before, events, after, names=["Ann", "Bob"])
     assert said[1].startswith("Bob's bend 3-bug A2-B1-B2 eats Ann's congruent bend 3-bug A3-B4-C4")
-    from views.bug import shape_word
+    from engine.games.bug.show import shape_word
 
     board = BUG.new({}).board
     assert shape_word(board, ["C1", "D1", "E1"]) == "straight 3-bug"
@@ -264,10 +264,10 @@ def test_too_second_largest() -> None:
 # -- ends and clocks common to all ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("game", sorted(VIEWS))
+@pytest.mark.parametrize("game", sorted(ROOMS))
 def test_resign_flag_illegal_aborted(game: str) -> None:
     state = {"game": game, "options": {}, "board": {} if game != "crystal" else CRYSTAL.dump(crystal_seed_example())["board"]}
-    names = VIEWS[game].default_names
+    names = ROOMS[game].show.default_names
     resign = [{"type": "resign", "player": 0}, {"type": "end", "winner": 1, "end": "resign"}]
     assert views.announcements(state, resign, state) == [f"{names[0]} resigns.", f"{names[1]} wins: {names[0]} resigned."]
     illegal = [
@@ -347,9 +347,9 @@ HAND_MADE: list[Json] = [  # events the random games may not reach, and those of
 
 @pytest.mark.parametrize("seed", range(3))
 def test_every_event_of_random_games_has_a_sentence(seed: int) -> None:
-    seen: dict[str, set[str]] = {game: set() for game in VIEWS}
+    seen: dict[str, set[str]] = {game: set() for game in ROOMS}
     for before, events, after in walks(seed):
-        view = VIEWS[after["game"]]
+        view = ROOMS[after["game"]].show
         assert views.announcements(before, events, after)
         for e in events:
             assert e["type"] in view.event_types, f"{after['game']} has no sentence for {e['type']!r}"
@@ -357,13 +357,13 @@ def test_every_event_of_random_games_has_a_sentence(seed: int) -> None:
             assert said and not any("no sentence" in s for s in said), e
             seen[after["game"]].add(e["type"])
     for e in HAND_MADE:
-        for game, view in VIEWS.items():
-            if e["type"] in view.event_types:
+        for game, room in ROOMS.items():
+            if e["type"] in room.show.event_types:
                 state = walks_state(game)
                 assert views.announcements(state, [e], state)
                 seen[game].add(e["type"])
-    for game, view in VIEWS.items():
-        assert seen[game] == view.event_types, game  # every sentence is exercised, and no event lacks one
+    for game, room in ROOMS.items():
+        assert seen[game] == room.show.event_types, game  # every sentence is exercised, and no event lacks one
 
 
 def walks_state(game: str) -> Json:

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from viewcases import ALL_ANOMALIES, Move, random_bug, random_catchup, random_crystal, random_plur, random_too
 
 import views
-from views.crystal import PIECE_NAMES
-from views.registry import VIEWS
+from engine.games.crystal.show import PIECE_NAMES
+from engine.registry import ROOMS
 
 Walk = Callable[[random.Random, int], list[Move]]
 
@@ -64,14 +64,14 @@ def check_picture(state: dict[str, Any], events: list[dict[str, Any]], palette: 
                 assert pieces[0] == ["piece", PIECE_NAMES[sym]]
         return
 
-    view = VIEWS[state["game"]]
+    view = ROOMS[state["game"]].show
     board = state["board"]
     stones = [x for x in root.iter() if "stone" in classes(x)]
     assert len(stones) == len(board)
     for name, el in cells.items():
         drawn = [classes(x) for x in el.iter() if "stone" in classes(x)]
         if name in board:
-            assert drawn == [["stone", view.pieces[board[name]][0]]], (name, drawn)
+            assert drawn == [["stone", view.styles[board[name]].name]], (name, drawn)
         else:
             assert drawn == [], name
 
@@ -81,7 +81,7 @@ def check_diagram(state: dict[str, Any]) -> None:
     if state["game"] == "crystal":
         assert all(" ".join(row) in text for row in state["board"])
         return
-    view = VIEWS[state["game"]]
+    view = ROOMS[state["game"]].show
     symbols = getattr(view, "symbols", ("X", "O"))
     geo = views.geometry(state["game"], {**state["options"], "blocked": state.get("blocked", [])})
     first = 2 if geo["kind"] == "green-meadow" else 1  # after the heading (and Green Meadow's diagonal letters)

@@ -9,8 +9,8 @@ import pytest
 from viewcases import CRYSTAL, bug_green_meadow, bug_seed_example, catchup_worked_example, crystal_seed_example, too_finished
 
 import views
+from engine.registry import ROOMS
 from views.kit import duration, seat_clock
-from views.registry import VIEWS
 
 
 def test_catchup_diagram_in_the_seeds_layout() -> None:
@@ -263,10 +263,70 @@ def test_geometry_errors() -> None:
 
 
 def test_every_game_has_its_default_names() -> None:
-    assert {g: v.default_names for g, v in VIEWS.items()} == {
+    assert {g: r.show.default_names for g, r in ROOMS.items()} == {
         "catchup": ("Red", "Blue"),
         "bug": ("Red", "Blue"),
         "crystal": ("Player 1", "Player 2"),
         "plur": ("Black", "White"),
         "too": ("Black", "White"),
     }
+
+
+# -- R-E1: Plur's ladder said as the rules count it ------------------------------------------------
+
+# Six single stones, three each: the third and fourth groups tie (1, 1), so
+# the five largest would decide; the fifth and sixth tie too, so every group
+# counts - six, not "7" - and three each is a draw (R-E1).
+PLUR_SIX_SINGLES = """
+  . . .
+ . B . .
+B . . . W
+ . W . .
+  . B W
+"""
+
+# Full: black 8-1-1, white 7-1-1.  The ladder steps 3 -> 5 -> 7 past the six
+# groups, so every group counts: three each, a draw (R-E1).
+PLUR_SIX_GROUPS_FULL = """
+  W B B
+ B B W W
+W B B W B
+ B W W W
+  B W B
+"""
+
+
+def plur_board(diagram: str) -> dict[str, int]:
+    from viewcases import position
+
+    return position(diagram, 3)[0]
+
+
+PLUR = ROOMS["plur"].game
+
+
+def test_plur_post_mid_game_says_every_group_counts_and_a_draw() -> None:
+    state = PLUR.new({"size": 3, "position": plur_board(PLUR_SIX_SINGLES)})
+    post = views.post(PLUR.dump(state))
+    assert "went on to 7" not in post  # six groups on the board: the count cannot go on to a seventh
+    assert (
+        "If the board were full now, it would be a draw (R-E1): of all 6 groups (1, 1, 1, 1, 1, 1) Black owns 3 and "
+        "White 3; the fifth and sixth largest were the same size, so every group counts"
+    ) in post
+
+
+def test_plur_post_of_a_drawn_full_board_counts_six_groups() -> None:
+    board = plur_board(PLUR_SIX_GROUPS_FULL)
+    del board["B1"]  # black's last stone, put back by the move that fills the board
+    before = PLUR.new({"size": 3, "position": board, "to_move": 0})
+    verdict = PLUR.play(before, "B1")
+    after = PLUR.dump(verdict.state)
+    assert after["status"] == "finished" and after["winner"] is None
+    post = views.post(after, events=verdict.events, before=PLUR.dump(before))
+    assert "went on to 7" not in post
+    why = (
+        "of all 6 groups (8, 7, 1, 1, 1, 1) Black owns 3 and White 3; "
+        "the fifth and sixth largest were the same size, so every group counts"
+    )
+    assert f"- It is a draw: {why}." in post
+    assert f"**The board is full: a draw, {why} (R-E1).**" in post

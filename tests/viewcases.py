@@ -142,7 +142,7 @@ def _sizes(board: dict[str, int], size: int, value: int) -> list[int]:
 
 def plur_state(diagram: str, size: int = 5, *, pie: bool = False, ply: int | None = None) -> Json:
     """A Plur state (RULES R-E1) from a diagram: ``B`` black (player 0), ``W`` white, ``#`` blocked."""
-    from views.plur import ladder
+    from engine.games.plur.rules import ladder_winner, size_ladder
 
     board, blocked = position(diagram, size)
     g0, g1 = _sizes(board, size, 0), _sizes(board, size, 1)
@@ -150,7 +150,7 @@ def plur_state(diagram: str, size: int = 5, *, pie: bool = False, ply: int | Non
     full = len(board) == cells
     n0 = sum(1 for v in board.values() if v == 0)
     n1 = len(board) - n0
-    winner = ladder(g0, g1).winner if full else None
+    winner = ladder_winner(size_ladder(g0, g1)) if full else None
     return {
         "game": "plur",
         "version": 1,
@@ -167,22 +167,15 @@ def plur_state(diagram: str, size: int = 5, *, pie: bool = False, ply: int | Non
 
 
 def plur_end_event(state: Json) -> Json:
-    from views.plur import ladder
+    from engine.games.plur.rules import size_ladder
 
     g0, g1 = state["scores"]
-    lad = ladder(g0, g1)
-    return {
-        "type": "end",
-        "winner": state["winner"],
-        "end": "full",
-        "groups": [g0, g1],
-        "ladder": {"k": lad.k, "largest": [list(t) for t in lad.largest], "counts": list(lad.counts)},
-    }
+    return {"type": "end", "winner": state["winner"], "end": "full", "groups": [g0, g1], "ladder": size_ladder(g0, g1)}
 
 
 def too_state(diagram: str, size: int = 5, *, to_move: int | None = None) -> Json:
     """A Too state (RULES R-E2): ``B`` black stone, ``W`` white stone, whoever placed them."""
-    from views.too import second
+    from engine.games.too.rules import second_largest as second
 
     board, blocked = position(diagram, size)
     b2, w2 = second(_sizes(board, size, 0)), second(_sizes(board, size, 1))
@@ -411,7 +404,7 @@ def random_plur(rng: Any, size: int = 3, pie: bool = False, plies: int | None = 
 
 
 def _plur_from(board: dict[str, int], size: int, pie: bool, ply: int, to_move: int) -> Json:
-    from views.plur import ladder
+    from engine.games.plur.rules import ladder_winner, size_ladder
 
     g0, g1 = _sizes(board, size, 0), _sizes(board, size, 1)
     full = len(board) == 3 * size * (size - 1) + 1
@@ -422,7 +415,7 @@ def _plur_from(board: dict[str, int], size: int, pie: bool, ply: int, to_move: i
         "status": "finished" if full else "ongoing",
         "to_move": None if full else to_move,
         "ply": ply,
-        "winner": ladder(g0, g1).winner if full else None,
+        "winner": ladder_winner(size_ladder(g0, g1)) if full else None,
         "end": "full" if full else None,
         "scores": [g0, g1],
         "board": dict(sorted(board.items())),
@@ -431,7 +424,7 @@ def _plur_from(board: dict[str, int], size: int, pie: bool, ply: int, to_move: i
 
 
 def random_too(rng: Any, size: int = 3, plies: int | None = None) -> list[Move]:
-    from views.too import second
+    from engine.games.too.rules import second_largest as second
 
     board: dict[str, int] = {}
     cells = [hexhex(size).name(b) for b in hexhex(size).cells]

@@ -8,8 +8,10 @@ state is the JSON the service gives clients (``engine.get_game(name).dump(state)
 ``events``, a managed match's record entries); ``clock`` is a managed
 match's clock JSON (``service.referee.clock_json``).
 
-Each game's knowledge lives in one module (``views/catchup.py``, ...),
-listed by name in :mod:`views.registry`::
+What a game shows lives in its own folder: its room's ``show``
+(:class:`engine.show.Show`, found through :data:`engine.registry.ROOMS`)
+describes a position as data - a :class:`~engine.show.Picture` - and says
+the announcements.  This package draws any picture and names no game::
 
     svg(state, events=..., palette=..., coords=..., names=..., clock=...) -> str
     png(state, width=..., **the same keywords) -> bytes
@@ -24,12 +26,51 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from views import raster
-from views.kit import Json, clock_lines, markdown, player_names
-from views.registry import VIEWS, view_for, view_of
+from engine.registry import ROOMS
+from engine.show import Line, Picture, Show
+from engine.words import possessive
+from views import posts, raster
+from views.gridsvg import grid_board_svg, grid_diagram, grid_layout
+from views.hexsvg import hex_board_svg, hex_layout, hex_picture_diagram
+from views.kit import Json, clock_lines, player_names, seat_clock
+from views.layout import Layout
 from views.svgkit import PALETTES, check_palette, document
 
-__all__ = ["PALETTES", "VIEWS", "announcements", "geometry", "png", "post", "svg", "text"]
+__all__ = ["PALETTES", "announcements", "geometry", "png", "post", "show_for", "svg", "text"]
+
+
+def show_for(game: Any) -> Show:
+    """The show of ``game`` (its room's, :data:`engine.registry.ROOMS`); ValueError naming the games that have one."""
+    room = ROOMS.get(game) if isinstance(game, str) else None
+    if room is None:
+        raise ValueError(f"There is no view for the game {game!r}; views exist for: {', '.join(ROOMS)}.")
+    return room.show
+
+
+def show_of(state: Any) -> Show:
+    """The show of a state's ``game``."""
+    if not isinstance(state, Mapping):
+        raise ValueError("A state must be a JSON object with a 'game' field, as the service gives it.")
+    return show_for(state.get("game"))
+
+
+def layout(game: str, show: Show, picture: Picture) -> Layout:
+    """Where the picture's board goes (any board kind a show declares)."""
+    if picture.board.kind == "grid":
+        return grid_layout(game, picture.board, show.extra_width)
+    return hex_layout(game, picture.board, show.extra_width)
+
+
+def _board_svg(show: Show, picture: Picture, where: Layout, coords: bool) -> list[str]:
+    if picture.board.kind == "grid":
+        return grid_board_svg(picture, where, coords)
+    return hex_board_svg(picture, show.extra_width, coords)
+
+
+def _diagram(picture: Picture, coords: bool) -> list[str]:
+    if picture.board.kind == "grid":
+        return grid_diagram(picture)
+    return hex_picture_diagram(picture, coords)
 
 
 def _events(events: Sequence[Json] | None) -> list[Json]:
@@ -61,15 +102,16 @@ def svg(
     Every playing cell is one element with ``data-cell``; colours come only
     from the one ``<style>`` block (``palette``).  Same input, same bytes."""
     check_palette(palette)
-    view = view_of(state)
-    who = player_names(names, view.default_names)
-    evs = _events(events)
-    layout = view.state_layout(state)
-    marks = view.marks(evs, state)
-    body = view.board_svg(state, layout, marks, coords)
-    lines = view.status(state, evs, who, clock)
-    title = lines[0].text if lines else view.title
-    return document(layout.width, layout.height, palette, view.pieces, title, view.game, body, lines, view.icon)
+    show = show_of(state)
+    who = player_names(names, show.default_names)
+    picture = show.picture(state, _events(events), who)
+    where = layout(str(state["game"]), show, picture)
+    body = _board_svg(show, picture, where, coords)
+    lines: list[Line] = list(picture.lines)
+    if clock:
+        lines.append(Line("Clock: " + "; ".join(clock_lines(clock, who)), "line"))
+    lines += picture.notes
+    return document(where.width, where.height, palette, show.styles, picture.title, str(state["game"]), body, lines)
 
 
 def png(
@@ -96,14 +138,12 @@ def text(
     names: Sequence[str] | None = None,
 ) -> str:
     """The position as a monospace diagram in the seeds' layout (row labels,
-    half-cell offsets; Crystal's grid with its file labels), a legend, and
+    half-cell offsets; a grid with its column letters), a legend, and
     the same lines as under the picture.  ``coords`` names empty cells."""
-    view = view_of(state)
-    who = player_names(names, view.default_names)
-    evs = _events(events)
-    marks = view.marks(evs, state)
-    lines = view.status(state, evs, who, None)
-    out = [lines[0].text, *view.diagram(state, marks, coords), view.legend(state, who)]
+    show = show_of(state)
+    picture = show.picture(state, _events(events), player_names(names, show.default_names))
+    lines = [*picture.lines, *picture.notes]
+    out = [lines[0].text, *_diagram(picture, coords), picture.legend]
     out += [line.text for line in lines[1:]]
     return "\n".join(out) + "\n"
 
@@ -119,11 +159,17 @@ def announcements(
     """What the umpire says about one move (or flag, resignation, forfeit):
     one sentence per thing announced, from the engine's ``events`` and the
     states ``before`` and ``after`` it.  With ``clock``, the mover's clock too."""
-    view = view_of(after)
+    show = show_of(after)
     if before is not None:
-        view_of(before)
-    who = player_names(names, view.default_names)
-    return view.announce(before, _events(events), after, who, clock)
+        show_of(before)
+    who = player_names(names, show.default_names)
+    evs = _events(events)
+    said = show.announce(before, evs, after, who)
+    if clock:
+        mover = show.mover(before, evs)
+        if mover is not None:
+            said.append(f"{possessive(who[mover])} clock: {seat_clock(clock, mover)}.")
+    return said
 
 
 def post(
@@ -136,42 +182,39 @@ def post(
     clock: dict[str, Any] | None = None,
     names: Sequence[str] | None = None,
     ply: int | None = None,
+    format: str = "markdown",
 ) -> str:
-    """A forum post in Markdown: a heading, the announcements as a list, the
-    picture (``png_url``), the text diagram in a fenced block, the scores,
-    whose turn it is (or the result) and both players' clocks."""
-    view = view_of(state)
-    who = player_names(names, view.default_names)
+    """The umpire's post: a heading, the announcements as a list, the picture
+    (``png_url``), the text diagram in a code block, the scores, whose turn it
+    is (or the result) and both players' clocks; written in ``format``
+    (:data:`views.posts.FORMATS`: Markdown, Discord's, BBCode or plain text)."""
+    posts.check_format(format)
+    show = show_of(state)
+    who = player_names(names, show.default_names)
     evs = _events(events)
-    marks = view.marks(evs, state)
-    lines = view.status(state, evs, who, None)
+    picture = show.picture(state, evs, who)
+    lines = [*picture.lines, *picture.notes]
     number = state.get("ply") if ply is None else ply
-    heading = f"{view.title}, ply {number}"
-    mover = marks.mover
-    if move is None and marks.move is not None:
-        move = marks.move
+    heading = f"{show.title}, ply {number}"
+    mover = picture.last.mover
+    if move is None and picture.last.move is not None:
+        move = picture.last.move
     if move and mover in (0, 1):
         heading += f": {who[mover]} plays {move}"
     elif move:
         heading += f": {move}"
-    out = [f"**{markdown(heading)}**", ""]
-    said = view.announce(before, evs, state, who, None) if evs else []
-    if said:
-        out += [f"- {markdown(s)}" for s in said]
-        out.append("")
-    if png_url:
-        out += [f"![{markdown(lines[0].text)}](<{png_url.replace('>', '%3E')}>)", ""]
-    out += ["```text", *view.diagram(state, marks, False), view.legend(state, who), "```", ""]
+    said = show.announce(before, evs, state, who) if evs else []
     shown = [line for line in lines[1:] if line.kind != "last"]
-    for i, line in enumerate(shown):
-        body = markdown(line.text)
-        if line.kind in ("turn", "result"):
-            body = f"**{body}**"
-        out.append(body + ("  " if i < len(shown) - 1 else ""))
-    if clock:
-        out += ["", "Clock:"]
-        out += [f"- {markdown(line)}" for line in clock_lines(clock, who)]
-    return "\n".join(out).rstrip() + "\n"
+    made = posts.Post(
+        heading=heading,
+        said=tuple(said),
+        picture_url=png_url or None,
+        picture_alt=lines[0].text,
+        diagram=(*_diagram(picture, False), picture.legend),
+        status=tuple((line.text, line.kind in ("turn", "result")) for line in shown),
+        clock=tuple(clock_lines(clock, who)) if clock else (),
+    )
+    return posts.write(made, format)
 
 
 def geometry(game: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -179,10 +222,13 @@ def geometry(game: str, options: dict[str, Any]) -> dict[str, Any]:
     names: ``size``, ``variant``, ``blocked``) with its name, neighbours and
     centre (x, y) in the units and places the SVG uses, plus the labels and
     the board area's width and height, so a front end can draw its own board."""
-    view = view_for(game)
+    show = show_for(game)
     if not isinstance(options, Mapping):
         raise ValueError("options must be an object, as the game's options.")
     blocked = options.get("blocked") or ()
     if isinstance(blocked, str) or not isinstance(blocked, Sequence):
         raise ValueError("blocked must be a list of cells.")
-    return view.layout(options, blocked).to_json()
+    shape = show.shape(options, blocked)
+    if shape.kind == "grid":
+        return grid_layout(game, shape, show.extra_width).to_json()
+    return hex_layout(game, shape, show.extra_width).to_json()

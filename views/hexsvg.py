@@ -1,6 +1,5 @@
-"""Hex boards drawn: the hexhex boards of R-H1 (Catchup, Bug, Plur, Too) and
-Green Meadow (R-H4), as SVG and as monospace diagrams, and
-:class:`HexView`, the base of every hex game's view.
+"""Hex boards drawn: the hexhex boards of R-H1 and Green Meadow (R-H4), as
+SVG and as monospace diagrams, for any show's picture.
 
 Cells are pointy-top hexagons, so the rows of R-H1 read across as in the
 seeds: row ``A`` on top, cells numbered from 1 on the left, each row half a
@@ -17,22 +16,19 @@ position is mostly joining prepared strings (bench/bench_render.py).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
-from typing import Any, ClassVar
 
-from engine.groups import group_sizes
-from engine.hexboard import MAX_SIDE, MIN_SIDE, HexBoard, green_meadow, hexhex, iter_bits
-from views.base import CellPos, GameView, Label, Layout, Marks
-from views.kit import Json, num
+from engine.hexboard import HexBoard, green_meadow, hexhex, iter_bits
+from engine.show import BoardShape, Glyph, Picture
+from views.glyphs import S, glyph_svg, stone_svg
+from views.kit import num
+from views.layout import CellPos, Label, Layout, labels_svg
 from views.svgkit import MARGIN, MIN_WIDTH
 
 R = 22.0  # hexagon circumradius (SVG user units)
 SQ3 = math.sqrt(3.0)
-STONE = 0.62 * R
-DOT = 0.17 * R
-RING = 0.46 * R
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,23 +50,18 @@ class HexGeometry:
     outline: dict[str, str] = field(repr=False)  # polygon points
     inset: dict[str, str] = field(repr=False)  # a smaller outline: eaten bugs' dashed trace
     labels_svg: str = field(repr=False)
-    _stones: dict[tuple[str, bool], dict[str, str]] = field(default_factory=dict, repr=False)
+    _pieces: dict[tuple[Glyph, bool], dict[str, str]] = field(default_factory=dict, repr=False)
 
-    def stone(self, cls: str, name: str, coords: bool, ring: bool) -> str:
-        """The stone of class ``cls`` on ``name``, with its mark (a dot for the
-        first side, a ring for the second) and, with ``coords``, the cell's name."""
-        table = self._stones.setdefault((cls, coords), {})
+    def piece(self, glyph: Glyph, name: str, coords: bool) -> str:
+        """The glyph on ``name`` (with, for a stone and ``coords``, the cell's name on it)."""
+        table = self._pieces.setdefault((glyph, coords), {})
         got = table.get(name)
         if got is None:
             x, y = self.centre[name]
-            sx, sy = num(x), num(y)
-            got = f'<circle class="stone {cls}" cx="{sx}" cy="{sy}" r="{num(STONE)}"/>'
-            if ring:
-                got += f'<circle class="{cls}-mark" cx="{sx}" cy="{sy}" r="{num(RING)}"/>'
-            elif not coords:  # the dot would sit under the cell's name; the other side's ring still tells them apart
-                got += f'<circle class="{cls}-mark" cx="{sx}" cy="{sy}" r="{num(DOT)}"/>'
-            if coords:
-                got += f'<text class="{cls}-coord" x="{sx}" y="{sy}">{name}</text>'
+            if glyph.kind == "stone":
+                got = stone_svg(glyph.style, glyph.mark, x, y, R, name if coords else None)
+            else:
+                got = glyph_svg(glyph, x, y, 2 * R / S)
             table[name] = got
         return got
 
@@ -84,9 +75,10 @@ def _outline(x: float, y: float, r: float) -> str:
 
 
 @cache
-def hex_geometry(kind: str, side: int) -> HexGeometry:
-    """The picture geometry of a hexhex board of ``side`` or of Green Meadow."""
-    board = green_meadow() if kind == "green-meadow" else hexhex(side)
+def hex_geometry(kind: str, side: int, extra_width: float = 0.0) -> HexGeometry:
+    """The picture geometry of a hexhex board of ``side`` or of Green Meadow;
+    at least ``MIN_WIDTH + extra_width`` wide, for the panel's lines."""
+    board = hex_board(kind, side)
     raw: dict[str, tuple[float, float]] = {}
     names: list[str] = []
     labels: list[tuple[str, float, float]] = []
@@ -114,7 +106,7 @@ def hex_geometry(kind: str, side: int) -> HexGeometry:
     min_y = min(min(ys) - R, *(y - 10 for _, _, y in labels))
     max_y = max(ys) + R
     natural = max_x - min_x + 2 * MARGIN
-    width = max(natural, MIN_WIDTH)
+    width = max(natural, MIN_WIDTH + extra_width)
     dx = MARGIN - min_x + (width - natural) / 2
     dy = MARGIN - min_y
     centre = {n: (round(x + dx, 2), round(y + dy, 2)) for n, (x, y) in raw.items()}
@@ -135,18 +127,16 @@ def hex_geometry(kind: str, side: int) -> HexGeometry:
         off_svg={n: f'<polygon class="off" points="{outline[n]}"/>' for n in names},
         outline=outline,
         inset=inset,
-        labels_svg='<g class="labels">'
-        + "".join(f'<text class="lbl" x="{num(lb.x)}" y="{num(lb.y)}">{lb.text}</text>' for lb in placed)
-        + "</g>",
+        labels_svg=labels_svg(placed, frozenset()),
     )
 
 
 @lru_cache(maxsize=512)
-def hex_layout(game: str, kind: str, side: int, blocked: tuple[str, ...]) -> Layout:
-    geo = hex_geometry(kind, side)
+def hex_layout(game: str, shape: BoardShape, extra_width: float = 0.0) -> Layout:
+    geo = hex_geometry(shape.kind, shape.side, extra_width)
     board = geo.board
-    off_bits = board.black
-    for name in blocked:
+    off_bits = 0
+    for name in shape.off:
         off_bits |= 1 << board.parse_cell(name)
     playing = board.all_mask & ~off_bits
     cells = []
@@ -161,7 +151,7 @@ def hex_layout(game: str, kind: str, side: int, blocked: tuple[str, ...]) -> Lay
             off.append(CellPos(name, x, y))
     return Layout(
         game=game,
-        kind=kind,
+        kind=shape.kind,
         cells=tuple(cells),
         off=tuple(off),
         labels=geo.labels,
@@ -170,7 +160,7 @@ def hex_layout(game: str, kind: str, side: int, blocked: tuple[str, ...]) -> Lay
         width=geo.width,
         height=geo.height,
         cell_size=R,
-        side=side if kind == "hexhex" else None,
+        side=shape.side if shape.kind == "hexhex" else None,
     )
 
 
@@ -210,114 +200,53 @@ def hex_diagram(
     return lines
 
 
-class HexView(GameView):
-    """A game played on a hex board; subclasses say what the stones are and
-    what the scores mean."""
-
-    default_size: ClassVar[int] = 5
-    min_size: ClassVar[int] = MIN_SIDE
-    max_size: ClassVar[int] = MAX_SIDE
-    symbols: ClassVar[tuple[str, str]] = ("X", "O")  # the diagram's stones, by board value
-
-    def board_kind(self, options: Mapping[str, Any]) -> tuple[str, int]:
-        """("hexhex", side) or ("green-meadow", 6) for these options."""
-        size = options.get("size", self.default_size)
-        if isinstance(size, bool) or not isinstance(size, int) or not self.min_size <= size <= self.max_size:
-            raise ValueError(f"A {self.title} board has a side from {self.min_size} to {self.max_size}, not {size!r}.")
-        return "hexhex", size
-
-    def board(self, options: Mapping[str, Any]) -> HexBoard:
-        kind, side = self.board_kind(options)
-        return hex_geometry(kind, side).board
-
-    def layout(self, options: Mapping[str, Any], blocked: Sequence[str] = ()) -> Layout:
-        kind, side = self.board_kind(options)
-        board = hex_geometry(kind, side).board
-        names: list[str] = []
-        for cell in blocked:
-            if not isinstance(cell, str) or not board.has(cell):
-                raise ValueError(f"{cell!r} is not a cell of this {self.title} board, so it cannot be blocked.")
-            names.append(board.name(board.parse_cell(cell)))
-        return hex_layout(self.game, kind, side, tuple(sorted(set(names))))
-
-    # -- what stands on a cell ---------------------------------------------------------
-
-    def piece_class(self, value: Any) -> str:
-        """The CSS class of a board value's stone (``p0``/``p1``; Too's colours ``c0``/``c1``)."""
-        return self.pieces[int(value)][0]
-
-    def off_cells(self, state: Mapping[str, Any], board: HexBoard) -> frozenset[str]:
-        out = set(board.names(board.black))
-        out.update(str(c) for c in state.get("blocked") or ())
-        return frozenset(out)
-
-    def board_svg(self, state: Mapping[str, Any], layout: Layout, marks: Marks, coords: bool) -> list[str]:
-        kind, side = self.board_kind(state.get("options") or {})
-        geo = hex_geometry(kind, side)
-        stones: Mapping[str, Any] = state.get("board") or {}
-        off = self.off_cells(state, geo.board)
-        last, bonus, eaten = marks.last, marks.bonus, marks.eaten
-        out = [geo.labels_svg, '<g class="board">']
-        classes = [c for c, _ in self.pieces]
-        for name in geo.names:
-            if name in off:
-                out.append(geo.off_svg[name])
-                continue
-            out.append(geo.open_tag[name])
-            if name in bonus:
-                out.append(f'<polygon class="hex bonus" points="{geo.outline[name]}"/>')
-            elif name in last:
-                out.append(f'<polygon class="hex last" points="{geo.outline[name]}"/>')
-            else:
-                out.append(geo.hex_svg[name])
-            value = stones.get(name)
-            if name in eaten:
-                out.append(f'<polygon class="eaten" points="{geo.inset[name]}"/>')
-            if value is None:
-                if coords:
-                    x, y = geo.centre[name]
-                    out.append(f'<text class="coord" x="{num(x)}" y="{num(y)}">{name}</text>')
-            else:
-                cls = self.piece_class(value)
-                out.append(geo.stone(cls, name, coords, cls == classes[1]))
-            if name in bonus:  # a badge on the stone's shoulder: this piece is a bonus growth (R-B4)
+def hex_board_svg(picture: Picture, extra_width: float, coords: bool) -> list[str]:
+    """The board's SVG elements: labels, cells (off, marked or plain), pieces, badges."""
+    shape = picture.board
+    geo = hex_geometry(shape.kind, shape.side, extra_width)
+    off = frozenset(shape.off)
+    kinds: dict[str, set[str]] = {}
+    for mark in picture.last.marks:
+        kinds.setdefault(mark.cell, set()).add(mark.kind)
+    pieces = {p.cell: p.glyph for p in picture.pieces}
+    barred = frozenset(picture.barred)
+    out = [labels_svg(geo.labels, barred) if barred else geo.labels_svg, '<g class="board">']
+    for name in geo.names:
+        if name in off:
+            out.append(geo.off_svg[name])
+            continue
+        out.append(geo.open_tag[name])
+        marked = kinds.get(name, ())
+        if "bonus" in marked:
+            out.append(f'<polygon class="hex bonus" points="{geo.outline[name]}"/>')
+        elif "last" in marked:
+            out.append(f'<polygon class="hex last" points="{geo.outline[name]}"/>')
+        else:
+            out.append(geo.hex_svg[name])
+        if "eaten" in marked:
+            out.append(f'<polygon class="eaten" points="{geo.inset[name]}"/>')
+        glyph = pieces.get(name)
+        if glyph is None:
+            if coords:
                 x, y = geo.centre[name]
-                bx, by = num(x + 0.5 * R), num(y - 0.5 * R)
-                out.append(f'<circle class="badge" cx="{bx}" cy="{by}" r="{num(0.3 * R)}"/>')
-                out.append(f'<text class="star" x="{bx}" y="{by}">★</text>')
-            out.append("</g>")
+                out.append(f'<text class="coord" x="{num(x)}" y="{num(y)}">{name}</text>')
+        else:
+            out.append(geo.piece(glyph, name, coords))
+        if "bonus" in marked:  # a badge on the piece's shoulder: a bonus growth
+            x, y = geo.centre[name]
+            bx, by = num(x + 0.5 * R), num(y - 0.5 * R)
+            out.append(f'<circle class="badge" cx="{bx}" cy="{by}" r="{num(0.3 * R)}"/>')
+            out.append(f'<text class="star" x="{bx}" y="{by}">★</text>')
         out.append("</g>")
-        return out
+    out.append("</g>")
+    return out
 
-    def diagram(self, state: Mapping[str, Any], marks: Marks, coords: bool) -> list[str]:
-        board = self.board(state.get("options") or {})
-        symbols: dict[str, str] = {}
-        moved = marks.last | marks.bonus
-        for name, value in (state.get("board") or {}).items():
-            sym = self.symbols[int(value)]
-            symbols[name] = sym.lower() if name in moved else sym
-        return hex_diagram(board, symbols, self.off_cells(state, board), coords)
 
-    def board_sizes(self, state: Mapping[str, Any]) -> tuple[list[int], list[int]]:
-        """Each board value's group sizes, largest first (owners, or Too's colours)."""
-        board = self.board(state.get("options") or {})
-        bits = [0, 0]
-        for name, value in (state.get("board") or {}).items():
-            bits[int(value)] |= 1 << board.parse_cell(name)
-        return group_sizes(board, bits[0]), group_sizes(board, bits[1])
+def hex_picture_diagram(picture: Picture, coords: bool) -> list[str]:
+    board = hex_board(picture.board.kind, picture.board.side)
+    symbols = {p.cell: p.symbol for p in picture.pieces}
+    return hex_diagram(board, symbols, frozenset(picture.board.off), coords)
 
-    def placed_marks(self, events: Sequence[Json]) -> Marks:
-        """Marks of a move that places stones (``place`` events with ``cells``)."""
-        for e in events:
-            if e.get("type") == "place":
-                cells = [str(c) for c in e.get("cells") or ()]
-                return Marks(mover=e.get("player"), move=" ".join(cells), last=frozenset(cells))
-        return Marks()
 
-    def size_text(self, state: Mapping[str, Any]) -> str:
-        kind, side = self.board_kind(state.get("options") or {})
-        return "Green Meadow board" if kind == "green-meadow" else f"side {side}"
-
-    def blocked_note(self, state: Mapping[str, Any]) -> str:
-        blocked = state.get("blocked") or ()
-        return f", {len(blocked)} blocked" if blocked else ""
+def hex_board(kind: str, side: int) -> HexBoard:
+    return green_meadow() if kind == "green-meadow" else hexhex(side)

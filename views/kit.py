@@ -1,8 +1,9 @@
-"""Small helpers every view shares: English words for numbers and lists,
-player names, escaping for XML and Markdown, and the match clock in a form
-an umpire reads out ("turn 0:47 left, bank 4:10").
+"""Small helpers every view shares: player names, escaping for XML and
+Markdown, coordinates for SVG, and the match clock in a form an umpire reads
+out ("turn 0:47 left, bank 4:10").  English words for numbers and lists are
+:mod:`engine.words`, which the games' sentences use too.
 
-Nothing here knows a game; the game modules build their sentences from these.
+Nothing here knows a game.
 """
 
 from __future__ import annotations
@@ -10,68 +11,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+from engine.words import parse_time
+
 Json = dict[str, Any]
-
-_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
-_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-
-
-def ordinal(n: int) -> str:
-    """1 -> "first", 11 -> "11th", 22 -> "22nd"."""
-    if 1 <= n <= len(_ORDINALS):
-        return _ORDINALS[n - 1]
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
-def number(n: int) -> str:
-    """Small counts in words, as an umpire says them: 3 -> "three"."""
-    return _NUMBERS[n] if 0 <= n < len(_NUMBERS) else str(n)
-
-
-def plural(n: int, noun: str, nouns: str | None = None) -> str:
-    """``plural(1, "stone")`` -> "1 stone"; ``plural(2, "stone")`` -> "2 stones"."""
-    return f"{n} {noun if n == 1 else nouns or noun + 's'}"
-
-
-def and_list(items: Sequence[str]) -> str:
-    """["A", "B", "C"] -> "A, B and C"."""
-    if not items:
-        return ""
-    if len(items) == 1:
-        return items[0]
-    return f"{', '.join(items[:-1])} and {items[-1]}"
-
-
-def or_list(items: Sequence[str]) -> str:
-    """["A", "B", "C"] -> "A, B or C"."""
-    return and_list(items)[::-1].replace(" dna ", " ro ", 1)[::-1] if len(items) > 1 else and_list(items)
-
-
-def sizes(values: Sequence[int]) -> str:
-    """Group sizes as the seeds write them: [11, 8, 8, 3] -> "11-8-8-3"; none -> "none"."""
-    return "-".join(str(v) for v in values) if values else "none"
-
-
-def bug_cells(cells: Sequence[str]) -> str:
-    """A bug's cells as seed 002 writes them: "A3-B4-C4"."""
-    return "-".join(cells)
-
-
-def compare_sizes(a: Sequence[int], b: Sequence[int]) -> tuple[int, int]:
-    """R-C4's comparison: ``(sign, rank)``; sign 1 when ``a`` wins, -1 when ``b``
-    wins, 0 for equal lists; rank is the 1-based position that decided (0 if none)."""
-    for i in range(max(len(a), len(b))):
-        x = a[i] if i < len(a) else 0
-        y = b[i] if i < len(b) else 0
-        if x != y:
-            return (1 if x > y else -1), i + 1
-    return 0, 0
-
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -88,11 +33,6 @@ def player_names(names: Sequence[str] | None, default: tuple[str, str]) -> tuple
     return first, second
 
 
-def possessive(name: str) -> str:
-    """``Red`` -> ``Red's``."""
-    return f"{name}'s"
-
-
 # Characters XML 1.0 does not allow (control characters, lone surrogates, U+FFFE/U+FFFF):
 # a player's name may hold them, a picture cannot.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -103,15 +43,6 @@ def xml(text: str) -> str:
     character XML cannot hold becomes U+FFFD, the replacement character."""
     text = _NOT_XML.sub("\ufffd", text)
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-
-
-_MD_SPECIAL = "\\`*_[]<>|#"
-
-
-def markdown(text: str) -> str:
-    """Plain text safe inside a Markdown paragraph or list item: no character
-    of a player's name (``*bold*``, ``[link]``) is read as markup."""
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
 
 
 @lru_cache(maxsize=16384)  # pictures repeat the same few hundred coordinates: format each once
@@ -132,17 +63,6 @@ def duration(seconds: float) -> str:
     h, rest = divmod(s, 3600)
     m, sec = divmod(rest, 60)
     return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
-
-
-def parse_time(text: Any) -> datetime | None:
-    """An RFC 3339 time from the clock JSON (``2026-11-22T12:00:05.250Z``), or None."""
-    if not isinstance(text, str) or not text:
-        return None
-    try:
-        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)  # RFC 3339 without an offset: UTC, as the server writes
 
 
 def _number(x: Any) -> float | None:

@@ -16,10 +16,11 @@ Three palettes:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from functools import cache
 
+from engine.show import Line, Style
+from views.glyphs import icon_svg
 from views.kit import num, xml
 
 PALETTES: tuple[str, ...] = ("default", "colorblind", "print")
@@ -32,8 +33,8 @@ TEXT_PX = 14.0
 # DejaVu Sans averages about 0.55 em a character in English text (bold about 0.62): lines are wrapped on that
 _EM = {"title": 16 * 0.62, "result": TEXT_PX * 0.62, "turn": TEXT_PX * 0.62, "note": 12 * 0.56}
 
-# role -> colour, per palette.  Piece roles: red, blue (Catchup, Bug), black,
-# white (Plur, Too), crystal colours cR cB cG cY with their letters' ink.
+# role -> colour, per palette.  Piece roles: red, blue, black, white (a
+# show's styles pick theirs), crystal colours cR cB cG cY with their letters' ink.
 _COLOURS: dict[str, dict[str, str]] = {
     "default": {
         "bg": "#ffffff",
@@ -158,10 +159,10 @@ def check_palette(palette: str) -> None:
 
 
 @cache
-def stylesheet(palette: str, pieces: tuple[tuple[str, str], ...]) -> str:
-    """The one ``<style>`` block: every colour of the picture.  ``pieces`` maps
-    the game's stone classes (``p0``, ``p1``; Too's ``c0``, ``c1``) to palette
-    roles (``red``, ``black``...)."""
+def stylesheet(palette: str, styles: tuple[Style, ...]) -> str:
+    """The one ``<style>`` block: every colour of the picture.  ``styles`` are
+    the show's stone classes (``p0``, ``p1``...) with their palette roles
+    (``red``, ``black``...) and marks."""
     check_palette(palette)
     c = _COLOURS[palette]
     rules = [
@@ -181,9 +182,10 @@ def stylesheet(palette: str, pieces: tuple[tuple[str, str], ...]) -> str:
         f".result{{fill:{c['ink']};font-size:{TEXT_PX:g}px;font-weight:bold}}",
         f".note{{fill:{c['muted']};font-size:12px}}",
     ]
-    for i, (cls, role) in enumerate(pieces):
+    for style in styles:
+        cls, role = style.name, style.role
         rules.append(f".{cls}{{fill:{c[role]};stroke:{c[role + '-line']};stroke-width:1.5}}")
-        if i % 2 == 0:  # the first side's stones carry a dot, the second's a ring: never hue alone
+        if style.mark == "dot":  # one side's stones carry a dot, the other's a ring: never hue alone
             rules.append(f".{cls}-mark{{fill:{c[role + '-mark']};stroke:none}}")
         else:
             rules.append(f".{cls}-mark{{fill:none;stroke:{c[role + '-mark']};stroke-width:2}}")
@@ -211,20 +213,6 @@ def stylesheet(palette: str, pieces: tuple[tuple[str, str], ...]) -> str:
 
 
 # -- the information panel --------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Line:
-    """One line of the panel (and of the text diagram's footer).
-
-    ``kind``: ``title``, ``line``, ``last`` (the last move), ``turn``, ``result``
-    or ``note``; in the picture, its CSS class (``last`` is drawn as ``last-move``).
-    ``icons``: small pieces drawn before the text in the picture (stone classes
-    such as ``p0``, crystal letters such as ``R``); the text form leaves them out."""
-
-    text: str
-    kind: str = "line"
-    icons: tuple[str, ...] = field(default=())
 
 
 def wrap(lines: Sequence[Line], width: float) -> list[tuple[Line, list[str]]]:
@@ -260,32 +248,13 @@ def panel_height(wrapped: Sequence[tuple[Line, list[str]]]) -> float:
     return sum(len(parts) for _, parts in wrapped) * LINE + (8.0 if wrapped else 0.0)
 
 
-@cache
-def icon_svg(icon: str, x: float, y: float) -> str:
-    """A small piece before a panel line: a stone with its mark, or a crystal swatch."""
-    if icon in "RBGY" and len(icon) == 1:
-        s = 7.0
-        pts = f"{num(x)},{num(y - s)} {num(x + s)},{num(y)} {num(x)},{num(y + s)} {num(x - s)},{num(y)}"
-        return f'<polygon class="x{icon}" points="{pts}"/>'
-    r = 7.0
-    mark = (
-        f'<circle class="{icon}-mark" cx="{num(x)}" cy="{num(y)}" r="2.2"/>'
-        if icon.endswith("0")
-        else f'<circle class="{icon}-mark" cx="{num(x)}" cy="{num(y)}" r="3.6"/>'
-    )
-    return f'<circle class="{icon}" cx="{num(x)}" cy="{num(y)}" r="{num(r)}"/>{mark}'
-
-
-Icon = Callable[[str, float, float], str]
-
-
-def panel_svg(wrapped: Sequence[tuple[Line, list[str]]], top: float, icon: Icon = icon_svg) -> str:
+def panel_svg(wrapped: Sequence[tuple[Line, list[str]]], top: float) -> str:
     parts = ['<g class="panel">']
     y = top + 8.0 + LINE * 0.7
     for line, texts in wrapped:
         x = MARGIN
-        for name in line.icons:
-            parts.append(icon(name, x + 7, y - 5))
+        for glyph in line.icons:
+            parts.append(icon_svg(glyph, x + 7, y - 5))
             x += 18
         for t in texts:
             cls = "last-move" if line.kind == "last" else line.kind
@@ -299,12 +268,11 @@ def document(
     width: float,
     height: float,
     palette: str,
-    pieces: tuple[tuple[str, str], ...],
+    styles: tuple[Style, ...],
     title: str,
     game: str,
     body: Sequence[str],
     panel: Sequence[Line],
-    icon: Icon = icon_svg,
 ) -> str:
     """The whole SVG: the board's ``body`` (drawn in a ``width`` x ``height``
     area at the top) and the panel under it."""
@@ -316,10 +284,10 @@ def document(
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" ',
             f'font-family="{FONT}, sans-serif" class="umpire {game}">',
             f"<title>{xml(title)}</title>",
-            stylesheet(palette, pieces),
+            stylesheet(palette, styles),
             f'<rect class="bg" width="{w}" height="{h}"/>',
             *body,
-            panel_svg(wrapped, height, icon),
+            panel_svg(wrapped, height),
             "</svg>",
         ]
     )

@@ -109,6 +109,22 @@ def test_the_post_links_its_png_and_says_the_clocks(client: FlaskClient, new_mat
     assert re.search(r"```text\n.*\n```", get(client, m, "post", ply=0).get_data(as_text=True), re.S)
 
 
+def test_the_post_in_each_format_for_where_the_umpire_posts(
+    client: FlaskClient, new_match: NewMatch, fake_clock: FakeClock
+) -> None:
+    m = new_match("catchup", {"size": 3}, clock={"turn_s": 60, "bank_s": 250})
+    play_some(m, "catchup", 2, fake_clock)
+    png = f"http://localhost/v1/matches/{m.id}/board.png?ply=2"
+    discord = get(client, m, "post", format="discord")
+    assert discord.mimetype == "text/markdown" and png in discord.get_data(as_text=True).splitlines()
+    bb = get(client, m, "post", format="bbcode")
+    assert bb.mimetype == "text/plain" and f"[img]{png}[/img]" in bb.get_data(as_text=True)
+    plain = get(client, m, "post", format="text").get_data(as_text=True)
+    assert png in plain.splitlines() and "**" not in plain
+    refused = get(client, m, "post", 422, format="html")
+    assert refused.status_code == 422 and refused.get_json()["error"]["details"]["parameter"] == "format"
+
+
 def test_the_records_own_entries_a_flag_and_a_pass(client: FlaskClient, new_match: NewMatch, fake_clock: FakeClock) -> None:
     options = {"seed": "pictures", "colors": [["red", "green"], ["blue", "yellow"]], "first": 0}
     m = new_match("crystal", options, clock={"turn_s": 1, "bank_s": 0})

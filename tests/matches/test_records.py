@@ -190,3 +190,20 @@ def test_crystal_match_decided_by_passes_alone_replays(client: FlaskClient, new_
     assert final["status"] == "finished" and final["scores"] == [2 * rounds * p for p in per_turn]
     assert final["winner"] == per_turn.index(max(per_turn))
     assert replays_to_final(client, m) == ["timeout"] * 2 * rounds
+
+
+def test_a_match_record_in_little_golems_format_reads_back(client: FlaskClient) -> None:
+    """GET /v1/matches/{id}/moves?format=littlegolem writes the record as Little Golem does (the
+    players' initials over the turns), and POST /v1/games/catchup/import reads it back to the same moves."""
+    r = client.post("/v1/matches", json={"game": "catchup", "options": {"size": 5}, "players": ["Bert", "Jo"]})
+    assert r.status_code == 201
+    m = Match(client, r.json["match_id"], (r.json["seats"]["0"], r.json["seats"]["1"]), r.json)
+    for ply, (seat, move) in enumerate([(0, "E5"), (1, "C3 F3"), (0, "D3 F6")]):
+        assert m.move(seat, move, ply).status_code == 200
+    assert m.resign(1).status_code == 200
+    text = client.get(f"/v1/matches/{m.id}/moves?format=littlegolem")
+    assert text.status_code == 200 and text.mimetype == "text/plain"
+    assert text.get_data(as_text=True).splitlines() == ["abcdefghijklmnopq\t\tB\tJ", "1.\t... i5\tg3 f6", "2.\tf4 l6\tresign"]
+    back = client.post("/v1/games/catchup/import", json={"format": "littlegolem", "text": text.get_data(as_text=True)})
+    assert back.get_json()["moves"] == m.record()["replay"]["moves"]
+    assert client.get(f"/v1/matches/{m.id}/moves?format=pgn").status_code == 422

@@ -28,7 +28,7 @@ stone, black's.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,11 +102,16 @@ class PlurState:
 
 
 def ladder(groups: tuple[tuple[int, ...], tuple[int, ...]]) -> Json:
-    """R-E1's tie-break ladder over every group of both colours: the ``k``
+    """R-E1's tie-break ladder over every group of both colours (see :func:`size_ladder`)."""
+    return size_ladder([g.bit_count() for g in groups[0]], [g.bit_count() for g in groups[1]])
+
+
+def size_ladder(black: Sequence[int], white: Sequence[int]) -> Json:
+    """R-E1's tie-break ladder from each player's group sizes: the ``k``
     (3, 5, 7, ...) at which the ``k`` largest are clearly identified, capped
     at the number of groups (``all``: every group counts), those groups as
     ``[size, owner]`` largest first, and how many each player owns."""
-    listed = sorted(((g.bit_count(), owner) for owner in (0, 1) for g in groups[owner]), key=lambda x: (-x[0], x[1]))
+    listed = sorted([(s, 0) for s in black] + [(s, 1) for s in white], key=lambda x: (-x[0], x[1]))
     n = len(listed)
     k = FIRST_K
     while k < n and listed[k - 1][0] == listed[k][0]:
@@ -116,9 +121,11 @@ def ladder(groups: tuple[tuple[int, ...], tuple[int, ...]]) -> Json:
     return {"k": k, "all": k >= n, "largest": [list(x) for x in top], "counts": counts}
 
 
-def _winner(result: Json) -> int | None:
+def ladder_winner(result: Json) -> int | None:
+    """Who a ladder (:func:`size_ladder`) makes the winner: the owner of more of
+    the counted groups; ``None`` for equal counts, a draw (R-E1)."""
     c0, c1 = result["counts"]
-    return 0 if c0 > c1 else 1 if c1 > c0 else None  # R-E1: equal counts are a draw
+    return 0 if c0 > c1 else 1 if c1 > c0 else None
 
 
 def feasible(c0: int, c1: int, to_move: int, pie: bool) -> bool:
@@ -157,7 +164,7 @@ class Plur(Game[PlurState, Move]):
         state = PlurState(board, pie, stones, groups, blocked, to_move, ply, None, None, empty)
         if not empty:
             state.to_move, state.end = None, "full"  # still being built
-            state.winner = _winner(ladder(groups))
+            state.winner = ladder_winner(ladder(groups))
         return state
 
     def new(self, options: Mapping[str, Any]) -> PlurState:
@@ -280,7 +287,7 @@ class Plur(Game[PlurState, Move]):
             new = PlurState(state.board, state.pie, stones, groups, state.blocked, 1 - p, state.ply + 1, None, None, empty)
             return new, events
         result = ladder(groups)  # R-E1: the board is full
-        winner = _winner(result)
+        winner = ladder_winner(result)
         new = PlurState(state.board, state.pie, stones, groups, state.blocked, None, state.ply + 1, winner, "full", 0)
         events.append({"type": "end", "winner": winner, "end": "full", **self.decided_by(new)})
         return new, events
@@ -310,10 +317,10 @@ class Plur(Game[PlurState, Move]):
     def legal_moves(self, state: PlurState, limit: int | None = None) -> LegalMoves:
         """Every empty cell, and ``swap`` when the pie rule allows it (R-E1a)."""
         if state.to_move is None:
-            return LegalMoves([])
+            return LegalMoves([], complete=True)
         moves = state.board.names(state.empty) + (["swap"] if state.may_swap else [])
         truncated = limit is not None and len(moves) > limit
-        return LegalMoves(moves[:limit] if limit is not None else moves, truncated)
+        return LegalMoves(moves[:limit] if limit is not None else moves, truncated, complete=True)
 
     def setup_options(self, state: PlurState) -> Json:
         data = self.dump(state)

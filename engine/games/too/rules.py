@@ -78,8 +78,19 @@ _SPLIT = re.compile(r"[\s,]+")
 
 def second(groups: tuple[int, ...]) -> int:
     """The second-largest group's size; 0 with fewer than two groups (R-E2)."""
-    sizes = sorted((g.bit_count() for g in groups), reverse=True)
-    return sizes[1] if len(sizes) > 1 else 0
+    return second_largest([g.bit_count() for g in groups])
+
+
+def second_largest(sizes: Sequence[int]) -> int:
+    """R-E2's score from a colour's group sizes: the second-largest, equal sizes
+    counted separately (4, 4, 2 gives 4); 0 with fewer than two groups."""
+    ordered = sorted(sizes, reverse=True)
+    return ordered[1] if len(ordered) > 1 else 0
+
+
+def winner_of(black_second: int, white_second: int) -> int:
+    """R-E2: player 0 wins iff black's second-largest group is larger than white's; no draws."""
+    return 0 if black_second > white_second else 1
 
 
 @dataclass(slots=True)
@@ -119,7 +130,7 @@ class Too(Game[TooState, Move]):
     @staticmethod
     def _winner(stones_groups: tuple[tuple[int, ...], tuple[int, ...]]) -> int:
         """R-E2: player 0 wins iff black's second-largest group beats white's."""
-        return 0 if second(stones_groups[0]) > second(stones_groups[1]) else 1
+        return winner_of(second(stones_groups[0]), second(stones_groups[1]))
 
     def _build(self, board: HexBoard, stones: tuple[int, int], blocked: int) -> TooState:
         """The position of these stones: the turn and ply follow from their number."""
@@ -254,10 +265,10 @@ class Too(Game[TooState, Move]):
     def legal_moves(self, state: TooState, limit: int | None = None) -> LegalMoves:
         """Both colours on every empty cell: ``B D4``, ``W D4``, ... (R-E2)."""
         if state.to_move is None:
-            return LegalMoves([])
+            return LegalMoves([], complete=True)
         moves = [f"{c} {name}" for name in state.board.names(state.empty) for c in "BW"]
         truncated = limit is not None and len(moves) > limit
-        return LegalMoves(moves[:limit] if limit is not None else moves, truncated)
+        return LegalMoves(moves[:limit] if limit is not None else moves, truncated, complete=True)
 
     def split_move(self, move: str) -> list[str]:
         """A move is one step, colour and cell together: ``B D4``."""

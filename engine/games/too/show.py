@@ -1,7 +1,7 @@
 """Too as an umpire shows it (seed 001; RULES R-E2): either player places a
 stone of either colour, so the board holds colours, not owners; the score
-is each colour's second-largest group, and player 0 wins when black's is
-the larger.
+is each colour's second-largest group (:func:`engine.games.too.rules.second_largest`),
+and player 0 wins when black's is the larger.
 
 State (the engine's JSON, version 1): ``board`` maps cells to colours (0
 black, 1 white); ``scores`` are ``[black's second-largest, white's]``.
@@ -12,27 +12,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from views.base import Context, Handler, Marks
-from views.hexsvg import HexView
-from views.kit import Json, and_list, sizes
-from views.svgkit import Line
-
-COLOURS = ("black", "white")
+from engine.games.too.rules import COLOURS, Too, second_largest, winner_of
+from engine.hexshow import HexShow
+from engine.show import Context, Handler, Json, LastMove, Line, Style, marks
+from engine.words import and_list, sizes
 
 
-def second(values: Sequence[int]) -> int:
-    """R-E2: the second-largest group, equal sizes counted separately; 0 with fewer than two groups."""
-    ordered = sorted(values, reverse=True)
-    return ordered[1] if len(ordered) > 1 else 0
-
-
-class TooView(HexView):
-    game = "too"
-    title = "Too"
+class TooShow(HexShow):
+    title = Too.title
     default_names = ("Black", "White")
-    pieces = (("c0", "black"), ("c1", "white"))
+    styles = (Style("c0", "black", "dot"), Style("c1", "white", "ring"))
     symbols = ("B", "W")
-    natural_end = "full"
+    natural_end = Too.natural_ends[0]
 
     def describe(self, state: Mapping[str, Any]) -> str:
         return f"Too, {self.size_text(state)}{self.blocked_note(state)}, ply {state.get('ply', 0)}"
@@ -40,27 +31,27 @@ class TooView(HexView):
     def legend(self, state: Mapping[str, Any], names: tuple[str, str]) -> str:
         return "B black stone, W white stone (either player places either), # off the board; lower case: the last move"
 
-    def marks(self, events: Sequence[Json], state: Mapping[str, Any]) -> Marks:
+    def last_move(self, events: Sequence[Json], state: Mapping[str, Any]) -> LastMove:
         for e in events:
             if e.get("type") == "place":
                 cells = [str(c) for c in e.get("cells") or ()]
                 letter = "B" if e.get("color") == "black" else "W"
-                return Marks(mover=e.get("player"), move=f"{letter} {' '.join(cells)}", last=frozenset(cells))
-        return Marks()
+                return LastMove(mover=e.get("player"), move=f"{letter} {' '.join(cells)}", marks=marks("last", cells))
+        return LastMove()
 
     def seconds(self, state: Mapping[str, Any]) -> tuple[int, int]:
         raw = state.get("scores")
         if isinstance(raw, list) and len(raw) == 2 and all(isinstance(x, int) for x in raw):
             return int(raw[0]), int(raw[1])
         g0, g1 = self.board_sizes(state)
-        return second(g0), second(g1)
+        return second_largest(g0), second_largest(g1)
 
     def scores(self, state: Mapping[str, Any], names: tuple[str, str]) -> list[Line]:
         g0, g1 = self.board_sizes(state)
         b2, w2 = self.seconds(state)
         lines = [
-            Line(f"black stones: groups {sizes(g0)}; second-largest {b2}", icons=("c0",)),
-            Line(f"white stones: groups {sizes(g1)}; second-largest {w2}", icons=("c1",)),
+            Line(f"black stones: groups {sizes(g0)}; second-largest {b2}", icons=(self.stone(0),)),
+            Line(f"white stones: groups {sizes(g1)}; second-largest {w2}", icons=(self.stone(1),)),
         ]
         if state.get("status") != "finished":
             rule = f"{names[0]} wins if black's second-largest group ends larger than white's, else {names[1]} (R-E2)"
@@ -86,7 +77,7 @@ class TooView(HexView):
     @staticmethod
     def _verdict(b2: int, w2: int, names: tuple[str, str], winner: Any) -> str:
         if winner not in (0, 1):
-            winner = 0 if b2 > w2 else 1
+            winner = winner_of(b2, w2)
         if winner == 0:
             return f"{names[0]} wins: the board is full and black's second-largest group ({b2}) is larger than white's ({w2})"
         return f"{names[1]} wins: the board is full and black's second-largest group ({b2}) is not larger than white's ({w2})"

@@ -7,21 +7,22 @@ next (R-C3), and the result with the group that decided it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
-from views.base import Context, Handler, Marks
-from views.hexsvg import HexView
-from views.kit import Json, and_list, compare_sizes, number, ordinal, plural, possessive, sizes
-from views.svgkit import Line
+from engine.games.catchup.rules import Catchup, tie_break
+from engine.hexshow import HexShow
+from engine.show import Context, Handler, Json, LastMove, Line, Style
+from engine.words import and_list, number, ordinal, plural, possessive, sizes
 
 
-def tie_break(a: Sequence[int], b: Sequence[int], names: tuple[str, str], rank: int | None = None) -> str:
-    """Why ``a`` (player 0's sizes) and ``b`` (player 1's) give the result they
-    give (R-C4): "Red's 11-8-8-3 beats Blue's 11-8-7-4-1 at the third group
-    (8 against 7)".  ``rank`` is the end event's ``decided_at`` when it has one."""
-    sign, found = compare_sizes(a, b)
+def explain_tie_break(a: Sequence[int], b: Sequence[int], names: tuple[str, str], rank: int | None = None) -> str:
+    """Why ``a`` (player 0's sizes) and ``b`` (player 1's) give the result the
+    engine's R-C4 tie-break gives: "Red's 11-8-8-3 beats Blue's 11-8-7-4-1 at
+    the third group (8 against 7)".  ``rank`` is the end event's ``decided_at``
+    when it has one."""
+    sign, found = tie_break(list(a), list(b))
     if rank is None or rank < 1:
-        rank = found
+        rank = found or 0
     if sign == 0:
         return f"{possessive(names[0])} groups {sizes(a)} and {possessive(names[1])} {sizes(b)} are equal all the way"
     w, l_ = (0, 1) if sign > 0 else (1, 0)
@@ -35,20 +36,14 @@ def tie_break(a: Sequence[int], b: Sequence[int], names: tuple[str, str], rank: 
     return f"{head} at the {ordinal(rank)} group ({x} against {y_text})"
 
 
-class CatchupView(HexView):
-    game = "catchup"
-    title = "Catchup"
+class CatchupShow(HexShow):
+    title = Catchup.title
     default_names = ("Red", "Blue")
-    pieces = (("p0", "red"), ("p1", "blue"))
-    natural_end = "full"
+    styles = (Style("p0", "red", "dot"), Style("p1", "blue", "ring"))
+    natural_end = Catchup.natural_ends[0]
+    not_the_mover = frozenset({"score", "bonus"})
     default_size = 5
     min_size = 3
-
-    VARIANT_NOTE: ClassVar[dict[str, str]] = {
-        "standard": "leading gives the opponent 3",
-        "mindsports": "a new largest group gives the opponent 3",
-        "bolanos": "no 3-stone turns",
-    }
 
     def describe(self, state: Mapping[str, Any]) -> str:
         variant = (state.get("options") or {}).get("variant", "standard")
@@ -57,22 +52,19 @@ class CatchupView(HexView):
     def legend(self, state: Mapping[str, Any], names: tuple[str, str]) -> str:
         return f"X {names[0]}, O {names[1]}, # off the board; lower case: the last turn's stones"
 
-    def marks(self, events: Sequence[Json], state: Mapping[str, Any]) -> Marks:
-        return self.placed_marks(events)
-
-    def groups(self, state: Mapping[str, Any]) -> tuple[list[int], list[int]]:
-        return self.board_sizes(state)
+    def last_move(self, events: Sequence[Json], state: Mapping[str, Any]) -> LastMove:
+        return self.placed(events)
 
     def scores(self, state: Mapping[str, Any], names: tuple[str, str]) -> list[Line]:
         score = state.get("scores") or [1, 1]
-        g0, g1 = self.groups(state)
+        g0, g1 = self.board_sizes(state)
         lines = [
-            Line(f"{names[0]}: score {score[0]}, groups {sizes(g0)}", icons=("p0",)),
-            Line(f"{names[1]}: score {score[1]}, groups {sizes(g1)}", icons=("p1",)),
+            Line(f"{names[0]}: score {score[0]}, groups {sizes(g0)}", icons=(self.stone(0),)),
+            Line(f"{names[1]}: score {score[1]}, groups {sizes(g1)}", icons=(self.stone(1),)),
         ]
         if state.get("status") != "finished" and (g0 or g1):
-            sign, rank = compare_sizes(g0, g1)
-            if sign:
+            sign, rank = tie_break(g0, g1)
+            if sign and rank:
                 lead = names[0] if sign > 0 else names[1]
                 lines.append(Line(f"Tie-break if the game ended now (R-C4): {lead} ahead at the {ordinal(rank)} group", "note"))
         return lines
@@ -103,7 +95,7 @@ class CatchupView(HexView):
     def natural_result(self, state: Mapping[str, Any], end: Json | None, names: tuple[str, str]) -> str:
         g0, g1 = self._end_groups(state, end)
         rank = end.get("decided_at") if end else None
-        why = tie_break(g0, g1, names, rank if isinstance(rank, int) else None)
+        why = explain_tie_break(g0, g1, names, rank if isinstance(rank, int) else None)
         winner = state.get("winner")
         if winner in (0, 1):
             return f"{names[winner]} wins: the board is full and {why} (R-C4)."
@@ -113,7 +105,7 @@ class CatchupView(HexView):
         groups = end.get("groups") if end else None
         if isinstance(groups, list) and len(groups) == 2:
             return [int(x) for x in groups[0]], [int(x) for x in groups[1]]
-        return self.groups(state)
+        return self.board_sizes(state)
 
     # -- announcements -------------------------------------------------------------------
 
@@ -142,7 +134,7 @@ class CatchupView(HexView):
 
     def _bonus(self, ctx: Context, e: Json) -> list[str]:
         p = e.get("player")
-        who, other = ctx.name(p), ctx.name(1 - p if p in (0, 1) else None)
+        who, other = ctx.name(p), ctx.other(p)
         most = e.get("max_stones", 3)
         up_to = f"up to {number(int(most))} stones" if isinstance(most, int) else "up to three stones"
         variant = (ctx.after.get("options") or {}).get("variant", "standard")
@@ -168,7 +160,7 @@ class CatchupView(HexView):
     def natural_end_sentences(self, ctx: Context, e: Json) -> list[str]:
         g0, g1 = self._end_groups(ctx.after, e)
         rank = e.get("decided_at")
-        why = tie_break(g0, g1, ctx.names, rank if isinstance(rank, int) else None)
+        why = explain_tie_break(g0, g1, ctx.names, rank if isinstance(rank, int) else None)
         winner = e.get("winner")
         out = ["The board is full: the game is over (R-C4)."]
         if winner in (0, 1):

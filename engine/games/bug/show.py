@@ -11,11 +11,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine.games.bug.rules import Bug
 from engine.hexboard import HexBoard
-from views.base import Context, Handler, Marks
-from views.hexsvg import HexView
-from views.kit import Json, and_list, bug_cells, plural, possessive, sizes
-from views.svgkit import Line
+from engine.hexshow import HexShow
+from engine.show import CellMark, Context, Handler, Json, LastMove, Line, Style
+from engine.words import and_list, plural, possessive, sizes
+
+
+def bug_cells(cells: Sequence[str]) -> str:
+    """A bug's cells as seed 002 writes them: "A3-B4-C4"."""
+    return "-".join(cells)
 
 
 def shape_word(board: HexBoard, cells: Sequence[str]) -> str:
@@ -45,12 +50,11 @@ def shape_word(board: HexBoard, cells: Sequence[str]) -> str:
     return "straight 3-bug" if straight else "bend 3-bug"
 
 
-class BugView(HexView):
-    game = "bug"
-    title = "Bug"
+class BugShow(HexShow):
+    title = Bug.title
     default_names = ("Red", "Blue")
-    pieces = (("p0", "red"), ("p1", "blue"))
-    natural_end = "stuck"
+    styles = (Style("p0", "red", "dot"), Style("p1", "blue", "ring"))
+    natural_end = Bug.natural_ends[0]
     default_size = 3
     min_size, max_size = 2, 7
 
@@ -73,11 +77,10 @@ class BugView(HexView):
     def legend(self, state: Mapping[str, Any], names: tuple[str, str]) -> str:
         return f"X {names[0]}, O {names[1]}, # off the board; lower case: the last move's pieces"
 
-    def marks(self, events: Sequence[Json], state: Mapping[str, Any]) -> Marks:
+    def last_move(self, events: Sequence[Json], state: Mapping[str, Any]) -> LastMove:
         mover = None
         cells: list[str] = []
-        last: set[str] = set()
-        bonus: set[str] = set()
+        marks: dict[str, str] = {}
         eaten: set[str] = set()
         blacken = False
         for e in events:
@@ -85,35 +88,37 @@ class BugView(HexView):
             if kind == "grow":
                 mover = e.get("player")
                 cells.append(str(e.get("cell")))
-                last.add(str(e.get("cell")))
+                marks.setdefault(str(e.get("cell")), "last")
             elif kind == "eat":
                 cells.append(str(e.get("bonus")))
-                bonus.add(str(e.get("bonus")))
+                marks[str(e.get("bonus"))] = "bonus"
                 for bug in e.get("eaten") or ():
                     eaten.update(str(c) for c in bug)
             elif kind == "blacken":
                 mover, blacken = e.get("player"), True
                 cells.append(str(e.get("cell")))
-                last.add(str(e.get("cell")))
+                marks.setdefault(str(e.get("cell")), "last")
         if mover is None:
-            return Marks()
+            return LastMove()
         move = " ".join(cells) + (" (blackened)" if blacken else "")
-        return Marks(mover=mover, move=move, last=frozenset(last), bonus=frozenset(bonus), eaten=frozenset(eaten))
+        found = [CellMark(c, k) for c, k in marks.items()] + [CellMark(c, "eaten") for c in sorted(eaten)]
+        return LastMove(mover=mover, move=move, marks=tuple(found))
 
     def scores(self, state: Mapping[str, Any], names: tuple[str, str]) -> list[Line]:
         counts = state.get("scores") or [0, 0]
         g0, g1 = self.board_sizes(state)
         return [
-            Line(f"{names[0]}: {plural(int(counts[0]), 'piece')}, bugs {sizes(g0)}", icons=("p0",)),
-            Line(f"{names[1]}: {plural(int(counts[1]), 'piece')}, bugs {sizes(g1)}", icons=("p1",)),
+            Line(f"{names[0]}: {plural(int(counts[0]), 'piece')}, bugs {sizes(g0)}", icons=(self.stone(0),)),
+            Line(f"{names[1]}: {plural(int(counts[1]), 'piece')}, bugs {sizes(g1)}", icons=(self.stone(1),)),
         ]
 
-    def mark_notes(self, marks: Marks) -> list[Line]:
+    def mark_notes(self, last: LastMove) -> list[Line]:
         said = []
-        if marks.bonus:
-            said.append(f"★ bonus growth ({', '.join(sorted(marks.bonus))})")
-        if marks.eaten:
-            said.append(f"dashed: eaten ({', '.join(sorted(marks.eaten))})")
+        bonus, eaten = last.cells("bonus"), last.cells("eaten")
+        if bonus:
+            said.append(f"★ bonus growth ({', '.join(sorted(bonus))})")
+        if eaten:
+            said.append(f"dashed: eaten ({', '.join(sorted(eaten))})")
         return [Line("Marked: " + "; ".join(said), "note")] if said else []
 
     def turn(self, state: Mapping[str, Any], names: tuple[str, str]) -> str:
@@ -158,7 +163,7 @@ class BugView(HexView):
 
     def _eat(self, ctx: Context, e: Json) -> list[str]:
         p = e.get("player")
-        who, other = ctx.name(p), ctx.name(1 - p if p in (0, 1) else None)
+        who, other = ctx.name(p), ctx.other(p)
         eater = [str(c) for c in e.get("eater") or ()]
         eaten = [[str(c) for c in bug] for bug in e.get("eaten") or ()]
         bonus = str(e.get("bonus"))
@@ -171,7 +176,7 @@ class BugView(HexView):
 
     def _refused(self, ctx: Context, e: Json) -> list[str]:
         p = e.get("player")
-        who, other = ctx.name(p), ctx.name(1 - p if p in (0, 1) else None)
+        who, other = ctx.name(p), ctx.other(p)
         eater = [str(c) for c in e.get("eater") or ()]
         spared = [[str(c) for c in bug] for bug in e.get("spared") or ()]
         victims = and_list([self._bug(ctx, bug) for bug in spared])

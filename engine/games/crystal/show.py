@@ -1,9 +1,9 @@
 """Crystal Connector as an umpire shows it (seed 003; RULES R-H5, R-X1 to
-R-X6): the 6x6 grid with its crystals and anomaly pieces, each drawn as a
-shape of its own and named in a legend; the last turn's shifted files
-outlined with arrows; each player's colours, largest groups, product and
-running total (R-X3); the round, the threshold and the barred files; the
-draft, the scoring, spikes and ties in words.
+R-X6): the 6x6 grid with its crystals and anomaly pieces, each a glyph of
+its own and named in a legend; the last turn's shifted files with arrows;
+each player's colours, largest groups, product and running total (R-X3);
+the round, the threshold and the barred files; the draft, the scoring,
+spikes and ties in words.
 
 Pieces are the API's symbols: ``R B G Y`` crystals (lower case: spiked),
 ``*`` bomb, ``@`` chameleon, ``+`` pylon, ``#`` rock.
@@ -11,166 +11,39 @@ Pieces are the API's symbols: ``R B G Y`` crystals (lower case: spiked),
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
-from functools import cache
 from typing import Any
 
 from engine.games.crystal import grid as cg
-from views.base import CellPos, Context, GameView, Handler, Label, Layout, Marks
-from views.kit import Json, and_list, num, or_list, parse_time, plural, possessive, xml
-from views.svgkit import MARGIN, MIN_WIDTH, Line, icon_svg
+from engine.games.crystal.rules import Crystal
+from engine.show import BoardShape, Context, FileMark, Glyph, Handler, Json, LastMove, Line, Piece, Show, marks
+from engine.words import and_list, or_list, parse_time, plural, possessive
 
-S = 48.0  # a cell's side
-LEFT, TOP, RIGHT, BOTTOM = 26.0, 26.0, 44.0, 24.0  # label and arrow strips around the grid
+SIDE = 6  # the grid's columns and rows (R-H5)
+FILES = "ABCDEF"
 COLOURS = cg.COLOURS  # red, blue, green, yellow
 LETTER = {"red": "R", "blue": "B", "green": "G", "yellow": "Y"}
-PIECE_NAMES = {"*": "bomb", "@": "chameleon", "+": "pylon", "#": "rock"}
 TIMES = "\u00d7"  # the multiplication sign: "red 7 TIMES green 5 = 35"
 ARROWS = {"up": "↑", "down": "↓", "left": "←", "right": "→"}
+# the anomaly pieces: symbol -> glyph kind (R-X5)
+PIECE_NAMES = {"*": "bomb", "@": "chameleon", "+": "pylon", "#": "rock"}
+SPIKED = Glyph("gem", "R", "spikes", "r")
 LEGEND = {
-    "bombs": ("bomb", "* bomb: a group touching it does not count (R-X5)"),
-    "chameleons": ("chameleon", "@ chameleon: counts as every colour (R-X5)"),
-    "pylons": ("pylon", "+ pylon: crystals on a line with two pylons count 2 (R-X5)"),
-    "rocks": ("rock", "# rock: may not be shifted over the edge (R-X5)"),
-    "spikes": ("spiked", "r b g y spiked crystal: each cell it travels gives the opponent 1 point (R-X5)"),
+    "bombs": (Glyph("bomb", text="*"), "* bomb: a group touching it does not count (R-X5)"),
+    "chameleons": (Glyph("chameleon", text="@"), "@ chameleon: counts as every colour (R-X5)"),
+    "pylons": (Glyph("pylon", text="+"), "+ pylon: crystals on a line with two pylons count 2 (R-X5)"),
+    "rocks": (Glyph("rock", text="#"), "# rock: may not be shifted over the edge (R-X5)"),
+    "spikes": (SPIKED, "r b g y spiked crystal: each cell it travels gives the opponent 1 point (R-X5)"),
 }
 
 
-@cache
-def _grid_geometry() -> tuple[float, float, float, float]:
-    """(x0, y0, width, height): the grid's top-left corner and the board area's size."""
-    natural = MARGIN + LEFT + 6 * S + RIGHT + MARGIN
-    width = max(natural, MIN_WIDTH + 80)  # the panel says more than a hex game's: give its lines room
-    x0 = MARGIN + LEFT + (width - natural) / 2
-    y0 = MARGIN + TOP
-    return x0, y0, width, y0 + 6 * S + BOTTOM + MARGIN
-
-
-def centre(col: int, row: int) -> tuple[float, float]:
-    x0, y0, _, _ = _grid_geometry()
-    return x0 + S * col + S / 2, y0 + S * row + S / 2
-
-
-@cache
-def grid_layout() -> Layout:
-    x0, y0, width, height = _grid_geometry()
-    cells = []
-    for r in range(6):
-        for c in range(6):
-            nbrs = []
-            for dc, dr in ((0, -1), (-1, 0), (1, 0), (0, 1)):  # orthogonal, no wrap-around (R-H5); reading order
-                if 0 <= c + dc < 6 and 0 <= r + dr < 6:
-                    nbrs.append(f"{'ABCDEF'[c + dc]}{r + dr + 1}")
-            x, y = centre(c, r)
-            cells.append(CellPos(f"{'ABCDEF'[c]}{r + 1}", x, y, tuple(nbrs)))
-    labels = [Label("ABCDEF"[c], centre(c, 0)[0], y0 - 14) for c in range(6)]
-    labels += [Label(str(r + 1), x0 - 15, centre(0, r)[1]) for r in range(6)]
-    return Layout(
-        game="crystal",
-        kind="grid",
-        cells=tuple(cells),
-        off=(),
-        labels=tuple(labels),
-        rows=tuple(str(r + 1) for r in range(6)),
-        columns=tuple("ABCDEF"),
-        width=width,
-        height=height,
-        cell_size=S,
-    )
-
-
-@cache
-def _tile(name: str, last: bool) -> str:
-    """A cell's element and its square (marked when the last move converted it), left open for its piece."""
-    c, r = "ABCDEF".index(name[0]), int(name[1]) - 1
-    x, y = centre(c, r)
-    cls = "tile last" if last else "tile"
-    return (
-        f'<g class="cell" data-cell="{name}"><rect class="{cls}" x="{num(x - S / 2)}" y="{num(y - S / 2)}" '
-        f'width="{num(S)}" height="{num(S)}"/>'
-    )
-
-
-# -- the pieces ---------------------------------------------------------------------------------
-
-
-def _diamond(x: float, y: float, h: float) -> str:
-    return f"{num(x)},{num(y - h)} {num(x + h)},{num(y)} {num(x)},{num(y + h)} {num(x - h)},{num(y)}"
-
-
-def _star(x: float, y: float, outer: float, inner: float, points: int) -> str:
-    pts = []
-    for k in range(2 * points):
-        r = outer if k % 2 == 0 else inner
-        a = math.pi * k / points - math.pi / 2
-        pts.append(f"{num(x + r * math.cos(a))},{num(y + r * math.sin(a))}")
-    return " ".join(pts)
-
-
-ROCK_SHAPE = ((-0.36, 0.2), (-0.3, -0.12), (-0.12, -0.3), (0.14, -0.28), (0.34, -0.08), (0.38, 0.18), (0.2, 0.32), (-0.2, 0.33))
-
-
-@cache
-def piece_svg(sym: str, x: float, y: float, scale: float = 1.0) -> str:
-    """One piece of the grid, centred on (x, y): the first element carries
-    ``crystal`` or ``piece`` and the kind, so each piece is found exactly once."""
-    s = S * scale
-    sx, sy = num(x), num(y)
-    letter_px = "" if scale == 1.0 else f' style="font-size:{num(17 * scale)}px"'
-    sym_px = "" if scale == 1.0 else f' style="font-size:{num(13 * scale)}px"'
+def glyph(sym: str) -> Glyph:
+    """The glyph of a grid symbol: a crystal (spiked when lower case), an anomaly piece, else the symbol as text."""
     upper = sym.upper()
-    if upper in "RBGY":
-        spiked = sym.islower()
-        out = ""
-        if spiked:
-            out += f'<polygon class="spike" points="{_star(x, y, 0.5 * s, 0.3 * s, 12)}"/>'
-        cls = f"crystal x{upper}" + (" spiked" if spiked else "")
-        out += f'<polygon class="{cls}" points="{_diamond(x, y, 0.4 * s)}"/>'
-        return out + f'<text class="t{upper}" x="{sx}" y="{sy}"{letter_px}>{sym}</text>'
-    if sym == "*":
-        r = 0.27 * s
-        cy = y + 0.06 * s
-        fx, fy = x + r * 0.7, cy - r * 0.7
-        return (
-            f'<circle class="piece bomb" cx="{sx}" cy="{num(cy)}" r="{num(r)}"/>'
-            f'<path class="fuse" d="M{num(fx)},{num(fy)} q{num(0.08 * s)},{num(-0.12 * s)} {num(0.16 * s)},{num(-0.1 * s)}"/>'
-            f'<polygon class="spark" points="{_star(fx + 0.16 * s, fy - 0.1 * s, 0.09 * s, 0.04 * s, 5)}"/>'
-            f'<text class="sym" x="{sx}" y="{num(cy)}"{sym_px}>*</text>'
-        )
-    if sym == "@":
-        r = 0.36 * s
-        parts = ['<g class="piece chameleon">']
-        for k, colour in enumerate("RBGY"):  # a quarter in each colour: it counts as every one (R-X5)
-            a0, a1 = math.pi / 2 * k - math.pi / 2, math.pi / 2 * (k + 1) - math.pi / 2
-            x1, y1 = x + r * math.cos(a0), y + r * math.sin(a0)
-            x2, y2 = x + r * math.cos(a1), y + r * math.sin(a1)
-            d = f"M{sx},{sy} L{num(x1)},{num(y1)} A{num(r)},{num(r)} 0 0 1 {num(x2)},{num(y2)} Z"
-            parts.append(f'<path class="x{colour}" d="{d}"/>')
-        parts.append(f'<circle class="tile" cx="{sx}" cy="{sy}" r="{num(0.17 * s)}"/>')
-        parts.append(f'<text class="symd" x="{sx}" y="{sy}"{sym_px}>@</text></g>')
-        return "".join(parts)
-    if sym == "+":
-        w, h, t = 0.2 * s, 0.38 * s, 0.06 * s
-        pts = f"{num(x - w)},{num(y + h)} {num(x - t)},{num(y - h)} {num(x + t)},{num(y - h)} {num(x + w)},{num(y + h)}"
-        bar_y = num(y - 0.12 * s)
-        return (
-            f'<polygon class="piece pylon" points="{pts}"/>'
-            f'<line class="fuse" x1="{num(x - 0.17 * s)}" y1="{bar_y}" x2="{num(x + 0.17 * s)}" y2="{bar_y}"/>'
-            f'<text class="sym" x="{sx}" y="{num(y + 0.12 * s)}"{sym_px}>+</text>'
-        )
-    if sym == "#":
-        pts = " ".join(f"{num(x + dx * s)},{num(y + dy * s)}" for dx, dy in ROCK_SHAPE)
-        return f'<polygon class="piece rock" points="{pts}"/><text class="sym" x="{sx}" y="{num(y + 0.02 * s)}"{sym_px}>#</text>'
-    return f'<text class="symd" x="{sx}" y="{sy}">{xml(sym)}</text>'
-
-
-def piece_icon(name: str, x: float, y: float) -> str:
-    """A small piece before a panel line: crystal swatches, anomalies for the legend."""
-    sym = {"bomb": "*", "chameleon": "@", "pylon": "+", "rock": "#", "spiked": "r"}.get(name)
-    if sym is not None:
-        return piece_svg(sym, x, y, 0.36)
-    return icon_svg(name, x, y)
+    if len(sym) == 1 and upper in "RBGY":
+        return Glyph("gem", upper, "spikes" if sym.islower() else "", sym)
+    kind = PIECE_NAMES.get(sym)
+    return Glyph(kind, text=sym) if kind else Glyph("text", text=sym)
 
 
 def shift_parts(text: str) -> list[tuple[str, str, int]]:
@@ -192,72 +65,34 @@ def colour_values(board: Sequence[str]) -> dict[str, int]:
     return dict(zip(COLOURS, values, strict=True))
 
 
-class CrystalView(GameView):
-    game = "crystal"
-    title = "Crystal Connector"
+class CrystalShow(Show):
+    title = Crystal.title
     default_names = ("Player 1", "Player 2")
-    pieces = ()
-    natural_end = "threshold"
+    natural_end = Crystal.natural_ends[0]
+    extra_width = 80.0  # the panel says more than a hex game's: give its lines room
+    not_the_mover = frozenset({"score", "spikes"})
 
-    def layout(self, options: Mapping[str, Any], blocked: Sequence[str] = ()) -> Layout:
+    def shape(self, options: Mapping[str, Any], blocked: Sequence[str] = ()) -> BoardShape:
         if blocked:
             raise ValueError("The Crystal Connector grid has no blocked cells.")
-        return grid_layout()
+        return BoardShape("grid", columns=SIDE, rows=SIDE)
 
-    def state_layout(self, state: Mapping[str, Any]) -> Layout:
-        return grid_layout()
+    def state_shape(self, state: Mapping[str, Any]) -> BoardShape:
+        return self.shape({})
 
-    def icon(self, name: str, x: float, y: float) -> str:
-        return piece_icon(name, x, y)
-
-    # -- drawing ---------------------------------------------------------------------------
-
-    def board_svg(self, state: Mapping[str, Any], layout: Layout, marks: Marks, coords: bool) -> list[str]:
+    def pieces(self, state: Mapping[str, Any], last: LastMove) -> tuple[Piece, ...]:
         rows = list(state.get("board") or ())
-        x0, y0, _, _ = _grid_geometry()
-        barred = set(state.get("barred") or ()) if state.get("status") != "finished" else set()
-        out = ['<g class="labels">']
-        for lb in layout.labels:
-            if lb.text in barred:  # the player to move may not shift this file (R-X2)
-                out.append(f'<text class="barred" x="{num(lb.x)}" y="{num(lb.y)}">{lb.text}</text>')
-                out.append(f'<line class="strike" x1="{num(lb.x - 7)}" y1="{num(lb.y)}" x2="{num(lb.x + 7)}" y2="{num(lb.y)}"/>')
-            else:
-                out.append(f'<text class="lbl" x="{num(lb.x)}" y="{num(lb.y)}">{lb.text}</text>')
-        out.append('</g><g class="board">')
-        for i, cell in enumerate(layout.cells):
-            r, c = divmod(i, 6)
-            sym = rows[r][c] if r < len(rows) and c < len(rows[r]) else "?"
-            out.append(_tile(cell.name, cell.name in marks.last))
-            out.append(piece_svg(sym, cell.x, cell.y))
-            if coords:
-                out.append(f'<text class="coord" x="{num(cell.x + S / 2 - 10)}" y="{num(cell.y + S / 2 - 7)}">{cell.name}</text>')
-            out.append("</g>")
-        out.append("</g>")
-        out.extend(self._shift_marks(marks, x0, y0))
-        return out
-
-    def _shift_marks(self, marks: Marks, x0: float, y0: float) -> list[str]:
         out = []
-        for file, arrows in marks.files:
-            if file in "ABCDEF":
-                c = "ABCDEF".index(file)
-                x = x0 + S * c
-                out.append(f'<rect class="shifted" x="{num(x)}" y="{num(y0)}" width="{num(S)}" height="{num(6 * S)}"/>')
-                out.append(f'<text class="arrow" x="{num(x + S / 2)}" y="{num(y0 + 6 * S + 12)}">{arrows}</text>')
-            else:
-                r = int(file) - 1
-                y = y0 + S * r
-                out.append(f'<rect class="shifted" x="{num(x0)}" y="{num(y)}" width="{num(6 * S)}" height="{num(S)}"/>')
-                out.append(f'<text class="arrow" x="{num(x0 + 6 * S + RIGHT / 2)}" y="{num(y + S / 2)}">{arrows}</text>')
-        return out
+        for r in range(SIDE):
+            for c in range(SIDE):
+                sym = rows[r][c] if r < len(rows) and c < len(rows[r]) else "?"
+                out.append(Piece(f"{FILES[c]}{r + 1}", glyph(sym), sym))
+        return tuple(out)
 
-    def diagram(self, state: Mapping[str, Any], marks: Marks, coords: bool) -> list[str]:
-        rows = list(state.get("board") or ())
-        header = "   " + " ".join("ABCDEF")
-        lines = [header]
-        for r, row in enumerate(rows):
-            lines.append(f"{r + 1}  " + " ".join(row))
-        return lines
+    def barred(self, state: Mapping[str, Any]) -> tuple[str, ...]:
+        if state.get("status") == "finished":
+            return ()
+        return tuple(str(f) for f in state.get("barred") or ())
 
     def legend(self, state: Mapping[str, Any], names: tuple[str, str]) -> str:
         anomalies = (state.get("options") or {}).get("anomalies") or []
@@ -265,16 +100,16 @@ class CrystalView(GameView):
         parts += [LEGEND[a][1].split(":")[0] for a in anomalies if a in LEGEND]
         return ", ".join(parts)
 
-    def marks(self, events: Sequence[Json], state: Mapping[str, Any]) -> Marks:
+    def last_move(self, events: Sequence[Json], state: Mapping[str, Any]) -> LastMove:
         mover = None
         move: list[str] = []
-        last: set[str] = set()
+        last: list[str] = []
         files: dict[str, list[str]] = {}
         for e in events:
             kind = e.get("type")
             if kind == "convert":
                 mover = e.get("player")
-                last.add(str(e.get("cell")))
+                last.append(str(e.get("cell")))
                 move.append(f"convert {e.get('cell')};")
             elif kind == "shifts":
                 mover = e.get("player")
@@ -289,9 +124,9 @@ class CrystalView(GameView):
                 mover = e.get("player")
                 move.append(self._draft_words(e))
         if mover is None:
-            return Marks()
-        ordered = tuple((f, " ".join(files[f])) for f in "ABCDEF123456" if f in files)
-        return Marks(mover=mover, move=" ".join(move), last=frozenset(last), files=ordered)
+            return LastMove()
+        ordered = tuple(FileMark(f, " ".join(files[f])) for f in "ABCDEF123456" if f in files)
+        return LastMove(mover=mover, move=" ".join(move), marks=marks("last", last), files=ordered)
 
     @staticmethod
     def _draft_words(e: Json) -> str:
@@ -316,7 +151,7 @@ class CrystalView(GameView):
         lines = []
         for p in (0, 1):
             pair = [str(c) for c in colors[p]] if p < len(colors) else []
-            icons = tuple(LETTER[c] for c in pair if c in LETTER)
+            icons = tuple(Glyph("swatch", LETTER[c]) for c in pair if c in LETTER)
             if len(pair) == 2:
                 a, b = pair
                 va, vb = values.get(a, 0), values.get(b, 0)
@@ -449,7 +284,7 @@ class CrystalView(GameView):
     def _flag(self, ctx: Context, e: Json) -> list[str]:
         p = e.get("player")
         who = ctx.name(p)
-        other = ctx.name(1 - p if p in (0, 1) else None)
+        other = ctx.other(p)
         if e.get("proxy"):
             until = parse_time(e.get("until"))
             when = f" until {until.strftime('%H:%M:%S')} UTC" if until else ""

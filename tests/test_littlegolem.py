@@ -1,0 +1,165 @@
+"""Little Golem's Catchup records (seed 001's game, engine/games/catchup/littlegolem.py):
+read into the seeds' notation, written back, and checked against the seed's final diagram."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from flask.testing import FlaskClient
+
+from engine.games.catchup import littlegolem as lg
+from engine.hexboard import hexhex
+from engine.registry import get_game
+
+CATCHUP = get_game("catchup")
+
+
+# Seed 001's Little Golem record exactly as the seed prints it (its last lines; tabs as \t).
+SEED_RECORD = (
+    ":\tabcdefghijklmnopq\t\tB\tJ\n"
+    ":\t. . . B j\t1.\t... i5\tg3 f6\n"
+    ":\tj . j j b .\t2.\tf4 l7\tk5 d4\n"
+    ":\tb j j b b . .\t3.\ti3 i7\td2 n4\n"
+    ":\t. j b b j b j .\t4.\tl2 c3\tj2 k7\n"
+    ":\t. b j j b j . . .\t5.\tl4 c5\tg5 j4\n"
+    ":\t. j j . b b . .\t6.\th4 k3 j6\tg2 e3 e5\n"
+    ":\tj b b b j . .\t7.\te7 g7\td6 c7 m1\n"
+    ":\tB\t8.\td8 k1\tresign\n"
+    ":\t9.\t\t\n"
+    ":\tabcdefghijklmnopq\t\t\t\n"
+)
+
+
+def seed_record() -> str:
+    """The seed's Little Golem record exactly as printed (diagram and turns side by side)."""
+    return SEED_RECORD
+
+
+def seed_diagram() -> dict[str, int]:
+    """The stones of the seed's final diagram (b: the first player, j: the second; capitals: the last turn)."""
+    board = hexhex(5)
+    out = {}
+    for r, line in enumerate(seed_record().splitlines()[1:9]):
+        for i, sym in enumerate(line.split("\t")[1].split()):
+            if sym != ".":
+                out[board.name(board.rows[r][i])] = 0 if sym.lower() == "b" else 1
+    return out
+
+
+def test_doubled_columns_on_side_5() -> None:
+    board = hexhex(5)
+    # R-H1: row A has 5 cells on columns e g i k m; the centre E5 is i5; I5 is the bottom right
+    assert [lg.lg_cell(board, f"A{i}") for i in range(1, 6)] == ["e1", "g1", "i1", "k1", "m1"]
+    assert lg.lg_cell(board, "E5") == "i5"
+    assert lg.lg_cell(board, "E1") == "a5" and lg.lg_cell(board, "E9") == "q5"
+    assert lg.lg_cell(board, "I5") == "m9"
+    assert all(lg.cell_of(board, lg.lg_cell(board, board.name(b))) == board.name(b) for b in board.cells)
+    assert lg.cell_of(board, "f1") is None  # between two cells of row 1
+    assert lg.cell_of(board, "a1") is None  # off the board
+
+
+def test_the_seed_record_as_printed_has_a_cell_that_is_no_cell() -> None:
+    # Seed 001's record is corrupt in two places; the first, "l7" on the line of turn 2, lies between
+    # two cells of row 7 (its cells are on columns c e g i k m o), so the import names it
+    with pytest.raises(lg.BadRecord) as caught:
+        lg.read(seed_record())
+    assert caught.value.line == 3 and caught.value.token == "l7"
+    assert caught.value.to_json()["code"] == "bad_record"
+
+
+def test_the_seed_game_with_its_two_corrupt_cells_mended_reaches_the_seed_diagram() -> None:
+    """The two corrupt cells, found from the seed's final diagram: the diagram holds a first-player
+    stone on F6 (Little Golem l6) and a second-player stone on B3 (h2) that no turn places, while the
+    record has the first player's "l7" (no cell) in turn 2 and the second player's "g2" (no cell:
+    row 2's cells are on columns d f h j l n) in turn 6.  Each is one keystroke off: l7 for l6, g2 for h2."""
+    text = seed_record()
+    assert text.count("l7") == 1 and text.count("g2 e3") == 1
+    mended = text.replace("l7", "l6").replace("g2 e3", "h2 e3")
+    options, moves = lg.read(mended)
+    assert options == {"size": 5, "variant": "standard"}
+    assert moves[:3] == ["E5", "C3 F3", "D3 F6"]  # R-C1: the opening turn is one stone
+    assert moves[-1] == "resign 1"  # J resigns after the first player's 8th turn
+    replay = CATCHUP.replay(options, moves)
+    assert replay.valid, replay.first_illegal
+    state = CATCHUP.dump(replay.state)
+    assert state["end"] == "resign" and state["winner"] == 0
+    assert {c: int(v) for c, v in state["board"].items()} == seed_diagram()
+
+
+def test_a_record_round_trips_through_the_writer() -> None:
+    options, moves = lg.read(seed_record().replace("l7", "l6").replace("g2 e3", "h2 e3"))
+    text = lg.write(options, moves, ("Bert", "Jo"))
+    assert text.splitlines()[0] == "abcdefghijklmnopq\t\tB\tJ"
+    assert text.splitlines()[1] == "1.\t... i5\tg3 f6"
+    assert lg.read(text) == (options, moves)
+
+
+@pytest.mark.parametrize("side", [5, 7])
+def test_random_games_round_trip(side: int) -> None:
+    rng = random.Random(side)
+    state = CATCHUP.new({"size": side})
+    moves = []
+    while CATCHUP.dump(state)["status"] == "ongoing" and len(moves) < 40:
+        cells = CATCHUP.legal_moves(state).moves
+        verdict = CATCHUP.play(state, rng.choice(cells))
+        assert verdict.legal and verdict.move is not None
+        moves.append(verdict.move)
+        state = verdict.state
+    options, back = lg.read(lg.write({"size": side}, moves))
+    assert options["size"] == side and back == moves
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "token"),
+    [
+        ("abcdefghijklmnopq\n1.\ti5\tz3\n", 2, "z3"),
+        ("1.\ti5\tg3 f6\n3.\tf4\tk5\n", 2, "3."),
+        ("1.\ti5\tg3\tf6\n", 1, "f6"),
+        ("1.\ti5\tresign g3\n", 1, "resign"),
+        ("no turns here\n", 1, ""),
+    ],
+)
+def test_a_record_that_cannot_be_read_names_its_line_and_token(text: str, line: int, token: str) -> None:
+    with pytest.raises(lg.BadRecord) as caught:
+        lg.read(text)
+    assert (caught.value.line, caught.value.token) == (line, token)
+    assert caught.value.message.startswith(f"Line {line}:")
+
+
+def test_a_header_gives_the_board_size() -> None:
+    assert lg.read("abcdefghijklm\t\tX\tO\n1.\tg4\t\n")[0]["size"] == 4  # 13 columns: side 4
+    with pytest.raises(lg.BadRecord):
+        lg.read("abcdefghijkl\n1.\tg4\n")  # 12 columns fit no hexhex board
+
+
+# -- over HTTP: POST /v1/games/catchup/import ---------------------------------------------------
+
+
+def test_the_seed_pasted_as_it_is_answers_422_naming_the_line_and_token(client: FlaskClient) -> None:
+    r = client.post("/v1/games/catchup/import", json={"format": "littlegolem", "text": seed_record()})
+    assert r.status_code == 422
+    error = r.get_json()["error"]
+    assert error["code"] == "bad_record" and error["details"] == {"field": "text", "line": 3, "token": "l7"}
+    assert "l7" in error["message"]
+
+
+def test_the_mended_seed_imports_and_replays_to_the_seed_diagram(client: FlaskClient) -> None:
+    text = seed_record().replace("l7", "l6").replace("g2 e3", "h2 e3")
+    r = client.post("/v1/games/catchup/import", json={"format": "LittleGolem", "text": text})
+    assert r.status_code == 200
+    body = r.get_json()
+    assert body["format"] == "littlegolem" and body["options"] == {"size": 5, "variant": "standard"}
+    replay = client.post("/v1/games/catchup/replay", json={"options": body["options"], "moves": body["moves"]}).get_json()
+    assert replay["valid"] and replay["state"]["winner"] == 0 and replay["state"]["end"] == "resign"
+    assert {c: int(v) for c, v in replay["state"]["board"].items()} == seed_diagram()
+
+
+def test_formats_a_game_does_not_know(client: FlaskClient) -> None:
+    r = client.post("/v1/games/catchup/import", json={"format": "sgf", "text": "(;GM[1])"})
+    assert r.status_code == 422 and r.get_json()["error"]["code"] == "unknown_format"
+    assert r.get_json()["error"]["details"] == {"formats": ["littlegolem"]}
+    games = {g["name"]: g for g in client.get("/v1/games").get_json()["games"]}
+    assert [f["name"] for f in games["catchup"]["records"]] == ["littlegolem"]
+    bare = next(name for name, g in games.items() if not g["records"])
+    assert client.post(f"/v1/games/{bare}/import", json={"format": "littlegolem", "text": "1. a1"}).status_code == 404
