@@ -25,6 +25,10 @@ by the count of timed requests.
   (127.0.1.x) on one Catchup side-10 match, whose moves are the timed ones
   (each move is an event to all 5000); the baseline is a match like it
   with nobody listening.  Aim: moves within 1.5x of idle.
+
+``--pace S`` sleeps S seconds between two timed pairs (idle and loaded
+alike): back to back (0), each move of case (c) is 5,000 events to write at
+once, and the reader of all 5,000 streams runs on the same two cores.
 """
 
 from __future__ import annotations
@@ -93,9 +97,13 @@ class Mover:
         return took
 
 
+PACE = [0.0]  # seconds between two timed pairs (--pace)
+
+
 def timed(base: str, play: Json, mover: Mover, count: int) -> dict[str, list[float]]:
     plays, moves = [], []
     for _ in range(count):
+        time.sleep(PACE[0])
         start = time.perf_counter()
         status, _ = request(base, "POST", "/v1/games/catchup/play", play)
         plays.append(time.perf_counter() - start)
@@ -417,11 +425,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--connections", type=int, default=4000, help="slow-body connections")
     parser.add_argument("--listeners", type=int, default=5000, help="event streams on the moved match")
     parser.add_argument("--workers", default="2")
+    parser.add_argument("--pace", type=float, default=0.0, help="seconds between timed play-and-move pairs (0: back to back)")
     parser.add_argument("--impolite", action="store_true", help="png: the clients ignore Retry-After")
     parser.add_argument("--nice", default=None, help="png: RENDER_NICE (the service's default: 10)")
     args = parser.parse_args(argv or [])
     cases = ["png", "slowbody", "spectators"] if args.case == "all" else [args.case]
-    print(f"{args.workers} gevent workers, {os.cpu_count()} cpus; load average at the start {load_average()}")
+    PACE[0] = args.pace
+    print(f"{args.workers} gevent workers, {os.cpu_count()} cpus; pace {args.pace} s; load average at the start {load_average()}")
     for case in cases:
         work = Path(tempfile.mkdtemp(prefix=f"bench-dos-{case}-"))
         redis = TcpRedis(work / "redis", free_port()).start()
