@@ -131,7 +131,8 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "too_many_concurrent": (
         429,
         "this address already holds as many event streams and long-polls (`MAX_LISTENERS_PER_ADDRESS`) or request bodies"
-        " being sent (`MAX_BODIES_PER_ADDRESS`) as one app process allows (`details.what`, `details.limit`; `Retry-After`)",
+        " being sent (`MAX_BODIES_PER_ADDRESS`, after waiting `BODY_TIMEOUT_S` for a turn) as one app process allows"
+        " (`details.what`, `details.limit`; `Retry-After`)",
     ),
     "internal_error": (500, "a bug; it is logged, with the request id"),
     "unavailable": (503, "Redis is not answering (`details.redis`: `down`, `timeout`, `misconfigured`, `cluster_state`)"),
