@@ -12,7 +12,7 @@ by the count of timed requests.
 
 * ``png``: 8 clients ask nonstop for the largest PNG the service draws
   (``POST /v1/games/catchup/render``, side 10, width 2048), each a picture
-  not seen before (40 positions, 3 palettes), with ``RENDER_RATE_LIMIT``
+  not seen before (40 positions, 3 palettes), with ``PNG_RATE_LIMIT`` and ``RENDER_RATE_LIMIT``
   off, so the renderers' pool and its queue are what holds (answers counted
   by status); a client refused ``503`` waits its ``Retry-After`` (1 s), or
   with ``--impolite`` asks again at once.  Aim: the plays' and moves' medians within 1.5x of idle.
@@ -206,7 +206,7 @@ def case_png(base: str, proc: Any, count: int, polite: bool, nice: str) -> None:
         painters.close()
     how = "waiting Retry-After after a 503" if polite else "asking again at once after a 503"
     how += f", renderers at nice {nice}"
-    report(f"(a) 8 clients asking for 2048-px PNGs nonstop, {how} (RENDER_RATE_LIMIT off)", idle, loaded, 1.5)
+    report(f"(a) 8 clients asking for 2048-px PNGs nonstop, {how} (PNG_RATE_LIMIT, RENDER_RATE_LIMIT off)", idle, loaded, 1.5)
     answers = ", ".join(f"{status}: {n}" for status, n in sorted(painters.answers.items()))
     print(f"picture answers during the run (timing and draining): {answers}; load average {load}")
 
@@ -437,7 +437,7 @@ def main(argv: list[str] | None = None) -> None:
         redis = TcpRedis(work / "redis", free_port()).start()
         env = {"REDIS_URL": redis.url, "WEB_CONCURRENCY": args.workers, "EVENTS_LIFETIME_S": "600"}
         if case == "png":
-            env["RENDER_RATE_LIMIT"] = "off"  # no budget: the pool alone holds the load
+            env["RENDER_RATE_LIMIT"] = env["PNG_RATE_LIMIT"] = "off"  # no budget: the pool alone holds the load
             if args.nice is not None:
                 env["RENDER_NICE"] = args.nice
         proc, base = serve(env)

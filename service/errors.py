@@ -81,6 +81,7 @@ def flatten_messages(messages: Any, prefix: str = "") -> dict[str, list[str]]:
 
 _HTTP_CODES = {
     400: ("malformed_json", "The request body is not valid JSON."),
+    401: ("unauthorized", "This needs a bearer token the server knows: Authorization: Bearer <token>."),
     404: ("not_found", "There is nothing at this address."),
     405: ("method_not_allowed", "This address does not accept that method."),
     413: ("body_too_large", "The request body is larger than this server accepts."),
@@ -96,7 +97,10 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "malformed_json": (400, "the body is not JSON (`NaN` and `Infinity` are not JSON either)"),
     "duplicate_key": (400, "an object of the body gives one key twice (`details.key` names it)"),
     "too_deeply_nested": (400, "the body nests arrays or objects more than 16 levels deep"),
-    "unauthorized": (401, "no bearer token, or not one this match (or this server's umpire token) knows"),
+    "unauthorized": (
+        401,
+        "no bearer token, or not one this match (or this server's umpire token, or its metrics token for `/metrics`) knows",
+    ),
     "not_your_turn": (403, "a match's seat that may not move now (`details.may_move`, `details.proxy`)"),
     "admin_disabled": (403, "listing and aborting matches need `ADMIN_TOKEN` set on the server"),
     "not_found": (404, "nothing at this address"),
@@ -121,12 +125,16 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "bad_options": (422, "options are unknown, out of range, or set up an impossible position (`details.fields`)"),
     "bad_record": (422, "a game record to import cannot be read (`details.line`, `details.token`: where)"),
     "unknown_format": (422, "a record format the game does not read or write (`details.formats`: those it does)"),
-    "bad_signature": (422, "signing is on and the state's `sig` is missing or wrong (`details.fields`: `state.sig`)"),
+    "bad_signature": (
+        422,
+        "signing is on and the state's `sig` is missing or wrong, or its `origin` is not `start` or `setup`"
+        " (`details.fields`: `state.sig`, `state.origin`)",
+    ),
     "body_timeout": (408, "the body did not arrive within `BODY_TIMEOUT_S` (`details.timeout_s`); the connection is closed"),
     "rate_limited": (
         429,
-        "over `RATE_LIMIT`, or over `RENDER_RATE_LIMIT` for a PNG picture that must be rendered"
-        " (`Retry-After` says when to send again; `details.limit`)",
+        "over `RATE_LIMIT`, or `CREATE_RATE_LIMIT` creating matches, or `RENDER_RATE_LIMIT` drawing pictures, or"
+        " `PNG_RATE_LIMIT` for a PNG picture that must be rendered (`Retry-After` says when to send again; `details.limit`)",
     ),
     "too_many_concurrent": (
         429,

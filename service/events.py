@@ -50,7 +50,7 @@ from service.db import get_hub, get_store
 from service.errors import ApiError
 from service.hub import Crowded
 from service.referee import Live, Meta, Step
-from service.store import Gone, Store
+from service.store import Gone, Store, Unconfirmed
 from service.sweeper import Settled, settled
 
 log = logging.getLogger(__name__)
@@ -217,11 +217,16 @@ def crowded(err: Crowded) -> ApiError:
 
 @bp.get("/matches/<match_id>/events")
 def events(match_id: str) -> Any:
-    last = request.headers.get("Last-Event-ID", request.args.get("last_event_id"))
-    if last is not None and not EVENT_ID.match(last.strip()):
+    header, query = request.headers.get("Last-Event-ID"), request.args.get("last_event_id")
+    # Each is checked, whichever is used (the header wins): a wrong one is the same 422 with or without the other.
+    if header is not None and not EVENT_ID.match(header.strip()):
         raise ApiError(
             422, "invalid_header", "Last-Event-ID is an event id of this stream: a ply, or ply.k.", {"header": "Last-Event-ID"}
         )
+    if query is not None and not EVENT_ID.match(query.strip()):
+        message = "last_event_id is an event id of this stream: a ply, or ply.k."
+        raise ApiError(422, "invalid_query", message, {"parameter": "last_event_id"})
+    last = header if header is not None else query
     store = get_store()
     try:
         first = settled(store, match_id)  # 404 before the stream starts
@@ -282,5 +287,5 @@ def _stream(
                     cur = feed.update(due)
                 else:
                     yield ": ping\n\n"
-    except (Gone, redis.RedisError) as e:  # the stream ends; the client reconnects with Last-Event-ID
+    except (Gone, redis.RedisError, Unconfirmed) as e:  # the stream ends; the client reconnects with Last-Event-ID
         log.warning("events of %s: %s", match_id, e)

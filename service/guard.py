@@ -16,7 +16,7 @@
   so a worker's memory is bounded by its connections (``WORKER_CONNECTIONS``).
 * **Pictures** (service/pictures.py, service/renderer.py): rendered in
   processes of their own, a bounded queue, a cache per match in Redis, a
-  budget of their own (``RENDER_RATE_LIMIT``).
+  budget of their own (``PNG_RATE_LIMIT``).
 * **Spectators** (service/hub.py): listeners per match and per address are
   capped (``MAX_LISTENERS_PER_MATCH``, ``MAX_LISTENERS_PER_ADDRESS``).
 
@@ -52,7 +52,7 @@ SETTINGS: dict[str, tuple[Callable[[str], Any], Any]] = {
     "RENDER_QUEUE": (int, 2),  # PNG requests waiting for a renderer per app process; one more is 503 render_busy
     "RENDER_TIMEOUT_S": (float, 20.0),  # a rendering past this is abandoned (503 render_busy)
     "RENDER_NICE": (int, 10),  # the renderers' CPU priority below the app's (0: the same)
-    "RENDER_RATE_LIMIT": (str, "60/minute"),  # PNG renderings per address (flask-limiter syntax; off: none); cached: free
+    "PNG_RATE_LIMIT": (str, "60/minute"),  # PNG renderings per address (flask-limiter syntax; off: none); cached: free
     "PICTURE_CACHE_TTL_S": (int, 86400),  # a match's cached pictures expire this long after the last one was kept
     "PICTURE_CACHE_PER_MATCH": (int, 32),  # at most this many pictures cached per match
     "TRUSTED_PROXIES": (int, 0),  # proxies in front whose X-Forwarded-For names the client (0: trust none)
@@ -68,7 +68,7 @@ def init_app(app: Flask) -> None:
         if raw is None or raw.strip() == "":
             app.config[name] = default
             continue
-        if name == "RENDER_RATE_LIMIT" and raw.strip().lower() == "off":
+        if name == "PNG_RATE_LIMIT" and raw.strip().lower() == "off":
             app.config[name] = ""  # no render budget
             continue
         try:

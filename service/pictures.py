@@ -30,7 +30,7 @@ width, ``MAX_WIDTH`` 2048 pixels), so (issue 20, service/guard.py):
   after ``PICTURE_CACHE_TTL_S``), so it is rendered once for every app
   process; each process also keeps its last pictures (16 MiB);
 * a rendering is charged to the client's address on a budget of its own,
-  ``RENDER_RATE_LIMIT`` (``429 rate_limited``); a cached picture is free.
+  ``PNG_RATE_LIMIT`` (``429 rate_limited``); a cached picture is free.
 
 The views hold no rules and no HTTP; this module holds neither pictures nor
 rules: it reads requests, has the engine check what it is given, and calls
@@ -57,6 +57,7 @@ from service.db import get_store
 from service.errors import ApiError, field_details
 from service.history import History, history
 from service.http import json_body
+from service.signing import verified
 from views import posts
 
 log = logging.getLogger(__name__)
@@ -108,9 +109,11 @@ class Position:
 
 def _load(g: Any, data: Mapping[str, Any], field: str) -> Any:
     """A client's state under ``field`` (``state``, ``before``), checked by the
-    engine: BadState naming the field from the body's root."""
+    engine: BadState naming the field from the body's root.  A picture judges
+    nothing, so an unsigned state is drawn even when the server signs states
+    (a managed match's are never signed); a ``sig`` that is sent must be right."""
     try:
-        return g.load(data)
+        return g.load(verified(data, field, required=False))
     except BadState as err:
         if field == "state":
             raise

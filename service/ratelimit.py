@@ -15,18 +15,31 @@ Redis is started lazily, on the first match) counts in its own memory.  When
 Redis fails, limits fall back to each process's memory rather than refusing
 requests.
 
+Two kinds of request cost more than the rest and get a budget of their own
+per client address, on by default (an operator would not expect anyone to be
+able to create matches or draw pictures without bound): creating a match
+(``CREATE_RATE_LIMIT``, default :data:`CREATE_DEFAULT`: every match is kept in
+Redis for a month) and drawing a picture (``RENDER_RATE_LIMIT``, default
+:data:`RENDER_DEFAULT`: ``render`` and a match's ``board.svg``/``board.png``).
+``off`` turns either off.  They apply beside ``RATE_LIMIT``; a request with
+the server's umpire token (``UMPIRE_TOKEN``) creates matches at any pace.
+
 A request over a limit is ``429 rate_limited`` in the one error shape, with
-``Retry-After`` (seconds) and ``details.limit`` naming the limit.
+``Retry-After`` (seconds) and ``details.limit`` naming the limit.  Only a
+``429`` or a ``503`` carries ``Retry-After`` (flask-limiter would put one on
+every answer under a limit).
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, current_app, request
+from flask import Flask, Response, current_app, request
 from flask_limiter import ApplicationLimit, Limiter
 from limits import parse_many
 from limits.storage import MemoryStorage, storage_from_string
@@ -35,6 +48,13 @@ from limits.strategies import FixedWindowRateLimiter
 from service.errors import ApiError
 
 EXEMPT_PATHS = ("/v1/health",)
+OFF = "off"
+CREATE_DEFAULT = "600/minute"  # ten a second on average, in bursts: a tournament harness's pace, not a flood's
+RENDER_DEFAULT = "20/second;600/minute"  # a person stepping through a game draws a few a second
+# The views each budget covers, by endpoint.
+CREATE_ENDPOINTS = ("matches.create_match",)
+RENDER_ENDPOINTS = ("pictures.render", "pictures.match_svg", "pictures.match_png")
+RETRY_STATUSES = (429, 503)
 
 
 def address() -> str:
@@ -53,6 +73,13 @@ def token_key() -> str:
 
 def _exempt() -> bool:
     return request.method == "OPTIONS" or request.path in EXEMPT_PATHS
+
+
+def _umpire() -> bool:
+    """The server's umpire token is trusted to create matches at any pace (a tournament harness)."""
+    umpire = current_app.config.get("UMPIRE_TOKEN")
+    token = bearer_token()
+    return _exempt() or bool(umpire and token and hmac.compare_digest(token.encode(), str(umpire).encode()))
 
 
 def _no_token() -> bool:
@@ -86,17 +113,38 @@ def _storage_options(app: Flask) -> Any:
     return options
 
 
+def _budget(app: Flask, name: str) -> str | None:
+    raw = app.config.get(name)
+    return None if not raw or str(raw).strip().lower() == OFF else str(raw)
+
+
 def init_app(app: Flask) -> Limiter | None:
-    rate = app.config.get("RATE_LIMIT")
-    if not rate:
+    rate = _budget(app, "RATE_LIMIT")
+    budgets = [
+        (b, endpoints, name)
+        for name, endpoints in (("CREATE_RATE_LIMIT", CREATE_ENDPOINTS), ("RENDER_RATE_LIMIT", RENDER_ENDPOINTS))
+        if (b := _budget(app, name))
+    ]
+
+    @app.after_request
+    def _retry_after_only_when_refused(response: Response) -> Response:
+        # Registered before the limiter's own hook, so it runs after it (Flask runs them in reverse).
+        if response.status_code not in RETRY_STATUSES:
+            response.headers.pop("Retry-After", None)
+        return response
+
+    if not rate and not budgets:
         return None
+    limits: list[str | Callable[[], str] | ApplicationLimit] = []
+    if rate:
+        limits = [
+            ApplicationLimit(rate, key_function=address, exempt_when=_exempt, scope="address"),
+            ApplicationLimit(rate, key_function=token_key, exempt_when=_no_token, scope="token"),
+        ]
     limiter = Limiter(
         address,
         app=app,
-        application_limits=[
-            ApplicationLimit(rate, key_function=address, exempt_when=_exempt, scope="address"),
-            ApplicationLimit(rate, key_function=token_key, exempt_when=_no_token, scope="token"),
-        ],
+        application_limits=limits,
         storage_uri=storage_uri(app.config.get("REDIS_URL"), bool(app.config.get("REDIS_CLUSTER"))),
         storage_options=_storage_options(app),
         key_prefix=f"{app.config.get('REDIS_PREFIX', 'umpire:')}ratelimit",
@@ -105,15 +153,22 @@ def init_app(app: Flask) -> Limiter | None:
         swallow_errors=True,
         in_memory_fallback_enabled=True,
     )
+    for budget, endpoints, name in budgets:
+        scope = name.removesuffix("_RATE_LIMIT").lower()
+        for endpoint in endpoints:
+            view: Callable[..., Any] = app.view_functions[endpoint]
+            exempt = _umpire if endpoint in CREATE_ENDPOINTS else _exempt
+            app.view_functions[endpoint] = limiter.limit(budget, key_func=address, scope=scope, exempt_when=exempt)(view)
     app.extensions["umpire.limiter"] = limiter
     return limiter
 
 
 class RenderBudget:
     """PNG renderings per client address, on a budget of their own
-    (``RENDER_RATE_LIMIT``, flask-limiter's syntax, ``60/minute`` by default;
-    empty: none), apart from ``RATE_LIMIT``: a picture costs hundreds of plays
-    (BENCHMARKS.md "Pictures"), so it is counted apart.  Only a picture that
+    (``PNG_RATE_LIMIT``, flask-limiter's syntax, ``60/minute`` by default;
+    off: none), apart from ``RATE_LIMIT`` and from ``RENDER_RATE_LIMIT`` (the
+    picture endpoints' requests): a PNG costs hundreds of plays (BENCHMARKS.md
+    "Pictures"), so a rendering is counted apart.  Only a picture that
     must be rendered is charged: one found in a cache (service/pictures.py) is
     free.  Counted where ``RATE_LIMIT`` counts (Redis, shared by every app
     process), in each process's memory while Redis fails."""
@@ -145,9 +200,10 @@ class RenderBudget:
 
 
 def render_budget(app: Flask) -> RenderBudget | None:
-    """The app's render budget (made on first use), None when ``RENDER_RATE_LIMIT`` is empty."""
+    """The app's render budget (made on first use), None when ``PNG_RATE_LIMIT`` is empty."""
     if "umpire.render_budget" not in app.extensions:
-        rate = app.config.get("RENDER_RATE_LIMIT")
+        rate = app.config.get("PNG_RATE_LIMIT")
+        rate = None if str(rate).strip().lower() == "off" else rate
         uri = storage_uri(app.config.get("REDIS_URL"), bool(app.config.get("REDIS_CLUSTER")))
         prefix = f"{app.config.get('REDIS_PREFIX', 'umpire:')}render"
         app.extensions["umpire.render_budget"] = RenderBudget(rate, uri, _storage_options(app), prefix) if rate else None

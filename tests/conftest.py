@@ -28,6 +28,10 @@ from openapi_check import SpecCheckedClient, SpecChecker, load_spec, spec_checke
 
 from service import create_app, db
 
+# The default budgets for creating matches and drawing pictures (service/ratelimit.py) are off for
+# the suite's apps, which draw dozens of pictures a second; tests/test_wrong_answers.py tests them.
+NO_BUDGETS = {"CREATE_RATE_LIMIT": "off", "RENDER_RATE_LIMIT": "off", "PNG_RATE_LIMIT": "off"}
+
 
 @pytest.fixture
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
@@ -35,7 +39,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
     URL that cannot connect keeps any test from starting the embedded server
     (/v1/health answers 503 here).  tests/matches/ overrides this fixture."""
     nowhere = tmp_path_factory.getbasetemp() / "no-redis.sock"
-    made = create_app({"TESTING": True, "REDIS_URL": f"unix://{nowhere}"})
+    made = create_app({"TESTING": True, "REDIS_URL": f"unix://{nowhere}", **NO_BUDGETS})
     yield made
     db.close(made)  # the PNG renderer processes it started (service/renderer.py)
 
@@ -74,5 +78,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real server (gunicorn and an embedded Redis) for the whole session: its base URL."""
     # event streams end after a second, so that a client reading one (schemathesis) does not wait five minutes
-    with liveserver.serve(tmp_path_factory.mktemp("live"), EVENTS_LIFETIME_S="1") as base:
+    # and the fuzzers create matches and draw pictures faster than the default budgets allow (service/ratelimit.py)
+    live = {"EVENTS_LIFETIME_S": "1", **NO_BUDGETS}
+    with liveserver.serve(tmp_path_factory.mktemp("live"), **live) as base:
         yield base

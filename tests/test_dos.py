@@ -45,7 +45,8 @@ def timed_get(url: str) -> tuple[int, float]:
 
 
 def test_the_largest_pngs_do_not_hold_the_worker(tmp_path: Path) -> None:
-    with serve(tmp_path, RENDER_RATE_LIMIT="off", RENDER_QUEUE="4", RENDER_NICE="0", RENDER_TIMEOUT_S="120") as base:
+    settings = {"RENDER_RATE_LIMIT": "off", "PNG_RATE_LIMIT": "off", "RENDER_QUEUE": "4", "RENDER_NICE": "0"}
+    with serve(tmp_path, RENDER_TIMEOUT_S="120", **settings) as base:
         state = json.loads(post(base, "/v1/games/catchup/new", {"options": {"size": 10}})[1])["state"]
         play = {"state": state, "move": "E5"}
         answers: list[int] = []

@@ -72,7 +72,7 @@ def test_the_cache_of_a_match_is_bounded_and_expires(client: FlaskClient, app: F
     assert 0 < store.r.ttl(store.pictures_key(m.id)) <= 60
 
 
-@pytest.mark.app_config(RENDER_RATE_LIMIT="2/minute")
+@pytest.mark.app_config(PNG_RATE_LIMIT="2/minute")
 def test_renderings_have_a_budget_of_their_own_and_cached_pictures_are_free(client: FlaskClient, new_match: NewMatch) -> None:
     m = new_match("catchup", {"size": 3})
     play_some(m, "catchup", 3)
@@ -88,7 +88,7 @@ def test_renderings_have_a_budget_of_their_own_and_cached_pictures_are_free(clie
     assert client.get(f"/v1/matches/{m.id}").status_code == 200
 
 
-@pytest.mark.app_config(RENDER_PROCESSES=1, RENDER_QUEUE=0, RENDER_RATE_LIMIT="", RENDER_NICE=0, RENDER_TIMEOUT_S=120.0)
+@pytest.mark.app_config(RENDER_PROCESSES=1, RENDER_QUEUE=0, PNG_RATE_LIMIT="", RENDER_NICE=0, RENDER_TIMEOUT_S=120.0)
 def test_a_full_queue_is_answered_at_once_with_503_and_retry_after(client: FlaskClient, app: Flask) -> None:
     state = client.post("/v1/games/catchup/new", json={"options": {"size": 10}}).json["state"]
     big: dict[str, Any] = {"state": state, "format": "png", "width": 2048}
