@@ -25,7 +25,10 @@ A stream sleeps on the process's hub (service/hub.py), not on a socket of
 its own, sends a comment line every ``EVENTS_HEARTBEAT_S`` so that proxies
 keep it open, applies a flag the moment it falls due (as any read does), and
 ends after the game's ``end`` event or after ``EVENTS_LIFETIME_S`` (the
-client reconnects with ``Last-Event-ID``; ``retry`` tells it how soon).
+client reconnects with ``Last-Event-ID``; ``retry`` tells it how soon).  A
+reconnect to a finished match whose every event it has seen (its
+``Last-Event-ID`` is the ``end`` event's) answers ``204 No Content``, which
+tells an ``EventSource`` to stop reconnecting (the SSE specification's way).
 """
 
 from __future__ import annotations
@@ -232,6 +235,9 @@ def events(match_id: str) -> Any:
         first = settled(store, match_id)  # 404 before the stream starts
     except Gone:
         raise ApiError(404, "match_not_found", f"There is no match '{match_id}' (never created, or expired).") from None
+    if last is not None and first.live.finished and _last_id(store, match_id, first.meta) == last.strip():
+        # everything was delivered: 204 is the SSE specification's "stop reconnecting"
+        return Response(status=204, headers={"Cache-Control": "no-cache"})
     hub = get_hub()
     try:
         release = hub.admit(match_id, request.remote_addr)  # counted out when the answer is closed
@@ -248,6 +254,15 @@ def events(match_id: str) -> Any:
     )
     response.call_on_close(release)
     return response
+
+
+def _last_id(store: Store, match_id: str, meta: Meta) -> str:
+    """The id of a finished match's last event (its ``end``)."""
+    ids = Ids()
+    entries = [referee.parse_json(x) for x in store.record(match_id)]
+    for step in referee.walk(GAMES[meta.game], meta, entries):
+        step_events(meta.game, meta, step, ids)
+    return ids.last
 
 
 def _stream(

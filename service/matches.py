@@ -478,6 +478,8 @@ def submit_move(match_id: str) -> Any:
             answer = referee.verdict_answer(meta, live, now, refused)
             answer = with_legal(answer, game.name, position or live.state)
             return Change(live, [made], [], answer, 422, verdict="illegal")
+        if body.get("book"):
+            made["o"] = 1  # played from an opening book: the record says so
         answer = referee.move_answer(meta, made, live.state, new_live.state, verdict.events)
         answer = with_legal(answer, game.name, verdict.state)
         return Change(new_live, [made], pointers, answer, 200, verdict.state, "accepted")

@@ -194,6 +194,8 @@ class MatchCreateRequest(Schema):
 class MatchMoveRequest(Schema):
     move = MoveField(required=True)
     ply = WholeNumber(required=True, validate=validate.Range(min=0, max=MAX_PLY))
+    # an opening move from a book (a harness's), marked so in the record; true or false, nothing truthy
+    book = fields.Boolean(truthy={True}, falsy={False})
 
 
 def plain_move(data: Any) -> dict[str, Any] | None:
