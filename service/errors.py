@@ -35,12 +35,15 @@ BODY = "body"  # the path of the request body itself, when the body as a whole i
 class ApiError(Exception):
     """An HTTP failure with a stable code and a plain sentence."""
 
-    def __init__(self, status: int, code: str, message: str, details: Any = None) -> None:
+    def __init__(
+        self, status: int, code: str, message: str, details: Any = None, headers: Mapping[str, str] | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.details = details
+        self.headers = dict(headers or {})  # Retry-After of a 429 or a 503
 
 
 def error_response(status: int, code: str, message: str, details: Any = None) -> Response:
@@ -127,13 +130,26 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
         "signing is on and the state's `sig` is missing or wrong, or its `origin` is not `start` or `setup`"
         " (`details.fields`: `state.sig`, `state.origin`)",
     ),
+    "body_timeout": (408, "the body did not arrive within `BODY_TIMEOUT_S` (`details.timeout_s`); the connection is closed"),
     "rate_limited": (
         429,
-        "over `RATE_LIMIT`, or `CREATE_RATE_LIMIT` creating matches, or `RENDER_RATE_LIMIT` drawing pictures"
-        " (`Retry-After` says when to send again; `details.limit`)",
+        "over `RATE_LIMIT`, or `CREATE_RATE_LIMIT` creating matches, or `RENDER_RATE_LIMIT` drawing pictures, or"
+        " `PNG_RATE_LIMIT` for a PNG picture that must be rendered (`Retry-After` says when to send again; `details.limit`)",
+    ),
+    "too_many_concurrent": (
+        429,
+        "this address already holds as many event streams and long-polls (`MAX_LISTENERS_PER_ADDRESS`) or request bodies"
+        " being sent (`MAX_BODIES_PER_ADDRESS`, after waiting `BODY_TIMEOUT_S` for a turn) as one app process allows"
+        " (`details.what`, `details.limit`; `Retry-After`)",
     ),
     "internal_error": (500, "a bug; it is logged, with the request id"),
     "unavailable": (503, "Redis is not answering (`details.redis`: `down`, `timeout`, `misconfigured`, `cluster_state`)"),
+    "render_busy": (503, "every PNG renderer is busy and the queue is full, or a rendering took too long (`Retry-After`)"),
+    "too_many_listeners": (
+        503,
+        "the match has as many event streams and long-polls as one app process allows (`MAX_LISTENERS_PER_MATCH`,"
+        " `details.limit`; `Retry-After`)",
+    ),
     "outcome_unknown": (
         503,
         "Redis did not confirm a change to a match, which may or may not have been applied: send it again (same ply, same key)",
@@ -151,7 +167,9 @@ def engine_error_status(err: EngineError) -> int:
 def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def _api_error(err: ApiError) -> Response:
-        return error_response(err.status, err.code, err.message, err.details)
+        resp = error_response(err.status, err.code, err.message, err.details)
+        resp.headers.update(err.headers)
+        return resp
 
     @app.errorhandler(ValidationError)
     def _schema_error(err: ValidationError) -> Response:

@@ -131,7 +131,7 @@ class ReplayRequest(Schema):
 PALETTES = ("default", "colorblind", "print")  # views.PALETTES; a test checks they agree
 POST_FORMATS = ("markdown", "discord", "bbcode", "text")  # views.posts.FORMATS; a test checks they agree
 FORMATS = ("svg", "png", "text")
-MIN_WIDTH, MAX_WIDTH = 16, 8192  # views.raster's bounds
+MIN_WIDTH, MAX_WIDTH = 16, 2048  # PNG pixels: views.raster takes up to 8192, 8 s of CPU (issue 20); the service, 2048
 
 
 class Drawing(Schema):

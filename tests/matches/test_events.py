@@ -195,8 +195,9 @@ def test_a_listener_follows_a_match_live_across_a_reconnect_and_an_app_restart(
 
 
 def test_a_few_hundred_listeners_at_once(redis_server: Any, tmp_path: Path) -> None:
-    """One gevent worker holds them all (no thread per listener); one move reaches every one."""
-    app = AppServer(redis_server.url, tmp_path, workers=1).start()
+    """One gevent worker holds them all (no thread per listener); one move reaches every one.
+    (All from one address: over MAX_LISTENERS_PER_ADDRESS's default of 200, so it is raised here.)"""
+    app = AppServer(redis_server.url, tmp_path, workers=1, MAX_LISTENERS_PER_ADDRESS="1000").start()
     listeners: list[Stream] = []
     try:
         _, made = call(app.base, "POST", "/v1/matches", {"game": "catchup", "options": {"size": 3}})
