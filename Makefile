@@ -83,12 +83,14 @@ unit: $(DEV) $(NODE)
 ## a few minutes) and kept in podman's store; the image's layers are cached too, so a rerun takes about a minute.
 BASE_IMAGE   ?= localhost/umpire-base:bookworm
 UMPIRE_IMAGE ?= localhost/umpire:test
+PROXY_IMAGE  ?= localhost/umpire-nginx:test
 CA_BUNDLE    ?= /etc/ssl/certs/ca-certificates.crt
 container: $(DEV)
 	container/setup.sh
 	BASE_IMAGE=$(BASE_IMAGE) container/base.sh
 	podman build --quiet --format docker --build-arg BASE=$(BASE_IMAGE) $(if $(wildcard $(CA_BUNDLE)),--secret id=ca$(,)src=$(CA_BUNDLE)) -t $(UMPIRE_IMAGE) .
-	BASE_IMAGE=$(BASE_IMAGE) UMPIRE_IMAGE=$(UMPIRE_IMAGE) PODMAN_COMPOSE=$(BIN)/podman-compose $(BIN)/python -m pytest -q -p no:cacheprovider container/test_container.py
+	podman build --quiet --format docker --build-arg BASE=$(BASE_IMAGE) -f container/nginx.Dockerfile -t $(PROXY_IMAGE) .
+	BASE_IMAGE=$(BASE_IMAGE) UMPIRE_IMAGE=$(UMPIRE_IMAGE) PROXY_IMAGE=$(PROXY_IMAGE) PODMAN_COMPOSE=$(BIN)/podman-compose $(BIN)/python -m pytest -q -p no:cacheprovider container/test_container.py
 
 ## openapi.yaml from service/openapi.base.yaml and the games' declarations (a test fails when it drifts).
 openapi: $(RUNTIME)

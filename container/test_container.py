@@ -7,6 +7,9 @@
    serves matches through two app replicas; a master's container is killed mid-load, its replica
    takes over, the killed one comes back as a replica, and every move acknowledged (200) is found
    in its match's record afterwards.
+3. In front of those replicas, the compose file's buffering proxy (deploy/nginx.conf in Debian's
+   nginx, container/nginx.Dockerfile): matches are played through it, an event stream passes
+   through unbuffered, and a body that stops arriving is cut off by nginx while others answer.
 
 Published ports are on 127.0.0.1; containers talk on the compose project's own network.  Every
 wait is bounded.  ``UMPIRE_IMAGE``, ``BASE_IMAGE`` and ``PODMAN_COMPOSE`` come from the Makefile.
@@ -16,6 +19,8 @@ from __future__ import annotations
 
 import json
 import os
+import select
+import socket
 import subprocess
 import threading
 import time
@@ -33,6 +38,8 @@ from engine.registry import GAMES
 ROOT = Path(__file__).resolve().parent.parent
 IMAGE = os.environ.get("UMPIRE_IMAGE", "localhost/umpire:test")
 BASE = os.environ.get("BASE_IMAGE", "localhost/umpire-base:bookworm")
+PROXY_IMAGE = os.environ.get("PROXY_IMAGE", "localhost/umpire-nginx:test")
+PROXY = "http://127.0.0.1:8180"  # proxy-cluster, in front of app-cluster and app-cluster-2
 COMPOSE = os.environ.get("PODMAN_COMPOSE", "podman-compose")
 PROJECT = "umpirecheck"
 
@@ -122,6 +129,8 @@ def compose(*args: str, timeout: float = 300) -> None:
         "BASE_IMAGE": BASE,
         "REDIS_IMAGE": BASE,  # redis-server 7 from the Debian archive stands in for redis:7-alpine
         "UMPIRE_IMAGE": IMAGE,
+        "PROXY_BASE_IMAGE": BASE,  # Debian's nginx on the same base
+        "PROXY_IMAGE": PROXY_IMAGE,
         "CLUSTER_NODE_TIMEOUT_MS": "2000",
     }
     files = ["-f", str(ROOT / "docker-compose.yml"), "-f", str(ROOT / "container" / "podman-4.3.yml")]
@@ -132,7 +141,7 @@ def compose(*args: str, timeout: float = 300) -> None:
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def cluster() -> Iterator[list[str]]:
     compose("down", "-v", "--timeout", "5")
     try:
@@ -148,6 +157,11 @@ def cluster() -> Iterator[list[str]]:
         bases = ["http://127.0.0.1:8100", "http://127.0.0.1:8101"]
         for base in bases:
             wait_healthy(base)
+        compose("up", "-d", "--no-deps", "proxy-cluster")  # nginx resolves the replicas' names as it starts
+        try:
+            wait_healthy(PROXY, 30)
+        except AssertionError as e:
+            raise AssertionError(podman("logs", f"{PROJECT}_proxy-cluster_1", check=False)) from e
         yield bases
     finally:
         # the app's containers have anonymous /data volumes (the image's VOLUME) that down -v leaves behind
@@ -157,6 +171,62 @@ def cluster() -> Iterator[list[str]]:
         for volume in mounts:
             if not volume.startswith(PROJECT):  # the named ones went with down -v
                 podman("volume", "rm", "-f", volume, check=False)
+
+
+def test_compose_proxy_plays_streams_events_unbuffered_and_cuts_a_stalled_body_off(cluster: list[str]) -> None:
+    port = int(PROXY.rsplit(":", 1)[1])
+    head = (
+        f"POST /v1/matches HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{"
+    ).encode()
+    # Two slow bodies: one stops after its first byte (the issue's attack sends a byte every 10 s), one
+    # trickles a byte every second.  nginx buffers both (the app sees neither) and cuts the first off
+    # once client_body_timeout (5 s) passes without a byte; the second keeps it waiting (a timeout
+    # between reads), held only by nginx's per-address connection cap.
+    stalled = socket.create_connection(("127.0.0.1", port), timeout=5)
+    trickle = socket.create_connection(("127.0.0.1", port), timeout=5)
+    opened = time.monotonic()
+    stalled.sendall(head)
+    trickle.sendall(head)
+    cut_after: float | None = None
+    answered: list[tuple[int, float]] = []
+    while time.monotonic() < opened + 8:
+        start = time.monotonic()
+        answered.append((call(PROXY, "GET", "/v1/health")[0], time.monotonic() - start))
+        trickle.sendall(b" ")  # JSON's whitespace, one byte a second
+        if cut_after is None and select.select([stalled], [], [], max(0.0, 1 - (time.monotonic() - start)))[0]:
+            said = stalled.recv(4096)  # nginx closes without an answer (or with a 408)
+            assert said == b"" or said.startswith(b"HTTP/1.1 408"), said
+            cut_after = time.monotonic() - opened
+        else:
+            time.sleep(max(0.0, 1 - (time.monotonic() - start)))
+    trickle_open = not select.select([trickle], [], [], 0)[0]
+    stalled.close()
+    trickle.close()
+    print(f"\nproxy: stalled body cut off after {cut_after} s; trickling body still open after 8 s: {trickle_open}; "
+          f"health meanwhile {[f'{s} {t * 1000:.0f} ms' for s, t in answered]}")  # fmt: skip
+    assert cut_after is not None and 4.5 <= cut_after <= 7, cut_after
+    assert len(answered) >= 6 and all(status == 200 and took < 1 for status, took in answered), answered
+
+    # a match created and played through nginx; an event stream stays open and each move's event arrives at once
+    status, match = call(PROXY, "POST", "/v1/matches", {"game": "plur", "options": {"size": 3}})
+    assert status == 201, match
+    mid = match["match_id"]
+    with urllib.request.urlopen(f"{PROXY}/v1/matches/{mid}/events", timeout=5) as stream:
+        first = b"".join(stream.readline() for _ in range(6))
+        assert first.startswith(b"retry: 2000\n\nevent: state\nid: 0\n"), first
+        state = match["state"]
+        for ply in range(1, 4):
+            state = play(PROXY, {**match, "state": state}, 1)
+            moved = time.monotonic()
+            lines = []
+            while (line := stream.readline()) != b"\n":  # this move's event, on the same open stream
+                lines.append(line)
+            took = time.monotonic() - moved
+            assert f"id: {ply}\n".encode() in lines and took < 1, (lines, took)
+    status, record = call(PROXY, "GET", f"/v1/matches/{mid}/moves")
+    assert status == 200 and [e["ply"] for e in record["moves"]] == [0, 1, 2], record
+    status, again = call(cluster[0], "GET", f"/v1/matches/{mid}")  # the same match, straight from a replica
+    assert status == 200 and again["state"] == state
 
 
 def roles() -> dict[str, str]:
