@@ -35,12 +35,15 @@ BODY = "body"  # the path of the request body itself, when the body as a whole i
 class ApiError(Exception):
     """An HTTP failure with a stable code and a plain sentence."""
 
-    def __init__(self, status: int, code: str, message: str, details: Any = None) -> None:
+    def __init__(
+        self, status: int, code: str, message: str, details: Any = None, headers: Mapping[str, str] | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.details = details
+        self.headers = dict(headers or {})  # Retry-After of a 429 or a 503
 
 
 def error_response(status: int, code: str, message: str, details: Any = None) -> Response:
@@ -118,10 +121,16 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "bad_options": (422, "options are unknown, out of range, or set up an impossible position (`details.fields`)"),
     "bad_record": (422, "a game record to import cannot be read (`details.line`, `details.token`: where)"),
     "unknown_format": (422, "a record format the game does not read or write (`details.formats`: those it does)"),
+    "game_over": (422, "the state sent for a suggestion is of a finished game: there is no move to suggest"),
+    "bot_unavailable": (422, "the game declares nothing the bot needs (the greedy bot: a position evaluation; `details.bot`)"),
     "bad_signature": (422, "signing is on and the state's `sig` is missing or wrong (`details.fields`: `state.sig`)"),
-    "rate_limited": (429, "over `RATE_LIMIT` (`Retry-After` says when to send again; `details.limit`)"),
+    "rate_limited": (
+        429,
+        "over `RATE_LIMIT`, or over `SUGGEST_RATE_LIMIT` for suggestions (`Retry-After` says when to send again; `details.limit`)",
+    ),
     "internal_error": (500, "a bug; it is logged, with the request id"),
     "unavailable": (503, "Redis is not answering (`details.redis`: `down`, `timeout`, `misconfigured`, `cluster_state`)"),
+    "search_busy": (503, "every searcher of the built-in bots is busy and the queue is full, or a search took too long (`Retry-After`)"),
     "outcome_unknown": (
         503,
         "Redis did not confirm a change to a match, which may or may not have been applied: send it again (same ply, same key)",
@@ -139,7 +148,9 @@ def engine_error_status(err: EngineError) -> int:
 def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def _api_error(err: ApiError) -> Response:
-        return error_response(err.status, err.code, err.message, err.details)
+        resp = error_response(err.status, err.code, err.message, err.details)
+        resp.headers.update(err.headers)
+        return resp
 
     @app.errorhandler(ValidationError)
     def _schema_error(err: ValidationError) -> Response:

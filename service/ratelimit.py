@@ -15,6 +15,11 @@ Redis is started lazily, on the first match) counts in its own memory.  When
 Redis fails, limits fall back to each process's memory rather than refusing
 requests.
 
+Suggestions (``POST /v1/games/{game}/suggest``, service/suggest.py) cost a
+search of up to ``SUGGEST_MAX_BUDGET_S`` of CPU each, so they have a budget
+of their own besides: ``SUGGEST_RATE_LIMIT`` per client address
+(``30/minute`` by default; empty: none), on the suggest blueprint.
+
 A request over a limit is ``429 rate_limited`` in the one error shape, with
 ``Retry-After`` (seconds) and ``details.limit`` naming the limit.
 """
@@ -81,15 +86,17 @@ def _storage_options(app: Flask) -> Any:
 
 def init_app(app: Flask) -> Limiter | None:
     rate = app.config.get("RATE_LIMIT")
-    if not rate:
+    searches = app.config.get("SUGGEST_RATE_LIMIT")
+    if not rate and not searches:
         return None
+    everything = [
+        ApplicationLimit(rate, key_function=address, exempt_when=_exempt, scope="address"),
+        ApplicationLimit(rate, key_function=token_key, exempt_when=_no_token, scope="token"),
+    ]
     limiter = Limiter(
         address,
         app=app,
-        application_limits=[
-            ApplicationLimit(rate, key_function=address, exempt_when=_exempt, scope="address"),
-            ApplicationLimit(rate, key_function=token_key, exempt_when=_no_token, scope="token"),
-        ],
+        application_limits=everything if rate else [],
         storage_uri=storage_uri(app.config.get("REDIS_URL"), bool(app.config.get("REDIS_CLUSTER"))),
         storage_options=_storage_options(app),
         key_prefix=f"{app.config.get('REDIS_PREFIX', 'umpire:')}ratelimit",
@@ -98,5 +105,7 @@ def init_app(app: Flask) -> Limiter | None:
         swallow_errors=True,
         in_memory_fallback_enabled=True,
     )
+    if searches and "suggest" in app.blueprints:
+        limiter.limit(searches, key_func=address, exempt_when=_exempt, scope="suggest")(app.blueprints["suggest"])
     app.extensions["umpire.limiter"] = limiter
     return limiter
