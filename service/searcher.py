@@ -39,7 +39,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-GRACE_S = 2.0  # over the budget before a search is deemed stuck (a slow machine, a process to start)
+GRACE_S = 2.0  # over the budget before a search is deemed stuck (a slow machine)
+STARTUP_S = 15.0  # more for the first search of a new searcher process (it imports the engine and the bots)
 
 
 class Busy(Exception):
@@ -93,15 +94,17 @@ class Searcher:
         )
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.stdin, self.stdout = self.proc.stdin.fileno(), self.proc.stdout.fileno()
+        self.fresh = True  # no question answered yet: the first one waits for the imports too
 
     @property
     def alive(self) -> bool:
         return self.proc.poll() is None
 
     def ask(self, question: dict[str, Any], timeout_s: float) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout_s
+        deadline = time.monotonic() + timeout_s + (STARTUP_S if self.fresh else 0.0)
         _write_all(self.stdin, json.dumps(question).encode() + b"\n", deadline)
         answer: dict[str, Any] = json.loads(_read_line(self.stdout, deadline))
+        self.fresh = False
         return answer
 
     def close(self) -> None:
