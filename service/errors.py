@@ -126,11 +126,15 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "bad_signature": (422, "signing is on and the state's `sig` is missing or wrong (`details.fields`: `state.sig`)"),
     "rate_limited": (
         429,
-        "over `RATE_LIMIT`, or over `SUGGEST_RATE_LIMIT` for suggestions (`Retry-After` says when to send again; `details.limit`)",
+        "over `RATE_LIMIT`, or over `SUGGEST_RATE_LIMIT` for suggestions"
+        " (`Retry-After` says when to send again; `details.limit`)",
     ),
     "internal_error": (500, "a bug; it is logged, with the request id"),
     "unavailable": (503, "Redis is not answering (`details.redis`: `down`, `timeout`, `misconfigured`, `cluster_state`)"),
-    "search_busy": (503, "every searcher of the built-in bots is busy and the queue is full, or a search took too long (`Retry-After`)"),
+    "search_busy": (
+        503,
+        "every searcher of the built-in bots is busy and the queue is full, or a search took too long (`Retry-After`)",
+    ),
     "outcome_unknown": (
         503,
         "Redis did not confirm a change to a match, which may or may not have been applied: send it again (same ply, same key)",

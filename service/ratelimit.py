@@ -27,9 +27,10 @@ A request over a limit is ``429 rate_limited`` in the one error shape, with
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, request
+from flask import Blueprint, Flask, request
 from flask_limiter import ApplicationLimit, Limiter
 
 EXEMPT_PATHS = ("/v1/health",)
@@ -89,14 +90,16 @@ def init_app(app: Flask) -> Limiter | None:
     searches = app.config.get("SUGGEST_RATE_LIMIT")
     if not rate and not searches:
         return None
-    everything = [
-        ApplicationLimit(rate, key_function=address, exempt_when=_exempt, scope="address"),
-        ApplicationLimit(rate, key_function=token_key, exempt_when=_no_token, scope="token"),
-    ]
+    everything: list[str | Callable[[], str] | ApplicationLimit] = []
+    if rate:
+        everything += [
+            ApplicationLimit(rate, key_function=address, exempt_when=_exempt, scope="address"),
+            ApplicationLimit(rate, key_function=token_key, exempt_when=_no_token, scope="token"),
+        ]
     limiter = Limiter(
         address,
         app=app,
-        application_limits=everything if rate else [],
+        application_limits=everything,
         storage_uri=storage_uri(app.config.get("REDIS_URL"), bool(app.config.get("REDIS_CLUSTER"))),
         storage_options=_storage_options(app),
         key_prefix=f"{app.config.get('REDIS_PREFIX', 'umpire:')}ratelimit",
@@ -105,7 +108,8 @@ def init_app(app: Flask) -> Limiter | None:
         swallow_errors=True,
         in_memory_fallback_enabled=True,
     )
-    if searches and "suggest" in app.blueprints:
-        limiter.limit(searches, key_func=address, exempt_when=_exempt, scope="suggest")(app.blueprints["suggest"])
+    searching = app.blueprints.get("suggest")
+    if searches and isinstance(searching, Blueprint):  # service/suggest.py's route
+        limiter.limit(searches, key_func=address, exempt_when=_exempt, scope="suggest")(searching)
     app.extensions["umpire.limiter"] = limiter
     return limiter

@@ -134,6 +134,7 @@ class SuggestRequest(Schema):
     bot = fields.String(required=True, validate=validate.OneOf(BOTS))
     budget_s = Seconds(load_default=None, allow_none=True, validate=validate.Range(min=0, min_inclusive=False))
 
+
 PALETTES = ("default", "colorblind", "print")  # views.PALETTES; a test checks they agree
 POST_FORMATS = ("markdown", "discord", "bbcode", "text")  # views.posts.FORMATS; a test checks they agree
 FORMATS = ("svg", "png", "text")
@@ -311,6 +312,7 @@ class SuggestResponse(Schema):
     move = fields.String(required=True)
     bot = fields.String(required=True)
     spent_s = fields.Float(required=True)
+
 
 class GamesResponse(Schema):
     """Each game's ``describe()``: name, title, variants, options with defaults."""

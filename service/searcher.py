@@ -107,6 +107,9 @@ class Searcher:
         self.fresh = False
         return answer
 
+    def __del__(self) -> None:  # an app (and its pool) dropped without close(): its process goes too, pipes closed
+        self.close()
+
     def close(self) -> None:
         for pipe in (self.proc.stdin, self.proc.stdout):
             with contextlib.suppress(OSError):
