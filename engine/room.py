@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.game import Game
+from engine.hints import Hints
 from engine.show import Show
 
 
@@ -37,6 +38,9 @@ class Room:
     show: Show  # the picture as data and the sentences of announcements (engine/show.py)
     # other sites' record formats, by name (POST /v1/games/{game}/import, a match's moves ?format=)
     records: Mapping[str, RecordFormat] = field(default_factory=dict)
+    # How the page offers the game to a person (engine/hints.py): names, move
+    # syntax, examples, how a click becomes a step, the words of its ends.
+    hints: Hints = field(kw_only=True)
 
     @property
     def name(self) -> str:

@@ -27,7 +27,11 @@ bp = Blueprint("games", __name__, url_prefix="/v1")
 @bp.get("/games")
 def list_games() -> Any:
     games = [
-        {**room.game.describe(), "records": [{"name": f.name, "title": f.title} for f in room.records.values()]}
+        {
+            **room.game.describe(),
+            "records": [{"name": f.name, "title": f.title} for f in room.records.values()],
+            "hints": room.hints.describe(room.game),  # the page's hints (engine/hints.py)
+        }
         for room in ROOMS.values()
     ]
     not_built = [{"name": name, "why": why} for name, why in NOT_BUILT.items()]

@@ -2,6 +2,11 @@
 // history, copy the forum post, save the picture, and run managed matches.
 // Plain JavaScript, no build step; it uses only the public API (/docs).
 //
+// The page knows no game: each game's names, move syntax, examples, how a
+// click on a cell becomes a step and the words of its ends come from its
+// `hints` in GET /v1/games (engine/games/<game>/hints.py), and the legal next
+// steps of a move being built from legal-moves with a `prefix`.
+//
 // Two modes share one board.  Locally the page holds the positions itself
 // and asks the stateless endpoints (/v1/games/...); in a match (the address
 // ends in #match=ID, with &seat=N&token=T for a player) the server holds
@@ -11,20 +16,14 @@
 
 (() => {
   const $ = (id) => document.getElementById(id);
-  // The players' names each game's pictures use (views/: default_names).
-  const NAMES = {
-    catchup: ['Red', 'Blue'], bug: ['Red', 'Blue'], crystal: ['Player 1', 'Player 2'],
-    plur: ['Black', 'White'], too: ['Black', 'White'],
-  };
-  const ENDS = { full: 'the board is full', stuck: 'the player to move could not grow', threshold: 'the threshold is reached',
-    resign: 'by resignation', flag: 'on time' };
-  const RESERVED = ['timeout', 'resign'];
-  const EXAMPLES = { catchup: 'D7 F8', bug: 'B1 A3', crystal: 'C up 2, 2 right 3, A down 1', plur: 'D4', too: 'B D4' };
+  // A record's entries that are not moves (engine/game.py RESERVED): replayed by the server.
+  const RESERVED = ['timeout', 'resign', 'forfeit', 'abort'];
   const POLL_S = 25;
 
   const desk = {
-    games: {},     // name -> GET /v1/games description
-    game: 'catchup',
+    games: {},     // name -> GET /v1/games description, with its `hints`
+    game: null,    // the game on the board (the first of GET /v1/games at the start)
+    choice: null,  // the choice a click's step carries (hints.click.choices: a colour), when the game has one
     options: {},   // the options the game was set up with (a match starts from them)
     history: [],   // positions: {state, before, move, events, announcements}; in a match, earlier ones may lack a state
     at: 0,         // the position shown
@@ -88,7 +87,10 @@
     return node;
   }
 
-  function names() { return NAMES[desk.game] || ['Player 0', 'Player 1']; }
+  // The game's hints (engine/hints.py): everything the page knows about a game.
+  function hints() { return desk.games[desk.game].hints; }
+  function names() { return hints().players; }
+  const fill = (text, values) => Object.entries(values).reduce((t, [k, v]) => t.split(`{${k}}`).join(v), text);
 
   function duration(seconds) {
     const s = Math.max(0, Math.floor(seconds + 1e-9));
@@ -98,26 +100,34 @@
     return h ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
   }
 
-  // A move's steps as the engine counts them (error.step indexes them), and the cell a step names.
+  // A typed move's steps as the engine counts them (error.step indexes them): each match of the game's step pattern.
   function stepsOf(text) {
-    if (desk.game === 'crystal') return text.split(/[,;]/).map((s) => s.trim()).filter(Boolean);
-    const words = text.replace(/,/g, ' ').split(/\s+/).filter(Boolean);
-    if (desk.game !== 'too') return words;
-    const out = [];
-    for (let i = 0; i < words.length; i += 2) out.push(words.slice(i, i + 2).join(' '));
-    return out;
+    const re = new RegExp(hints().step_pattern, 'gi');
+    return [...String(text).matchAll(re)].map((m) => m[0].trim()).filter(Boolean);
   }
-  function cellOf(step) {
-    const m = /(?:^|\s)([A-Za-z][0-9]{1,2})$/.exec(String(step || '').trim());
-    return m ? m[1].toUpperCase() : null;
+  function joinSteps(steps) { return steps.join(hints().joiner); }
+  // The cells on the board, by name.
+  function boardCells() {
+    return new Set([...document.querySelectorAll('#u-board [data-cell]')].map((g) => g.dataset.cell.toUpperCase()));
   }
-  function joinSteps(steps) {
-    if (desk.game === 'crystal' && steps.some((s) => /[0-9]/.test(s))) {
-      const [head, ...rest] = steps;
-      if (!rest.length) return head;
-      return head + (/^convert/i.test(head) ? '; ' : ', ') + rest.join(', ');
-    }
-    return steps.join(' ');
+  // The cell a step names: its last word that is a cell of the board (none for a word step: "swap", "C up 2").
+  function cellOf(step, cells) {
+    const known = cells || boardCells();
+    const words = String(step || '').toUpperCase().split(/[\s,;]+/).reverse();
+    return words.find((w) => known.has(w)) || null;
+  }
+  // The step a click on `cell` makes (hints.click.step), with the choice picked first when the step carries one.
+  function clickStep(cell) {
+    const click = hints().click;
+    return click ? fill(click.step, { cell, choice: desk.choice || '' }) : null;
+  }
+  // Is `step` what a click on its cell makes, with some choice?  Such steps are taken on the board; others are offered as words.
+  function byClick(step, cells) {
+    const click = hints().click;
+    const cell = cellOf(step, cells);
+    if (!click || !cell) return false;
+    const choices = click.choices.length ? click.choices.map((c) => c.code) : [''];
+    return choices.some((choice) => fill(click.step, { cell, choice }).toUpperCase() === String(step).toUpperCase());
   }
 
   const latest = () => desk.history[desk.history.length - 1];
@@ -307,35 +317,75 @@
       svg.setAttribute('role', 'group');
       svg.setAttribute('aria-label', `Board, ${desk.games[desk.game].title}, position ${desk.at}`);
     }
+    if ($('u-board').dataset.game !== desk.game) showHints();
     decorateCells(h.state);
-    $('u-move').placeholder = EXAMPLES[desk.game] || '';
-    $('u-board-help').textContent = desk.game === 'crystal'
-      ? 'Crystal Connector moves are words and shifts, not cells: pick the steps under "Play or check", or type the move.'
-      : 'Click a cell, or focus it (Tab, then the arrow keys) and press Enter, to add it to the move; '
-        + 'a move that cannot go on is played at once.';
+    const examples = hints().examples;
+    $('u-move').placeholder = examples[Math.min(desk.at, examples.length - 1)];
     showTurn();
     showHistory();
     if ($('u-clock-preset').dataset.game !== desk.game) fillPresets(); // the presets of the game on the board
     await refreshSteps();
   }
 
+  // What the game's hints say about the way it is played: the move syntax, how cells are clicked,
+  // and the choice a click's step carries (a colour), built once per game.
+  function showHints() {
+    const h = hints();
+    const click = h.click;
+    $('u-board').dataset.game = desk.game;
+    $('u-syntax').textContent = `${h.syntax} For example: ${h.examples.join(' · ')}`;
+    $('u-state-text').placeholder = `{"game": "${desk.game}", "version": 1, ...}`;
+    $('u-record-text').placeholder = h.examples.map((m, i) => `${i + 1}. ${m}`).join('\n');
+    const box = $('u-choice');
+    box.replaceChildren();
+    box.hidden = !click || !click.choices.length;
+    if (!click) {
+      $('u-board-help').textContent = `${desk.games[desk.game].title}: a move here is made of words, not cells. `
+        + 'Pick its steps under "Play or check", or type the move.';
+      return;
+    }
+    let help = 'Click a cell, or focus it (Tab, then the arrow keys) and press Enter, to add it to the move; '
+      + 'a move that cannot go on is played at once.';
+    if (click.choices.length) {
+      if (!click.choices.some((c) => c.code === desk.choice)) desk.choice = click.choices[0].code;
+      box.append(el('legend', {}, click.label));
+      for (const c of click.choices) {
+        const input = el('input', { type: 'radio', name: 'u-choice', value: c.code, checked: c.code === desk.choice,
+          onchange: () => { desk.choice = c.code; markCells(); } });
+        box.append(el('label', { class: 'u-choice-item' }, input, el('span', { class: 'u-swatch', style: `--u-swatch: ${c.colour}` }), c.name));
+      }
+      const keys = click.choices.map((c) => c.code).join(', ');
+      help = `Pick the ${click.label.toLowerCase()} (or press ${keys} on the board), then click a cell, or focus it `
+        + '(Tab, then the arrow keys) and press Enter; a move that cannot go on is played at once.';
+    }
+    $('u-board-help').textContent = help;
+  }
+
+  function pickChoice(code) {
+    desk.choice = code;
+    for (const input of document.querySelectorAll('#u-choice input')) input.checked = input.value === code;
+    markCells();
+  }
+
+  // What is on a cell, in the game's words: a board is an object of cells, or a list of rows of one symbol a column.
   function cellContent(state, cell) {
     if (!state) return '';
     const board = state.board;
-    if (Array.isArray(board)) { // Crystal: six rows of symbols, columns A-F
-      const sym = (board[Number(cell.slice(1)) - 1] || '')[cell.charCodeAt(0) - 65];
-      const words = { R: 'red', B: 'blue', G: 'green', Y: 'yellow', '*': 'bomb', '@': 'chameleon', '+': 'pylon', '#': 'rock' };
-      return sym ? (words[sym.toUpperCase()] || sym) + (sym !== sym.toUpperCase() ? ' with spikes' : '') : '';
+    const h = hints();
+    let value;
+    if (Array.isArray(board)) {
+      value = (board[Number(cell.slice(1)) - 1] || '')[cell.toUpperCase().charCodeAt(0) - 65];
+      if (value === undefined) return '';
+    } else {
+      value = board ? board[cell] : undefined;
+      if (value === undefined) return h.empty;
     }
-    const who = board && board[cell];
-    if (who === undefined) return 'empty';
-    if (desk.game === 'too') return who === 0 ? 'black stone' : 'white stone';
-    return `${names()[who]}'s ${desk.game === 'bug' ? 'piece' : 'stone'}`;
+    return h.board_words[String(value)] || String(value);
   }
 
   function decorateCells(state) {
     const cells = [...document.querySelectorAll('#u-board [data-cell]')];
-    const clickable = desk.game !== 'crystal'; // Crystal's moves are words and shifts: its cells are not steps
+    const clickable = !!hints().click; // a game whose steps are words does not take cells
     cells.forEach((g, i) => {
       const cell = g.dataset.cell;
       const what = cellContent(state, cell);
@@ -343,7 +393,7 @@
       if (!clickable) return;
       g.setAttribute('tabindex', i === 0 ? '0' : '-1');
       g.setAttribute('role', 'button');
-      g.addEventListener('click', () => { focusCell(g); addStep(cell); });
+      g.addEventListener('click', () => { focusCell(g); addStep(clickStep(cell), true); });
       g.addEventListener('keydown', (ev) => cellKey(ev, g));
     });
     markCells();
@@ -364,7 +414,13 @@
   function cellKey(ev, g) {
     if (ev.key === 'Enter' || ev.key === ' ') {
       ev.preventDefault();
-      addStep(g.dataset.cell);
+      addStep(clickStep(g.dataset.cell), true);
+      return;
+    }
+    const choice = (hints().click.choices || []).find((c) => c.code.toUpperCase() === ev.key.toUpperCase());
+    if (choice) {
+      ev.preventDefault();
+      pickChoice(choice.code);
       return;
     }
     const dirs = { ArrowRight: [1, 0], ArrowLeft: [-1, 0], ArrowDown: [0, 1], ArrowUp: [0, -1] };
@@ -386,9 +442,16 @@
     if (best) focusCell(best);
   }
 
+  // The board shows the move being built (picked), the cells a click may take next (open: with the choice
+  // picked, for a game whose steps carry one) and the cell of a wrong step.
   function markCells() {
-    const picked = new Set(desk.prefix.map((s) => cellOf(s)).filter(Boolean));
-    const open = new Set(desk.open.map((s) => cellOf(s)).filter(Boolean));
+    const cells = boardCells();
+    const picked = new Set(desk.prefix.map((s) => cellOf(s, cells)).filter(Boolean));
+    const open = new Set();
+    for (const s of desk.open) {
+      const cell = cellOf(s, cells);
+      if (cell && (!hints().click || clickStep(cell).toUpperCase() === s.toUpperCase())) open.add(cell);
+    }
     for (const g of document.querySelectorAll('#u-board [data-cell]')) {
       const cell = g.dataset.cell;
       g.classList.toggle('u-picked', picked.has(cell));
@@ -401,18 +464,29 @@
     const h = desk.history[desk.at];
     const who = names();
     let text;
+    let seat = null;
     if (!h.state) text = `Position after move ${desk.at}.`;
     else if (h.state.status === 'finished') {
       const w = h.state.winner;
-      const how = ENDS[h.state.end] || h.state.end;
-      text = w === null ? `The game is over (${how}): a draw.` : `The game is over: ${who[w]} wins, ${how}.`;
+      const said = hints().ends[h.state.end] || {};
+      const sentence = w === null ? said.drawn : said.won && fill(said.won, { winner: who[w] });
+      text = `The game is over. ${sentence || `It ended by ${h.state.end}${w === null ? '' : `: ${who[w]} wins`}.`}`;
+      seat = w;
     } else {
       const s = h.state;
-      text = `${who[s.to_move]} to move`;
-      if (desk.game === 'catchup') text += { 1: ': 1 stone', 2: ': 1 or 2 stones', 3: ': 1 to 3 stones' }[s.max_stones] || '';
-      if (desk.game === 'crystal' && s.phase === 'shift') text += `: ${s.shifts_due} shifts`;
-      text += ` (ply ${s.ply}).`;
+      seat = s.to_move;
+      const notes = [];
+      for (const [field, words] of Object.entries(hints().turn_notes)) {
+        if (s[field] === undefined || s[field] === null) continue;
+        const value = String(s[field]);
+        const note = words[value] !== undefined ? words[value] : words['*'];
+        if (note) notes.push(fill(note, { value }));
+      }
+      text = `${who[s.to_move]} to move${notes.length ? `: ${notes.join(', ')}` : ''} (ply ${s.ply}).`;
     }
+    const colours = hints().colours;
+    $('u-turn').style.setProperty('--u-swatch', colours && seat !== null ? colours[seat] : 'transparent');
+    $('u-turn').classList.toggle('u-has-swatch', !!colours && seat !== null);
     if (!atLatest()) text += ' You are looking at an earlier position.';
     $('u-turn').textContent = text;
     const m = desk.match;
@@ -496,13 +570,15 @@
 
   // -- building and playing a move -------------------------------------------------------------
 
-  async function addStep(step) {
+  // A step added to the move being built; a cell clicked again right after it (`fromBoard`) takes it back.
+  async function addStep(step, fromBoard) {
     if (!mayMove()) {
       say('info', desk.match && atLatest() ? 'It is not your move.' : 'Go to the latest position to play.');
       return;
     }
     const last = desk.prefix[desk.prefix.length - 1];
-    const prefix = last && last.toUpperCase() === step.toUpperCase() ? desk.prefix.slice(0, -1) : [...desk.prefix, step];
+    const again = fromBoard && last && last.toUpperCase() === step.toUpperCase();
+    const prefix = again ? desk.prefix.slice(0, -1) : [...desk.prefix, step];
     const r = await api('POST', `/v1/games/${desk.game}/legal-moves`, { state: latest().state, prefix });
     if (!r.ok) return say('bad', errorText(r));
     if (r.data.error) {
@@ -524,8 +600,8 @@
 
   async function refreshSteps() {
     desk.open = [];
-    const wanted = $('u-show-legal').checked || desk.game === 'crystal' || desk.prefix.length > 0;
-    if (!wanted || !mayMove()) {
+    // Always asked: a step no click makes (a word such as "swap") is offered under the move box.
+    if (!mayMove()) {
       $('u-legal').hidden = true;
       markCells();
       return;
@@ -534,9 +610,15 @@
     if (r.ok && !r.data.error) applySteps(r.data);
   }
 
+  // The legal next steps as buttons: all of them when asked ("Show the legal moves"), else only the steps
+  // no click on a cell makes (a game's words: "swap", a draft's colours, a shift), which are picked here.
   function applySteps(steps) {
-    const show = $('u-show-legal').checked || desk.game === 'crystal' || steps.steps.some((s) => !cellOf(s));
-    desk.open = $('u-show-legal').checked ? steps.steps : [];
+    const cells = boardCells();
+    const all = $('u-show-legal').checked;
+    const words = steps.steps.filter((s) => !byClick(s, cells));
+    const listed = all ? steps.steps : words;
+    const show = all || words.length > 0;
+    desk.open = all ? steps.steps : [];
     markCells();
     $('u-legal').hidden = !show;
     if (!show) return;
@@ -545,11 +627,17 @@
     if (steps.complete) {
       box.append(el('button', { type: 'button', class: 'u-done', onclick: () => play(steps.move) }, `Play ${steps.move}`));
     }
-    for (const s of steps.steps) box.append(el('button', { type: 'button', onclick: () => addStep(s) }, s));
+    for (const s of listed) box.append(el('button', { type: 'button', onclick: () => addStep(s) }, s));
     const count = steps.count;
-    $('u-legal-head').textContent = desk.prefix.length
-      ? `After ${joinSteps(desk.prefix)}: ${count} legal next ${count === 1 ? 'step' : 'steps'}.`
-      : `${count} legal first ${count === 1 ? 'step' : 'steps'}.`;
+    const after = desk.prefix.length ? `After ${joinSteps(desk.prefix)}: ` : '';
+    if (listed.length < count) {
+      const what = `a cell on the board, or ${listed.length === 1 ? 'this step' : 'one of these steps'}:`;
+      $('u-legal-head').textContent = after ? after + what : what.charAt(0).toUpperCase() + what.slice(1);
+    } else {
+      $('u-legal-head').textContent = desk.prefix.length
+        ? `${after}${count} legal next ${count === 1 ? 'step' : 'steps'}.`
+        : `${count} legal first ${count === 1 ? 'step' : 'steps'}.`;
+    }
   }
 
   async function play(text) {
@@ -863,7 +951,11 @@
     for (const seat of [0, 1]) {
       const box = $(`u-clock-${seat}`);
       const one = clock.seats[String(seat)];
-      box.querySelector('.u-clock-name').textContent = `${who[seat]}${m.seat === seat ? ' (you)' : ''}`;
+      const name = box.querySelector('.u-clock-name');
+      name.textContent = `${who[seat]}${m.seat === seat ? ' (you)' : ''}`;
+      const colours = hints().colours;
+      name.classList.toggle('u-has-swatch', !!colours);
+      name.style.setProperty('--u-swatch', colours ? colours[seat] : 'transparent');
       let text = `bank ${duration(one.bank_s)}`;
       let running = false;
       let left = null;
@@ -951,6 +1043,7 @@
       desk.games[g.name] = g;
       sel.append(el('option', { value: g.name }, g.title));
     }
+    desk.game = r.data.games[0].name;
     sel.value = desk.game;
     buildOptionFields();
     const want = readHash();

@@ -115,7 +115,7 @@ def test_catchup_to_its_end_by_clicks(page: WebDriver, shot: Shot) -> None:
         assert ply(page) == turn, text(page, "u-verdict")
     verdict = text(page, "u-verdict")
     assert "The board is full: the game is over (R-C4)." in verdict
-    assert text(page, "u-turn").startswith("The game is over: ")
+    assert text(page, "u-turn").startswith("The game is over. The board is full: ")
     assert page.find_element(By.ID, "u-move").get_attribute("disabled") is not None
     shot(page, "end")
     # Back through the history: the position after move 1 is Red's lone stone.

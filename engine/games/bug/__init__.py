@@ -1,5 +1,6 @@
 """Bug, one room: everything the service knows about the game lives in this folder."""
 
+from engine.games.bug.hints import HINTS
 from engine.games.bug.rules import Bug
 from engine.games.bug.show import BugShow
 from engine.room import Room
@@ -9,4 +10,5 @@ __all__ = ["ROOM", "Bug"]
 ROOM = Room(
     game=Bug(),
     show=BugShow(),
+    hints=HINTS,
 )

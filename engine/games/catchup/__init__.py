@@ -1,6 +1,7 @@
 """Catchup, one room: everything the service knows about the game lives in this folder."""
 
 from engine.games.catchup import littlegolem
+from engine.games.catchup.hints import HINTS
 from engine.games.catchup.rules import Catchup
 from engine.games.catchup.show import CatchupShow
 from engine.room import Room
@@ -11,4 +12,5 @@ ROOM = Room(
     game=Catchup(),
     show=CatchupShow(),
     records={littlegolem.FORMAT: littlegolem.RECORD_FORMAT},
+    hints=HINTS,
 )

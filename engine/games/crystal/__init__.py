@@ -1,5 +1,6 @@
 """Crystal Connector, one room: everything the service knows about the game lives in this folder."""
 
+from engine.games.crystal.hints import HINTS
 from engine.games.crystal.rules import Crystal
 from engine.games.crystal.show import CrystalShow
 from engine.room import Room
@@ -9,4 +10,5 @@ __all__ = ["ROOM", "Crystal"]
 ROOM = Room(
     game=Crystal(),
     show=CrystalShow(),
+    hints=HINTS,
 )

@@ -1,5 +1,6 @@
 """Plur, one room: everything the service knows about the game lives in this folder."""
 
+from engine.games.plur.hints import HINTS
 from engine.games.plur.rules import Plur
 from engine.games.plur.show import PlurShow
 from engine.room import Room
@@ -9,4 +10,5 @@ __all__ = ["ROOM", "Plur"]
 ROOM = Room(
     game=Plur(),
     show=PlurShow(),
+    hints=HINTS,
 )

@@ -1,5 +1,6 @@
 """Too, one room: everything the service knows about the game lives in this folder."""
 
+from engine.games.too.hints import HINTS
 from engine.games.too.rules import Too
 from engine.games.too.show import TooShow
 from engine.room import Room
@@ -9,4 +10,5 @@ __all__ = ["ROOM", "Too"]
 ROOM = Room(
     game=Too(),
     show=TooShow(),
+    hints=HINTS,
 )
