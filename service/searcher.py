@@ -10,8 +10,8 @@ their own, ``python -m service.searcher``, started on first use,
 (``SUGGEST_NICE``, 10) so that plays and moves go first on a busy machine.
 A worker talks to them over pipes, waiting with ``select``, which gevent
 makes cooperative: a request waiting for its search holds no thread and
-leaves the event loop free.  The shape is that of the PNG renderers' pool
-(service/renderer.py): bounded, refusing at once when full.
+leaves the event loop free.  The pool is service/procpool.py's: bounded,
+refusing at once when full.
 
 The queue is bounded: ``SUGGEST_QUEUE`` (2) requests of each app process may
 wait for a searcher beside those searching; one more is refused at once
@@ -30,21 +30,18 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import select
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from service.procpool import BoundedPool, Busy, read_line, write_all
+
+__all__ = ["Busy", "Pool", "SearchFailed", "Suggestion"]
+
 GRACE_S = 2.0  # over the budget before a search is deemed stuck (a slow machine)
 STARTUP_S = 15.0  # more for the first search of a new searcher process (it imports the engine and the bots)
-
-
-class Busy(Exception):
-    """Every searcher is busy and the queue is full, or a search took far too long."""
 
 
 class SearchFailed(Exception):
@@ -55,30 +52,6 @@ class SearchFailed(Exception):
 class Suggestion:
     move: str
     spent_s: float  # the bot's own thinking time, measured in the searcher
-
-
-def _read_line(fd: int, deadline: float, limit: int = 1 << 20) -> bytes:
-    line = b""
-    while not line.endswith(b"\n"):
-        wait = deadline - time.monotonic()
-        if wait <= 0 or not select.select([fd], [], [], wait)[0]:
-            raise TimeoutError
-        chunk = os.read(fd, 1 << 16)
-        if not chunk:
-            raise EOFError
-        line += chunk
-        if len(line) > limit:
-            raise EOFError
-    return line
-
-
-def _write_all(fd: int, data: bytes, deadline: float) -> None:
-    view = memoryview(data)
-    while view:
-        wait = deadline - time.monotonic()
-        if wait <= 0 or not select.select([], [fd], [], wait)[1]:
-            raise TimeoutError
-        view = view[os.write(fd, view[: 1 << 16]) :]
 
 
 class Searcher:
@@ -102,8 +75,8 @@ class Searcher:
 
     def ask(self, question: dict[str, Any], timeout_s: float) -> dict[str, Any]:
         deadline = time.monotonic() + timeout_s + (STARTUP_S if self.fresh else 0.0)
-        _write_all(self.stdin, json.dumps(question).encode() + b"\n", deadline)
-        answer: dict[str, Any] = json.loads(_read_line(self.stdout, deadline))
+        write_all(self.stdin, json.dumps(question).encode() + b"\n", deadline)
+        answer: dict[str, Any] = json.loads(read_line(self.stdout, deadline))
         self.fresh = False
         return answer
 
@@ -121,60 +94,29 @@ class Searcher:
 
 
 class Pool:
-    """``processes`` searchers and at most ``queue`` requests waiting for one;
-    a waiting request gives up after ``wait_s`` (503 too)."""
+    """``processes`` searchers and at most ``queue`` requests waiting for one
+    (service/procpool.py); a waiting request gives up after ``wait_s`` (503 too)."""
 
     def __init__(self, processes: int = 1, queue: int = 2, wait_s: float = 10.0, nice: int = 10) -> None:
-        self.processes, self.queue, self.wait_s, self.nice = processes, queue, wait_s, nice
-        self._lock = threading.Lock()
-        self._free = threading.Semaphore(processes)
-        self._idle: list[Searcher] = []
-        self.started = 0  # searcher processes started so far (a stuck one is replaced)
-        self.inflight = 0  # requests searching or waiting for a searcher, in this process
+        self.pool: BoundedPool[Searcher] = BoundedPool(lambda: Searcher(nice), processes, queue, wait_s)
 
     @property
     def full(self) -> bool:
-        """No room now: a new search would be refused."""
-        return self.inflight >= self.processes + self.queue
+        return self.pool.full
 
-    @contextlib.contextmanager
-    def _searcher(self) -> Iterator[Searcher]:
-        with self._lock:
-            if self.inflight >= self.processes + self.queue:
-                raise Busy("Every searcher is busy and the queue is full.")
-            self.inflight += 1
-        try:
-            if not self._free.acquire(timeout=self.wait_s):
-                raise Busy("No searcher became free in time.")
-            try:
-                with self._lock:
-                    searcher = self._idle.pop() if self._idle else None
-                if searcher is None or not searcher.alive:
-                    if searcher is not None:
-                        searcher.close()
-                    searcher = Searcher(self.nice)
-                    self.started += 1
-                healthy = False
-                try:
-                    yield searcher
-                    healthy = True
-                finally:
-                    if healthy:
-                        with self._lock:
-                            self._idle.append(searcher)
-                    else:
-                        searcher.close()
-            finally:
-                self._free.release()
-        finally:
-            with self._lock:
-                self.inflight -= 1
+    @property
+    def inflight(self) -> int:
+        return self.pool.inflight
+
+    @inflight.setter
+    def inflight(self, value: int) -> None:  # tests: a pool made full without a search
+        self.pool.inflight = value
 
     def suggest(self, game: str, state: dict[str, Any], bot: str, budget_s: float) -> Suggestion:
         """The move ``bot`` chooses in ``state`` (checked, ongoing) within ``budget_s``;
         :class:`Busy` at once when the queue is full."""
         question = {"game": game, "state": state, "bot": bot, "budget_s": budget_s}
-        with self._searcher() as searcher:
+        with self.pool.helper("searcher") as searcher:
             try:
                 answer = searcher.ask(question, budget_s + GRACE_S)
             except TimeoutError:
@@ -186,10 +128,7 @@ class Pool:
         return Suggestion(str(answer["move"]), float(answer["spent_s"]))
 
     def close(self) -> None:
-        with self._lock:
-            idle, self._idle = self._idle, []
-        for searcher in idle:
-            searcher.close()
+        self.pool.close()
 
 
 def think(question: dict[str, Any]) -> dict[str, Any]:
