@@ -9,7 +9,7 @@ Figures printed:
   them;
 * the same for the single most expensive of those positions;
 * complete random games per second on side 3: each turn lists the complete
-  moves (``Bug.complete_moves``), picks one uniformly, and applies it through
+  moves (``Bug.move_cells``), picks one uniformly, and applies it through
   ``Bug.apply``, which checks it step by step as for any client;
 * the same with ``eaters: all`` (R-B8).
 
@@ -33,9 +33,9 @@ SECONDS = 1.0  # per run
 
 def random_game(rng: random.Random, options: dict[str, Any]) -> BugState:
     state = GAME.new(options)
-    complete_moves, apply, choice = GAME.complete_moves, GAME.apply, rng.choice
+    move_cells, apply, choice = GAME.move_cells, GAME.apply, rng.choice
     while state.to_move is not None:
-        state, _ = apply(state, choice(complete_moves(state)))
+        state, _ = apply(state, choice(move_cells(state)))
     return state
 
 
@@ -63,7 +63,7 @@ def crowded_positions(count: int, side: int = 4, games: int = 300) -> list[BugSt
     for _ in range(games):
         state = GAME.new({"size": side})
         while state.to_move is not None:
-            moves = GAME.complete_moves(state)
+            moves = GAME.move_cells(state)
             if 2 * (state.stones[0] | state.stones[1]).bit_count() >= len(state.board.cells):
                 seen.append((len(moves), len(seen), state))
             state, _ = GAME.apply(state, rng.choice(moves))

@@ -34,7 +34,7 @@ import redis
 
 from bench.common import ROOT, TcpRedis, call, free_port, old_tree, request, serve, stop
 from engine.registry import GAMES
-from umpire.bots import KNOWLEDGE
+from umpire.bots.moves import random_move
 
 MATCHES: list[tuple[str, dict[str, Any]]] = [
     ("catchup", {"size": 10}),
@@ -55,7 +55,7 @@ def moves_of(game_name: str, options: dict[str, Any], seed: int = 14) -> list[st
         if game_name == "catchup":
             move = rng.choice(game.legal_moves(position).moves)
         else:
-            move = KNOWLEDGE[game_name].random_move(position, rng)
+            move = random_move(GAMES[game_name], position, rng)
         verdict = game.play(position, move)
         assert verdict.legal, (game_name, move, verdict.error)
         position, _ = verdict.state, out.append(move)

@@ -67,7 +67,7 @@ import redis
 from bench.common import TcpRedis, free_port, gunicorn_workers, rss_bytes, serve, stop
 from engine.registry import GAMES
 from service import embedded
-from umpire.bots import KNOWLEDGE
+from umpire.bots.moves import random_move
 
 GAMES_PLAYED: list[tuple[str, dict[str, Any]]] = [
     ("catchup", {"size": 4}),
@@ -207,15 +207,15 @@ def stateless_pool(rng: random.Random) -> list[tuple[str, Any, str]]:
     """(game, state, a legal move) from random games of every game, a few plies in."""
     pool = []
     for name, options in GAMES_PLAYED:
-        game, knowledge = GAMES[name], KNOWLEDGE[name]
+        game = GAMES[name]
         for _ in range(6):
             position = game.new(options)
             for _ in range(rng.randrange(0, 8)):
                 if game.is_over(position):
                     break
-                position = game.play(position, knowledge.random_move(position, rng)).state
+                position = game.play(position, random_move(game, position, rng)).state
             if not game.is_over(position):
-                pool.append((name, game.dump(position), knowledge.random_move(position, rng)))
+                pool.append((name, game.dump(position), random_move(game, position, rng)))
     return pool
 
 
@@ -256,13 +256,13 @@ def bot(port: int, book: Book, until: float, seed: int, hard_stop: float) -> Non
 
 
 def play_match(http: Http, book: Book, log: MatchLog, created: Any, rng: random.Random, query: str, hard_stop: float) -> None:
-    game, knowledge = GAMES[log.game], KNOWLEDGE[log.game]
+    game = GAMES[log.game]
     seats, state = created["seats"], created["state"]
     while state["status"] == "ongoing" and time.monotonic() < hard_stop:
         ply = state["ply"]
         if log.flagged and ply == 2:
             time.sleep(1.6)  # past the 1 s turn: the sweeper flags this seat
-        move = knowledge.random_move(game.load(state), rng)
+        move = random_move(game, game.load(state), rng)
         headers = {"Authorization": f"Bearer {seats[str(state['to_move'])]}", "Idempotency-Key": uuid.uuid4().hex}
         for _ in range(600):  # a move is sent again (same ply, same key) until answered; at most a few minutes
             start = time.monotonic()

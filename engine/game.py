@@ -13,6 +13,9 @@ A game implements six small steps; :class:`Game` builds ``play`` and
                                       IllegalMove at the first wrong step; never
                                       mutates ``state``
     legal_moves(state)  -> LegalMoves
+    complete_moves(state) -> LegalMoves
+                                      every complete legal move (legal_moves
+                                      when that list already is of whole moves)
     notation(state, move) -> str      the normalised text of a move
     resign(state, player), timeout(state) -> (State, events)
                                       ends that are not moves, for managed matches
@@ -118,11 +121,14 @@ class LegalMoves:
     """Legal moves from a position, as notation strings.
 
     ``info`` carries what a game says beside the list (Catchup's
-    ``max_stones``, Crystal's ``shifts_due``...)."""
+    ``max_stones``, Crystal's ``shifts_due``...).  ``complete``: every entry is
+    a whole move and together they are every legal move (up to ``truncated``);
+    false when the list gives first steps (Catchup's cells, Crystal's shifts)."""
 
     moves: list[str]
     truncated: bool = False
     info: Json = field(default_factory=dict)
+    complete: bool = False
 
 
 @dataclass(frozen=True)
@@ -268,7 +274,37 @@ class Game(ABC, Generic[S, M]):
 
     @abstractmethod
     def legal_moves(self, state: S, limit: int | None = None) -> LegalMoves:
-        """Every legal move (or the first ``limit`` of them)."""
+        """Every legal move (or the first ``limit`` of them); a game whose
+        list is of whole moves says so (``LegalMoves.complete``)."""
+
+    def complete_moves(self, state: S, limit: int | None = None) -> LegalMoves:
+        """Every complete legal move, in canonical notation (each move once,
+        as :meth:`notation` writes it), or the first ``limit`` of them with
+        ``truncated`` set.  Each is accepted by :meth:`play`, and every move
+        :meth:`play` accepts is one of them (up to the order of a move's
+        interchangeable steps, e.g. Catchup's stones).
+
+        This default answers :meth:`legal_moves` when that list is complete
+        already, and otherwise walks :meth:`next_steps` depth first; a game
+        with many moves overrides it with something faster."""
+        listed = self.legal_moves(state, limit)
+        if listed.complete:
+            return listed
+        cap = None if limit is None else limit + 1
+        out: list[str] = []
+        if not self.is_over(state):
+            self._walk(state, [], out, cap)
+        truncated = limit is not None and len(out) > limit
+        return LegalMoves(out[:limit] if limit is not None else out, truncated, listed.info, complete=True)
+
+    def _walk(self, state: S, prefix: list[str], out: list[str], cap: int | None) -> None:
+        found = self.next_steps(state, prefix)
+        if found.complete and found.move is not None:
+            out.append(found.move)
+        for step in found.steps:
+            if cap is not None and len(out) >= cap:
+                return
+            self._walk(state, [*found.prefix, step], out, cap)
 
     # -- a move step by step (bots and front ends build moves this way) --------------
 

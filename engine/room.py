@@ -4,6 +4,10 @@ folder (``engine/games/<name>/__init__.py``) and listed once in
 
 A room holds the game's rules and everything else the service asks of the
 game, so nothing outside the game's folder names it.
+
+What the built-in bots (umpire/bots/) ask of a game: nothing for ``random``
+and ``mcts`` (they build moves from ``Game.next_steps`` and
+``Game.complete_moves``); for ``greedy``, an :data:`Evaluation` of positions.
 """
 
 from __future__ import annotations
@@ -30,6 +34,20 @@ class RecordFormat:
     write: Callable[[Mapping[str, object], Sequence[str], Sequence[str]], str]
 
 
+# ``evaluation(state, player)``: how good the engine ``state`` (ongoing, just
+# after ``player``'s move) looks for ``player``; higher is better, and values
+# of one game compare with ``<`` (a number, or a tuple of numbers compared in
+# order).  Pure: no randomness, no change to ``state``.  The greedy bot plays
+# the move whose position rates highest (a finished position ranks by its
+# result, before any evaluation: a win first, a loss last).
+Evaluation = Callable[[Any, int], Any]
+
+# ``end_detail(final, events)``: one sentence on what decided a game that
+# ended by its own rules, from the final state's JSON and the last move's
+# events, for a tournament's results (``detail``); cite the ruling.
+EndDetail = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], str]
+
+
 @dataclass(frozen=True)
 class Room:
     """Everything about one game, as the other layers read it."""
@@ -38,6 +56,8 @@ class Room:
     show: Show  # the picture as data and the sentences of announcements (engine/show.py)
     # other sites' record formats, by name (POST /v1/games/{game}/import, a match's moves ?format=)
     records: Mapping[str, RecordFormat] = field(default_factory=dict)
+    evaluation: Evaluation | None = None  # the greedy bot's measure; None: no greedy bot for this game
+    end_detail: EndDetail | None = None  # None: the results say the end, the winner and the scores
     # How the page offers the game to a person (engine/hints.py): names, move
     # syntax, examples, how a click becomes a step, the words of its ends.
     hints: Hints = field(kw_only=True)

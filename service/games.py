@@ -67,8 +67,11 @@ def legal_moves(game: str) -> Any:
     state = g.load(verified(body["state"]))
     if body["prefix"] is not None:
         return steps(g, state, body["prefix"])
-    lm = g.legal_moves(state, body["limit"])
-    out = {"moves": lm.moves, "count": len(lm.moves), "truncated": lm.truncated}
+    if body["complete"]:
+        lm = g.complete_moves(state, body["limit"] or schemas.COMPLETE_LIMIT)
+    else:
+        lm = g.legal_moves(state, body["limit"])
+    out = {"moves": lm.moves, "count": len(lm.moves), "truncated": lm.truncated, "complete": lm.complete}
     dumped: dict[str, Any] = schemas.legal_moves_response.dump(out)
     dumped.update(lm.info)
     return dumped

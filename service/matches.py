@@ -154,20 +154,25 @@ def _flag(name: str) -> bool:
     return raw.lower() in ("1", "true")
 
 
-def legal_moves(game_name: str, state: Any) -> Any:
-    """The legal moves for the seat to move, as ``POST /legal-moves`` lists them (null once finished)."""
+def legal_moves(game_name: str, state: Any, complete: bool = False, limit: int | None = None) -> Any:
+    """The legal moves for the seat to move, as ``POST /legal-moves`` lists them (null once finished):
+    with ``complete``, every whole move (at most ``limit``, by default ``schemas.COMPLETE_LIMIT``)."""
     game = GAMES[game_name]
     position = game.load(state) if isinstance(state, dict) else state
     if game.is_over(position):
         return None
-    found = game.legal_moves(position)
-    return {"moves": found.moves, "count": len(found.moves), "truncated": found.truncated, **found.info}
+    found = game.complete_moves(position, limit or schemas.COMPLETE_LIMIT) if complete else game.legal_moves(position, limit)
+    out = {"moves": found.moves, "count": len(found.moves), "truncated": found.truncated, "complete": found.complete}
+    return {**out, **found.info}
 
 
 def with_legal(answer: dict[str, Any], game: str, state: Any) -> dict[str, Any]:
-    """``answer`` plus ``legal_moves`` when the request asked for them (``?legal_moves=true``)."""
+    """``answer`` plus ``legal_moves`` when the request asked for them (``?legal_moves=true``;
+    ``&complete=true`` for whole moves, ``&legal_limit=N`` to cap the list)."""
+    complete = _flag("complete")
+    limit = _number("legal_limit", 1, 100000, whole=True)
     if _flag("legal_moves"):
-        answer = {**answer, "legal_moves": legal_moves(game, state)}
+        answer = {**answer, "legal_moves": legal_moves(game, state, complete, None if limit is None else int(limit))}
     return answer
 
 

@@ -69,6 +69,19 @@ class WholeNumber(fields.Integer):
         return value
 
 
+class StrictBoolean(fields.Boolean):
+    """A JSON ``true`` or ``false``, nothing else (not ``1``, not ``"true"``)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if type(value) is not bool:
+            raise ValidationError("Not a boolean: write true or false.")
+        return value
+
+
+# What a list of complete moves holds when no ``limit`` is given: Crystal's turns run to millions.
+COMPLETE_LIMIT = 1000
+
+
 def _object(**kwargs: Any) -> fields.Dict:
     """A JSON object with string keys; its content is the engine's to check."""
     return fields.Dict(keys=fields.String(), **kwargs)
@@ -96,6 +109,8 @@ class LegalMovesRequest(Schema):
         allow_none=True,
         validate=validate.Length(max=MAX_MOVE_STEPS),
     )
+    # Whole moves (Game.complete_moves) instead of the game's plain list; a prefix asks for steps instead.
+    complete = StrictBoolean(load_default=False)
 
 
 MAX_RECORD_CHARS = 200_000
@@ -281,6 +296,7 @@ class LegalMovesResponse(Schema):
     moves = fields.List(fields.String(), required=True)
     count = fields.Integer(required=True)
     truncated = fields.Boolean(required=True)
+    complete = fields.Boolean(required=True)
 
 
 class StepsResponse(Schema):

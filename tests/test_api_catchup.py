@@ -136,6 +136,31 @@ def test_legal_moves_lists_the_empty_cells(client: FlaskClient) -> None:
         assert play(client, state, cell)["legal"] is (cell in moves["moves"])
 
 
+def test_complete_legal_moves_are_whole_turns(client: FlaskClient) -> None:
+    """``complete: true``: every turn of 1 or 2 stones (R-C1), each set of cells
+    once in reading order; 18 + 18 * 17 / 2 after the opening stone; the plain
+    list says it is not complete, since a turn may place two of its cells."""
+    state = play(client, new(client, size=3), "C3")["state"]
+    assert post(client, "legal-moves", {"state": state})["complete"] is False
+    every = post(client, "legal-moves", {"state": state, "complete": True, "limit": 1000})
+    assert (every["count"], every["truncated"], every["complete"], every["max_stones"]) == (18 + 153, False, True, 2)
+    assert every["moves"][:3] == ["A1", "A2", "A3"] and every["moves"][18:20] == ["A1 A2", "A1 A3"]
+    assert all(play(client, state, m)["legal"] for m in every["moves"][::7])
+    cut = post(client, "legal-moves", {"state": state, "complete": True, "limit": 20})
+    assert cut["moves"] == every["moves"][:20] and cut["truncated"] is True
+    default = post(client, "legal-moves", {"state": state, "complete": True})
+    assert default["moves"] == every["moves"]  # under the 1000 a complete list holds without a limit
+    steps = post(client, "legal-moves", {"state": state, "complete": True, "prefix": ["A1"]})
+    assert steps["prefix"] == ["A1"] and steps["complete"] is True and "A2" in steps["steps"]  # a prefix asks for steps
+
+
+def test_complete_legal_moves_without_a_limit_stop_at_1000(client: FlaskClient) -> None:
+    # R-C3: with the bonus, 3 stones: far more than 1000 turns on a side-5 board
+    state = new(client, size=5, position={"E5": 0, "D4": 1, "D5": 1}, bonus=True, to_move=0)
+    listed = post(client, "legal-moves", {"state": state, "complete": True})
+    assert (listed["count"], listed["truncated"], listed["max_stones"]) == (1000, True, 3)
+
+
 GAME = ["C3", "B2 B3", "C2 C4 D3", "A1 A2"]
 
 

@@ -141,6 +141,8 @@ def fields_of(err: dict[str, Any]) -> dict[str, list[str]]:
         ("play", {"state": {}, "move": "C3", "ply": 3}, {"ply"}),  # unknown field
         ("legal-moves", {"state": {}, "limit": 0}, {"limit"}),
         ("legal-moves", {"state": {}, "limit": "5"}, {"limit"}),
+        ("legal-moves", {"state": {}, "complete": "true"}, {"complete"}),  # JSON true, not a string
+        ("legal-moves", {"state": {}, "complete": 1}, {"complete"}),
         ("new", {"options": [1]}, {"options"}),
         ("replay", {"options": {}}, {"moves"}),
         ("replay", {"moves": "C3"}, {"moves"}),

@@ -202,4 +202,4 @@ def test_bad_options_are_422(client: FlaskClient) -> None:
 def test_legal_moves_limit(client: FlaskClient) -> None:
     state = new(client, position=SEED_POSITION, to_move=1)
     answer = post(client, "legal-moves", {"state": state, "limit": 2})
-    assert answer == {"moves": ["B1 A3", "B1 B3"], "count": 2, "truncated": True}
+    assert answer == {"moves": ["B1 A3", "B1 B3"], "count": 2, "truncated": True, "complete": True}

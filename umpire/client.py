@@ -107,14 +107,27 @@ def remaining_ms(clock: Mapping[str, Any] | None) -> int | None:
     return max(0, parse_time_ms(clock["deadline"]) - parse_time_ms(clock["now"]))
 
 
-def answer_legal(answer: Mapping[str, Any] | None) -> tuple[list[str], Json] | None:
-    """The legal moves a move answer carries for the seat to move next
-    (``legal_moves``: the list and what the game says beside it), or None."""
+LEGAL_LIMIT = 1000  # complete legal moves asked for a bot (docs/BOTS.md): Crystal's turns run to millions
+
+
+@dataclass(frozen=True)
+class Legal:
+    """The complete legal moves of the seat to move (``legal_moves`` with ``complete=true``)."""
+
+    moves: list[str]
+    truncated: bool
+    info: Json
+
+
+def answer_legal(answer: Mapping[str, Any] | None) -> Legal | None:
+    """The complete legal moves a move answer carries for the seat to move next
+    (``legal_moves``: the list, whether it was cut, and what the game says
+    beside it), or None when it carries none, or not complete ones."""
     legal = (answer or {}).get("legal_moves")
-    if not isinstance(legal, dict) or not isinstance(legal.get("moves"), list):
+    if not isinstance(legal, dict) or not isinstance(legal.get("moves"), list) or legal.get("complete") is not True:
         return None
-    info = {k: v for k, v in legal.items() if k not in ("moves", "count", "truncated")}
-    return list(legal["moves"]), info
+    info = {k: v for k, v in legal.items() if k not in ("moves", "count", "truncated", "complete")}
+    return Legal(list(legal["moves"]), bool(legal.get("truncated")), info)
 
 
 def replay_moves(record: Mapping[str, Any]) -> list[str]:
@@ -249,16 +262,19 @@ class MatchClient:
         seats = answer["seats"]
         return Match(answer["match_id"], (seats["0"], seats["1"]), answer["state"], answer.get("clock"))
 
-    def move(self, match: Match, seat: int, ply: int, text: str) -> MoveOutcome:
+    def move(self, match: Match, seat: int, ply: int, text: str, complete: bool = False) -> MoveOutcome:
         """Submit ``text`` for ``seat`` at ``ply``, and classify the answer.
 
         An illegal move loses the game for that seat (the ``forfeit`` policy:
         the service ends it); the outcome is ``illegal`` with the service's
         error (code, message, step) and the final state.  The answer carries
-        the legal moves of the seat to move next (:func:`answer_legal`)."""
+        the legal moves of the seat to move next; with ``complete``, the
+        complete ones, for a bot that asked for them (:func:`answer_legal`)."""
         key = f"{match.match_id}:{ply}:{uuid.uuid4().hex[:12]}"  # one key for every resend of this submission
         headers = {"Authorization": f"Bearer {match.tokens[seat]}", "Idempotency-Key": key}
         path = f"/v1/matches/{match.match_id}/moves?legal_moves=true"
+        if complete:
+            path += f"&complete=true&legal_limit={LEGAL_LIMIT}"
         status, answer = self.request("POST", path, {"move": text, "ply": ply}, headers)
         if status == 200:
             return MoveOutcome("accepted", answer["state"], answer.get("clock"), answer.get("events") or [], answer=answer)

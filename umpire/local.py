@@ -62,7 +62,7 @@ class LocalMatches:
             self._matches[match_id] = _Local(g, opts, state, dumped)
         return Match(match_id, ("0", "1"), dumped, None)
 
-    def move(self, match: Match, seat: int, ply: int, text: str) -> MoveOutcome:
+    def move(self, match: Match, seat: int, ply: int, text: str, complete: bool = False) -> MoveOutcome:
         self._count()
         m = self._matches[match.match_id]
         if m.dumped["status"] == "finished":

@@ -33,10 +33,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from engine.registry import GAMES
-from umpire.bots import KNOWLEDGE, Bot, BotFailure, Turn
-from umpire.bots.base import Knowledge
-from umpire.client import Json, Match, MoveOutcome, answer_legal, remaining_ms, replay_moves
+from engine.registry import ROOMS
+from umpire.bots import Bot, BotFailure, Turn
+from umpire.client import LEGAL_LIMIT, Json, Legal, Match, MoveOutcome, answer_legal, remaining_ms, replay_moves
 
 GRACE_S = 1.0  # how much longer than the seat's remaining time the harness waits for an answer
 
@@ -56,7 +55,7 @@ class MatchService(Protocol):
         tags: Sequence[str] | None = None,
     ) -> Match: ...
 
-    def move(self, match: Match, seat: int, ply: int, text: str) -> MoveOutcome: ...
+    def move(self, match: Match, seat: int, ply: int, text: str, complete: bool = False) -> MoveOutcome: ...
 
     def resign(self, match: Match, seat: int) -> Json | None: ...
 
@@ -89,17 +88,16 @@ def iso_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _legal(game: str, state: Json, answer: Json | None) -> tuple[list[str] | None, Json | None]:
-    """The legal moves for a bot that asked for them: from the move answer
-    (``legal_moves``), or from the engine here before the first answer."""
+def _legal(game: str, state: Json, answer: Json | None) -> Legal:
+    """The complete legal moves for a bot that asked for them (docs/BOTS.md):
+    from the move answer (``legal_moves`` with ``complete=true``), or from the
+    engine here (before the first answer, or after a read)."""
     sent = answer_legal(answer)
     if sent is not None:
         return sent
-    engine = GAMES.get(game)
-    if engine is None:
-        return None, None
-    legal = engine.legal_moves(engine.load(state))
-    return legal.moves, legal.info
+    engine = ROOMS[game].game
+    legal = engine.complete_moves(engine.load(state), LEGAL_LIMIT)
+    return Legal(legal.moves, legal.truncated, legal.info)
 
 
 def _clock_spec(clock: Mapping[str, Any] | None) -> Json | None:
@@ -138,9 +136,10 @@ def play_game(
             ending = Ending(f.reason, f"{specs[seat]} (seat {seat}) failed its hello: {f.detail}", seat)
             break
 
+    wants_legal = any(b.wants_legal for b in bots)  # ask the service for complete legal moves in its answers
     for text in opening if ending is None else ():
         seat = state["to_move"] if clk is None else clk["may_move"]
-        out = matches.move(m, seat, state["ply"], text)
+        out = matches.move(m, seat, state["ply"], text, complete=wants_legal)
         if out.kind != "accepted":
             matches.resign(m, seat)
             raise OpeningError(f"the service refused the opening move {text!r} at ply {state['ply']}: {out.kind} {out.error}")
@@ -160,7 +159,7 @@ def play_game(
         seat = int(state["to_move"] if clk is None else clk["may_move"])
         bot = bots[seat]
         left = remaining_ms(clk)
-        legal, info = _legal(game, state, answer) if bot.wants_legal else (None, None)
+        legal = _legal(game, state, answer) if bot.wants_legal else None
         turn = Turn(
             game=game,
             options=dict(options),
@@ -172,8 +171,9 @@ def play_game(
             deadline_ms=None if left is None else left + round(grace_s * 1000),
             turn_ms=None if clk is None else round(clk["turn_s"] * 1000),
             bank_ms=None if clk is None else round(clk["seats"][str(seat)]["bank_s"] * 1000),
-            legal_moves=legal,
-            legal_info=info,
+            legal_moves=None if legal is None else legal.moves,
+            legal_truncated=legal is not None and legal.truncated,
+            legal_info=None if legal is None else legal.info,
         )
         asked = time.perf_counter()
         try:
@@ -187,7 +187,7 @@ def play_game(
         if reply.resign or reply.move is None:
             ending = Ending("resign", f"{specs[seat]} (seat {seat}) resigned at ply {ply}", seat)
             break
-        out = matches.move(m, seat, ply, reply.move)
+        out = matches.move(m, seat, ply, reply.move, complete=wants_legal)
         if out.kind == "accepted":
             assert out.state is not None
             state, clk, answer, last_events = out.state, out.clock, out.answer, out.events
@@ -240,9 +240,9 @@ def play_game(
     elif end == "resign":
         reason, detail = "resign", "a seat resigned"
     else:
-        knowledge: Knowledge | None = KNOWLEDGE.get(game)
+        explain = ROOMS[game].end_detail if game in ROOMS else None
         reason = "end"
-        detail = knowledge.end_detail(state, last_events) if knowledge is not None else f"{end}: winner {winner}"
+        detail = explain(state, last_events) if explain is not None else f"{end}: winner {winner}, scores {state.get('scores')}"
     result: Json = {
         "game": game,
         "options": record.get("options", dict(options)),

@@ -220,3 +220,29 @@ def test_listing_and_abort_are_off_without_an_admin_token(client: FlaskClient, n
     assert client.get("/v1/matches", headers=anything).json["error"]["code"] == "admin_disabled"
     assert client.post(f"/v1/matches/{m.id}/abort", headers=anything).status_code == 403
     assert client.get("/v1/matches").status_code == 401  # no token at all
+
+
+@pytest.mark.parametrize(("game", "options"), option_configs(), ids=[config_id(*c) for c in option_configs()])
+def test_complete_legal_moves_ride_on_the_answers(client: FlaskClient, game: str, options: dict[str, Any]) -> None:
+    """``?legal_moves=true&complete=true``: every answer carries the complete
+    legal moves of the seat to move next (at most ``legal_limit``), the list the
+    stateless endpoint gives with ``complete: true``; a bot picks one and it is legal."""
+    query = {"legal_moves": "true", "complete": "true", "legal_limit": "300"}
+    made = create(client, {"game": game, "options": options, "illegal": "forfeit"}, **query)
+    m = Match(client, made["match_id"], (made["seats"]["0"], made["seats"]["1"]), made)
+    answer, rnd = made, random.Random(7)
+    for _ in range(6):
+        state = answer["state"]
+        if state["status"] == "finished":
+            assert answer["legal_moves"] is None
+            break
+        listed = answer["legal_moves"]
+        assert listed["complete"] is True and listed["count"] == len(listed["moves"]) <= 300
+        stateless = client.post(f"/v1/games/{game}/legal-moves", json={"state": state, "complete": True, "limit": 300}).json
+        assert listed == stateless
+        body = {"move": rnd.choice(listed["moves"]), "ply": state["ply"]}
+        r = client.post(f"/v1/matches/{m.id}/moves", json=body, headers=m.auth(state["to_move"]), query_string=query)
+        assert r.status_code == 200, r.json
+        answer = r.json
+    r = client.get(f"/v1/matches/{m.id}", query_string={"legal_moves": "true", "legal_limit": "0"})
+    assert r.status_code == 422 and r.json["error"]["code"] == "invalid_query"

@@ -8,12 +8,7 @@ TEMPLATE = """
 import json, random, sys, time
 
 def choose(message):
-    moves, due = message["legal_moves"], message["legal_info"].get("shifts_due", 0)
-    if message["game"] == "crystal" and due:
-        file, way, amount = random.choice(moves).split()
-        back = {{"up": "down", "down": "up", "left": "right", "right": "left"}}[way]
-        return ", ".join(f"{{file}} {{way if i % 2 == 0 else back}} {{amount}}" for i in range(due))
-    return random.choice(moves)
+    return random.choice(message["legal_moves"])  # the complete legal moves (docs/BOTS.md)
 
 def misbehave(message):
 {body}

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from engine.registry import GAMES
-from umpire.bots import KNOWLEDGE
-from umpire.bots.mcts import search
+from engine.registry import GAMES, ROOMS
+from umpire.bots.mcts import StepTree, search
+from umpire.bots.moves import greedy_move, random_move
 from umpire.config import Settings
 from umpire.local import LocalMatches
 from umpire.tournament import run
@@ -21,18 +21,23 @@ CASES = [("plur", {"size": 3}), ("plur", {"size": 3, "pie": True}), ("too", {"si
 @pytest.mark.parametrize(("game", "options"), CASES)
 def test_bots_play_legal_moves(game: str, options: dict[str, Any]) -> None:
     g = GAMES[game]
-    k = KNOWLEDGE[game]
+    evaluation = ROOMS[game].evaluation
+    assert evaluation is not None
     rng = random.Random(5)
-    model = k.model()
+    model = StepTree(g)
     for _ in range(12):
         state = g.new(options)
         for _ in range(rng.randint(0, 14)):
             if g.is_over(state):
                 break
-            state = g.play(state, k.random_move(state, rng)).state
+            state = g.play(state, random_move(g, state, rng)).state
         if g.is_over(state):
             continue
-        for move in (k.random_move(state, rng), k.greedy_move(state, rng), search(model, state, 60, rng, max_iterations=20)[0]):
+        for move in (
+            random_move(g, state, rng),
+            greedy_move(g, evaluation, state, rng),
+            search(model, state, 60, rng, max_iterations=20)[0],
+        ):
             assert g.play(state, move).legal, move
 
 

@@ -2,8 +2,8 @@
 ``mcts[:seconds]``) for every game, and external ones (``cmd:PROGRAM ARGS...``,
 ``http(s)://...``) speaking docs/BOTS.md.
 
-:data:`KNOWLEDGE` is the one table of per-game bot knowledge: a new game is
-one module with a :class:`~umpire.bots.base.Knowledge` subclass, added here.
+No game is named here: the built-in bots play any registered game from its
+rules, and ``greedy`` from the evaluation its Room declares (engine/room.py).
 :class:`BotFactory` turns a spec from the command line into a fresh bot for
 each game (a program is reused from game to game while it stays healthy).
 """
@@ -12,20 +12,12 @@ from __future__ import annotations
 
 import threading
 
-from umpire.bots.base import Answer, Bot, BotFailure, Knowledge, Turn
-from umpire.bots.bug import BugKnowledge
+from engine.registry import ROOMS
+from umpire.bots.base import Answer, Bot, BotFailure, Turn
 from umpire.bots.builtin import DEFAULT_MCTS_S, GreedyBot, MctsBot, RandomBot
-from umpire.bots.catchup import CatchupKnowledge
-from umpire.bots.crystal import CrystalKnowledge
 from umpire.bots.external import HttpBot, ProcessBot, ProcessPool
-from umpire.bots.plur import PlurKnowledge
-from umpire.bots.too import TooKnowledge
 
-__all__ = ["BUILTIN", "KNOWLEDGE", "Answer", "Bot", "BotFactory", "BotFailure", "Knowledge", "Turn", "check_spec"]
-
-KNOWLEDGE: dict[str, Knowledge] = {
-    k.name: k for k in (CatchupKnowledge(), BugKnowledge(), CrystalKnowledge(), PlurKnowledge(), TooKnowledge())
-}
+__all__ = ["BUILTIN", "Answer", "Bot", "BotFactory", "BotFailure", "Turn", "check_spec"]
 
 BUILTIN = ("random", "greedy", "mcts")
 
@@ -65,10 +57,10 @@ class BotFactory:
         self.kind = check_spec(spec)
         self._pool = ProcessPool(spec, cwd) if self.kind == "cmd" else None
         self._lock = threading.Lock()
-        if self.kind == "builtin" and game not in KNOWLEDGE:
+        if self.kind == "builtin" and game not in ROOMS:
             raise ValueError(f"the built-in bots do not know the game {game!r}")
-        if self.kind == "builtin" and not KNOWLEDGE[game].available:
-            raise ValueError(f"the built-in bots need the engine's {game!r}, which this installation does not have yet")
+        if spec.partition(":")[0] == "greedy" and self.kind == "builtin" and ROOMS[game].evaluation is None:
+            raise ValueError(f"the greedy bot needs a position evaluation, which the game {game!r} does not declare")
 
     def make(self, seed: int | None = None) -> Bot:
         if self.kind == "cmd":
@@ -76,13 +68,14 @@ class BotFactory:
             return self._pool.acquire()
         if self.kind == "http":
             return HttpBot(self.spec)
-        knowledge = KNOWLEDGE[self.game]
+        room = ROOMS[self.game]
         name, _, arg = self.spec.partition(":")
         if name == "random":
-            return RandomBot(self.spec, knowledge, seed)
+            return RandomBot(self.spec, room.game, seed)
         if name == "greedy":
-            return GreedyBot(self.spec, knowledge, seed)
-        return MctsBot(self.spec, knowledge, seed, float(arg) if arg else DEFAULT_MCTS_S)
+            assert room.evaluation is not None  # checked in __init__
+            return GreedyBot(self.spec, room.game, room.evaluation, seed)
+        return MctsBot(self.spec, room.game, seed, float(arg) if arg else DEFAULT_MCTS_S)
 
     def done(self, bot: Bot) -> None:
         """The game is over: a program goes back to the pool (or is closed if it failed)."""

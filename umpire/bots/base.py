@@ -2,25 +2,17 @@
 tells a bot when it is to move (:class:`Turn`), what a bot answers
 (:class:`Answer`), and how a bot fails (:class:`BotFailure`).
 
-Built-in bots (umpire/bots/builtin.py) play in this process on the engine;
-external ones (umpire/bots/external.py) are programs or HTTP services that
-speak the JSON-lines protocol of docs/BOTS.md.  The harness treats them alike.
-
-Per-game knowledge (how to pick a random, a greedy or a searched move in one
-game) lives in one module per game, each a :class:`Knowledge`, registered in
-umpire/bots/__init__.py.
+Built-in bots (umpire/bots/builtin.py) play in this process on the engine,
+the same way for every game; external ones (umpire/bots/external.py) are
+programs or HTTP services that speak the JSON-lines protocol of
+docs/BOTS.md.  The harness treats them alike.
 """
 
 from __future__ import annotations
 
-import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
-
-from engine.game import Game
-from engine.registry import GAMES
+from typing import Any
 
 Json = dict[str, Any]
 
@@ -48,7 +40,8 @@ class Turn:
     deadline_ms: int | None = None
     turn_ms: int | None = None
     bank_ms: int | None = None
-    legal_moves: list[str] | None = None
+    legal_moves: list[str] | None = None  # the complete legal moves (docs/BOTS.md), when the bot asked
+    legal_truncated: bool = False  # the list stops at the harness's limit: more moves are legal
     legal_info: Json | None = None
 
     def message(self) -> Json:
@@ -68,6 +61,7 @@ class Turn:
         }
         if self.legal_moves is not None:
             msg["legal_moves"] = self.legal_moves
+            msg["legal_truncated"] = self.legal_truncated
             msg["legal_info"] = self.legal_info or {}
         return msg
 
@@ -116,116 +110,6 @@ class Bot(ABC):
         return True
 
 
-# -- per-game knowledge ---------------------------------------------------------------
-
-S = TypeVar("S")  # an engine state
-N = TypeVar("N")  # a node of the step tree: an engine state plus the part of a turn chosen so far
-A = TypeVar("A", bound=Hashable)  # one step of a turn
-
-
-class StepModel(ABC, Generic[N, A]):
-    """A game seen as a tree of small steps, for Monte Carlo tree search.
-
-    A turn may be several steps (Catchup: one stone at a time; Crystal: one
-    shift at a time), so that the search branches over a few dozen steps
-    instead of thousands of whole turns."""
-
-    @abstractmethod
-    def root(self, state: Any) -> N:
-        """The node of an engine state at the start of a turn."""
-
-    @abstractmethod
-    def mover(self, node: N) -> int | None:
-        """Who decides at ``node``; None once the game is over."""
-
-    @abstractmethod
-    def actions(self, node: N) -> Sequence[A]:
-        """The steps that may follow; each leads to a legal position."""
-
-    @abstractmethod
-    def child(self, node: N, action: A) -> N:
-        """The node after ``action``."""
-
-    @abstractmethod
-    def completes(self, node: N, action: A) -> str | None:
-        """The whole turn's text when ``action`` ends the turn begun at the
-        turn's root, else None."""
-
-    @abstractmethod
-    def finish(self, node: N, rng: random.Random) -> str:
-        """Complete the turn in progress at ``node`` at random; the whole turn's text."""
-
-    @abstractmethod
-    def rollout(self, node: N, rng: random.Random) -> float:
-        """Play on at random: player 0's result, 1.0 a win, 0.0 a loss, 0.5 a
-        draw (a playout cut short may say how likely a win looks)."""
-
-
-class Knowledge(ABC):
-    """How to play one game: a random move, a greedy move, a step tree for
-    search, and how to explain the end of a game.  Engine states in, notation
-    out; the engine judges every move as for any client."""
-
-    name: str  # the game's name in engine/registry.py and the API
-
-    @property
-    def game(self) -> Game[Any, Any]:
-        game = GAMES.get(self.name)
-        if game is None:
-            raise RuntimeError(f"the engine has no game '{self.name}' yet")
-        return game
-
-    @property
-    def available(self) -> bool:
-        return self.name in GAMES
-
-    def load(self, state: Mapping[str, Any]) -> Any:
-        return self.game.load(state)
-
-    @abstractmethod
-    def random_move(self, state: Any, rng: random.Random) -> str:
-        """A uniformly random legal move (as the module's docstring defines uniform)."""
-
-    @abstractmethod
-    def greedy_move(self, state: Any, rng: random.Random) -> str:
-        """The move that looks best one turn ahead."""
-
-    def best_listed_move(self, state: Any, rng: random.Random, worth: Callable[[Any], Any]) -> str:
-        """Of the engine's legal moves, the one after which ``worth`` rates the
-        position highest (ties broken at random); a random move when none is legal."""
-        game = self.game
-        best: tuple[Any, float] | None = None
-        choice = None
-        for move in game.legal_moves(state).moves:
-            verdict = game.play(state, move)
-            if not verdict.legal:
-                continue
-            key = (worth(verdict.state), rng.random())
-            if best is None or key > best:
-                best, choice = key, move
-        return choice if choice is not None else self.random_move(state, rng)
-
-    @abstractmethod
-    def model(self) -> StepModel[Any, Any]:
-        """The step tree for Monte Carlo tree search."""
-
-    def end_detail(self, final: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> str:
-        """One sentence on what decided a game that ended normally: the tie-break,
-        from the final state and the last move's events."""
-        scores = final.get("scores")
-        winner = final.get("winner")
-        who = "a draw" if winner is None else f"player {winner} wins"
-        return f"{final.get('end')}: {who}, scores {scores}"
-
-
 def result(winner: int | None) -> float:
     """Player 0's result for a winner (None: a draw)."""
     return 0.5 if winner is None else 1.0 - winner
-
-
-def winner_of(game: Game[Any, Any], state: Any) -> int | None:
-    """The winner of a finished engine state (None: a draw)."""
-    w = getattr(state, "winner", None)
-    if w is None and not hasattr(state, "winner"):
-        w = game.dump(state)["winner"]
-    return None if w is None else int(w)

@@ -1,8 +1,9 @@
 """Monte Carlo tree search (UCT) over a game's step tree, with random playouts
-and a time budget.
+and a time budget, for every game alike.
 
-The tree's edges are *steps* (:class:`umpire.bots.base.StepModel`): in
-Catchup one stone, in Crystal one shift, elsewhere a whole move.  Each node
+The tree's edges are *steps* (:class:`StepModel`; :class:`StepTree` reads
+them from the engine's ``Game.next_steps``): a stone, a shift, a bonus cell,
+a draft word, or the end of a move that could go on.  Each node
 keeps the wins of the player who took the step into it, so a turn of several
 steps by one player is searched like any other sequence.  When time is up the
 move is read down the most-visited steps until the turn is complete (a turn
@@ -14,11 +15,117 @@ from __future__ import annotations
 import math
 import random
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from engine.game import Game
-from umpire.bots.base import StepModel, result, winner_of
+from engine.game import Game, Steps
+from umpire.bots.base import result
+from umpire.bots.moves import finish, random_move
+
+N = TypeVar("N")  # a node of the step tree: an engine state plus the part of a move chosen so far
+A = TypeVar("A", bound=Hashable)  # one step of a move
+
+
+class StepModel(ABC, Generic[N, A]):
+    """A game seen as a tree of small steps, for Monte Carlo tree search: a
+    move may be several steps, so that the search branches over a few dozen
+    steps instead of thousands of whole moves."""
+
+    @abstractmethod
+    def root(self, state: Any) -> N:
+        """The node of an engine state at the start of a move."""
+
+    @abstractmethod
+    def mover(self, node: N) -> int | None:
+        """Who decides at ``node``; None once the game is over."""
+
+    @abstractmethod
+    def actions(self, node: N) -> Sequence[A]:
+        """The steps that may follow; each leads to a legal position."""
+
+    @abstractmethod
+    def child(self, node: N, action: A) -> N:
+        """The node after ``action``."""
+
+    @abstractmethod
+    def completes(self, node: N, action: A) -> str | None:
+        """The whole move's text when ``action`` ends the move begun at the
+        move's root, else None."""
+
+    @abstractmethod
+    def finish(self, node: N, rng: random.Random) -> str:
+        """Complete the move in progress at ``node`` at random; the whole move's text."""
+
+    @abstractmethod
+    def rollout(self, node: N, rng: random.Random) -> float:
+        """Play on at random: player 0's result, 1.0 a win, 0.0 a loss, 0.5 a draw."""
+
+
+STOP = ""  # the step that ends a move that could go on (no step of any game is empty)
+
+# A node: the position at the move's start, and what next_steps says of the steps chosen so far
+# (None once the game is over).
+Node = tuple[Any, Steps | None]
+
+
+class StepTree(StepModel[Node, str]):
+    """The step tree of any game, from ``Game.next_steps``: the legal next
+    steps, plus :data:`STOP` where the move may end but could go on; a move
+    that may only end is played at once."""
+
+    def __init__(self, game: Game[Any, Any]) -> None:
+        self.game = game
+
+    def root(self, state: Any) -> Node:
+        return (state, None if self.game.is_over(state) else self.game.next_steps(state, []))
+
+    def mover(self, node: Node) -> int | None:
+        state, found = node
+        return None if found is None else int(state.to_move)
+
+    def actions(self, node: Node) -> Sequence[str]:
+        found = node[1]
+        if found is None:
+            return []
+        return [*found.steps, STOP] if found.complete and found.steps else found.steps
+
+    def _after(self, node: Node, action: str) -> tuple[str | None, Steps | None]:
+        """The whole move if ``action`` ends it, else the steps after it."""
+        state, found = node
+        assert found is not None
+        if action == STOP:
+            return found.move, None
+        after = self.game.next_steps(state, [*found.prefix, action])
+        if after.complete and not after.steps:
+            return after.move, None
+        return None, after
+
+    def child(self, node: Node, action: str) -> Node:
+        move, after = self._after(node, action)
+        if move is None:
+            return (node[0], after)
+        verdict = self.game.play(node[0], move)
+        assert verdict.legal, verdict.error
+        return self.root(verdict.state)
+
+    def completes(self, node: Node, action: str) -> str | None:
+        return self._after(node, action)[0]
+
+    def finish(self, node: Node, rng: random.Random) -> str:
+        state, found = node
+        assert found is not None
+        return finish(self.game, state, list(found.prefix), rng)
+
+    def rollout(self, node: Node, rng: random.Random) -> float:
+        game = self.game
+        state, found = node
+        if found is not None and found.prefix:
+            state = game.play(state, self.finish(node, rng)).state
+        while not game.is_over(state):
+            state = game.play(state, random_move(game, state, rng)).state
+        return result(state.winner)
+
 
 EXPLORATION = 1.4  # UCT's constant: sqrt(2), the textbook value for rewards in [0, 1]
 
@@ -102,41 +209,3 @@ def budget(per_move_s: float, remaining_ms: int | None, turn_ms: int | None, ban
     if remaining_ms is not None:
         seconds = min(seconds, 0.5 * remaining_ms / 1000)
     return max(0.001, seconds)
-
-
-class LegalListModel(StepModel[Any, str]):
-    """The step tree of a game whose turn is one entry of the engine's legal-move
-    list (Bug's complete moves; Plur, Too): each step is a whole move."""
-
-    def __init__(self, game: Game[Any, Any]) -> None:
-        self.game = game
-
-    def root(self, state: Any) -> Any:
-        return state
-
-    def mover(self, node: Any) -> int | None:
-        if self.game.is_over(node):
-            return None
-        to_move = getattr(node, "to_move", None)  # every engine state so far has it; else ask the JSON form
-        return int(to_move if to_move is not None else self.game.dump(node)["to_move"])
-
-    def actions(self, node: Any) -> Sequence[str]:
-        return self.game.legal_moves(node).moves
-
-    def child(self, node: Any, action: str) -> Any:
-        verdict = self.game.play(node, action)
-        assert verdict.legal, verdict.error
-        return verdict.state
-
-    def completes(self, node: Any, action: str) -> str | None:
-        return action
-
-    def finish(self, node: Any, rng: random.Random) -> str:
-        return rng.choice(self.game.legal_moves(node).moves)
-
-    def rollout(self, node: Any, rng: random.Random) -> float:
-        state = node
-        game = self.game
-        while not game.is_over(state):
-            state = game.play(state, rng.choice(game.legal_moves(state).moves)).state
-        return result(winner_of(game, state))

@@ -10,7 +10,7 @@ shape.
 A move is a tuple of cells: the grow cell, then one bonus cell per eat
 (R-B5); in Green Meadow's opening turns, the one cell to blacken (R-B2).
 :meth:`Bug.apply` checks it step by step and names the first wrong step;
-:meth:`Bug.complete_moves` lists every complete move by walking the same
+:meth:`Bug.move_cells` lists every complete move by walking the same
 eat chain with every bonus choice.
 """
 
@@ -637,7 +637,7 @@ class Bug(Game[BugState, Move]):
 
     # -- listing and outcome ---------------------------------------------------
 
-    def complete_moves(self, state: BugState, limit: int | None = None) -> list[Move]:
+    def move_cells(self, state: BugState, limit: int | None = None) -> list[Move]:
         """Every complete legal move: each grow with each sequence of bonus
         choices (R-B5), in reading order; at most ``limit`` + 1 (to tell truncation)."""
         p = state.to_move
@@ -699,12 +699,12 @@ class Bug(Game[BugState, Move]):
 
     def legal_moves(self, state: BugState, limit: int | None = None) -> LegalMoves:
         """Complete moves as notation strings: grow plus every bonus choice (API.md)."""
-        moves = self.complete_moves(state, limit)
+        moves = self.move_cells(state, limit)
         truncated = limit is not None and len(moves) > limit
         if limit is not None:
             moves = moves[:limit]
         name = state.board.name
-        return LegalMoves([" ".join(name(b) for b in m) for m in moves], truncated)
+        return LegalMoves([" ".join(name(b) for b in m) for m in moves], truncated, complete=True)
 
     def setup_options(self, state: BugState) -> Json:
         """A set-up position skips Green Meadow's blackening turns (R-B2); cells

@@ -9,7 +9,8 @@ is the hot path of the random-game benchmark (``python -m bench catchup``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import itertools
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +19,7 @@ from engine.errors import BadOptions, BadState, IllegalMove
 from engine.game import Game, Json, LegalMoves, MoveInput, Steps, movers_at_end
 from engine.groups import groups as find_groups
 from engine.groups import place
-from engine.hexboard import HexBoard, hexhex
+from engine.hexboard import HexBoard, hexhex, iter_bits
 from engine.options import BLOCKED, TO_MOVE, Option, position, ref
 from engine.stateio import COMMON_FIELDS, cells_json, check_frame, read_blocked, read_board
 
@@ -511,14 +512,64 @@ class Catchup(Game[CatchupState, Move]):
 
     def legal_moves(self, state: CatchupState, limit: int | None = None) -> LegalMoves:
         """The legal single cells; a turn is any ``max_stones`` of them (bolanos
-        adds its two-stone condition, checked by ``play``)."""
+        adds its two-stone condition: :meth:`complete_moves` lists whole turns)."""
         if state.to_move is None:
-            return LegalMoves([], info={"max_stones": 0, "bonus": False})
+            return LegalMoves([], info={"max_stones": 0, "bonus": False}, complete=True)
         names = state.board.names(state.empty)
         truncated = limit is not None and len(names) > limit
         if limit is not None:
             names = names[:limit]
-        return LegalMoves(names, truncated, {"max_stones": self.max_stones(state), "bonus": state.bonus})
+        most = self.max_stones(state)
+        return LegalMoves(names, truncated, {"max_stones": most, "bonus": state.bonus}, complete=most == 1)
+
+    def complete_moves(self, state: CatchupState, limit: int | None = None) -> LegalMoves:
+        """Every whole turn (R-C1, R-C3): each set of 1 to ``max_stones`` empty
+        cells once, its cells in the board's reading order, one stone first,
+        then two, then three; in bolanos only the pairs that leave the board's
+        largest group as it was."""
+        if state.to_move is None:
+            return LegalMoves([], info={"max_stones": 0, "bonus": False}, complete=True)
+        most = self.max_stones(state)
+        info: Json = {"max_stones": most, "bonus": state.bonus}
+        cells = list(iter_bits(state.empty))
+        labels = state.board.labels
+        turns: Iterator[tuple[int, ...]] = itertools.chain.from_iterable(
+            itertools.combinations(cells, k) for k in range(1, most + 1)
+        )
+        if state.variant == "bolanos" and most == 2:
+            fits = self._bolanos_pairs(state)
+            turns = (t for t in turns if len(t) == 1 or fits(t[0], t[1]))
+        cap = None if limit is None else limit + 1
+        moves = [" ".join([labels[c] for c in t]) for t in itertools.islice(turns, cap)]
+        truncated = limit is not None and len(moves) > limit
+        return LegalMoves(moves[:limit] if truncated else moves, truncated, info, complete=True)
+
+    @staticmethod
+    def _bolanos_pairs(state: CatchupState) -> Callable[[int, int], bool]:
+        """R-C3 bolanos on bit sets: may ``a`` and ``b`` be the turn's two stones?
+        Only if the board's largest group keeps its size: the stones' own
+        group (two stones and every group of the mover they touch, when they
+        touch each other or a common group; else each alone with its groups)
+        leaves the largest group on the board where it was."""
+        p = state.to_move
+        assert p is not None
+        board = state.board
+        nbrs = board.neighbours
+        touching: dict[int, int] = {}  # empty cell -> the mover's groups it touches
+        empty = state.empty
+        for g in state.groups[p]:
+            for c in iter_bits(board.dilate(g) & empty):
+                touching[c] = touching.get(c, 0) | g
+        before = max(state.scores)
+        old, opp = state.scores[p], state.scores[1 - p]
+
+        def fits(a: int, b: int) -> bool:
+            ta, tb = touching.get(a, 0), touching.get(b, 0)
+            joined = nbrs[a] >> b & 1 or ta & tb  # one group holds both stones
+            grown = 2 + (ta | tb).bit_count() if joined else 1 + max(ta.bit_count(), tb.bit_count())
+            return max(grown, old, opp) == before
+
+        return fits
 
     def next_steps(self, state: CatchupState, prefix: Sequence[str]) -> Steps:
         """After the cells chosen so far: any other empty cell while the turn
@@ -526,18 +577,36 @@ class Catchup(Game[CatchupState, Move]):
         the largest group's size); the move may end after one stone."""
         if state.to_move is None:
             raise self.game_over()
-        written: list[str] = []
-        if prefix:
+        board = state.board
+        most = self.max_stones(state)
+        bolanos = state.variant == "bolanos"
+        fits = self._bolanos_pairs(state) if bolanos and prefix and most == 2 else None
+        placed = [board.lookup(x) if isinstance(x, str) else None for x in prefix]
+        free = state.empty
+        plain = len(placed) <= most  # the common case, checked on bit sets: distinct empty cells, not too many
+        for b in placed:
+            if b is None or not free >> b & 1:
+                plain = False
+                break
+            free &= ~(1 << b)
+        if plain and fits is not None and len(placed) == 2:
+            plain = fits(placed[0] or 0, placed[1] or 0)
+        if not plain:  # something is wrong: play says what, and at which step
             verdict = self.play(state, list(prefix))
             if verdict.error is not None:
                 raise verdict.error
-            written = self.split_move(verdict.move or "")
+            placed = list(board.parse_move(verdict.move or ""))  # as written back (" c3 " is C3)
+            free = state.empty
+            for b in placed:
+                free &= ~(1 << (b or 0))
+        written = [board.labels[b or 0] for b in placed]
         steps: list[str] = []
-        if len(written) < self.max_stones(state):
-            taken = set(written)
-            steps = [name for name in state.board.names(state.empty) if name not in taken]
-            if state.variant == "bolanos" and written:
-                steps = [c for c in steps if self.play(state, [*written, c]).legal]
+        if len(written) < most:
+            if fits is not None and written:
+                a = placed[0] or 0
+                steps = [board.labels[c] for c in iter_bits(free) if fits(a, c)]
+            else:
+                steps = board.names(free)
         return Steps(written, steps, bool(written), " ".join(written) if written else None)
 
     def setup_options(self, state: CatchupState) -> Json:

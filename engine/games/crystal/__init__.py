@@ -1,5 +1,6 @@
 """Crystal Connector, one room: everything the service knows about the game lives in this folder."""
 
+from engine.games.crystal import bot
 from engine.games.crystal.hints import HINTS
 from engine.games.crystal.rules import Crystal
 from engine.games.crystal.show import CrystalShow
@@ -9,6 +10,8 @@ __all__ = ["ROOM", "Crystal"]
 
 ROOM = Room(
     game=Crystal(),
+    evaluation=bot.evaluation,
+    end_detail=bot.end_detail,
     show=CrystalShow(),
     hints=HINTS,
 )

@@ -34,10 +34,12 @@ Choices where the rules are silent (each tested):
 
 from __future__ import annotations
 
+import itertools
 import re
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from engine.clock import seconds
@@ -260,6 +262,19 @@ _SPLIT = re.compile(r"[\s,;]+")
 _ITEMS = re.compile(r"[,;]")
 _DIGIT = re.compile(r"[0-9]")
 _CONVERT = re.compile(r"^convert\s+([A-Za-z]\s*[0-9]+)$", re.IGNORECASE)
+
+
+_SHIFTS = tuple(Shift(f, sign, amount) for f in range(12) for sign in (-1, 1) for amount in range(1, 6))
+_TEXTS = {x: cg.shift_text(*x) for x in _SHIFTS}
+
+
+@lru_cache(maxsize=4096)
+def _open(rocks: int, barred: int) -> tuple[tuple[Shift, ...], tuple[str, ...]]:
+    """The single shifts that no barred file (R-X2) or rock carried over the edge
+    (R-X5) forbids, in file, direction, amount order, and their texts (cached:
+    the same few rock and barred sets come back turn after turn)."""
+    out = tuple(x for x in _SHIFTS if not barred >> x.file & 1 and not (rocks and rocks & WRAP[x.file][x.sign][x.amount]))
+    return out, tuple(_TEXTS[x] for x in out)
 
 
 class Crystal(Game[CrystalState, Move]):
@@ -921,7 +936,7 @@ class Crystal(Game[CrystalState, Move]):
             if not items and "color-convertor" in state.anomalies:
                 a, b = state.colors[p]
                 steps += [f"convert {cg.cell_name(x)}" for x in cg.CELLS if (state.grid[a] | state.grid[b]) >> x & 1]
-            steps += [cg.shift_text(*x) for x in self._open_shifts(grid, state.barred)]
+            steps += _open(grid[ROCK], state.barred)[1]
         complete = done == due
         return Steps(written, steps, complete, self.join_steps(written) if complete else None)
 
@@ -959,17 +974,7 @@ class Crystal(Game[CrystalState, Move]):
     @staticmethod
     def _open_shifts(grid: Grid, barred: int) -> list[Shift]:
         """Single shifts on ``grid`` that no barred file (R-X2) or rock (R-X5) forbids."""
-        out = []
-        rocks = grid[ROCK]
-        for f in range(12):
-            if barred >> f & 1:
-                continue
-            for sign in (-1, 1):
-                for amount in range(1, 6):
-                    if rocks & WRAP[f][sign][amount]:
-                        continue
-                    out.append(Shift(f, sign, amount))
-        return out
+        return list(_open(grid[ROCK], barred)[0])
 
     def setup_options(self, state: CrystalState) -> Json:
         """In the shift phase the grid and the draft's outcome (R-X1); before it, the same deal."""
@@ -1007,7 +1012,7 @@ class Crystal(Game[CrystalState, Move]):
             left = [c for c in range(4) if c not in state.colors[0] + state.colors[1]]
             moves = [f"{COLOURS[a]} {COLOURS[b]}" for i, a in enumerate(left) for b in left[i + 1 :]]
         else:
-            moves = [cg.shift_text(s.file, s.sign, s.amount) for s in self.legal_shifts(state)]
+            moves = list(_open(state.grid[ROCK], state.barred)[1])
             if "color-convertor" in state.anomalies:
                 a, b = state.colors[state.to_move]
                 cells = state.grid[a] | state.grid[b]
@@ -1016,6 +1021,55 @@ class Crystal(Game[CrystalState, Move]):
         if limit is not None:
             moves = moves[:limit]
         return LegalMoves(moves, truncated, info)
+
+    def complete_moves(self, state: CrystalState, limit: int | None = None) -> LegalMoves:
+        """The draft's choices (R-X1: ``blue green`` is one move of two words),
+        or every whole turn: ``shifts_due`` shifts, each legal on the grid as
+        the ones before left it (barred files, R-X2; rocks, R-X5), first
+        without a conversion, then (color-convertor) after each conversion
+        in reading order.  Shifts are listed in :meth:`_open_shifts`' order,
+        and a turn may shift a file twice; ``C up 2`` and ``C down 4`` are two
+        moves (a spike travels as far as the shift says, R-X5)."""
+        if state.phase != "shift" or state.to_move is None:
+            return replace(self.legal_moves(state, limit), complete=True)
+        p = state.to_move
+        info: Json = {"phase": state.phase, "shifts_due": self.shifts_due(state)}
+        due = self.shifts_due(state)
+        heads = [""]
+        if "color-convertor" in state.anomalies:
+            a, b = state.colors[p]
+            heads += [f"convert {cg.cell_name(x)}; " for x in cg.CELLS if (state.grid[a] | state.grid[b]) >> x & 1]
+        cap = None if limit is None else limit + 1
+        moves = list(itertools.islice(self._headed(heads, state, due), cap))
+        truncated = limit is not None and len(moves) > limit
+        return LegalMoves(moves[:limit] if truncated else moves, truncated, info, complete=True)
+
+    def _headed(self, heads: list[str], state: CrystalState, due: int) -> Iterator[str]:
+        for head in heads:  # a conversion changes no rock, so every head takes the same shifts
+            for tail in self._turns(state.grid[ROCK], state.barred, due):
+                yield head + tail
+
+    def _turns(self, rocks: int, barred: int, due: int) -> Iterator[str]:
+        """The ``due`` shifts of a turn as text, each open on the rocks as the ones before moved them."""
+        if not rocks:  # nothing moves what is open: every sequence of open shifts
+            texts = _open(0, barred)[1]
+            for seq in itertools.product(texts, repeat=due):
+                yield ", ".join(seq)
+            return
+        stack: list[tuple[int, str]] = [(rocks, "")]
+        while stack:  # depth first, in the open shifts' order
+            at, done = stack.pop()
+            depth = done.count(",") + 1 if done else 0
+            shifts, texts = _open(at, barred)
+            if depth == due - 1:  # the last shift: nothing after it to move rocks for
+                for text in texts:
+                    yield f"{done}, {text}" if done else text
+                continue
+            nxt = []
+            for (f, sign, amount), text in zip(shifts, texts, strict=True):
+                moved = cg.shift((at,), f, sign, amount)[0]  # the rocks alone, shifted
+                nxt.append((moved, f"{done}, {text}" if done else text))
+            stack.extend(reversed(nxt))
 
     def _finished(self, state: CrystalState, winner: int | None, end: str) -> CrystalState:
         return replace(state, to_move=None, barred=0, winner=winner, end=end)

@@ -1,5 +1,6 @@
 """Plur, one room: everything the service knows about the game lives in this folder."""
 
+from engine.games.plur import bot
 from engine.games.plur.hints import HINTS
 from engine.games.plur.rules import Plur
 from engine.games.plur.show import PlurShow
@@ -9,6 +10,8 @@ __all__ = ["ROOM", "Plur"]
 
 ROOM = Room(
     game=Plur(),
+    evaluation=bot.evaluation,
+    end_detail=bot.end_detail,
     show=PlurShow(),
     hints=HINTS,
 )

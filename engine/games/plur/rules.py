@@ -317,10 +317,10 @@ class Plur(Game[PlurState, Move]):
     def legal_moves(self, state: PlurState, limit: int | None = None) -> LegalMoves:
         """Every empty cell, and ``swap`` when the pie rule allows it (R-E1a)."""
         if state.to_move is None:
-            return LegalMoves([])
+            return LegalMoves([], complete=True)
         moves = state.board.names(state.empty) + (["swap"] if state.may_swap else [])
         truncated = limit is not None and len(moves) > limit
-        return LegalMoves(moves[:limit] if limit is not None else moves, truncated)
+        return LegalMoves(moves[:limit] if limit is not None else moves, truncated, complete=True)
 
     def setup_options(self, state: PlurState) -> Json:
         data = self.dump(state)

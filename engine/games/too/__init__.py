@@ -1,5 +1,6 @@
 """Too, one room: everything the service knows about the game lives in this folder."""
 
+from engine.games.too import bot
 from engine.games.too.hints import HINTS
 from engine.games.too.rules import Too
 from engine.games.too.show import TooShow
@@ -9,6 +10,8 @@ __all__ = ["ROOM", "Too"]
 
 ROOM = Room(
     game=Too(),
+    evaluation=bot.evaluation,
+    end_detail=bot.end_detail,
     show=TooShow(),
     hints=HINTS,
 )

@@ -265,10 +265,10 @@ class Too(Game[TooState, Move]):
     def legal_moves(self, state: TooState, limit: int | None = None) -> LegalMoves:
         """Both colours on every empty cell: ``B D4``, ``W D4``, ... (R-E2)."""
         if state.to_move is None:
-            return LegalMoves([])
+            return LegalMoves([], complete=True)
         moves = [f"{c} {name}" for name in state.board.names(state.empty) for c in "BW"]
         truncated = limit is not None and len(moves) > limit
-        return LegalMoves(moves[:limit] if limit is not None else moves, truncated)
+        return LegalMoves(moves[:limit] if limit is not None else moves, truncated, complete=True)
 
     def split_move(self, move: str) -> list[str]:
         """A move is one step, colour and cell together: ``B D4``."""
