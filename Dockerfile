@@ -2,7 +2,12 @@
 # Slim Python 3.11, the runtime dependencies only, an unprivileged user; it runs what
 # `make run` runs (python -m service.serve): gunicorn's gevent workers and a sweeper,
 # on REDIS_URL's Redis (REDIS_CLUSTER=1: a Redis Cluster), else on an embedded Redis in /data.
-FROM python:3.11-slim
+# BASE: another image with Python 3.11's `python` and `pip` on the PATH (the container test builds
+# on a stand-in made from the Debian archive: container/base.sh).  A build behind a proxy that
+# re-signs TLS passes its CA bundle as the secret `ca` (--secret id=ca,src=/path/to/bundle.crt).
+ARG BASE=python:3.11-slim
+# hadolint ignore=DL3006
+FROM ${BASE}
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
@@ -19,9 +24,11 @@ COPY engine/ engine/
 COPY service/ service/
 COPY views/ views/
 COPY umpire/ umpire/
-RUN pip install --no-cache-dir . \
+RUN --mount=type=secret,id=ca \
+    if [ -s /run/secrets/ca ]; then export PIP_CERT=/run/secrets/ca; fi \
+    && pip install --no-cache-dir . \
     && useradd --system --no-create-home --uid 10001 --shell /usr/sbin/nologin umpire \
-    && mkdir /data \
+    && mkdir -p /data \
     && chown 10001 /data
 
 # Where the embedded Redis keeps its files when no REDIS_URL is given, and the workers' metrics.

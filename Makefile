@@ -8,6 +8,7 @@ BIN     := $(VENV)/bin
 HOST    ?= 127.0.0.1
 PORT    ?= 8000
 WORKERS ?= 2
+, := ,
 # Stamps name the pyproject.toml they installed, so editing it reinstalls.
 HASH    := $(shell cksum < pyproject.toml | cut -d' ' -f1)
 RUNTIME := $(VENV)/.installed-run-$(HASH)
@@ -15,7 +16,7 @@ DEV     := $(VENV)/.installed-dev-$(HASH)
 # The TypeScript tools of tests/test_clients.py (clients/package-lock.json pins them); npm ci reinstalls on a change.
 NODE    := clients/node_modules/.installed-$(shell cksum < clients/package-lock.json | cut -d' ' -f1)
 
-.PHONY: run test install lint typecheck hadolint browser unit bench openapi golden clean
+.PHONY: run test install lint typecheck hadolint browser unit container bench openapi golden clean
 
 $(BIN)/python:
 	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "Python 3.11 or later is needed (PY=$(PY))"; exit 1; }
@@ -41,9 +42,9 @@ install: $(DEV) $(NODE)
 run: $(RUNTIME)
 	HOST=$(HOST) PORT=$(PORT) WEB_CONCURRENCY=$(WORKERS) $(BIN)/python -m service.serve
 
-## Everything CI checks: lint, types, the Dockerfile, the tests (the contract's, and the page's in headless Chromium).
-## Stops at the first failure.
-test: lint typecheck hadolint browser unit
+## Everything CI checks: lint, types, the Dockerfile, the tests (the contract's, and the page's in headless Chromium),
+## and the image and compose file run for real (make container).  Stops at the first failure.
+test: lint typecheck hadolint browser unit container
 
 lint: $(DEV)
 	$(BIN)/ruff check engine service views umpire tests bench examples
@@ -70,6 +71,18 @@ CLUSTER_SUITE := tests/matches/test_api.py tests/matches/test_clocks.py tests/ma
 unit: $(DEV) $(NODE)
 	$(BIN)/python -m pytest -q
 	MATCH_TESTS_CLUSTER=1 $(BIN)/python -m pytest -q $(CLUSTER_SUITE)
+
+## The image built and run, and docker-compose.yml's cluster brought up, with podman (root, runc):
+## container/test_container.py.  The base image is made once from the Debian archive (container/base.sh,
+## a few minutes) and kept in podman's store; the image's layers are cached too, so a rerun takes about a minute.
+BASE_IMAGE   ?= localhost/umpire-base:bookworm
+UMPIRE_IMAGE ?= localhost/umpire:test
+CA_BUNDLE    ?= /etc/ssl/certs/ca-certificates.crt
+container: $(DEV)
+	container/setup.sh
+	BASE_IMAGE=$(BASE_IMAGE) container/base.sh
+	podman build --quiet --format docker --build-arg BASE=$(BASE_IMAGE) $(if $(wildcard $(CA_BUNDLE)),--secret id=ca$(,)src=$(CA_BUNDLE)) -t $(UMPIRE_IMAGE) .
+	BASE_IMAGE=$(BASE_IMAGE) UMPIRE_IMAGE=$(UMPIRE_IMAGE) PODMAN_COMPOSE=$(BIN)/podman-compose $(BIN)/python -m pytest -q -p no:cacheprovider container/test_container.py
 
 ## openapi.yaml from service/openapi.base.yaml and the games' declarations (a test fails when it drifts).
 openapi: $(RUNTIME)

@@ -90,7 +90,18 @@ EXPECTED = {  # the statuses each kind of request may answer when nothing is wro
 # How long after a fault its errors may still come.  A frozen cluster master is marked failed by
 # the others (past cluster-node-timeout, 2 s) and the cluster is down until they clear the flag,
 # no sooner than twice that timeout after setting it: 1.5 to 4.5 s after the SIGCONT was seen.
-GRACE_S = {"worker killed": 5.0, "Redis slowed": 3.0, "Redis frozen": 8.0, "Redis stopped": 8.0}
+GRACE_S = {
+    "worker killed": 5.0,
+    "Redis slowed": 3.0,
+    "Redis frozen": 8.0,
+    "Redis stopped": 8.0,
+    # --replicas: a failover takes cluster-node-timeout (2 s) and an election; a shard whose new
+    # master has no replica yet refuses writes (min-replicas-to-write) until the old one is back
+    # as its replica; outages past 3 s are credited to the clocks (RULES R-T3).
+    "replica lagging": 8.0,
+    "master paused": 10.0,
+    "master killed": 10.0,
+}
 
 
 # -- HTTP over one keep-alive connection per thread ----------------------------------------
@@ -185,6 +196,9 @@ class Book:
         self.stream_reconnects = 0
         self.order_errors: list[str] = []
         self.followed = Counter[str]()  # listeners: followed to the end / gave up
+        self.flags_late: list[float] = []  # ms from a flag's deadline to the sweeper applying it
+        self.flags_credited = 0  # flags whose deadline an outage credit moved (R-T3)
+        self.redis: Any = None  # a client of the soak's Redis, to watch the deadlines without settling them
         self.began = time.monotonic()  # the load's start: times are printed from it
 
     def add(self, kind: str, start: float, status: int, body: Any) -> None:
@@ -258,10 +272,11 @@ def bot(port: int, book: Book, until: float, seed: int, hard_stop: float) -> Non
 def play_match(http: Http, book: Book, log: MatchLog, created: Any, rng: random.Random, query: str, hard_stop: float) -> None:
     game = GAMES[log.game]
     seats, state = created["seats"], created["state"]
+    clock = created["clock"]
     while state["status"] == "ongoing" and time.monotonic() < hard_stop:
         ply = state["ply"]
-        if log.flagged and ply == 2:
-            time.sleep(1.6)  # past the 1 s turn: the sweeper flags this seat
+        if log.flagged and ply == 2:  # the sweeper flags this seat: how late?
+            watch_flag(book, log.match_id, clock["deadline"])
         move = random_move(game, game.load(state), rng)
         headers = {"Authorization": f"Bearer {seats[str(state['to_move'])]}", "Idempotency-Key": uuid.uuid4().hex}
         for _ in range(600):  # a move is sent again (same ply, same key) until answered; at most a few minutes
@@ -278,7 +293,7 @@ def play_match(http: Http, book: Book, log: MatchLog, created: Any, rng: random.
             return
         if status == 200:
             log.acknowledged[ply] = answer["move"]
-            state = answer["state"]
+            state, clock = answer["state"], answer["clock"]
         elif status == 410 and log.flagged:
             log.finished = True
             return
@@ -286,6 +301,31 @@ def play_match(http: Http, book: Book, log: MatchLog, created: Any, rng: random.
             log.note = f"ply {ply}: {status} {answer}"
             return
     log.finished = state["status"] == "finished"
+
+
+def watch_flag(book: Book, match_id: str, deadline: str) -> None:
+    """Wait (at most 20 s) for the sweeper to apply the flag due at ``deadline``, watching the
+    shard's deadlines in Redis (a read through the API would apply it itself); note how late
+    after the deadline (the last one seen: an outage credit moves it later) it was applied."""
+    from datetime import datetime
+
+    key = f"soak:{{s{match_id[:2]}}}:deadlines"
+    last = datetime.fromisoformat(deadline.replace("Z", "+00:00")).timestamp() * 1000
+    first, end = last, time.monotonic() + 20
+    while time.monotonic() < end:
+        try:
+            score = book.redis.zscore(key, match_id)
+        except (redis.RedisError, OSError, redis.exceptions.RedisClusterException):
+            time.sleep(0.05)
+            continue
+        if score is None:
+            with book.lock:
+                book.flags_late.append(time.time() * 1000 - last)
+                book.flags_credited += last != first
+            return
+        last = float(score)
+        time.sleep(0.02)
+    time.sleep(max(0.0, last / 1000 - time.time()) + 0.6)  # not applied: the move below still comes late
 
 
 def listener(port: int, book: Book, until: float, seed: int) -> None:
@@ -397,10 +437,11 @@ def stream(port: int, book: Book, log: MatchLog, until: float) -> str:
 
 
 class Backend:
-    def __init__(self, work: Path, cluster: bool) -> None:
-        self.cluster = cluster
-        if cluster:
-            self.nodes = embedded.start_cluster(work / "cluster", appendfsync="everysec")
+    def __init__(self, work: Path, cluster: bool, replicas: int = 0) -> None:
+        self.cluster = cluster or replicas > 0
+        self.replicas = replicas
+        if self.cluster:
+            self.nodes = embedded.start_cluster(work / "cluster", appendfsync="everysec", replicas=replicas)
             self.url = self.nodes.url
         else:
             self.single = TcpRedis(work / "redis", free_port()).start()
@@ -431,6 +472,33 @@ class Backend:
             self.single.stop()
             time.sleep(down_s)
             self.single.start()
+
+    def master(self, n: int = 0) -> int:
+        """The index of the n-th node that is a master now."""
+        return [i for i, (role, _) in enumerate(self.nodes.roles()) if role == "master"][n]
+
+    def pid(self, i: int) -> int:
+        proc = self.nodes.nodes[i].process
+        assert proc is not None
+        return proc.pid
+
+    def lag_replica(self, seconds: float) -> None:
+        """A replica stops reading its master's stream (SIGSTOP) for less than min-replicas-max-lag."""
+        freeze(self.pid(self.nodes.replica_of(self.master(0))), seconds)
+
+    def pause_master(self, seconds: float) -> None:
+        """A master silent past cluster-node-timeout: its replica takes over; it comes back as a replica."""
+        freeze(self.pid(self.master(1)), seconds)
+        self.nodes.wait_ok(60)
+
+    def kill_master(self, down_s: float) -> None:
+        """kill -9 a master; its replica takes over; the node is started again (it rejoins as a replica)."""
+        victim = self.master(2)
+        self.nodes.stop_node(victim, kill=True)
+        time.sleep(down_s)
+        self.nodes.start_node(victim)
+        self.nodes.wait_role(victim, "slave", 60)
+        self.nodes.wait_ok(60)
 
     def used_memory(self) -> list[int]:
         out = []
@@ -474,6 +542,13 @@ def faults(backend: Backend, serve_pid: int, began: float, minutes: float, done:
         (0.55, "Redis frozen", lambda: freeze(backend.victim_pid(), 4)),
         (0.75, "Redis stopped", lambda: backend.restart_victim(5)),
     ]
+    if backend.replicas:
+        schedule = [
+            (0.15, "worker killed", schedule[0][2]),
+            (0.35, "replica lagging", lambda: backend.lag_replica(6)),
+            (0.55, "master paused", lambda: backend.pause_master(5)),
+            (0.75, "master killed", lambda: backend.kill_master(5)),
+        ]
     for at, name, act in schedule:
         if stop_flag.wait(max(0.0, began + at * minutes * 60 - time.monotonic())):
             return
@@ -540,13 +615,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     work = Path(tempfile.mkdtemp(prefix="soak-"))
     try:
-        backend = Backend(work, args.cluster)
+        backend = Backend(work, args.cluster, args.replicas)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
     env = {
         "REDIS_URL": backend.url,
-        "REDIS_CLUSTER": "1" if args.cluster else "0",
+        "REDIS_CLUSTER": "1" if backend.cluster else "0",
+        "REDIS_DURABILITY": args.durability,
         "WEB_CONCURRENCY": str(args.workers),
         "REDIS_PREFIX": "soak:",
         "DATA_DIR": str(work / "data"),
@@ -562,6 +638,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise
     port = int(base.rsplit(":", 1)[1])
     book, done_faults, stop_flag = Book(), list[Fault](), threading.Event()
+    book.redis = (
+        redis.RedisCluster.from_url(backend.url, socket_timeout=1, socket_connect_timeout=1, require_full_coverage=False)
+        if backend.cluster
+        else redis.Redis.from_url(backend.url, socket_timeout=1, socket_connect_timeout=1)
+    )
     try:
         start_memory = memory(backend, proc.pid)
         began = book.began = time.monotonic()
@@ -628,6 +709,7 @@ def summarize(
     latency: dict[str, list[float]] = defaultdict(list)
     steady: dict[str, list[float]] = defaultdict(list)  # outside every fault's window
     explained: dict[str, Counter[str]] = {f.name: Counter() for f in done_faults}
+    last_error: dict[str, float] = {}  # a fault's last error, seconds after the fault began (its recovery)
     unexplained: list[str] = []
     for s in book.seen:
         label = str(s.status) + (f" {s.code}" if s.code else "")
@@ -642,8 +724,14 @@ def summarize(
             unexplained.append(f"{s.kind} {label} at {s.start - book.began:.1f} s")
         else:
             explained[fault.name][f"{s.kind} {label}"] += 1
+            last_error[fault.name] = max(last_error.get(fault.name, 0.0), s.end - fault.start)
     return {
-        "redis": "three-master cluster" if args.cluster else "one Redis",
+        "redis": f"three-master cluster, {args.replicas} replica(s) each"
+        if args.replicas
+        else "three-master cluster"
+        if args.cluster
+        else "one Redis",
+        "durability": args.durability,
         "minutes": args.minutes,
         "load_s": round(load_s, 1),
         "threads": {"players": args.players, "bots": args.bots, "listeners": args.listeners, "workers": args.workers},
@@ -653,11 +741,24 @@ def summarize(
             k: {q: round(x, 1) for q, x in percentiles(v).items()} for k, v in sorted(steady.items()) if v
         },
         "faults": [
-            {"fault": f.name, "lasted_s": round(f.end - f.start, 1), "errors seen": dict(explained[f.name])} for f in done_faults
+            {
+                "fault": f.name,
+                "lasted_s": round(f.end - f.start, 1),
+                "last_error_after_s": round(last_error[f.name], 1) if f.name in last_error else None,
+                "errors seen": dict(explained[f.name]),
+            }
+            for f in done_faults
         ],
         "unexplained": unexplained,
         "streams": {"events": book.stream_events, "reconnects": book.stream_reconnects, "out of order": book.order_errors},
         "listeners": dict(book.followed),
+        "flags": {
+            "applied by the sweeper": len(book.flags_late),
+            "credited an outage first": book.flags_credited,
+            "late_ms": {q: round(x, 1) for q, x in percentiles([v / 1000 for v in book.flags_late]).items()}
+            if book.flags_late
+            else {},
+        },
         "matches": {
             "created": len(book.matches),
             "played to the end": sum(m.finished for m in book.matches),
@@ -687,9 +788,11 @@ def show(result: dict[str, Any]) -> None:
     for kind, lat in result["latency_ms_outside_faults"].items():
         print(f"  {kind:<15} {lat['n']:>8} {lat['p50']:>8.1f} {lat['p99']:>8.1f} {lat['max']:>8.1f}")
     for f in result["faults"]:
-        print(f"fault: {f['fault']} ({f['lasted_s']} s): {f['errors seen'] or 'no errors'}")
+        last = f["last_error_after_s"]
+        print(f"fault: {f['fault']} ({f['lasted_s']} s, last error at +{last} s): {f['errors seen'] or 'no errors'}")
     print(f"unexplained errors: {len(result['unexplained'])} {result['unexplained'][:10]}")
     print(f"streams: {result['streams']}; listeners: {result['listeners']}")
+    print(f"flags: {result['flags']}")
     print(f"matches: {result['matches']}")
     print(f"check: {result['check']}")
     print(f"memory at start: {result['memory_start']}")
@@ -701,6 +804,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench soak", description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=1.0)
     parser.add_argument("--cluster", action="store_true", help="a three-master Redis Cluster instead of one Redis")
+    parser.add_argument(
+        "--replicas", type=int, default=0, help="a cluster with this many replicas per master (faults: failovers)"
+    )
+    parser.add_argument("--durability", choices=["none", "replica"], default="none", help="the app's REDIS_DURABILITY")
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--bots", type=int, default=6)

@@ -19,7 +19,7 @@ from flask import Flask, current_app
 
 from service import metrics
 from service.hub import Hub
-from service.store import Store, make_client
+from service.store import DURABILITY, Store, make_client
 
 CONFIG_DEFAULTS: dict[str, Any] = {
     "REDIS_URL": None,  # unset: the embedded Redis on DATA_DIR
@@ -28,6 +28,8 @@ CONFIG_DEFAULTS: dict[str, Any] = {
     "REDIS_TIMEOUT_S": 2.0,  # an answer from Redis; past it a request gets 503
     "REDIS_CONNECT_TIMEOUT_S": 2.0,
     "REDIS_POOL_SIZE": 64,  # connections per process
+    "REDIS_DURABILITY": "none",  # replica: a change is answered 2xx only once a replica has it (README "Durability")
+    "REDIS_DURABILITY_TIMEOUT_S": 1.0,  # the longest wait for that replica; then 503 outcome_unknown
     "DATA_DIR": "data",
     "MATCH_TTL_S": 30 * 86400,  # finished matches are kept this long
     "MATCH_IDLE_TTL_S": 30 * 86400,  # an ongoing match nobody has changed for this long expires
@@ -42,6 +44,7 @@ ENV_TYPES: dict[str, Any] = {
     "REDIS_TIMEOUT_S": float,
     "REDIS_CONNECT_TIMEOUT_S": float,
     "REDIS_POOL_SIZE": int,
+    "REDIS_DURABILITY_TIMEOUT_S": float,
     "MATCH_TTL_S": int,
     "MATCH_IDLE_TTL_S": int,
     "SWEEP_INTERVAL_S": float,
@@ -64,6 +67,12 @@ def init_app(app: Flask) -> None:
             app.config[key] = ENV_TYPES.get(key, str)(raw)
         except ValueError:
             raise ValueError(f"{key}={raw!r} is not a valid setting") from None
+    durability = str(app.config["REDIS_DURABILITY"]).strip().lower()
+    if durability not in DURABILITY:
+        raise ValueError(f"REDIS_DURABILITY must be one of {', '.join(DURABILITY)}, not {durability!r}")
+    wait_s = float(app.config["REDIS_DURABILITY_TIMEOUT_S"])
+    if durability != "none" and not 0 < wait_s < float(app.config["REDIS_TIMEOUT_S"]):
+        raise ValueError("REDIS_DURABILITY_TIMEOUT_S must be more than 0 and less than REDIS_TIMEOUT_S")
     app.extensions["umpire.store"] = None
     app.extensions["umpire.hub"] = None
     app.extensions["umpire.store.lock"] = threading.Lock()
@@ -107,7 +116,8 @@ def get_store(app: Flask | None = None) -> Store:
                 raise redis.ConnectionError(str(e)) from e
             store = Store(
                 client, cfg["REDIS_PREFIX"], int(cfg["MATCH_TTL_S"]), cfg["MATCH_CLOCK"], int(cfg["MATCH_IDLE_TTL_S"]),
-                metrics.redis_time,
+                metrics.redis_time, str(cfg["REDIS_DURABILITY"]).strip().lower(),
+                round(float(cfg["REDIS_DURABILITY_TIMEOUT_S"]) * 1000),
             )  # fmt: skip
             app.extensions["umpire.store"] = store
     return store

@@ -202,15 +202,22 @@ def cluster_state(info: object) -> str | None:
 
 @dataclass
 class EmbeddedCluster:
-    """A Redis Cluster of ``masters`` nodes on 127.0.0.1 (no replicas), each
-    with append-only persistence in its own folder: ``REDIS_CLUSTER=1
-    REDIS_URL=<url>`` points the app at it.  A node can be stopped, killed and
-    started again (it rejoins with its data: the cluster's configuration is
-    kept in the node's folder)."""
+    """A Redis Cluster of ``masters`` masters on 127.0.0.1, with ``replicas``
+    replicas each (none by default), each node with append-only persistence in
+    its own folder: ``REDIS_CLUSTER=1 REDIS_URL=<url>`` points the app at it.
+    A node can be stopped, killed and started again (it rejoins with its data:
+    the cluster's configuration is kept in the node's folder).
+
+    Every node has ``cluster-require-full-coverage no`` (a failed master's
+    slots are down, the others' keep answering) and, with replicas,
+    ``min-replicas-to-write 1`` (a master cut off from its replicas refuses
+    writes rather than take changes a failover would lose)."""
 
     folder: Path
     nodes: list[ClusterNode]
     appendfsync: str
+    replicas: int = 0
+    node_timeout_ms: int = 2000
 
     @property
     def url(self) -> str:
@@ -226,8 +233,10 @@ class EmbeddedCluster:
                     "bind 127.0.0.1",
                     "cluster-enabled yes",
                     "cluster-config-file nodes.conf",
-                    "cluster-node-timeout 2000",
-                    "cluster-require-full-coverage yes",
+                    f"cluster-node-timeout {self.node_timeout_ms}",
+                    "cluster-require-full-coverage no",
+                    f"min-replicas-to-write {1 if self.replicas else 0}",
+                    "min-replicas-max-lag 10",
                     f'dir "{node.folder}"',
                     "appendonly yes",
                     f"appendfsync {self.appendfsync}",
@@ -276,31 +285,73 @@ class EmbeddedCluster:
         for i in range(len(self.nodes)):
             self.stop_node(i)
 
+    def client(self, i: int) -> redis.Redis:  # type: ignore[type-arg]
+        return redis.Redis.from_url(self.nodes[i].url, socket_timeout=2, decode_responses=True)
 
-def start_cluster(folder: str | os.PathLike[str], masters: int = 3, appendfsync: str = "always") -> EmbeddedCluster:
-    """Start ``masters`` nodes on free loopback ports and join them into one cluster."""
+    def roles(self) -> list[tuple[str, int | None]]:
+        """Each node's role, ``master`` or ``slave`` (or ``down``), and for a replica the index of its master."""
+        ports = {node.port: i for i, node in enumerate(self.nodes)}
+        out: list[tuple[str, int | None]] = []
+        for i in range(len(self.nodes)):
+            client = self.client(i)
+            try:
+                info = client.info("replication")
+                out.append((str(info["role"]), ports.get(int(info["master_port"])) if info["role"] == "slave" else None))
+            except (redis.RedisError, OSError):
+                out.append(("down", None))
+            finally:
+                client.close()
+        return out
+
+    def replica_of(self, master: int) -> int:
+        """A replica of node ``master``."""
+        return next(i for i, (role, of) in enumerate(self.roles()) if role == "slave" and of == master)
+
+    def wait_role(self, i: int, role: str, wait_s: float = 30.0) -> None:
+        deadline = time.monotonic() + wait_s
+        while self.roles()[i][0] != role:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"node {self.nodes[i].port} is not {role}: {self.roles()}")
+            time.sleep(0.1)
+
+
+def start_cluster(
+    folder: str | os.PathLike[str], masters: int = 3, appendfsync: str = "always", replicas: int = 0
+) -> EmbeddedCluster:
+    """Start ``masters`` masters and ``replicas`` replicas of each on free loopback ports and
+    join them into one cluster (redis-cli picks which node replicates which master)."""
     root = Path(folder).resolve()
     nodes = []
-    for _ in range(masters):
+    for _ in range(masters * (1 + replicas)):
         port = _cluster_port()
         node_folder = root / f"node-{port}"
         node_folder.mkdir(parents=True, exist_ok=True)
         nodes.append(ClusterNode(port, node_folder))
-    cluster = EmbeddedCluster(root, nodes, appendfsync)
+    cluster = EmbeddedCluster(root, nodes, appendfsync, replicas)
     try:
-        for i in range(masters):
+        for i in range(len(nodes)):
             cluster.start_node(i)
         cli = str(Path(redis_server_binary()).with_name("redis-cli"))
         if not Path(cli).is_file():
             cli = shutil.which("redis-cli") or "redis-cli"
         addresses = [f"127.0.0.1:{node.port}" for node in nodes]
         subprocess.run(
-            [cli, "--cluster", "create", *addresses, "--cluster-replicas", "0", "--cluster-yes"],
+            [cli, "--cluster", "create", *addresses, "--cluster-replicas", str(replicas), "--cluster-yes"],
             check=True,
             capture_output=True,
             timeout=60,
         )
         cluster.wait_ok()
+        if replicas:  # until every replica has its master's data (a failover before that loses it all)
+            deadline = time.monotonic() + 60
+            while sum(role == "slave" for role, _ in cluster.roles()) < masters * replicas or not all(
+                cluster.client(i).info("replication").get("master_link_status") == "up"
+                for i, (role, _) in enumerate(cluster.roles())
+                if role == "slave"
+            ):
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the replicas did not sync: {cluster.roles()}")
+                time.sleep(0.1)
     except BaseException:
         cluster.stop()
         raise

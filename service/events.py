@@ -41,7 +41,7 @@ from service import referee
 from service.db import get_hub, get_store
 from service.errors import ApiError
 from service.referee import Live, Meta, Step
-from service.store import Gone, Store
+from service.store import Gone, Store, Unconfirmed
 from service.sweeper import settled
 
 log = logging.getLogger(__name__)
@@ -179,5 +179,5 @@ def _stream(
                     yield ": ping\n\n"
                 changed.clear()
                 cur = settled(store, match_id)
-    except (Gone, redis.RedisError) as e:  # the stream ends; the client reconnects with Last-Event-ID
+    except (Gone, redis.RedisError, Unconfirmed) as e:  # the stream ends; the client reconnects with Last-Event-ID
         log.warning("events of %s: %s", match_id, e)

@@ -1,9 +1,13 @@
 """``GET /v1/health``: is the service up, and can it do what a move needs?
 
-200 ``{"status": "ok", "redis": "ok"}`` when Redis answers and runs the
-match scripts on the node that holds a match (on a Redis Cluster: through the
-cluster client, with the cluster's state ``ok``); 503 in the one error shape
-otherwise, with ``details`` naming what is wrong - ``down``, ``timeout``, or
+200 ``{"status": "ok", "redis": "ok"}`` when every master answers (all at
+once, each asked ``INFO replication``), is a master, has a replica when
+``REDIS_DURABILITY=replica`` asks for one, and runs the match scripts (on a
+Redis Cluster, with the cluster's state ``ok``).  503 in the one error shape
+otherwise, with ``details`` naming what is wrong: on one Redis ``down``,
+``timeout``, ``no_replica``; on a cluster, when some masters fail,
+``degraded`` with ``shards`` (the match shards, 0-255, that cannot take a
+change now) and ``masters`` (each master's state); ``cluster_state``;
 ``misconfigured`` with the reason (a cluster reached without
 ``REDIS_CLUSTER=1``, or the other way round).  It answers within the Redis
 client's timeout, so a load balancer can rely on it.
@@ -11,6 +15,7 @@ client's timeout, so a load balancer can rely on it.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import redis
@@ -19,6 +24,7 @@ from flask import Blueprint, current_app
 from service.db import get_store
 from service.embedded import cluster_state
 from service.errors import ApiError
+from service.store import SHARDS, Store
 
 bp = Blueprint("health", __name__, url_prefix="/v1")
 
@@ -40,11 +46,59 @@ def misconfiguration(err: BaseException) -> str | None:
     return None
 
 
+def master_state(client: Any, durability: str) -> str:
+    """``ok``, ``down``, ``timeout``, ``not_master`` (the layout changed: a failover), or
+    ``no_replica`` (durability asks for one and none is connected)."""
+    try:
+        info = client.info("replication")
+    except redis.TimeoutError:
+        return "timeout"
+    except redis.RedisError:
+        return "down"
+    if info.get("role") != "master":
+        return "not_master"
+    if durability != "none" and int(info.get("connected_slaves", 0)) < 1:
+        return "no_replica"
+    return "ok"
+
+
+def masters_states(store: Store) -> dict[str, tuple[str, list[int]]]:
+    """Every master's state and shards, asked at once; on a cluster, when one fails, the layout
+    is read again (a replica may have taken over) and the masters asked once more."""
+    states: dict[str, tuple[str, list[int]]] = {}
+    for attempt in range(2):
+        masters = store.masters()
+        with ThreadPoolExecutor(max_workers=max(1, len(masters))) as pool:
+            found = pool.map(lambda m: master_state(m[0], store.durability), masters.values())
+            states = {name: (state, m[1]) for (name, m), state in zip(masters.items(), found, strict=True)}
+        if attempt or not store.cluster or all(state == "ok" for state, _ in states.values()):
+            break
+        try:
+            store.refresh()
+        except (redis.RedisError, redis.exceptions.RedisClusterException):
+            break
+    return states
+
+
 @bp.get("/health")
 def health() -> Any:
     try:
         store = get_store()
-        store.ping()
+        states = masters_states(store)
+        bad = {name: state for name, (state, _) in states.items() if state != "ok"}
+        if bad and not store.cluster:
+            state = next(iter(bad.values()))
+            message = "Redis has no replica connected." if state == "no_replica" else "Redis is not answering."
+            raise ApiError(503, "unavailable", message, {"redis": state})
+        if bad:
+            held = {shard for _, shards in states.values() for shard in shards}
+            shards = sorted({s for name in bad for s in states[name][1]} | (set(range(SHARDS)) - held))
+            raise ApiError(
+                503,
+                "unavailable",
+                f"{len(bad)} of {len(states)} Redis masters cannot take changes: {len(shards)} of {SHARDS} shards.",
+                {"redis": "degraded", "shards": shards, "masters": {name: state for name, (state, _) in states.items()}},
+            )
         store.check_scripts()
         if current_app.config["REDIS_CLUSTER"]:
             if cluster_state(store.r.cluster_info()) != "ok":

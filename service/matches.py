@@ -39,7 +39,7 @@ from service.games import record_format
 from service.http import json_body
 from service.metrics import MOVES, REDIS_ERRORS
 from service.referee import Live, Meta
-from service.store import Conflict, Gone, Store, new_match_id
+from service.store import Conflict, Gone, NoReplicas, Store, Unconfirmed, new_match_id
 from service.sweeper import Settled, settled
 
 log = logging.getLogger(__name__)
@@ -67,6 +67,11 @@ def init_app(app: Flask) -> None:
         why = misconfiguration(err)
         if why is not None:
             return error_response(503, "unavailable", why, {"redis": "misconfigured"})
+        if isinstance(err, NoReplicas):  # min-replicas-to-write: the master refused the change, nothing applied
+            log.warning("Redis refused a write for want of replicas: %s", err)
+            REDIS_ERRORS.labels("no_replica").inc()
+            message = "The match store (Redis) has no replica to keep the change on; nothing changed. Try again shortly."
+            return error_response(503, "unavailable", message, {"redis": "no_replica"})
         if isinstance(err, ClusterDownError):  # an outage of the cluster (a master failed), not a fault of ours
             log.warning("Redis Cluster is down: %s", err)
         elif not isinstance(err, redis.ConnectionError | redis.TimeoutError):
@@ -76,6 +81,11 @@ def init_app(app: Flask) -> None:
         return error_response(
             503, "unavailable", "The match store (Redis) is not answering; try again shortly.", {"redis": reason}
         )
+
+    @app.errorhandler(Unconfirmed)
+    def _unconfirmed(err: Unconfirmed) -> Response:  # a change made on the way (a flag applied by a read)
+        found = unconfirmed(err, "a change to the match")
+        return error_response(found.status, found.code, found.message, found.details)
 
     from service.events import bp as events_bp
     from service.health import bp as health_bp
@@ -104,6 +114,23 @@ def json_text(status: int, value: Any, replayed: bool = False) -> Response:
     if replayed:
         resp.headers["Idempotent-Replayed"] = "true"
     return resp
+
+
+AGAIN = (
+    "Send the same request again, with the same ply and Idempotency-Key, which is safe: if it was applied, the retry "
+    "gets the first answer (once a replica has it), else it is applied now."
+)
+
+
+def unconfirmed(err: Unconfirmed, what: str, again: str = AGAIN) -> ApiError:
+    """503 ``outcome_unknown`` for a change Redis did not confirm (service/store.py ``Unconfirmed``)."""
+    REDIS_ERRORS.labels("outcome_unknown").inc()
+    log.warning("Redis did not confirm %s (%s): %s", what, err.reason, err)
+    if err.reason == "no_replica":
+        why = f"The match store (Redis) applied {what} but no replica confirmed it in time: it may be lost if Redis fails now."
+    else:
+        why = f"Redis did not confirm {what}: it may or may not have been applied."
+    return ApiError(503, "outcome_unknown", f"{why} {again}", {"retry": True})
 
 
 def not_found(match_id: str) -> ApiError:
@@ -205,7 +232,12 @@ def create_match() -> Any:
         meta = Meta(
             match_id, game.name, options, now, hashes, spec, (players[0], players[1]), tuple(body["tags"]), body["illegal"]
         )
-        if store.create(match_id, meta.to_json(), live.to_json(), live.clock.deadline, now, live.finished):
+        try:
+            made = store.create(match_id, meta.to_json(), live.to_json(), live.clock.deadline, now, live.finished)
+        except Unconfirmed as e:
+            again = "Create it again: a match made without its answer has no seat anyone holds, and expires unused."
+            raise unconfirmed(e, "the new match", again) from None
+        if made:
             break
     else:  # pragma: no cover - 96 random bits clashing three times
         raise ApiError(503, "unavailable", "Could not find a free match id; try again.")
@@ -302,12 +334,20 @@ def change(store: Store, match_id: str, idem: str | None, judge: Callable[[Settl
     else ``judge`` returns (a replayed answer, a refusal) is answered as it is.
 
     A commit whose fate is unknown (Redis timed out or dropped the connection
-    after the script may have run) answers 503 ``outcome_unknown``: sending the
-    same request again, with the same ply (and key), is safe."""
+    once the script may have been sent, whatever the error says; or, with
+    REDIS_DURABILITY=replica, no replica confirmed it in time) answers 503
+    ``outcome_unknown``: sending the same request again, with the same ply
+    (and key), is safe.  An answer rebuilt from the record (a retry) is given
+    once the match's master has it on a replica too (:meth:`Store.confirm`)."""
     for _ in range(MAX_ATTEMPTS):
         cur = read(store, match_id, idem)
         decided = judge(cur)
         if not isinstance(decided, Change):
+            if isinstance(decided, Response) and decided.headers.get("Idempotent-Replayed"):
+                try:
+                    store.confirm(match_id)  # the first attempt's commit may not be on a replica yet
+                except Unconfirmed as e:
+                    raise unconfirmed(e, what) from None
             return decided
         new = decided.live
         try:
@@ -324,18 +364,8 @@ def change(store: Store, match_id: str, idem: str | None, judge: Callable[[Settl
             continue  # someone changed the match meanwhile: judge again on what is there now
         except Gone:
             raise not_found(match_id) from None
-        except (redis.TimeoutError, redis.ConnectionError) as e:
-            if isinstance(e, redis.ConnectionError) and "connecting" in str(e).lower():
-                raise  # never reached Redis: nothing was applied, a plain 503
-            REDIS_ERRORS.labels("outcome_unknown").inc()
-            raise ApiError(
-                503,
-                "outcome_unknown",
-                f"Redis did not confirm {what}: it may or may not have been applied. Send the same request again, "
-                "with the same ply and Idempotency-Key, which is safe: if it was applied, the retry gets the first "
-                "answer, else it is applied now.",
-                {"retry": True},
-            ) from None
+        except Unconfirmed as e:  # once the commit may have been sent, a failure is never "nothing changed"
+            raise unconfirmed(e, what) from None
         if decided.position is not None:
             get_positions().put(match_id, str(rev), decided.position)
         if decided.verdict is not None:

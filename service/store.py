@@ -35,7 +35,19 @@ Failures: the client has timeouts and retries a broken connection once (a
 stale pooled socket after Redis restarted; on a cluster, up to three times,
 and a cluster that is down too), not a timeout (but for pipelines on a
 cluster: :class:`FailFastCluster`); anything else surfaces as a
-``redis.RedisError``, which the app answers with 503.
+``redis.RedisError``, which the app answers with 503.  A write (``create``,
+``commit``, :meth:`Store.confirm`) that fails once it may have been sent is
+:class:`Unconfirmed` instead, whatever the error's text: redis-py retries a
+broken connection, so the last error seen ("Error connecting") may come from
+the retry after the first attempt's commit ran.
+
+Durability (``REDIS_DURABILITY``): with ``replica`` a write is followed, in
+the same pipeline and so on the same connection, by ``WAIT 1 timeout``; a
+change is confirmed only when a replica has acknowledged it (and so every
+earlier write of that master: replication is one ordered stream).  Fewer
+acknowledgements in time is :class:`Unconfirmed`: the change is on the master
+and may be lost if it dies now.  A master that refuses writes for want of
+replicas (``min-replicas-to-write``) is :class:`NoReplicas`: nothing applied.
 """
 
 from __future__ import annotations
@@ -51,8 +63,8 @@ from typing import Any
 
 import redis
 from redis.backoff import ExponentialBackoff, NoBackoff
+from redis.exceptions import AskError, ClusterDownError, MovedError, NoScriptError, SlotNotCoveredError, TryAgainError
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError
 from redis.retry import Retry
 
 NowFn = Callable[[], int]  # milliseconds
@@ -60,7 +72,14 @@ Observe = Callable[[str, float], None]  # a script's name and how long it took (
 AnyRedis = Any  # redis.Redis or redis.RedisCluster: the same commands, and no common type in the stubs
 
 SHARDS = 256
+DURABILITY = ("none", "replica")  # REDIS_DURABILITY: what a 2xx change waits for (README "Durability")
+NOT_RUN = (MovedError, AskError, ClusterDownError, TryAgainError)  # refusals that come before a command runs
 MATCH_ID = re.compile(r"^[0-9a-f]{2}[A-Za-z0-9_-]{16}$")
+
+
+def beat_ms(beat: str) -> int:
+    """The time of a shard's beat (``ms``, or ``ms:r`` once a request credited the shard)."""
+    return int(beat.split(":")[0])
 
 
 def new_match_id() -> str:
@@ -74,6 +93,21 @@ def shard_of(match_id: str) -> int:
 
 def valid_id(match_id: str) -> bool:
     return bool(MATCH_ID.match(match_id))
+
+
+class Unconfirmed(Exception):
+    """A write was sent and not confirmed: the connection broke or timed out once it may have
+    run (``reason`` ``no_answer``), or it ran on the master and no replica acknowledged it in
+    time (``no_replica``, REDIS_DURABILITY=replica).  Either way it may or may not survive:
+    the request answers 503 ``outcome_unknown``, and sending it again is safe."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class NoReplicas(redis.RedisError):
+    """The master refused the write for want of replicas (``min-replicas-to-write``): nothing applied."""
 
 
 class FailFastCluster(redis.RedisCluster):  # type: ignore[type-arg]  # generic in the stubs only
@@ -109,6 +143,7 @@ def make_client(
             decode_responses=True,
             max_connections=pool_size,
             connection_pool_class=redis.BlockingConnectionPool,
+            require_full_coverage=False,  # a failed master's slots may be unserved: the others' still are
         )
     pool = redis.BlockingConnectionPool.from_url(
         url,
@@ -120,6 +155,12 @@ def make_client(
         decode_responses=True,
     )
     return redis.Redis(connection_pool=pool)
+
+
+def node_name(client: redis.Redis) -> str:  # type: ignore[type-arg]
+    """``host:port`` (or the socket's path) of a plain client's server."""
+    kw = client.connection_pool.connection_kwargs
+    return str(kw.get("path") or f"{kw.get('host')}:{kw.get('port')}")
 
 
 class Lua:
@@ -148,6 +189,34 @@ class Lua:
             if self.observe is not None:
                 self.observe(self.name, time.perf_counter() - start)
 
+    def waited(self, client: Any, keys: Sequence[str], args: Sequence[str | int], replicas: int, wait_ms: int) -> Any:
+        """The script and ``WAIT replicas wait_ms`` in one pipeline on ``client`` (a plain client:
+        one connection), so that the WAIT covers this very write.  Returns the script's answer;
+        raises :class:`Unconfirmed` when fewer replicas than ``replicas`` acknowledged in time."""
+        start = time.perf_counter()
+        try:
+            for attempt in range(2):
+                pipe = client.pipeline(transaction=False)
+                if attempt == 0:
+                    pipe.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
+                else:
+                    pipe.execute_command("EVAL", self.text, len(keys), *keys, *args)
+                pipe.execute_command("WAIT", replicas, wait_ms)
+                answer, acks = pipe.execute(raise_on_error=False)
+                if isinstance(answer, NoScriptError) and attempt == 0:
+                    continue  # nothing ran: send the text
+                if isinstance(answer, BaseException):
+                    raise answer
+                if isinstance(acks, BaseException):
+                    raise acks
+                if int(acks) < replicas:
+                    raise Unconfirmed("no_replica", f"{acks} of {replicas} replica(s) acknowledged the write within {wait_ms} ms")
+                return answer
+            raise AssertionError("unreachable")  # pragma: no cover
+        finally:
+            if self.observe is not None:
+                self.observe(self.name, time.perf_counter() - start)
+
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
@@ -161,6 +230,7 @@ class Snapshot:
     length: int
     pointer: str | None
     now_ms: int
+    beat: str | None = None  # the shard's beat as stored (R-T3: :func:`beat_ms`), None when no sweeper ever looked
 
 
 class Conflict(Exception):
@@ -180,9 +250,16 @@ class Store:
         now: NowFn | None = None,
         idle_ttl_s: int = 30 * 86400,
         observe: Observe | None = None,
+        durability: str = "none",
+        wait_ms: int = 1000,
     ) -> None:
         if "{" in prefix or "}" in prefix:
             raise ValueError("REDIS_PREFIX may not hold braces: they would change the keys' hash tags")
+        if durability not in DURABILITY:
+            raise ValueError(f"REDIS_DURABILITY must be one of {', '.join(DURABILITY)}, not {durability!r}")
+        self.durability = durability
+        self.wait_ms = wait_ms
+        self.cluster = isinstance(client, redis.RedisCluster)
         self.r = client
         self.prefix = prefix
         self.ttl_s = ttl_s
@@ -192,6 +269,8 @@ class Store:
         self._create = Lua(client, "create.lua", observe)
         self._read = Lua(client, "read.lua", observe)
         self._time = Lua(client, "time.lua", observe)
+        self._sync = Lua(client, "sync.lua", observe)
+        self._credit = Lua(client, "credit.lua", observe)
 
     # -- keys --------------------------------------------------------------------
 
@@ -208,6 +287,9 @@ class Store:
 
     def deadlines(self, shard: int) -> str:
         return f"{self.tag(shard)}:deadlines"
+
+    def beat_key(self, shard: int) -> str:
+        return f"{self.tag(shard)}:beat"
 
     def deadlines_of(self, match_id: str) -> str:
         return self.deadlines(shard_of(match_id))
@@ -242,12 +324,12 @@ class Store:
         and the server time, in one round trip (``read.lua``).  Raises Gone."""
         if not valid_id(match_id):
             raise Gone(match_id)
-        out = self._read(list(self.keys(match_id)), [idempotency_key or ""])
-        rev, meta, live, secs, micros, length, pointer = out
+        out = self._read([*self.keys(match_id), self.beat_key(shard_of(match_id))], [idempotency_key or ""])
+        rev, meta, live, secs, micros, length, pointer, beat = out
         if rev is None or meta is None or live is None:
             raise Gone(match_id)
         now = int(secs) * 1000 + int(micros) // 1000 if self._now is None else self._now()
-        return Snapshot(rev, meta, live, int(length), pointer or None, now)
+        return Snapshot(rev, meta, live, int(length), pointer or None, now, beat or None)
 
     def record(self, match_id: str, start: int = 0, end: int = -1) -> list[str]:
         entries: list[str] = self.r.lrange(self.keys(match_id)[1], start, end)
@@ -259,7 +341,7 @@ class Store:
         shard = shard_of(match_id)
         keys = [self.key(match_id), self.deadlines(shard), self.index(shard, "ongoing"), self.index(shard, "finished")]
         args: list[str | int] = [meta, live, match_id, "" if deadline is None else str(deadline), created_ms]
-        return bool(self._create(keys, [*args, "1" if finished else "", self.ttl_s, self.idle_ttl_s]))
+        return bool(self._write(self._create, keys, [*args, "1" if finished else "", self.ttl_s, self.idle_ttl_s]))
 
     def commit(
         self,
@@ -291,12 +373,57 @@ class Store:
         ]
         for field, value in pointers:
             args += [field, value]
-        out = int(self._commit(keys, args))
+        out = int(self._write(self._commit, keys, args))
         if out == 0:
             raise Conflict(match_id)
         if out < 0:
             raise Gone(match_id)
         return out
+
+    def confirm(self, match_id: str) -> None:
+        """Make sure what the match's master holds now is on a replica (REDIS_DURABILITY=replica;
+        nothing to do otherwise): a write to the shard's own key and ``WAIT`` after it, on one
+        connection.  Replication is one ordered stream per master, so its acknowledgement covers
+        every earlier write, a commit whose confirmation was lost included.  An answer rebuilt
+        from the record (a retry) is given only after this.  Raises :class:`Unconfirmed`."""
+        if self.durability == "none":
+            return
+        key = f"{self.tag(shard_of(match_id))}:sync"
+        self._write(self._sync, [key], [secrets.token_hex(4)])
+
+    def _write(self, script: Lua, keys: Sequence[str], args: Sequence[str | int]) -> Any:
+        """Run a script that changes something: with REDIS_DURABILITY=replica followed by WAIT on
+        the same connection.  Any failure once it may have been sent is :class:`Unconfirmed`;
+        a refusal before it ran (MOVED, CLUSTERDOWN, NOREPLICAS...) is raised as it is."""
+        try:
+            if self.durability == "none":
+                return script(keys, args)
+            for attempt in range(3):
+                try:
+                    return script.waited(self._plain_for(keys[0]), keys, args, 1, self.wait_ms)
+                except NOT_RUN:
+                    if not self.cluster or attempt == 2:
+                        raise
+                    self.r.nodes_manager.initialize()  # a slot moved (a failover): read the layout again
+        except redis.ResponseError as e:
+            if "NOREPLICAS" in str(e):
+                raise NoReplicas(str(e)) from e
+            raise
+        except (redis.TimeoutError, redis.ConnectionError) as e:
+            raise Unconfirmed("no_answer", f"{type(e).__name__}: {e}") from e
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _plain_for(self, key: str) -> redis.Redis:  # type: ignore[type-arg]
+        """The plain client of the master holding ``key`` (the one client on one Redis)."""
+        if not self.cluster:
+            plain: redis.Redis = self.r  # type: ignore[type-arg]
+            return plain
+        try:
+            node = self.r.get_node_from_key(key)
+        except SlotNotCoveredError as e:  # no master for the slot now: nothing sent
+            raise ClusterDownError(str(e)) from e
+        found: redis.Redis = self.r.get_redis_connection(node)  # type: ignore[type-arg]
+        return found
 
     # -- deadlines (sweepers): one sorted set per shard ---------------------------
 
@@ -394,6 +521,76 @@ class Store:
         pipe.execute()
         return len(gone)
 
+    # -- per master (sweepers): deadlines, beats and outage credits (RULES R-T3) ------
+
+    def master_now(self, client: Any) -> int:
+        """The time on one master (each sweeps its own shards by its own clock)."""
+        if self._now is not None:
+            return self._now()
+        secs, micros = client.time()
+        return int(secs) * 1000 + int(micros) // 1000
+
+    def look(self, client: Any, shards: Sequence[int], now_ms: int, limit: int) -> tuple[list[str], dict[int, str]]:
+        """One round trip to one master: the matches of ``shards`` whose flag is due by
+        ``now_ms`` (at most ``limit``), and each shard's beat (the shards never beaten left out)."""
+        pipe = client.pipeline(transaction=False)
+        for shard in shards:
+            pipe.zrangebyscore(self.deadlines(shard), "-inf", f"({now_ms}", 0, limit)
+        for shard in shards:
+            pipe.get(self.beat_key(shard))
+        found = pipe.execute()
+        due = [mid for ids in found[: len(shards)] for mid in ids][:limit]
+        beats = {shard: str(b) for shard, b in zip(shards, found[len(shards) :], strict=True) if b}
+        return due, beats
+
+    def first_deadline(self, client: Any, shards: Sequence[int]) -> int | None:
+        """The earliest deadline of ``shards`` on one master."""
+        pipe = client.pipeline(transaction=False)
+        for shard in shards:
+            pipe.zrange(self.deadlines(shard), 0, 0, withscores=True)
+        scores = [int(found[0][1]) for found in pipe.execute() if found]
+        return min(scores) if scores else None
+
+    def beat(self, client: Any, shards: Sequence[int], now_ms: int) -> None:
+        """Mark ``shards`` as looked at, at ``now_ms``."""
+        pipe = client.pipeline(transaction=False)
+        for shard in shards:
+            pipe.set(self.beat_key(shard), now_ms, ex=86400)
+        pipe.execute()
+
+    def credit(self, shard: int, beat_seen: str, now_ms: int, by_sweeper: bool = True) -> int:
+        """Give every running clock of ``shard`` the time since ``beat_seen`` (credit.lua); the
+        number of matches credited, -1 when someone did it first.  The shard's beat becomes
+        ``now_ms``, marked ``:r`` when a request (not a sweeper) credited: a request credits only
+        a sweeper's beat, so with no sweeper left the clocks are credited once, not forever."""
+        keys = [self.deadlines(shard), self.beat_key(shard)]
+        mark = "" if by_sweeper else ":r"
+        return int(self._write(self._credit, keys, [beat_seen, now_ms, self.tag(shard), f"{self.prefix}ch:", mark]))
+
+    # -- masters (health, sweepers) --------------------------------------------------
+
+    def masters(self) -> dict[str, tuple[Any, list[int]]]:
+        """Each master by name (``host:port``), with its plain client and the shards it holds (on
+        one Redis: the one server, every shard), as the client last saw the cluster's layout."""
+        if not self.cluster:
+            return {node_name(self.r): (self.r, list(range(SHARDS)))}
+        out: dict[str, tuple[Any, list[int]]] = {}
+        slots = self.r.nodes_manager.slots_cache
+        for shard in range(SHARDS):
+            holders = slots.get(self.r.keyslot(self.tag(shard)))
+            if not holders:
+                continue  # not covered: the layout will be read again
+            node = holders[0]
+            if node.name not in out:
+                out[node.name] = (self.r.get_redis_connection(node), [])
+            out[node.name][1].append(shard)
+        return out
+
+    def refresh(self) -> None:
+        """Read the cluster's layout again (after a failover); nothing on one Redis."""
+        if self.cluster:
+            self.r.nodes_manager.initialize()
+
     # -- health ------------------------------------------------------------------
 
     def ping(self) -> bool:
@@ -402,4 +599,4 @@ class Store:
     def check_scripts(self) -> None:
         """What a move needs: the scripts run on the match's node (a read of a
         match that does not exist, through read.lua)."""
-        self._read(list(self.keys("00" + "0" * 16)), [""])
+        self._read([*self.keys("00" + "0" * 16), self.beat_key(0)], [""])

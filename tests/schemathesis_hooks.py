@@ -5,7 +5,8 @@ reasons the spec gives for refusing schema-valid data.
 schemathesis's own ``positive_data_acceptance`` is told to let 410 and 422
 through (a finished match; an impossible position, which no JSON Schema can
 rule out); this check then holds those refusals to their documented codes:
-``bad_state``/``bad_options`` (the engine judged the position), an illegal
+``bad_state``/``bad_options`` (the engine judged the position), ``bad_record``
+(another site's record whose text cannot be read: no JSON Schema says which texts can), an illegal
 move in a match (a verdict, not an error), a reused ``Idempotency-Key``, a
 picture's ``ply`` past the record's end (``ply_not_reached``); never
 ``invalid_body``, ``invalid_header``, ``invalid_query``, a 400 or a 415, which
@@ -19,7 +20,7 @@ import json
 import schemathesis
 from schemathesis import Case, CheckContext, Response
 
-SEMANTIC_422 = {"bad_state", "bad_options", "idempotency_key_reused", "ply_not_reached"}
+SEMANTIC_422 = {"bad_state", "bad_options", "idempotency_key_reused", "ply_not_reached", "bad_record"}
 
 
 @schemathesis.check

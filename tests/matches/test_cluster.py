@@ -247,3 +247,116 @@ def test_misconfiguration_is_reported_as_such(cluster: embedded.EmbeddedCluster,
         redis.Redis.from_url(cluster.url).execute_command(
             "EVAL", "return redis.call('SET', KEYS[1], 1, 'PX', 1) and redis.call('GET', KEYS[2])", 2, "{a}x", "{b}y"
         )
+
+
+def fail_flags(cluster: embedded.EmbeddedCluster, port: int) -> set[str]:
+    """How the live nodes flag the node on ``port`` (CLUSTER NODES): ``fail``, ``fail?``, ..."""
+    flags: set[str] = set()
+    for node in cluster.nodes:
+        if node.port == port:
+            continue
+        client = redis.Redis.from_url(node.url, socket_timeout=1, decode_responses=True)
+        try:
+            for line in client.execute_command("CLUSTER", "NODES").splitlines():
+                fields = line.split()
+                if fields[1].startswith(f"127.0.0.1:{port}@"):
+                    flags |= set(fields[2].split(","))
+        except (redis.RedisError, OSError):
+            pass
+        finally:
+            client.close()
+    return flags
+
+
+def test_healthy_masters_keep_answering_while_one_is_failed_and_health_names_its_shards(
+    cluster: embedded.EmbeddedCluster, make_client: Any
+) -> None:
+    """Issue 21: with `cluster-require-full-coverage yes` a failed master took the whole cluster
+    down (CLUSTERDOWN for every match) for as long as it was flagged `fail`; now only its own
+    shards are down, and /v1/health says which (it stayed 200 for seconds while a third of the
+    matches failed, having asked one node)."""
+    client = make_client(REDIS_TIMEOUT_S=0.5, REDIS_CONNECT_TIMEOUT_S=0.5)
+    store: Store = db.get_store(client.application)
+    assert client.get("/v1/health").status_code == 200
+    made = [create(client, "plur", options={"size": 3}) for _ in range(18)]
+    victim = 2
+    port = cluster.nodes[victim].port
+    on_victim = {m for m, _ in made if store.r.get_node_from_key(store.key(m)).port == port}
+    healthy = [(m, seats) for m, seats in made if m not in on_victim]
+    assert on_victim and healthy
+    victim_shards = sorted(s for s in range(SHARDS) if store.r.get_node_from_key(store.tag(s)).port == port)
+    game = GAMES["plur"]
+    cluster.stop_node(victim, kill=True)
+    try:
+        r = client.get("/v1/health")
+        assert r.status_code == 503 and r.json["error"]["details"]["redis"] == "degraded", r.json
+        assert r.json["error"]["details"]["shards"] == victim_shards
+        assert r.json["error"]["details"]["masters"][f"127.0.0.1:{port}"] == "down"
+        answers: list[int] = []
+        seen_failed = False
+        plies = dict.fromkeys((m for m, _ in healthy), 0)
+        end = time.monotonic() + 6  # past cluster-node-timeout (2 s): the others flag the victim `fail`
+        while time.monotonic() < end and not (seen_failed and len(answers) > 60):
+            for match_id, seats in healthy:
+                state = (
+                    game.new({"size": 3})
+                    if plies[match_id] == 0
+                    else game.load(client.get(f"/v1/matches/{match_id}").json["state"])
+                )
+                if game.is_over(state):
+                    continue
+                move = game.legal_moves(state).moves[0]
+                r = client.post(
+                    f"/v1/matches/{match_id}/moves",
+                    json={"move": move, "ply": plies[match_id]},
+                    headers=auth(seats[str(state.to_move)]),
+                )
+                answers.append(r.status_code)
+                if r.status_code == 200:
+                    plies[match_id] += 1
+            seen_failed = seen_failed or "fail" in fail_flags(cluster, port)
+        assert seen_failed, "the victim was never flagged fail: the window was not reached"
+        assert set(answers) == {200}, answers  # no CLUSTERDOWN on the healthy masters
+        for match_id in on_victim:
+            assert client.get(f"/v1/matches/{match_id}").status_code == 503
+    finally:
+        cluster.start_node(victim)
+        cluster.wait_ok()
+    time.sleep(0.3)
+    assert client.get("/v1/health").status_code == 200
+
+
+def test_flags_on_healthy_masters_fall_on_time_while_one_master_is_down(
+    cluster: embedded.EmbeddedCluster, make_client: Any
+) -> None:
+    """Issue 21: the sweeper read all 256 shards in one pipeline, which failed while any master
+    was down: flags on the healthy masters fell 1.5-5.5 s late.  It sweeps master by master now,
+    carrying on past the one that fails."""
+    client = make_client(REDIS_TIMEOUT_S=0.5, REDIS_CONNECT_TIMEOUT_S=0.5)
+    store: Store = db.get_store(client.application)
+    victim = 1
+    port = cluster.nodes[victim].port
+    made = [create(client, clock={"turn_s": 2, "bank_s": 0})[0] for _ in range(15)]
+    healthy = [m for m in made if store.r.get_node_from_key(store.key(m)).port != port]
+    deadlines = {m: store.deadline(m) for m in healthy}
+    assert healthy and len(healthy) < len(made)
+    stop = threading.Event()
+    running = threading.Thread(target=sweeper.run, args=(store, 0.1, stop), daemon=True)
+    running.start()
+    cluster.stop_node(victim, kill=True)
+    try:
+        flagged_at: dict[str, int] = {}
+        end = time.monotonic() + 5
+        while time.monotonic() < end and len(flagged_at) < len(healthy):
+            for m in healthy:
+                if m not in flagged_at and store.deadline(m) is None:  # the sweeper applied the flag (no read here does)
+                    flagged_at[m] = store.now_ms(m)
+            time.sleep(0.02)
+        late = {m: (flagged_at[m] - deadlines[m]) / 1000 for m in flagged_at if deadlines[m] is not None}
+        assert len(flagged_at) == len(healthy), f"{len(healthy) - len(flagged_at)} flags not applied: {late}"
+        assert max(late.values()) < 1.0, late  # 0.02-0.10 s late without a fault; was 1.5-5.5 s
+    finally:
+        stop.set()
+        running.join(10)
+        cluster.start_node(victim)
+        cluster.wait_ok()

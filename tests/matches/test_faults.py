@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,8 @@ from flask.testing import FlaskClient
 from matchkit import NewMatch
 from redis.exceptions import ClusterDownError
 
+from bench.common import TcpRedis, free_port
+from bench.proxy import Proxy
 from service.db import get_store
 from service.embedded import EmbeddedRedis
 from service.store import Store
@@ -189,3 +191,55 @@ def test_a_cluster_outage_is_a_503_and_a_warning_not_a_traceback(
     said = [rec for rec in caplog.records if rec.name == "service.matches"]
     assert [(rec.levelname, rec.exc_info) for rec in said] == [("WARNING", None)]
     assert "CLUSTERDOWN" in said[0].getMessage()
+
+
+# -- a reply lost after Redis applied the commit (issue 21, "Honest answers") ---------------------------------
+
+
+@pytest.fixture
+def tcp_redis(tmp_path: Path) -> Iterator[TcpRedis]:
+    server = TcpRedis(tmp_path / "tcp", free_port(), appendfsync="always").start()
+    yield server
+    server.stop()
+
+
+def test_a_reply_lost_after_the_commit_is_never_a_plain_unavailable(tcp_redis: TcpRedis, client_for: ClientFor) -> None:
+    """A proxy lets Redis apply the commit, drops its reply and refuses the reconnect.  redis-py
+    retries the broken connection once and the retry's error says "Error connecting": that used
+    to be read as "never reached Redis" and answered `503 unavailable` while Redis held the move
+    (the client's next try for that ply then got 409 stale_ply).  Once the commit may have been
+    sent, a failure is `503 outcome_unknown`, and the retry gets the first answer."""
+    proxy = Proxy(tcp_redis.port)
+    try:
+        client = client_for(REDIS_URL=proxy.url, REDIS_TIMEOUT_S=1.0, REDIS_CONNECT_TIMEOUT_S=0.3)
+        match_id, h0, _ = create(client)
+        store = get_store(client.application)
+        direct = redis.Redis.from_url(tcp_redis.url, decode_responses=True)
+        direct.script_load(store._commit.text)  # so that the EVALSHA runs (no NOSCRIPT)
+        proxy.drop_reply_after(store._commit.sha.encode())  # the commit script, by its SHA-1 (EVALSHA)
+        r = client.post(f"/v1/matches/{match_id}/moves", json={"move": "C3", "ply": 0}, headers={**h0, "Idempotency-Key": "k"})
+        assert proxy.dropped.is_set()
+        unknown(r)
+        assert '"p":0' in direct.lindex(store.keys(match_id)[1], 0)  # Redis holds the move the 503 did not confirm
+        direct.close()
+        proxy.accept()
+        again = client.post(
+            f"/v1/matches/{match_id}/moves", json={"move": "C3", "ply": 0}, headers={**h0, "Idempotency-Key": "k"}
+        )
+        assert (again.status_code, again.headers.get("Idempotent-Replayed"), again.json["ply"]) == (200, "true", 1)
+    finally:
+        proxy.close()
+
+
+def test_a_match_created_without_its_answer_is_outcome_unknown(tcp_redis: TcpRedis, client_for: ClientFor) -> None:
+    proxy = Proxy(tcp_redis.port)
+    try:
+        client = client_for(REDIS_URL=proxy.url, REDIS_TIMEOUT_S=1.0, REDIS_CONNECT_TIMEOUT_S=0.3)
+        create(client)  # the scripts are known to Redis: the next create is an EVALSHA
+        proxy.drop_reply_after(get_store(client.application)._create.sha.encode())
+        r = client.post("/v1/matches", json={"game": "catchup", "options": {"size": 3}})
+        assert proxy.dropped.is_set()
+        assert (r.status_code, r.json["error"]["code"]) == (503, "outcome_unknown"), r.json
+        assert "Create it again" in r.json["error"]["message"]
+    finally:
+        proxy.close()
