@@ -121,6 +121,10 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "bad_options": (422, "options are unknown, out of range, or set up an impossible position (`details.fields`)"),
     "bad_record": (422, "a game record to import cannot be read (`details.line`, `details.token`: where)"),
     "unknown_format": (422, "a record format the game does not read or write (`details.formats`: those it does)"),
+    "budget_too_large": (
+        422,
+        "a suggestion's `budget_s` is over this server's `SUGGEST_MAX_BUDGET_S` (`details.max`; `details.field`: `budget_s`)",
+    ),
     "game_over": (422, "the state sent for a suggestion is of a finished game: there is no move to suggest"),
     "bot_unavailable": (422, "the game declares nothing the bot needs (the greedy bot: a position evaluation; `details.bot`)"),
     "bad_signature": (422, "signing is on and the state's `sig` is missing or wrong (`details.fields`: `state.sig`)"),

@@ -247,7 +247,11 @@ def limits_table() -> str:
         ("`X-Request-ID`", "128 characters of `A-Z a-z 0-9 - . _ : / + = @`; another is made otherwise", "-"),
         ("`wait_ply`, `timeout_s`", "0 or more; 0 to 30 seconds", "422 `invalid_query`"),
         ("requests", "`RATE_LIMIT` per client address and per bearer token (off by default)", "429 `rate_limited`"),
-        ("`suggest`'s `budget_s`", "more than 0, at most `SUGGEST_MAX_BUDGET_S` seconds (default 2)", "422 `invalid_body`"),
+        (
+            "`suggest`'s `budget_s`",
+            "more than 0, at most `SUGGEST_MAX_BUDGET_S` seconds (default 2; the setting at most 60)",
+            "422 `budget_too_large` (over 60: `invalid_body`)",
+        ),
         ("suggestions", "`SUGGEST_RATE_LIMIT` per client address (default 30/minute)", "429 `rate_limited`"),
         (
             "searches at once",

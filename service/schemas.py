@@ -147,7 +147,7 @@ class SuggestRequest(Schema):
 
     state = _object(required=True)
     bot = fields.String(required=True, validate=validate.OneOf(BOTS))
-    budget_s = Seconds(load_default=None, allow_none=True, validate=validate.Range(min=0, min_inclusive=False))
+    budget_s = Seconds(load_default=None, allow_none=True, validate=validate.Range(min=0, max=60, min_inclusive=False))
 
 
 PALETTES = ("default", "colorblind", "print")  # views.PALETTES; a test checks they agree

@@ -5,7 +5,7 @@ The body is ``{"state", "bot", "budget_s"}``: a state as ``play`` takes it
 (signed when the server signs states), one of the built-in bots of the
 tournament harness (``random``, ``greedy``, ``mcts``: umpire/bots/), and at
 most how many seconds it may think (``budget_s``, more than 0 and at most
-``SUGGEST_MAX_BUDGET_S``, 2 s by default; left out, ``DEFAULT_BUDGET_S`` or
+``SUGGEST_MAX_BUDGET_S``, 2 s by default, else ``422 budget_too_large``; left out, ``DEFAULT_BUDGET_S`` or
 the maximum if lower).  The answer is ``{"move", "bot", "spent_s"}``: a legal
 move in the game's notation and the seconds the bot spent on it.  Only
 ``mcts`` uses its whole budget; ``random`` and ``greedy`` answer as soon as
@@ -35,6 +35,7 @@ from service.signing import verified
 bp = Blueprint("suggest", __name__, url_prefix="/v1")
 
 DEFAULT_BUDGET_S = 0.5
+MOST_BUDGET_S = 60.0  # SUGGEST_MAX_BUDGET_S is at most this (the spec's maximum of budget_s)
 
 SETTINGS: dict[str, Any] = {
     "SUGGEST_MAX_BUDGET_S": 2.0,  # the longest a bot may think for one suggestion (seconds)
@@ -75,9 +76,9 @@ def suggest(game: str) -> Any:
     budget_s = body["budget_s"]
     if budget_s is None:
         budget_s = min(DEFAULT_BUDGET_S, most)
-    elif budget_s > most:
+    elif budget_s > most:  # the spec allows up to MOST_BUDGET_S: this server's bound is a setting
         message = f"budget_s is at most {most:g} seconds on this server (SUGGEST_MAX_BUDGET_S)."
-        raise ApiError(422, "invalid_body", message, {"field": "budget_s", "fields": {"budget_s": [message]}})
+        raise ApiError(422, "budget_too_large", message, {"field": "budget_s", "fields": {"budget_s": [message]}, "max": most})
     state = g.load(verified(body["state"]))
     if g.is_over(state):
         raise ApiError(422, "game_over", f"This {g.title} game is over: there is no move to suggest.")
@@ -108,6 +109,6 @@ def init_app(app: Flask) -> None:
         except ValueError:
             raise ValueError(f"{name}={raw!r} is not a valid setting") from None
     most = float(app.config["SUGGEST_MAX_BUDGET_S"])
-    if not 0 < most <= 60:
-        raise ValueError(f"SUGGEST_MAX_BUDGET_S must be more than 0 and at most 60 seconds, not {most!r}")
+    if not 0 < most <= MOST_BUDGET_S:
+        raise ValueError(f"SUGGEST_MAX_BUDGET_S must be more than 0 and at most {MOST_BUDGET_S:g} seconds, not {most!r}")
     app.register_blueprint(bp)

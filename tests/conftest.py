@@ -72,5 +72,9 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real server (gunicorn and an embedded Redis) for the whole session: its base URL."""
     # event streams end after a second, so that a client reading one (schemathesis) does not wait five minutes
-    with liveserver.serve(tmp_path_factory.mktemp("live"), EVENTS_LIFETIME_S="1") as base:
+    # and a suggestion thinks at most 0.2 s, unlimited in number: fuzzing reaches suggest's logic
+    # without spending the run searching
+    with liveserver.serve(
+        tmp_path_factory.mktemp("live"), EVENTS_LIFETIME_S="1", SUGGEST_MAX_BUDGET_S="0.2", SUGGEST_RATE_LIMIT=""
+    ) as base:
         yield base

@@ -90,11 +90,12 @@ def test_the_budget_may_be_left_out_and_is_bounded_by_the_server(client: FlaskCl
     state = positions(name)[0][1]
     answer = suggest(client, name, {"state": state, "bot": "mcts"}).get_json()
     assert answer["spent_s"] <= 0.5 + MARGIN_S  # the default, 0.5 s
-    err = error_of(suggest(client, name, {"state": state, "bot": "mcts", "budget_s": 2.5}), 422, "invalid_body")
-    assert err["details"]["field"] == "budget_s" and "SUGGEST_MAX_BUDGET_S" in err["message"]
+    err = error_of(suggest(client, name, {"state": state, "bot": "mcts", "budget_s": 2.5}), 422, "budget_too_large")
+    assert err["details"]["field"] == "budget_s" and err["details"]["max"] == 2 and "SUGGEST_MAX_BUDGET_S" in err["message"]
+    error_of(suggest(client, name, {"state": state, "bot": "mcts", "budget_s": 61}), 422, "invalid_body")  # the spec's bound
     low = make(SUGGEST_MAX_BUDGET_S=0.1).test_client()
     assert suggest(low, name, {"state": state, "bot": "mcts"}).get_json()["spent_s"] <= 0.1 + MARGIN_S
-    error_of(suggest(low, name, {"state": state, "bot": "mcts", "budget_s": 0.2}), 422, "invalid_body")
+    error_of(suggest(low, name, {"state": state, "bot": "mcts", "budget_s": 0.2}), 422, "budget_too_large")
     search_pool(low.application).close()
 
 
