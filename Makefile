@@ -13,10 +13,10 @@ WORKERS ?= 2
 HASH    := $(shell cksum < pyproject.toml | cut -d' ' -f1)
 RUNTIME := $(VENV)/.installed-run-$(HASH)
 DEV     := $(VENV)/.installed-dev-$(HASH)
-# The TypeScript tools of tests/test_clients.py (clients/package-lock.json pins them); npm ci reinstalls on a change.
+# The TypeScript tools of tests/test_clients.py and Redocly's lint (clients/package-lock.json pins them); npm ci reinstalls on a change.
 NODE    := clients/node_modules/.installed-$(shell cksum < clients/package-lock.json | cut -d' ' -f1)
 
-.PHONY: run test install lint typecheck hadolint browser unit container bench openapi golden clean
+.PHONY: run test install lint speclint typecheck hadolint browser unit container bench openapi golden clean
 
 $(BIN)/python:
 	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "Python 3.11 or later is needed (PY=$(PY))"; exit 1; }
@@ -42,13 +42,17 @@ install: $(DEV) $(NODE)
 run: $(RUNTIME)
 	HOST=$(HOST) PORT=$(PORT) WEB_CONCURRENCY=$(WORKERS) $(BIN)/python -m service.serve
 
-## Everything CI checks: lint, types, the Dockerfile, the tests (the contract's, and the page's in headless Chromium),
-## and the image and compose file run for real (make container).  Stops at the first failure.
-test: lint typecheck hadolint browser unit container
+## Everything CI checks: lint, the spec's lint, types, the Dockerfile, the tests (the contract's, and the page's in
+## headless Chromium), and the image and compose file run for real (make container).  Stops at the first failure.
+test: lint speclint typecheck hadolint browser unit container
 
 lint: $(DEV)
 	$(BIN)/ruff check engine service views umpire tests bench examples
 	$(BIN)/ruff format --check engine service views umpire tests bench examples
+
+## openapi.yaml through Redocly CLI's lint (redocly.yaml: every recommended rule, as an error; pinned in clients/).
+speclint: $(NODE)
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true clients/node_modules/.bin/redocly lint openapi.yaml --config redocly.yaml
 
 typecheck: $(DEV)
 	$(BIN)/mypy

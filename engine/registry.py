@@ -11,7 +11,7 @@ from typing import Any
 from engine.clock import ClockSpec
 from engine.errors import EngineError
 from engine.game import Game
-from engine.games import bug, catchup, crystal, plur, too
+from engine.games import bug, catchup, crystal, plur, product, too
 from engine.room import Room
 
 # The one list of games: each game's folder builds its Room (engine/room.py).
@@ -23,6 +23,7 @@ ROOMS: dict[str, Room] = {
         crystal.ROOM,
         plur.ROOM,
         too.ROOM,
+        product.ROOM,
     )
 }
 GAMES: dict[str, Game[Any, Any]] = {name: room.game for name, room in ROOMS.items()}
@@ -44,7 +45,6 @@ PRESETS: dict[str, ClockSpec] = _presets()
 # R-E3: games the seeds name but do not describe well enough to umpire.
 NOT_BUILT: dict[str, str] = {
     "brink": "Brink is not built (R-E3): its text in seed 001 stops before its winning condition.",
-    "product": "Product is not built (R-E3): seed 001 only names it.",
 }
 
 

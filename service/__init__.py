@@ -14,15 +14,29 @@ from typing import Any
 
 from flask import Flask
 
+from service.ratelimit import CREATE_DEFAULT, RENDER_DEFAULT
+
 DEFAULTS: dict[str, Any] = {
     "MAX_BODY_BYTES": 256 * 1024,  # 413 above this (bytes); MAX_CONTENT_LENGTH is the same setting's older name
     "STATE_SECRET": None,  # set: states are signed (service/signing.py)
     "STATE_SECRET_PREVIOUS": None,  # the secret before a rotation, still accepted
     "CORS_ORIGINS": None,  # comma separated; unset: no CORS headers
     "RATE_LIMIT": None,  # flask-limiter syntax (50/second); unset: no limit (service/ratelimit.py)
+    "CREATE_RATE_LIMIT": CREATE_DEFAULT,  # creating matches, per address; off: none (service/ratelimit.py)
+    "RENDER_RATE_LIMIT": RENDER_DEFAULT,  # drawing pictures, per address; off: none
     "LOG_FORMAT": "text",  # json or text (service/requestlog.py); `make run` defaults to json
+    "METRICS_TOKEN": None,  # set: GET /metrics needs Authorization: Bearer <it> (service/metrics.py)
 }
-STRINGS = ("STATE_SECRET", "STATE_SECRET_PREVIOUS", "CORS_ORIGINS", "RATE_LIMIT", "LOG_FORMAT")
+STRINGS = (
+    "STATE_SECRET",
+    "STATE_SECRET_PREVIOUS",
+    "CORS_ORIGINS",
+    "RATE_LIMIT",
+    "CREATE_RATE_LIMIT",
+    "RENDER_RATE_LIMIT",
+    "LOG_FORMAT",
+    "METRICS_TOKEN",
+)
 
 
 def _bytes(name: str, raw: str) -> int:

@@ -81,6 +81,7 @@ def flatten_messages(messages: Any, prefix: str = "") -> dict[str, list[str]]:
 
 _HTTP_CODES = {
     400: ("malformed_json", "The request body is not valid JSON."),
+    401: ("unauthorized", "This needs a bearer token the server knows: Authorization: Bearer <token>."),
     404: ("not_found", "There is nothing at this address."),
     405: ("method_not_allowed", "This address does not accept that method."),
     413: ("body_too_large", "The request body is larger than this server accepts."),
@@ -96,7 +97,10 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "malformed_json": (400, "the body is not JSON (`NaN` and `Infinity` are not JSON either)"),
     "duplicate_key": (400, "an object of the body gives one key twice (`details.key` names it)"),
     "too_deeply_nested": (400, "the body nests arrays or objects more than 16 levels deep"),
-    "unauthorized": (401, "no bearer token, or not one this match (or this server's umpire token) knows"),
+    "unauthorized": (
+        401,
+        "no bearer token, or not one this match (or this server's umpire token, or its metrics token for `/metrics`) knows",
+    ),
     "not_your_turn": (403, "a match's seat that may not move now (`details.may_move`, `details.proxy`)"),
     "admin_disabled": (403, "listing and aborting matches need `ADMIN_TOKEN` set on the server"),
     "not_found": (404, "nothing at this address"),
@@ -127,10 +131,15 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     ),
     "game_over": (422, "the state sent for a suggestion is of a finished game: there is no move to suggest"),
     "bot_unavailable": (422, "the game declares nothing the bot needs (the greedy bot: a position evaluation; `details.bot`)"),
-    "bad_signature": (422, "signing is on and the state's `sig` is missing or wrong (`details.fields`: `state.sig`)"),
+    "bad_signature": (
+        422,
+        "signing is on and the state's `sig` is missing or wrong, or its `origin` is not `start` or `setup`"
+        " (`details.fields`: `state.sig`, `state.origin`)",
+    ),
     "rate_limited": (
         429,
-        "over `RATE_LIMIT`, or over `SUGGEST_RATE_LIMIT` for suggestions"
+        "over `RATE_LIMIT`, or `CREATE_RATE_LIMIT` creating matches, `RENDER_RATE_LIMIT` drawing pictures,"
+        " `SUGGEST_RATE_LIMIT` asking for suggestions"
         " (`Retry-After` says when to send again; `details.limit`)",
     ),
     "internal_error": (500, "a bug; it is logged, with the request id"),

@@ -119,11 +119,16 @@ def step_events(game_name: str, meta: Meta, step: Step, ids: Ids) -> list[tuple[
 
 @bp.get("/matches/<match_id>/events")
 def events(match_id: str) -> Any:
-    last = request.headers.get("Last-Event-ID", request.args.get("last_event_id"))
-    if last is not None and not EVENT_ID.match(last.strip()):
+    header, query = request.headers.get("Last-Event-ID"), request.args.get("last_event_id")
+    # Each is checked, whichever is used (the header wins): a wrong one is the same 422 with or without the other.
+    if header is not None and not EVENT_ID.match(header.strip()):
         raise ApiError(
             422, "invalid_header", "Last-Event-ID is an event id of this stream: a ply, or ply.k.", {"header": "Last-Event-ID"}
         )
+    if query is not None and not EVENT_ID.match(query.strip()):
+        message = "last_event_id is an event id of this stream: a ply, or ply.k."
+        raise ApiError(422, "invalid_query", message, {"parameter": "last_event_id"})
+    last = header if header is not None else query
     store = get_store()
     try:
         first = settled(store, match_id)  # 404 before the stream starts

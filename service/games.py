@@ -16,7 +16,7 @@ import views
 from engine.errors import MoveError
 from engine.registry import NOT_BUILT, ROOMS, get_game
 from engine.room import RecordFormat
-from service import schemas
+from service import schemas, signing
 from service.errors import ApiError
 from service.http import json_body
 from service.signing import signed, verified
@@ -42,17 +42,19 @@ def list_games() -> Any:
 def new(game: str) -> Any:
     g = get_game(game)
     body = json_body(schemas.new_request)
-    return schemas.state_response.dump({"state": signed(g.dump(g.new(body["options"])))})
+    origin = signing.origin_of(body["options"], g.options)
+    return schemas.state_response.dump({"state": signed(g.dump(g.new(body["options"])), origin)})
 
 
 @bp.post("/games/<game>/play")
 def play(game: str) -> Any:
     g = get_game(game)
     body = json_body(schemas.play_request)
-    state = g.load(verified(body["state"]))
+    sent, origin = signing.read(body["state"])
+    state = g.load(sent)
     verdict = g.play(state, body["move"])
     error = None if verdict.error is None else verdict.error.to_json()
-    after = signed(g.dump(verdict.state))
+    after = signed(g.dump(verdict.state), origin)
     out = schemas.verdict_json(verdict.legal, after, move=verdict.move, error=error, events=verdict.events)
     # An illegal move changed nothing, so there is nothing to announce: its error says why.
     out["announcements"] = views.announcements(g.dump(state), verdict.events, after) if verdict.legal else []
@@ -103,7 +105,7 @@ def replay(game: str) -> Any:
     if result.first_illegal is not None:
         index, err = result.first_illegal
         first = {"index": index, "error": err.to_json()}
-    state = signed(g.dump(result.state))
+    state = signed(g.dump(result.state), signing.origin_of(body["options"], g.options))
     before = None if result.before is None else g.dump(result.before)
     said = views.announcements(before, result.events, state) if result.events else []
     out = {"valid": result.valid, "plies": result.plies, "first_illegal": first, "state": state}

@@ -7,7 +7,10 @@ how deeply it nests, how long any string is, how many items an array and how
 many members an object holds.  A key given twice in one object is refused
 (``duplicate_key``): JSON leaves it undefined, and Python's parser would keep
 the last silently, so two readers of one body could disagree about it.  Not
-JSON at all (``NaN``, ``Infinity`` included) is ``malformed_json``.
+JSON at all (``NaN``, ``Infinity`` included) is ``malformed_json``.  A lone
+surrogate (``"\\ud800"``: JSON's grammar allows the escape, but it is half of a
+character, not one) is ``422 invalid_body`` naming the string's field: no
+Unicode text, so no state, name or move can hold it (I-JSON, RFC 7493 §2.1).
 
 :class:`StrictJSONProvider` makes every ``request.get_json()`` of the app
 refuse duplicate keys and the non-JSON constants, so even the match hot path
@@ -17,12 +20,13 @@ refuse duplicate keys and the non-JSON constants, so even the match hot path
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-from flask import request
+from flask import current_app, request
 from flask.json.provider import DefaultJSONProvider
 from marshmallow import Schema
-from werkzeug.exceptions import BadRequest
+from werkzeug.exceptions import BadRequest, RequestEntityTooLarge
 
 from service.errors import BODY, ApiError, field_details
 
@@ -44,6 +48,21 @@ class NotJson(ValueError):
     """``NaN``, ``Infinity`` or ``-Infinity``: Python reads them, JSON has no such thing."""
 
 
+class LoneSurrogate(ValueError):
+    """A string of the body (at ``path``, dotted from its root) holds half of a surrogate pair."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path}: {SURROGATE_MESSAGE}")
+        self.path = path
+
+
+SURROGATE_MESSAGE = "A string must be Unicode text: it holds a lone surrogate (\\ud800-\\udfff), half of a character."
+# A surrogate can reach a parsed string only through a \u escape (UTF-8 cannot encode one), so a body
+# without such an escape needs no further look; a pair is joined by the parser, so what is left after it is lone.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in items:
@@ -58,8 +77,33 @@ def _constant(name: str) -> Any:
 
 
 def loads(text: str | bytes) -> Any:
-    """JSON text as Python values: duplicate keys and non-JSON constants raise ValueError."""
-    return json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
+    """JSON text as Python values: duplicate keys, non-JSON constants and lone
+    surrogates raise ValueError (:class:`LoneSurrogate` naming where)."""
+    data = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    if _SURROGATE_ESCAPE.search(raw) or not raw[:1].isascii() or b"\x00" in raw[:4]:  # an escape, or UTF-16/32
+        path = _surrogate_at(data)
+        if path is not None:
+            raise LoneSurrogate(path)
+    return data
+
+
+def _surrogate_at(data: Any) -> str | None:
+    """The dotted path of the first string (or key) of ``data`` that holds a lone surrogate."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(data, ())]
+    while stack:
+        value, parts = stack.pop()
+        if isinstance(value, str):
+            if _SURROGATE.search(value):
+                return _path(parts)
+        elif isinstance(value, list):
+            stack.extend((v, (*parts, str(i))) for i, v in enumerate(value))
+        elif isinstance(value, dict):
+            for key, v in value.items():
+                if _SURROGATE.search(key):
+                    return _path((*parts, ascii(key)[1:-1]))  # the path itself must be sendable text
+                stack.append((v, (*parts, key)))
+    return None
 
 
 class StrictJSONProvider(DefaultJSONProvider):
@@ -117,19 +161,29 @@ def json_body(schema: Schema) -> dict[str, Any]:
     415 unless the content type is JSON; 400 when the body does not parse
     (an empty body included), names a key twice in one object
     (``duplicate_key``) or nests too deeply (``too_deeply_nested``); 413
-    (raised by Werkzeug while reading) above ``MAX_BODY_BYTES``; 422 when a
+    above ``MAX_BODY_BYTES``, sized or chunked; 422 when a
     string, array or object is over its limit, when it is not an object or
     does not match the schema (the ValidationError handler names the fields)."""
     if not request.is_json:
         raise ApiError(415, "unsupported_media_type", "Send the body as application/json.")
+    raw = request.get_data(cache=True)
+    limit = current_app.config.get("MAX_CONTENT_LENGTH")
+    if request.content_length is None and limit is not None and len(raw) >= limit:
+        # A body without Content-Length (chunked) is read up to the limit and cut there
+        # (Werkzeug's LimitedStream raises only on a read past it): one that fills it is too large.
+        raise RequestEntityTooLarge()
     try:
-        data = loads(request.get_data(cache=True))
+        data = loads(raw)
     except DuplicateKey as e:
         raise ApiError(
             400, "duplicate_key", f"The request body gives the key {e.key!r} twice in one object.", {"key": e.key}
         ) from None
     except RecursionError:  # the parser's own limit, about a thousand levels
         raise _too_deep() from None
+    except LoneSurrogate as e:
+        raise ApiError(
+            422, "invalid_body", f"The request body holds what is not text: {e}", field_details({e.path: [SURROGATE_MESSAGE]})
+        ) from None
     except (ValueError, BadRequest):  # not JSON, not UTF-8, or a constant JSON does not have
         raise ApiError(400, "malformed_json", "The request body is not valid JSON.") from None
     if not isinstance(data, dict):

@@ -10,6 +10,11 @@
 * ``umpire_redis_errors_total{reason}``: Redis failures answered 503;
 * ``umpire_listeners``: requests waiting on a match now (event streams, long-polls).
 
+``METRICS_TOKEN`` set, ``/metrics`` answers only ``Authorization: Bearer
+<METRICS_TOKEN>`` (``401 unauthorized`` otherwise); unset, anyone may read
+it (keep it from the public at the proxy then: it tells the load and the
+error rate).
+
 Under gunicorn with several workers (and the sweeper, a process of its own)
 each process writes its figures to ``PROMETHEUS_MULTIPROC_DIR`` and any
 worker answers ``/metrics`` with the sum of all of them (``make run`` sets the
@@ -23,12 +28,14 @@ app of a process, which a test run or a tool making several apps defeats).
 
 from __future__ import annotations
 
+import hmac
 import os
 import time
 from typing import Any
 
 from flask import Flask, Response, g, request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest, multiprocess
+from werkzeug.exceptions import Unauthorized
 
 BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5)
 
@@ -69,6 +76,12 @@ def init_app(app: Flask) -> None:
             REQUESTS.labels(request.method, route, str(response.status_code)).observe(time.perf_counter() - start)
         return response
 
+    token = app.config.get("METRICS_TOKEN")
+
     @app.get("/metrics", endpoint="metrics")
     def _metrics() -> Any:
+        if token:
+            scheme, _, sent = request.headers.get("Authorization", "").partition(" ")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(sent.strip().encode(), str(token).encode()):
+                raise Unauthorized()  # 401 unauthorized in the one error shape (service/errors.py; metrics sits below it)
         return Response(_scrape(), mimetype=CONTENT_TYPE_LATEST.split(";")[0])

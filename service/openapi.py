@@ -36,6 +36,7 @@ from engine.options import SHARED_SCHEMAS, ref
 from engine.registry import GAMES, PRESETS, ROOMS
 from engine.stateio import MAX_PLY
 from service.errors import ERROR_CODES
+from service.ratelimit import CREATE_DEFAULT, RENDER_DEFAULT
 from service.schemas import NAMES_QUERY, NOT_BLANK
 
 Json = dict[str, Any]
@@ -86,7 +87,8 @@ def state_schema(game: Game[Any, Any], common: Json) -> Json:
         "anyOf": [ref(f"{component(game)}End"), {"type": "null"}],
         "description": f"`null` while ongoing; else why it ended: {', '.join(f'`{e}`' for e in game.ends)}.",
     }
-    props["sig"] = props.pop("sig")  # last, as the service writes it
+    props["origin"] = props.pop("origin")  # last, as the service writes them
+    props["sig"] = props.pop("sig")
     required = list(dict.fromkeys([*common["required"], *own.get("required", [])]))
     return {
         "type": "object",
@@ -201,16 +203,21 @@ def ref_header(name: str) -> Json:
 
 
 def add_common_answers(spec: Json) -> None:
-    """What every operation may answer: ``429`` when rate limits are on, and
-    ``X-Request-ID`` on every answer (service/requestlog.py)."""
+    """What every operation may answer: ``405`` (its address asked with another
+    method: every address answers it, service/errors.py), ``429`` when rate
+    limits are on, and ``X-Request-ID`` on every answer (service/requestlog.py).
+    An operation that names no security scheme is public: ``security: []``
+    says so (the document names none at its top)."""
     for path, item in spec["paths"].items():
         for method in ("get", "post"):
             op = item.get(method)
             if op is None:
                 continue
+            op.setdefault("security", [])
+            op["responses"]["405"] = {"$ref": "#/components/responses/MethodNotAllowed"}
             if path not in NO_RATE_LIMIT:
                 op["responses"]["429"] = {"$ref": "#/components/responses/RateLimited"}
-                op["responses"] = dict(sorted(op["responses"].items()))
+            op["responses"] = dict(sorted(op["responses"].items()))
             _headers(op["responses"])
     _headers(spec["components"]["responses"])
 
@@ -247,6 +254,12 @@ def limits_table() -> str:
         ("`X-Request-ID`", "128 characters of `A-Z a-z 0-9 - . _ : / + = @`; another is made otherwise", "-"),
         ("`wait_ply`, `timeout_s`", "0 or more; 0 to 30 seconds", "422 `invalid_query`"),
         ("requests", "`RATE_LIMIT` per client address and per bearer token (off by default)", "429 `rate_limited`"),
+        ("creating matches", f"`CREATE_RATE_LIMIT` per client address (default {CREATE_DEFAULT})", "429 `rate_limited`"),
+        (
+            "drawing pictures (`render`, `board.svg`, `board.png`)",
+            f"`RENDER_RATE_LIMIT` per client address (default {RENDER_DEFAULT})",
+            "429 `rate_limited`",
+        ),
         (
             "`suggest`'s `budget_s`",
             "more than 0, at most `SUGGEST_MAX_BUDGET_S` seconds (default 2; the setting at most 60)",

@@ -42,6 +42,7 @@ from service.db import get_store
 from service.errors import ApiError, field_details
 from service.history import History, history
 from service.http import json_body
+from service.signing import verified
 from views import posts, raster
 
 bp = Blueprint("pictures", __name__, url_prefix="/v1")
@@ -91,9 +92,11 @@ class Position:
 
 def _load(g: Any, data: Mapping[str, Any], field: str) -> Any:
     """A client's state under ``field`` (``state``, ``before``), checked by the
-    engine: BadState naming the field from the body's root."""
+    engine: BadState naming the field from the body's root.  A picture judges
+    nothing, so an unsigned state is drawn even when the server signs states
+    (a managed match's are never signed); a ``sig`` that is sent must be right."""
     try:
-        return g.load(data)
+        return g.load(verified(data, field, required=False))
     except BadState as err:
         if field == "state":
             raise

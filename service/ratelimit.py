@@ -15,25 +15,43 @@ Redis is started lazily, on the first match) counts in its own memory.  When
 Redis fails, limits fall back to each process's memory rather than refusing
 requests.
 
+Two kinds of request cost more than the rest and get a budget of their own
+per client address, on by default (an operator would not expect anyone to be
+able to create matches or draw pictures without bound): creating a match
+(``CREATE_RATE_LIMIT``, default :data:`CREATE_DEFAULT`: every match is kept in
+Redis for a month) and drawing a picture (``RENDER_RATE_LIMIT``, default
+:data:`RENDER_DEFAULT`: ``render`` and a match's ``board.svg``/``board.png``).
+``off`` turns either off.  They apply beside ``RATE_LIMIT``; a request with
+the server's umpire token (``UMPIRE_TOKEN``) creates matches at any pace.
 Suggestions (``POST /v1/games/{game}/suggest``, service/suggest.py) cost a
 search of up to ``SUGGEST_MAX_BUDGET_S`` of CPU each, so they have a budget
-of their own besides: ``SUGGEST_RATE_LIMIT`` per client address
-(``30/minute`` by default; empty: none), on the suggest blueprint.
+of their own too: ``SUGGEST_RATE_LIMIT`` (``30/minute`` by default).
 
 A request over a limit is ``429 rate_limited`` in the one error shape, with
-``Retry-After`` (seconds) and ``details.limit`` naming the limit.
+``Retry-After`` (seconds) and ``details.limit`` naming the limit.  Only a
+``429`` or a ``503`` carries ``Retry-After`` (flask-limiter would put one on
+every answer under a limit).
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, Flask, request
+from flask import Flask, Response, current_app, request
 from flask_limiter import ApplicationLimit, Limiter
 
 EXEMPT_PATHS = ("/v1/health",)
+OFF = "off"
+CREATE_DEFAULT = "600/minute"  # ten a second on average, in bursts: a tournament harness's pace, not a flood's
+RENDER_DEFAULT = "20/second;600/minute"  # a person stepping through a game draws a few a second
+# The views each budget covers, by endpoint.
+CREATE_ENDPOINTS = ("matches.create_match",)
+RENDER_ENDPOINTS = ("pictures.render", "pictures.match_svg", "pictures.match_png")
+SUGGEST_ENDPOINTS = ("suggest.suggest",)
+RETRY_STATUSES = (429, 503)
 
 
 def address() -> str:
@@ -52,6 +70,13 @@ def token_key() -> str:
 
 def _exempt() -> bool:
     return request.method == "OPTIONS" or request.path in EXEMPT_PATHS
+
+
+def _umpire() -> bool:
+    """The server's umpire token is trusted to create matches at any pace (a tournament harness)."""
+    umpire = current_app.config.get("UMPIRE_TOKEN")
+    token = bearer_token()
+    return _exempt() or bool(umpire and token and hmac.compare_digest(token.encode(), str(umpire).encode()))
 
 
 def _no_token() -> bool:
@@ -85,21 +110,42 @@ def _storage_options(app: Flask) -> Any:
     return options
 
 
+def _budget(app: Flask, name: str) -> str | None:
+    raw = app.config.get(name)
+    return None if not raw or str(raw).strip().lower() == OFF else str(raw)
+
+
 def init_app(app: Flask) -> Limiter | None:
-    rate = app.config.get("RATE_LIMIT")
-    searches = app.config.get("SUGGEST_RATE_LIMIT")
-    if not rate and not searches:
+    rate = _budget(app, "RATE_LIMIT")
+    budgets = [
+        (b, endpoints, name)
+        for name, endpoints in (
+            ("CREATE_RATE_LIMIT", CREATE_ENDPOINTS),
+            ("RENDER_RATE_LIMIT", RENDER_ENDPOINTS),
+            ("SUGGEST_RATE_LIMIT", SUGGEST_ENDPOINTS),
+        )
+        if (b := _budget(app, name))
+    ]
+
+    @app.after_request
+    def _retry_after_only_when_refused(response: Response) -> Response:
+        # Registered before the limiter's own hook, so it runs after it (Flask runs them in reverse).
+        if response.status_code not in RETRY_STATUSES:
+            response.headers.pop("Retry-After", None)
+        return response
+
+    if not rate and not budgets:
         return None
-    everything: list[str | Callable[[], str] | ApplicationLimit] = []
+    limits: list[str | Callable[[], str] | ApplicationLimit] = []
     if rate:
-        everything += [
+        limits = [
             ApplicationLimit(rate, key_function=address, exempt_when=_exempt, scope="address"),
             ApplicationLimit(rate, key_function=token_key, exempt_when=_no_token, scope="token"),
         ]
     limiter = Limiter(
         address,
         app=app,
-        application_limits=everything,
+        application_limits=limits,
         storage_uri=storage_uri(app.config.get("REDIS_URL"), bool(app.config.get("REDIS_CLUSTER"))),
         storage_options=_storage_options(app),
         key_prefix=f"{app.config.get('REDIS_PREFIX', 'umpire:')}ratelimit",
@@ -108,8 +154,11 @@ def init_app(app: Flask) -> Limiter | None:
         swallow_errors=True,
         in_memory_fallback_enabled=True,
     )
-    searching = app.blueprints.get("suggest")
-    if searches and isinstance(searching, Blueprint):  # service/suggest.py's route
-        limiter.limit(searches, key_func=address, exempt_when=_exempt, scope="suggest")(searching)
+    for budget, endpoints, name in budgets:
+        scope = name.removesuffix("_RATE_LIMIT").lower()
+        for endpoint in endpoints:
+            view: Callable[..., Any] = app.view_functions[endpoint]
+            exempt = _umpire if endpoint in CREATE_ENDPOINTS else _exempt
+            app.view_functions[endpoint] = limiter.limit(budget, key_func=address, scope=scope, exempt_when=exempt)(view)
     app.extensions["umpire.limiter"] = limiter
     return limiter

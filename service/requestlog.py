@@ -13,6 +13,13 @@ line (``time``, ``level``, ``message``, ``request_id``, ``method``, ``path``,
 ``status``, ``duration_ms``, and ``logger``; an exception's traceback as
 ``exception``); ``text`` writes the same as plain text.  ``make run`` (service/serve.py)
 defaults to json, a bare ``create_app()`` to text.
+
+What a client sent (a path with ``%0A`` in it, a move in a message) can never
+start a line of its own, in either format: JSON escapes every control
+character, and the text format writes each control character, line separator
+and backslash as a Python escape (``\n``, ``\x1b``, ``\u2028``, ``\\``), and a
+traceback's lines behind ``  | ``, so that every line of the log that does not
+begin so was written by the service itself.
 """
 
 from __future__ import annotations
@@ -80,16 +87,31 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(out, separators=(",", ":"), default=str)
 
 
+# Control characters (C0, DEL, C1), the characters str.splitlines() also breaks at, and the backslash.
+_UNSAFE = re.compile("[\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\\\]")
+
+
+def _escape(char: re.Match[str]) -> str:
+    return ascii(char.group())[1:-1] if char.group() != "\\" else "\\\\"
+
+
+def escape(text: str) -> str:
+    """``text`` on one line: control characters, line separators and ``\\`` as Python escapes (``\\n``, ``\\x1b``)."""
+    return _UNSAFE.sub(_escape, text)
+
+
 class TextFormatter(logging.Formatter):
-    """``time level [request id] message``, and the duration of an answer (its message names method, path, status)."""
+    """``time level [request id] message``, and the duration of an answer (its message names method, path, status).
+    The message is escaped (:func:`escape`): one record, one line, and a traceback's lines behind ``  | ``."""
 
     def format(self, record: logging.LogRecord) -> str:
         when = datetime.datetime.fromtimestamp(record.created, datetime.UTC).isoformat(timespec="milliseconds")
         rid = getattr(record, "request_id", None) or "-"
         took = getattr(record, "duration_ms", None)
-        line = f"{when} {record.levelname.lower()} [{rid}] {record.getMessage()}" + ("" if took is None else f" {took} ms")
+        message = escape(record.getMessage())
+        line = f"{when} {record.levelname.lower()} [{escape(str(rid))}] {message}" + ("" if took is None else f" {took} ms")
         if record.exc_info:
-            line += "\n" + self.formatException(record.exc_info)
+            line += "".join(f"\n  | {escape(part)}" for part in self.formatException(record.exc_info).split("\n"))
         return line
 
 

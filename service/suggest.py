@@ -42,7 +42,7 @@ SETTINGS: dict[str, Any] = {
     "SUGGEST_PROCESSES": 1,  # searcher processes per app process
     "SUGGEST_QUEUE": 2,  # requests per app process that may wait for a searcher; one more is 503 search_busy
     "SUGGEST_NICE": 10,  # the searchers' CPU priority (nice), below the workers'
-    "SUGGEST_RATE_LIMIT": "30/minute",  # per client address, flask-limiter syntax; empty: none
+    "SUGGEST_RATE_LIMIT": "30/minute",  # per client address, flask-limiter syntax; off: none (service/ratelimit.py)
 }
 ENV_TYPES: dict[str, Any] = {"SUGGEST_MAX_BUDGET_S": float, "SUGGEST_PROCESSES": int, "SUGGEST_QUEUE": int, "SUGGEST_NICE": int}
 
@@ -101,7 +101,7 @@ def init_app(app: Flask) -> None:
         if name in app.config:
             continue
         raw = os.environ.get(name)
-        if raw is None or (raw == "" and name != "SUGGEST_RATE_LIMIT"):  # SUGGEST_RATE_LIMIT= turns the limit off
+        if not raw:  # empty is unset, as for every setting
             app.config[name] = default
             continue
         try:

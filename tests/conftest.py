@@ -28,6 +28,10 @@ from openapi_check import SpecCheckedClient, SpecChecker, load_spec, spec_checke
 
 from service import create_app
 
+# The default budgets for creating matches and drawing pictures (service/ratelimit.py) are off for
+# the suite's apps, which draw dozens of pictures a second; tests/test_wrong_answers.py tests them.
+NO_BUDGETS = {"CREATE_RATE_LIMIT": "off", "RENDER_RATE_LIMIT": "off", "SUGGEST_RATE_LIMIT": "off"}
+
 
 @pytest.fixture
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
@@ -35,7 +39,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
     URL that cannot connect keeps any test from starting the embedded server
     (/v1/health answers 503 here).  tests/matches/ overrides this fixture."""
     nowhere = tmp_path_factory.getbasetemp() / "no-redis.sock"
-    yield create_app({"TESTING": True, "REDIS_URL": f"unix://{nowhere}"})
+    yield create_app({"TESTING": True, "REDIS_URL": f"unix://{nowhere}", **NO_BUDGETS})
 
 
 @pytest.fixture
@@ -72,9 +76,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real server (gunicorn and an embedded Redis) for the whole session: its base URL."""
     # event streams end after a second, so that a client reading one (schemathesis) does not wait five minutes
-    # and a suggestion thinks at most 0.2 s, unlimited in number: fuzzing reaches suggest's logic
-    # without spending the run searching
-    with liveserver.serve(
-        tmp_path_factory.mktemp("live"), EVENTS_LIFETIME_S="1", SUGGEST_MAX_BUDGET_S="0.2", SUGGEST_RATE_LIMIT=""
-    ) as base:
+    # and the fuzzers create matches and draw pictures faster than the default budgets allow (service/ratelimit.py)
+    # and a suggestion thinks at most 0.2 s: fuzzing reaches suggest's logic without spending the run searching
+    live = {"EVENTS_LIFETIME_S": "1", "SUGGEST_MAX_BUDGET_S": "0.2", **NO_BUDGETS}
+    with liveserver.serve(tmp_path_factory.mktemp("live"), **live) as base:
         yield base

@@ -117,6 +117,11 @@ class SpecChecker:
             problems = self.validate("/components/schemas/Error", body)
             assert not problems, f"{where}: not the error shape: {problems}"
             self.checked.add((template, method, str(status)))
+            # Each operation of the address declares the 405 the address answers to other methods.
+            for other in METHODS:
+                if other in self.spec["paths"][template]:
+                    assert "405" in self.spec["paths"][template][other]["responses"], f"{where}: {other} {template} lacks 405"
+                    self.checked.add((template, other.upper(), "405"))
             return
         responses = op["responses"]
         key = str(status) if str(status) in responses else "default" if "default" in responses else None

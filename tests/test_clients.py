@@ -1,8 +1,10 @@
 """Clients generated from openapi.yaml, as a client author would make them.
 
 * a Python client (openapi-python-client) is generated without one warning,
-  and plays a short game of every game (stateless) and a whole managed match
-  against a real server (tests/conftest.py ``live_server``);
+  passes ``mypy --strict``, and plays a short game of every game (stateless)
+  and a whole managed match against a real server (tests/conftest.py
+  ``live_server``); clients/templates holds the one template of the
+  generator's that we correct (its ``__exit__`` fails ``mypy --strict``);
 * TypeScript types (openapi-typescript, versions pinned in clients/package.json
   and installed by ``make test`` with ``npm ci``) are generated without one
   warning, and clients/check.ts - a client author's first lines, and mistakes
@@ -47,6 +49,7 @@ def umpire_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleTy
             str(Path(sys.executable).parent / "openapi-python-client"), "generate",
             "--path", str(SPEC), "--output-path", str(out), "--meta", "none",
             "--config", str(CLIENTS / "openapi-python-client.yaml"),
+            "--custom-template-path", str(CLIENTS / "templates"),
         ],
         capture_output=True, text=True, env=env, timeout=300,
     )  # fmt: skip
@@ -54,6 +57,12 @@ def umpire_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleTy
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
     assert warnings_in(output) == [], output
+    # A client author type-checks what they generate: every model and operation, strictly.
+    typed = subprocess.run(
+        [str(Path(sys.executable).parent / "mypy"), "--strict", "--no-incremental", "umpire_client"],
+        cwd=out.parent, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert typed.returncode == 0, typed.stdout[-5000:] + typed.stderr[-2000:]
     sys.path.insert(0, str(out.parent))
     try:
         yield importlib.import_module("umpire_client")
@@ -114,7 +123,7 @@ def _play(client: Any, name: str) -> None:
     # a refusal comes back as the one error shape
     broken = _model(f"{prefix}State").from_dict({**state.to_dict(), "ply": state.ply + 1})
     refused = _op(name, "legal-moves").sync(client=client, body=_model(f"{prefix}LegalMovesRequest")(state=broken))
-    assert isinstance(refused, _model("Error")) and refused.error.code == "bad_state"
+    assert isinstance(refused, _model("ErrorAnswer")) and refused.error.code == "bad_state"
 
 
 @pytest.mark.slow
@@ -154,7 +163,7 @@ def _moves(created: Any, seats: list[Any], client: Any) -> None:
     assert again.status_code == 422 and isinstance(again.parsed, _model("MatchIllegalVerdict"))
     assert again.parsed.error.code == "occupied"
     stale = match_move.sync(created.match_id, client=seats[1], body=_model("MatchMoveRequest")(move="A1", ply=1))
-    assert isinstance(stale, _model("Error")) and stale.error.code == "stale_ply"
+    assert isinstance(stale, _model("ErrorAnswer")) and stale.error.code == "stale_ply"
     match = get_match.sync(created.match_id, client=client)
     assert isinstance(match, _model("Match")) and match.ply == 3 and isinstance(match.state, _model("CatchupState"))
     done = resign.sync(created.match_id, client=seats[1])

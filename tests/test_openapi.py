@@ -207,6 +207,8 @@ OPENINGS: list[tuple[str, dict[str, Any]]] = [
     ("crystal", {"seed": 7, "anomalies": ["bombs", "pylons"], "colors": [["red", "blue"], ["green", "yellow"]], "first": 0}),
     ("plur", {"size": 3, "pie": True}),
     ("too", {"size": 2}),
+    ("product", {"size": 3}),
+    ("product", {"size": 2, "variant": "bentley", "lone_group": "size", "blocked": ["B2"]}),
 ]
 
 

@@ -27,6 +27,7 @@ TESTS = Path(__file__).resolve().parent
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(600)  # the run's own bound below; on a loaded machine it outlasts the suite's 300 s
 def test_schemathesis_finds_nothing(live_server: str, tmp_path: Path) -> None:
     examples = os.environ.get("ST_EXAMPLES", "25")
     seed = os.environ.get("ST_SEED", "1")
@@ -43,17 +44,31 @@ def test_schemathesis_finds_nothing(live_server: str, tmp_path: Path) -> None:
         "--generation-database", "none",
         "--request-timeout", "10",
     ]  # fmt: skip
-    env = {**os.environ, "SCHEMATHESIS_HOOKS": "schemathesis_hooks", "PYTHONPATH": str(TESTS), "NO_COLOR": "1"}
+    played = tmp_path / "played.txt"  # tests/schemathesis_hooks.py: a line per move or resignation accepted
+    env = {
+        **os.environ,
+        "SCHEMATHESIS_HOOKS": "schemathesis_hooks",
+        "PYTHONPATH": str(TESTS),
+        "NO_COLOR": "1",
+        "ST_BASE_URL": live_server,
+        "ST_PLAYED": str(played),
+        "ST_SEED": seed,
+    }
     started = time.monotonic()
     done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     took = time.monotonic() - started
     out = done.stdout + done.stderr
     summary = re.search(r"(\d+) generated", out)
-    print(f"schemathesis: {summary.group(0) if summary else '?'} test cases in {took:.1f} s")
+    accepted = played.read_text(encoding="utf-8").split() if played.exists() else []
+    moves, resigns = accepted.count("moves"), accepted.count("resign")
+    cases = summary.group(0) if summary else "?"
+    print(f"schemathesis: {cases} test cases in {took:.1f} s; accepted {moves} moves and {resigns} resignations")
     assert done.returncode == 0, out[-20000:]
     assert summary is not None and int(summary.group(1)) > 1000, out[-5000:]
     tested = re.search(r"Tested: (\d+)", out)
     assert tested is not None and int(tested.group(1)) == operations(), out[-5000:]  # every operation of the spec
+    # the stateful phase plays: moves and resignations get past the seat's token to the referee
+    assert moves >= 5 and resigns >= 1, (moves, resigns, out[-3000:])
 
 
 def operations() -> int:

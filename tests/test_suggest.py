@@ -31,7 +31,7 @@ MARGIN_S = 0.5  # over the budget, for spent_s: no timing assertion is tighter t
 
 
 def make(**config: Any) -> Flask:
-    app = create_app({"TESTING": True, "SUGGEST_RATE_LIMIT": "", **config})
+    app = create_app({"TESTING": True, "SUGGEST_RATE_LIMIT": "off", **config})
     app.test_client_class = SpecCheckedClient
     return app
 

@@ -40,7 +40,7 @@ def get(base: str, path: str) -> tuple[int, float]:
 
 def test_requests_are_answered_promptly_while_a_long_search_runs(tmp_path: Path) -> None:
     name = next(iter(ROOMS))
-    with liveserver.serve(tmp_path, WEB_CONCURRENCY="1", SUGGEST_MAX_BUDGET_S=str(LONG_S), SUGGEST_RATE_LIMIT="") as base:
+    with liveserver.serve(tmp_path, WEB_CONCURRENCY="1", SUGGEST_MAX_BUDGET_S=str(LONG_S), SUGGEST_RATE_LIMIT="off") as base:
         state = post(base, f"/v1/games/{name}/new", {})[1]["state"]
         post(base, f"/v1/games/{name}/suggest", {"state": state, "bot": "random"})  # the searcher process starts
         found: list[tuple[int, Any, float]] = []

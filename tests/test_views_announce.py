@@ -30,6 +30,7 @@ from viewcases import (
     random_catchup,
     random_crystal,
     random_plur,
+    random_product,
     random_too,
     too_finished,
 )
@@ -325,6 +326,8 @@ def walks(seed: int) -> list[Move]:
     out += random_crystal(rng, ALL_ANOMALIES, seed=f"a{seed}")
     out += random_plur(rng, 3, pie=True) + random_plur(rng, 2)
     out += random_too(rng, 3) + random_too(rng, 2)
+    out += random_product(rng, {"size": 3}) + random_product(rng, {"size": 2, "variant": "bentley", "lone_group": "size"})
+    out += random_product(rng, {"size": 2, "variant": "abstractplay", "blocked": ["B2"]})
     starts: list[tuple[Any, Any]] = [(CATCHUP, CATCHUP.new({})), (BUG, BUG.new({})), (CRYSTAL, crystal_seed_example())]
     for game, state in starts:
         for end in (game.resign(state, 1), game.timeout(state)):

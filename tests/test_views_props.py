@@ -13,10 +13,20 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from viewcases import ALL_ANOMALIES, Move, random_bug, random_catchup, random_crystal, random_plur, random_too
+from viewcases import (
+    ALL_ANOMALIES,
+    Move,
+    random_bug,
+    random_catchup,
+    random_crystal,
+    random_plur,
+    random_product,
+    random_too,
+)
 
 import views
 from engine.games.crystal.show import PIECE_NAMES
+from engine.games.product.rules import VARIANTS
 from engine.registry import ROOMS
 
 Walk = Callable[[random.Random, int], list[Move]]
@@ -31,6 +41,7 @@ WALKS: dict[str, Walk] = {
     "crystal-anomalies": lambda rng, n: random_crystal(rng, rng.sample(ALL_ANOMALIES, rng.randint(1, 7)), n, f"{rng.random()}"),
     "plur": lambda rng, n: random_plur(rng, rng.choice([2, 3, 4]), pie=rng.random() < 0.5, plies=n),
     "too": lambda rng, n: random_too(rng, rng.choice([2, 3, 4]), plies=n),
+    "product": lambda rng, n: random_product(rng, {"size": rng.choice([2, 3, 4]), "variant": rng.choice(VARIANTS)}, n),
 }
 
 

@@ -269,6 +269,7 @@ def test_every_game_has_its_default_names() -> None:
         "crystal": ("Player 1", "Player 2"),
         "plur": ("Black", "White"),
         "too": ("Black", "White"),
+        "product": ("Black", "White"),
     }
 
 

@@ -25,6 +25,7 @@ sys.path.insert(0, str(HERE))  # the engine tests' boards (test_catchup, test_bu
 from test_bug import SEED as BUG_SEED  # noqa: E402
 from test_catchup import TIE_BREAK_1, WORKED_EXAMPLE  # noqa: E402
 from test_crystal import IDENTITY_B, SEED_EXAMPLE  # noqa: E402
+from test_product import EQUAL_BLACK_FEWER  # noqa: E402
 
 from engine import get_game  # noqa: E402
 from engine.games.crystal.grid import shift_text  # noqa: E402
@@ -38,6 +39,7 @@ Move = tuple[Json | None, list[Json], Json]  # before, events, after
 CATCHUP = get_game("catchup")
 BUG = get_game("bug")
 CRYSTAL = get_game("crystal")
+PRODUCT = get_game("product")
 ALL_ANOMALIES = ["bombs", "chameleons", "color-convertor", "pylons", "rocks", "shift-plus", "spikes"]
 
 
@@ -262,6 +264,19 @@ def too_finished() -> Move:
     return None, [{"type": "place", "player": 0, "color": "black", "cells": ["E3"]}, end], state
 
 
+def product_midgame() -> Move:
+    """A side-5 game five turns in, the last Black's B D4 and W E5 (R-E4)."""
+    state = PRODUCT.new({})
+    return play(PRODUCT, state, "B C3", "B C4 W E6", "W A1 B G3", "W A2 B G4", "B D4 W E5")[1][-1]
+
+
+def product_finished() -> Move:
+    """tests/test_product.py's equal products (8 each) and its last turn: black wins with fewer stones (R-E4a)."""
+    board, _ = position(EQUAL_BLACK_FEWER, 3)
+    del board["E1"], board["E3"]
+    return play(PRODUCT, PRODUCT.new({"size": 3, "position": board}), "W E3 B E1")[1][-1]
+
+
 # -- the golden pictures --------------------------------------------------------------------------
 
 
@@ -305,6 +320,8 @@ def golden_cases() -> dict[str, Callable[[], tuple[Json, dict[str, Any]]]]:
         "plur-finished-print": case(plur_finished, palette="print"),
         "too-midgame-colorblind": case(too_midgame, palette="colorblind"),
         "too-finished": case(too_finished),
+        "product-midgame": case(product_midgame),
+        "product-finished-colorblind": case(product_finished, palette="colorblind"),
     }
 
 
@@ -452,4 +469,20 @@ def random_too(rng: Any, size: int = 3, plies: int | None = None) -> list[Move]:
             events.append({"type": "end", "winner": after["winner"], "end": "full", "second": [b2, w2]})
         out.append((state, events, after))
         state = after
+    return out
+
+
+def random_product(rng: Any, options: Json, plies: int | None = None) -> list[Move]:
+    """A random game of Product through the engine (to the full board, or ``plies`` moves)."""
+    state = PRODUCT.new(options)
+    out: list[Move] = []
+    while not PRODUCT.is_over(state) and (plies is None or len(out) < plies):
+        cells = PRODUCT.next_steps(state, []).steps
+        picked: list[str] = []
+        while len(picked) < state.stones_due:
+            step = rng.choice(cells)
+            if step[2:] not in {p[2:] for p in picked}:
+                picked.append(step)
+        state, moved = play(PRODUCT, state, " ".join(picked))
+        out += moved
     return out

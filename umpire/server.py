@@ -59,6 +59,7 @@ class EmbeddedServer:
             WEB_CONCURRENCY=str(self.workers),
             THREADS=str(self.threads),
             ACCESS_LOG="",  # no line per request
+            CREATE_RATE_LIMIT="off",  # its own server, on loopback: a tournament creates a match per game, fast
         )
         log = open(self.folder / "server.log", "wb")  # noqa: SIM115 - the server's output, read when it fails
         self.process = subprocess.Popen(

@@ -177,3 +177,22 @@ def test_a_word_step_beside_cell_steps_is_offered_as_a_word(page: WebDriver, sho
     shot(page, "swap-offered")
     click_step(page, "swap")
     assert ply(page) == 2 and cells(page)["B2"] == "B2, white stone", text(page, "u-verdict")
+
+
+def test_product_is_played_by_clicks_two_stones_a_turn(page: WebDriver, shot: Shot) -> None:
+    """R-E4, R-E4a: the first turn places one stone, every later turn two, each of
+    either colour; the page learns this from Product's hints and the prefix calls
+    (the move is played when the engine says it is complete), with no table of its own."""
+    new_game(page, "product", size="3")
+    page.find_element(By.CSS_SELECTOR, '#u-choice input[value="W"]').click()
+    click_cell(page, "C3")  # the first turn: one stone, so the move is complete and played
+    assert ply(page) == 1 and text(page, "u-verdict").startswith("Legal: W C3")
+    page.find_element(By.CSS_SELECTOR, '#u-choice input[value="B"]').click()
+    click_cell(page, "A1")  # a second stone is due: not played yet
+    assert ply(page) == 1
+    page.find_element(By.CSS_SELECTOR, '#u-choice input[value="W"]').click()
+    click_cell(page, "C4")
+    assert ply(page) == 2, text(page, "u-verdict")
+    assert text(page, "u-verdict").startswith("Legal: B A1 W C4")
+    assert cells(page)["A1"] == "A1, black stone (Black's colour)" and cells(page)["C4"] == "C4, white stone (White's colour)"
+    shot(page, "product")

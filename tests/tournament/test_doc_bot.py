@@ -47,6 +47,9 @@ VARIANTS: list[tuple[str, list[str]]] = [
     ("plur", ["size=4"]),
     ("plur", ["size=4", "pie=true"]),
     ("too", ["size=4"]),
+    ("product", ["size=3"]),
+    ("product", ["size=3", "variant=bentley", "lone_group=size"]),
+    ("product", ["size=3", "variant=abstractplay", 'blocked=["C3"]']),
 ]
 
 

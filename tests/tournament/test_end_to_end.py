@@ -58,6 +58,7 @@ def png_size(path: Path) -> tuple[int, int]:
         ("crystal", [], 2, ["--clock", "crystal"]),
         ("plur", ["size=3", "pie=true"], 2, ["--clock", "plur"]),
         ("too", ["size=3"], 2, ["--clock", "too"]),
+        ("product", ["size=3", "variant=abstractplay"], 2, ["--clock", "product"]),
     ],
 )
 def test_random_against_greedy(
