@@ -60,12 +60,14 @@ typecheck: $(DEV)
 hadolint: $(DEV)
 	$(BIN)/hadolint Dockerfile
 
-## The browser the page's tests drive (tests/browser): Debian's chromium and chromium-driver, installed when
-## missing (as root, as CI runs).  Without them those tests fail; they never skip.
+## The browser the page's tests drive (tests/browser): Debian's chromium and chromium-driver, and the nginx
+## tests/test_proxy.py puts in front of the app (deploy/nginx.conf), installed when missing (as root, as CI
+## runs).  Without them those tests fail; they never skip.
 CHROMIUM ?= /usr/bin/chromium
 browser:
 	@[ -x $(CHROMIUM) ] && [ -x /usr/bin/chromedriver ] || apt-get install -y chromium chromium-driver || \
 		{ apt-get update && apt-get install -y chromium chromium-driver; }
+	@[ -x /usr/sbin/nginx ] || apt-get install -y nginx || { apt-get update && apt-get install -y nginx; }
 
 # pytest's own exit status decides (1 failures, 2 interrupted, 5 no tests: all fail the build).
 # It includes the contract tests: schemathesis against a real server, and clients generated from openapi.yaml.

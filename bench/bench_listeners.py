@@ -189,7 +189,9 @@ def main() -> None:
     workers = os.environ.get("BENCH_WORKERS", "2")
     work = Path(tempfile.mkdtemp(prefix="bench-listeners-"))
     redis = TcpRedis(work / "redis", free_port()).start()
-    proc, base = serve({"REDIS_URL": redis.url, "WEB_CONCURRENCY": workers, "EVENTS_LIFETIME_S": "600"})
+    # every listener comes from 127.0.0.1: over MAX_LISTENERS_PER_ADDRESS's default (200 a process), so it is raised
+    env = {"MAX_LISTENERS_PER_ADDRESS": str(listeners)}
+    proc, base = serve({"REDIS_URL": redis.url, "WEB_CONCURRENCY": workers, "EVENTS_LIFETIME_S": "600", **env})
     crowd = None
     try:
         port = int(base.rsplit(":", 1)[1])

@@ -184,6 +184,7 @@ def serve(env: dict[str, str], cwd: Path = ROOT, log: Path | None = None) -> tup
     base URL.  Its output goes to ``log`` (none when None)."""
     port = free_port()
     full = {**os.environ, "HOST": "127.0.0.1", "PORT": str(port), "ACCESS_LOG": "", **env}
+    log = log or (Path(os.environ["BENCH_LOG"]) if os.environ.get("BENCH_LOG") else None)  # BENCH_LOG: keep it there
     with open(log or os.devnull, "ab") as out:
         proc = subprocess.Popen([sys.executable, "-m", "service.serve"], cwd=cwd, env=full, stdout=out, stderr=out)
     base = f"http://127.0.0.1:{port}"

@@ -98,9 +98,11 @@ class BadOptions(FieldError):
         super().__init__(field, message, code)
 
 
-# Every code of an illegal move (a verdict's ``error.code``), with when: the
-# spec's table is generated from this, and a test finds every code the engine
-# raises here.  They are answers, not failures (service/errors.py lists those).
+# The codes of an illegal move (a verdict's ``error.code``) that any game may
+# give, with when.  Each game declares its own beside its rules
+# (``Game.move_codes``); engine/registry.py ``MOVE_CODES`` joins them, the
+# spec's table is generated from that, and a test finds every code the engine
+# raises there.  They are answers, not failures (service/errors.py lists those).
 MOVE_ERROR_CODES: dict[str, str] = {
     "bad_notation": "the move cannot be read in the game's notation",
     "empty_move": "the move names nothing",
@@ -111,25 +113,5 @@ MOVE_ERROR_CODES: dict[str, str] = {
     "unknown_cell": "a cell that is not on this board",
     "blocked": "a blocked (black) cell",
     "occupied": "a cell already occupied",
-    "duplicate_cell": "Catchup, Product: a cell named twice in one turn (R-C1, R-E4)",
     "too_many_stones": "more stones than the turn may place",
-    "too_few_stones": "Product: fewer stones than the turn places (R-E4a)",
-    "largest_group_grew": "Catchup bolanos: two stones that change the largest group's size (R-C3)",
-    "would_merge": "Bug: a grow that touches two of the player's bugs (R-B3)",
-    "too_large": "Bug: a grow past the largest bug on the board (R-B3)",
-    "must_eat": "Bug: an eat is due and the move does not make it (R-B4, R-B8)",
-    "no_eat_due": "Bug: a bonus cell where no eat is due (R-B4)",
-    "bad_bonus": "Bug: a bonus cell the eat cannot grow onto (R-B4)",
-    "too_many_cells": "Bug: more cells than the grow and its eats (R-B5)",
-    "no_swap": "Plur: `swap` where the pie rule does not allow it (R-E1a)",
-    "wrong_phase": "Crystal: a move of another phase (a draft word while shifting, ...)",
-    "not_in_draft": "Crystal: a word the draft does not take now (R-X1)",
-    "not_your_colour": "Crystal: a colour that is not the player's, or taken (R-X1, R-X5)",
-    "wrong_colour_count": "Crystal: too few or too many colours in a pick (R-X1)",
-    "bad_shift": "Crystal: a shift that cannot be read (file, direction, amount 1-5; R-X2)",
-    "wrong_shift_count": "Crystal: not the number of shifts the turn makes (R-X2, shift-plus)",
-    "file_barred": "Crystal: a file the opponent shifted on their last turn (R-X2)",
-    "rock_over_edge": "Crystal: a shift that carries a rock over the edge (R-X5)",
-    "no_convertor": "Crystal: `convert` without the color-convertor anomaly (R-X5)",
-    "convert_not_first": "Crystal: `convert` after the first shift, or twice (R-X5)",
 }

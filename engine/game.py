@@ -181,6 +181,8 @@ class Game(ABC, Generic[S, M]):
     end_rule: ClassVar[str]
     # What a turn must do, for the sentence refusing "pass" (code no_pass).
     turn_needs: ClassVar[str]
+    # The codes of the game's own illegal moves, with when (beside engine/errors.py's MOVE_ERROR_CODES).
+    move_codes: ClassVar[dict[str, str]] = {}
 
     # -- options -------------------------------------------------------------------
 

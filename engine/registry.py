@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.clock import ClockSpec
-from engine.errors import EngineError
+from engine.errors import MOVE_ERROR_CODES, EngineError
 from engine.game import Game
 from engine.games import bug, catchup, crystal, plur, product, too
 from engine.room import Room
@@ -41,6 +41,22 @@ def _presets() -> dict[str, ClockSpec]:
 
 
 PRESETS: dict[str, ClockSpec] = _presets()
+
+
+def _move_codes() -> dict[str, str]:
+    """Every code of an illegal move with when: the common ones, then each game's
+    own (a code two games give says when for each)."""
+    out = dict(MOVE_ERROR_CODES)
+    own: dict[str, list[str]] = {}
+    for game in GAMES.values():
+        for code, when in game.move_codes.items():
+            if code in MOVE_ERROR_CODES:
+                raise ValueError(f"{game.title} declares the common move code {code!r} as its own")
+            own.setdefault(code, []).append(f"{game.title}: {when}")
+    return {**out, **{code: "; ".join(whens) for code, whens in own.items()}}
+
+
+MOVE_CODES: dict[str, str] = _move_codes()
 
 # R-E3: games the seeds name but do not describe well enough to umpire.
 NOT_BUILT: dict[str, str] = {

@@ -76,7 +76,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.json = StrictJSONProvider(app)
     app.json.sort_keys = False
 
-    from service import cors, metrics, ratelimit, requestlog, signing, suggest
+    from service import cors, guard, metrics, ratelimit, requestlog, signing, suggest
     from service.errors import register_error_handlers
     from service.games import bp as games_bp
     from service.matches import init_app as init_matches
@@ -85,6 +85,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     requestlog.init_app(app)  # first: every later hook and every answer has the request id
     register_error_handlers(app)
+    guard.init_app(app)  # its settings; request bodies read within a deadline, before any view (service/guard.py)
     signing.init_app(app)
     cors.init_app(app)
     app.register_blueprint(games_bp)

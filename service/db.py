@@ -132,7 +132,8 @@ def get_hub(app: Flask | None = None) -> Hub:
         with app.extensions["umpire.store.lock"]:
             hub = app.extensions["umpire.hub"]
             if hub is None:
-                hub = Hub(store)
+                cfg = app.config  # the caps are service/guard.py's settings
+                hub = Hub(store, int(cfg.get("MAX_LISTENERS_PER_MATCH") or 0), int(cfg.get("MAX_LISTENERS_PER_ADDRESS") or 0))
                 app.extensions["umpire.hub"] = hub
     return hub
 
@@ -148,6 +149,9 @@ def close(app: Flask) -> None:
     if store is not None:
         store.r.close()
         app.extensions["umpire.store"] = None
+    renderers = app.extensions.pop("umpire.renderers", None)  # service/pictures.py's PNG renderer processes
+    if renderers is not None:
+        renderers.close()
 
 
 class Positions:

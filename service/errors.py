@@ -136,17 +136,30 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
         "signing is on and the state's `sig` is missing or wrong, or its `origin` is not `start` or `setup`"
         " (`details.fields`: `state.sig`, `state.origin`)",
     ),
+    "body_timeout": (408, "the body did not arrive within `BODY_TIMEOUT_S` (`details.timeout_s`); the connection is closed"),
     "rate_limited": (
         429,
-        "over `RATE_LIMIT`, or `CREATE_RATE_LIMIT` creating matches, `RENDER_RATE_LIMIT` drawing pictures,"
-        " `SUGGEST_RATE_LIMIT` asking for suggestions"
+        "over `RATE_LIMIT`, or `CREATE_RATE_LIMIT` creating matches, or `RENDER_RATE_LIMIT` drawing pictures, or"
+        " `PNG_RATE_LIMIT` for a PNG picture that must be rendered, or `SUGGEST_RATE_LIMIT` asking for suggestions"
         " (`Retry-After` says when to send again; `details.limit`)",
+    ),
+    "too_many_concurrent": (
+        429,
+        "this address already holds as many event streams and long-polls (`MAX_LISTENERS_PER_ADDRESS`) or request bodies"
+        " being sent (`MAX_BODIES_PER_ADDRESS`, after waiting `BODY_TIMEOUT_S` for a turn) as one app process allows"
+        " (`details.what`, `details.limit`; `Retry-After`)",
     ),
     "internal_error": (500, "a bug; it is logged, with the request id"),
     "unavailable": (503, "Redis is not answering (`details.redis`: `down`, `timeout`, `misconfigured`, `cluster_state`)"),
     "search_busy": (
         503,
         "every searcher of the built-in bots is busy and the queue is full, or a search took too long (`Retry-After`)",
+    ),
+    "render_busy": (503, "every PNG renderer is busy and the queue is full, or a rendering took too long (`Retry-After`)"),
+    "too_many_listeners": (
+        503,
+        "the match has as many event streams and long-polls as one app process allows (`MAX_LISTENERS_PER_MATCH`,"
+        " `details.limit`; `Retry-After`)",
     ),
     "outcome_unknown": (
         503,

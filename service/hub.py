@@ -12,14 +12,23 @@ while it waits.
 A waiter registers *before* it re-reads the match (:meth:`Hub.watch`), so a
 change between its read and its wait is never missed; when the hub loses
 Redis it wakes everybody (they re-read, and see the failure for themselves)
-and reconnects.
+and reconnects.  :meth:`Hub.notified_at` says when a match was last
+notified, so that of many waiters woken together one re-reads the match for
+all (service/events.py ``Feed``).
+
+Listeners are admitted (:meth:`Hub.admit`) before they wait: at most
+``per_match`` of one match and ``per_address`` of one client address in this
+process (0: no cap); one more is :class:`Crowded`, which the service answers
+``503 too_many_listeners`` (the match) or ``429 too_many_concurrent`` (the
+address).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 
 import redis
@@ -30,10 +39,23 @@ from service.store import Store
 log = logging.getLogger(__name__)
 
 
+class Crowded(Exception):
+    """A listener over a cap: ``what`` is ``match`` or ``address``, ``limit`` the cap."""
+
+    def __init__(self, what: str, limit: int) -> None:
+        super().__init__(f"over the cap of {limit} listeners per {what}")
+        self.what, self.limit = what, limit
+
+
 class Hub:
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, per_match: int = 0, per_address: int = 0) -> None:
         self.store = store
+        self.per_match, self.per_address = per_match, per_address
         self._waiters: dict[str, set[threading.Event]] = {}
+        self._notified: dict[str, float] = {}  # match id -> when it was last notified (monotonic), while watched
+        self._reset_at = 0.0  # when every waiter was last woken (a reconnect)
+        self._admitted: dict[str, int] = {}  # match id -> listeners admitted
+        self._by_address: dict[str, int] = {}  # client address -> listeners admitted
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
@@ -44,6 +66,40 @@ class Hub:
         """Requests waiting on a match in this process now."""
         with self._lock:
             return sum(len(events) for events in self._waiters.values())
+
+    def admit(self, match_id: str, address: str | None) -> Callable[[], None]:
+        """Count one more listener of ``match_id`` from ``address``, or raise
+        :class:`Crowded`; returns the function that counts it out (once)."""
+        with self._lock:
+            if self.per_match and self._admitted.get(match_id, 0) >= self.per_match:
+                raise Crowded("match", self.per_match)
+            if address is not None and self.per_address and self._by_address.get(address, 0) >= self.per_address:
+                raise Crowded("address", self.per_address)
+            self._admitted[match_id] = self._admitted.get(match_id, 0) + 1
+            if address is not None:
+                self._by_address[address] = self._by_address.get(address, 0) + 1
+        done = threading.Event()
+
+        def release() -> None:
+            if done.is_set():
+                return
+            done.set()
+            with self._lock:
+                for counts, key in ((self._admitted, match_id), (self._by_address, address)):
+                    if key is None:
+                        continue
+                    left = counts.get(key, 0) - 1
+                    if left > 0:
+                        counts[key] = left
+                    else:
+                        counts.pop(key, None)
+
+        return release
+
+    def notified_at(self, match_id: str) -> float:
+        """When ``match_id`` was last notified (``time.monotonic``), 0 if never while watched."""
+        with self._lock:
+            return max(self._notified.get(match_id, 0.0), self._reset_at)
 
     def _start(self) -> None:
         with self._lock:
@@ -70,13 +126,18 @@ class Hub:
                     waiting.discard(event)
                     if not waiting:
                         del self._waiters[match_id]
+                        self._notified.pop(match_id, None)
 
     def notify(self, match_id: str | None = None) -> None:
         """Wake the waiters of ``match_id`` (of every match when None)."""
+        now = time.monotonic()
         with self._lock:
             if match_id is None:
+                self._reset_at = now
                 events = [e for waiting in self._waiters.values() for e in waiting]
             else:
+                if match_id in self._waiters:
+                    self._notified[match_id] = now
                 events = list(self._waiters.get(match_id, ()))
         for event in events:
             event.set()

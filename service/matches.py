@@ -35,8 +35,10 @@ from engine.registry import GAMES, PRESETS, get_game
 from service import db, referee, schemas
 from service.db import get_hub, get_positions, get_store
 from service.errors import ApiError, error_response
+from service.events import crowded
 from service.games import record_format
 from service.http import json_body
+from service.hub import Crowded
 from service.metrics import MOVES, REDIS_ERRORS
 from service.referee import Live, Meta
 from service.store import Conflict, Gone, NoReplicas, Store, Unconfirmed, new_match_id
@@ -272,18 +274,26 @@ def wait(store: Store, match_id: str, cur: Settled, done: Callable[[Settled], bo
     if done(cur) or cur.live.finished:
         return cur
     end = time.monotonic() + timeout_s
-    with get_hub().watch(match_id) as changed:
-        cur = read(store, match_id)  # after registering: a change since the first read is seen
-        while not done(cur) and not cur.live.finished:
-            left = end - time.monotonic()
-            if left <= 0:
-                break
-            deadline = cur.live.clock.deadline
-            if deadline is not None:
-                left = min(left, max(0.0, (deadline + 1 - cur.now) / 1000) + 0.001)
-            changed.wait(left)
-            changed.clear()
-            cur = read(store, match_id)
+    hub = get_hub()
+    try:
+        release = hub.admit(match_id, request.remote_addr)  # MAX_LISTENERS_PER_MATCH, _PER_ADDRESS (service/guard.py)
+    except Crowded as err:
+        raise crowded(err) from None
+    try:
+        with hub.watch(match_id) as changed:
+            cur = read(store, match_id)  # after registering: a change since the first read is seen
+            while not done(cur) and not cur.live.finished:
+                left = end - time.monotonic()
+                if left <= 0:
+                    break
+                deadline = cur.live.clock.deadline
+                if deadline is not None:
+                    left = min(left, max(0.0, (deadline + 1 - cur.now) / 1000) + 0.001)
+                changed.wait(left)
+                changed.clear()
+                cur = read(store, match_id)
+    finally:
+        release()
     return cur
 
 
@@ -468,6 +478,8 @@ def submit_move(match_id: str) -> Any:
             answer = referee.verdict_answer(meta, live, now, refused)
             answer = with_legal(answer, game.name, position or live.state)
             return Change(live, [made], [], answer, 422, verdict="illegal")
+        if body.get("book"):
+            made["o"] = 1  # played from an opening book: the record says so
         answer = referee.move_answer(meta, made, live.state, new_live.state, verdict.events)
         answer = with_legal(answer, game.name, verdict.state)
         return Change(new_live, [made], pointers, answer, 200, verdict.state, "accepted")

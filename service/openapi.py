@@ -30,10 +30,9 @@ from typing import Any
 
 import yaml
 
-from engine.errors import MOVE_ERROR_CODES
 from engine.game import Game
 from engine.options import SHARED_SCHEMAS, ref
-from engine.registry import GAMES, PRESETS, ROOMS
+from engine.registry import GAMES, MOVE_CODES, PRESETS, ROOMS
 from engine.stateio import MAX_PLY
 from service.errors import ERROR_CODES
 from service.ratelimit import CREATE_DEFAULT, RENDER_DEFAULT
@@ -217,6 +216,8 @@ def add_common_answers(spec: Json) -> None:
             op["responses"]["405"] = {"$ref": "#/components/responses/MethodNotAllowed"}
             if path not in NO_RATE_LIMIT:
                 op["responses"]["429"] = {"$ref": "#/components/responses/RateLimited"}
+            if "requestBody" in op:  # read within BODY_TIMEOUT_S (service/guard.py)
+                op["responses"]["408"] = {"$ref": "#/components/responses/BodyTimeout"}
             op["responses"] = dict(sorted(op["responses"].items()))
             _headers(op["responses"])
     _headers(spec["components"]["responses"])
@@ -228,7 +229,7 @@ def error_code_table() -> str:
 
 
 def move_code_table() -> str:
-    rows = [f"| `{code}` | {when} |" for code, when in MOVE_ERROR_CODES.items()]
+    rows = [f"| `{code}` | {when} |" for code, when in MOVE_CODES.items()]
     return "\n".join(["| code | when |", "|---|---|", *rows])
 
 
@@ -259,6 +260,17 @@ def limits_table() -> str:
             "drawing pictures (`render`, `board.svg`, `board.png`)",
             f"`RENDER_RATE_LIMIT` per client address (default {RENDER_DEFAULT})",
             "429 `rate_limited`",
+        ),
+        ("PNG renderings", "`PNG_RATE_LIMIT` per address (60 a minute; a cached picture is free)", "429 `rate_limited`"),
+        ("PNG width", f"{schemas.MIN_WIDTH} to {schemas.MAX_WIDTH} pixels", "422 `invalid_body` / `invalid_query`"),
+        ("PNG renderings at once", "`RENDER_PROCESSES` + `RENDER_QUEUE` per app process (1 + 2)", "503 `render_busy`"),
+        ("a request body's arrival", "`BODY_TIMEOUT_S` (5 s) for the whole body", "408 `body_timeout`"),
+        ("bodies being sent at once", "`MAX_BODIES_PER_ADDRESS` per address and app process (16)", "429 `too_many_concurrent`"),
+        (
+            "event streams and waits",
+            "`MAX_LISTENERS_PER_ADDRESS` per client address (200), `MAX_LISTENERS_PER_MATCH` per match (5000),"
+            " each per app process",
+            "429 `too_many_concurrent`, 503 `too_many_listeners`",
         ),
         (
             "`suggest`'s `budget_s`",

@@ -19,6 +19,19 @@ and ``Cache-Control: immutable``; ``If-None-Match`` gets ``304`` before any
 PNG is rendered.  Pictures of the latest position of a match in play carry
 the running clock, so they are never cached.
 
+PNG pictures cost CPU (tens of milliseconds, about a second at the largest
+width, ``MAX_WIDTH`` 2048 pixels), so (issue 20, service/guard.py):
+
+* they are rendered by a small pool of processes of their own
+  (service/renderer.py), never in the worker's event loop; a full queue is
+  ``503 render_busy`` with ``Retry-After`` at once;
+* a match's picture of a position that can no longer change is kept in Redis
+  under the match's hash tag (at most ``PICTURE_CACHE_PER_MATCH``, expiring
+  after ``PICTURE_CACHE_TTL_S``), so it is rendered once for every app
+  process; each process also keeps its last pictures (16 MiB);
+* a rendering is charged to the client's address on a budget of its own,
+  ``PNG_RATE_LIMIT`` (``429 rate_limited``); a cached picture is free.
+
 The views hold no rules and no HTTP; this module holds neither pictures nor
 rules: it reads requests, has the engine check what it is given, and calls
 ``views``.
@@ -27,23 +40,27 @@ rules: it reads requests, has the engine check what it is given, and calls
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from flask import Blueprint, Response, request, url_for
+import redis
+from flask import Blueprint, Flask, Response, current_app, request, url_for
 
 import views
 from engine.errors import BadState
 from engine.game import RESERVED
 from engine.registry import get_game
-from service import schemas
+from service import ratelimit, renderer, schemas
 from service.db import get_store
 from service.errors import ApiError, field_details
 from service.history import History, history
 from service.http import json_body
 from service.signing import verified
-from views import posts, raster
+from views import posts
+
+log = logging.getLogger(__name__)
 
 bp = Blueprint("pictures", __name__, url_prefix="/v1")
 
@@ -137,6 +154,78 @@ def _names(value: list[str] | None) -> tuple[str, str] | None:
     return None if value is None else (value[0], value[1])
 
 
+# -- PNG: rendered apart, cached, on a budget -------------------------------------------------
+
+
+def _app() -> Flask:
+    app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
+    return app
+
+
+def render_pool(app: Flask) -> renderer.Pool:
+    """The app process's renderers (started on the first PNG)."""
+    pool: renderer.Pool | None = app.extensions.get("umpire.renderers")
+    if pool is None:
+        cfg = app.config
+        made = renderer.Pool(
+            int(cfg["RENDER_PROCESSES"]) or 1, int(cfg["RENDER_QUEUE"]), float(cfg["RENDER_TIMEOUT_S"]), int(cfg["RENDER_NICE"])
+        )
+        pool = app.extensions.setdefault("umpire.renderers", made)  # no process starts before its first picture
+    return pool
+
+
+def _recent(app: Flask) -> renderer.Recent:
+    recent: renderer.Recent = app.extensions.setdefault("umpire.recent_pictures", renderer.Recent())
+    return recent
+
+
+def _busy(message: str) -> ApiError:
+    return ApiError(503, "render_busy", f"{message} Try again in a moment.", None, {"Retry-After": "1"})
+
+
+def refuse_when_full() -> None:
+    """``503 render_busy`` before any work on a picture when the pool could not take it anyway:
+    a client that asks again at once costs a parse, not a state checked and an SVG drawn."""
+    if render_pool(_app()).full:
+        raise _busy("Every picture renderer is busy and the queue is full.")
+
+
+def png(svg: str, width: int | None) -> bytes:
+    """The PNG of ``svg``: this process's copy when it has one, else rendered
+    by the pool (charged to the client's render budget first)."""
+    app = _app()
+    recent = _recent(app)
+    found = recent.get(svg, width)
+    if found is not None:
+        return found
+    ratelimit.charge_render()
+    try:
+        picture = render_pool(app).render(svg, width)
+    except renderer.Busy as e:
+        raise _busy(str(e)) from None
+    recent.put(svg, width, picture)
+    return picture
+
+
+def match_png_bytes(match_id: str, digest: str, svg: str, width: int | None) -> bytes:
+    """A PNG of a match's position that can no longer change: from the match's
+    cache in Redis, else rendered once and kept there for every app process."""
+    store, cfg = get_store(), current_app.config
+    try:
+        cached = store.picture(match_id, digest)
+    except redis.RedisError as e:  # the cache is a saving, not a need
+        log.warning("picture cache of %s: %s", match_id, e)
+        cached = None
+    if cached is not None:
+        return cached
+    picture = png(svg, width)
+    try:
+        store.keep_picture(match_id, digest, picture, int(cfg["PICTURE_CACHE_TTL_S"]), int(cfg["PICTURE_CACHE_PER_MATCH"]))
+    except redis.RedisError as e:
+        log.warning("picture cache of %s: %s", match_id, e)
+    return picture
+
+
 # -- stateless ------------------------------------------------------------------------------
 
 
@@ -144,9 +233,11 @@ def _names(value: list[str] | None) -> tuple[str, str] | None:
 def render(game: str) -> Response:
     g = get_game(game)
     body = json_body(schemas.render_request)
+    fmt = body["format"]
+    if fmt == "png":
+        refuse_when_full()
     pos = position(g, body)
     names = _names(body["names"])
-    fmt = body["format"]
     if fmt == "text":
         text = pos.draw(lambda: views.text(pos.state, events=pos.events, coords=body["coords"], names=names))
         return Response(text, mimetype=TEXT)
@@ -158,7 +249,7 @@ def render(game: str) -> Response:
     )
     if fmt == "svg":
         return Response(picture, mimetype=SVG)
-    return Response(raster.render(picture, body["width"]), mimetype=PNG)
+    return Response(png(picture, body["width"]), mimetype=PNG)
 
 
 @bp.post("/games/<game>/post")
@@ -260,19 +351,23 @@ def _match_position(match_id: str) -> History:
     return history(get_store(), match_id, _int_arg("ply", 0))
 
 
-def _answer(h: History, mimetype: str, drawn: str, make: Callable[[], str | bytes], *key: object) -> Response:
-    """The answer ``make()`` gives.  For a position that can no longer change,
+def _etag(drawn: str, key: tuple[object, ...]) -> str:
+    digest = hashlib.sha256(drawn.encode())
+    digest.update(repr(key).encode())
+    return digest.hexdigest()[:32]
+
+
+def _answer(h: History, mimetype: str, drawn: str, make: Callable[[str], str | bytes], *key: object) -> Response:
+    """The answer ``make(etag)`` gives.  For a position that can no longer change,
     with an ETag - the hash of what is ``drawn`` (the SVG or the post) and
     ``key`` (format, width) - and ``304`` before ``make`` runs when the client
     has it already (so a cached PNG is never rendered again)."""
     if not h.settled:
-        resp = Response(make(), mimetype=mimetype)
+        resp = Response(make(""), mimetype=mimetype)
         resp.headers["Cache-Control"] = "no-store"  # the clock runs: drawn anew each time
         return resp
-    digest = hashlib.sha256(drawn.encode())
-    digest.update(repr(key).encode())
-    etag = digest.hexdigest()[:32]
-    resp = Response(status=304) if etag in request.if_none_match else Response(make(), mimetype=mimetype)
+    etag = _etag(drawn, key)
+    resp = Response(status=304) if etag in request.if_none_match else Response(make(etag), mimetype=mimetype)
     resp.set_etag(etag)
     resp.headers["Cache-Control"] = FOREVER
     return resp
@@ -288,7 +383,7 @@ def match_svg(match_id: str) -> Response:
     draw = DrawQuery.read()
     h = _match_position(match_id)
     picture = _match_svg(h, draw)
-    return _answer(h, SVG, picture, lambda: picture, "svg")
+    return _answer(h, SVG, picture, lambda _: picture, "svg")
 
 
 @bp.get("/matches/<match_id>/board.png")
@@ -296,7 +391,13 @@ def match_png(match_id: str) -> Response:
     draw = DrawQuery.read()
     h = _match_position(match_id)
     picture = _match_svg(h, draw)
-    return _answer(h, PNG, picture, lambda: raster.render(picture, draw.width), "png", draw.width)
+
+    def make(etag: str) -> bytes:
+        if not etag:  # the latest position of a match in play (its clock runs): never cached
+            return png(picture, draw.width)
+        return match_png_bytes(match_id, etag, picture, draw.width)
+
+    return _answer(h, PNG, picture, make, "png", draw.width)
 
 
 @bp.get("/matches/<match_id>/post")
@@ -327,4 +428,4 @@ def match_post(match_id: str) -> Response:
         ply=h.ply,
         format=fmt,
     )
-    return _answer(h, posts.MEDIA_TYPES[fmt], text, lambda: text, "post", fmt)
+    return _answer(h, posts.MEDIA_TYPES[fmt], text, lambda _: text, "post", fmt)

@@ -37,11 +37,18 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
+import time
 from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, Response, current_app, request
 from flask_limiter import ApplicationLimit, Limiter
+from limits import parse_many
+from limits.storage import MemoryStorage, storage_from_string
+from limits.strategies import FixedWindowRateLimiter
+
+from service.errors import ApiError
 
 EXEMPT_PATHS = ("/v1/health",)
 OFF = "off"
@@ -162,3 +169,58 @@ def init_app(app: Flask) -> Limiter | None:
             app.view_functions[endpoint] = limiter.limit(budget, key_func=address, scope=scope, exempt_when=exempt)(view)
     app.extensions["umpire.limiter"] = limiter
     return limiter
+
+
+class RenderBudget:
+    """PNG renderings per client address, on a budget of their own
+    (``PNG_RATE_LIMIT``, flask-limiter's syntax, ``60/minute`` by default;
+    off: none), apart from ``RATE_LIMIT`` and from ``RENDER_RATE_LIMIT`` (the
+    picture endpoints' requests): a PNG costs hundreds of plays (BENCHMARKS.md
+    "Pictures"), so a rendering is counted apart.  Only a picture that
+    must be rendered is charged: one found in a cache (service/pictures.py) is
+    free.  Counted where ``RATE_LIMIT`` counts (Redis, shared by every app
+    process), in each process's memory while Redis fails."""
+
+    def __init__(self, rate: str, uri: str, options: dict[str, Any], prefix: str) -> None:
+        self.items = parse_many(rate)
+        self.memory = FixedWindowRateLimiter(MemoryStorage())
+        self.shared = self.memory
+        if not uri.startswith("memory://"):
+            self.shared = FixedWindowRateLimiter(storage_from_string(uri, key_prefix=prefix, **options))
+
+    def charge(self, who: str) -> None:
+        """Count one rendering for ``who``; 429 ``rate_limited`` over the budget."""
+        for item in self.items:
+            try:
+                allowed, window = self.shared.hit(item, who), self.shared
+            except Exception:
+                allowed, window = self.memory.hit(item, who), self.memory
+            if not allowed:
+                reset = window.get_window_stats(item, who).reset_time
+                retry = max(1, math.ceil(reset - time.time()))
+                raise ApiError(
+                    429,
+                    "rate_limited",
+                    f"Too many pictures rendered for this address ({item}); wait for Retry-After seconds.",
+                    {"limit": f"{item} (render)"},
+                    {"Retry-After": str(retry)},
+                )
+
+
+def render_budget(app: Flask) -> RenderBudget | None:
+    """The app's render budget (made on first use), None when ``PNG_RATE_LIMIT`` is empty."""
+    if "umpire.render_budget" not in app.extensions:
+        rate = app.config.get("PNG_RATE_LIMIT")
+        rate = None if str(rate).strip().lower() == "off" else rate
+        uri = storage_uri(app.config.get("REDIS_URL"), bool(app.config.get("REDIS_CLUSTER")))
+        prefix = f"{app.config.get('REDIS_PREFIX', 'umpire:')}render"
+        app.extensions["umpire.render_budget"] = RenderBudget(rate, uri, _storage_options(app), prefix) if rate else None
+    budget: RenderBudget | None = app.extensions["umpire.render_budget"]
+    return budget
+
+
+def charge_render() -> None:
+    """One PNG rendering for this request's client address (see :class:`RenderBudget`)."""
+    budget = render_budget(current_app._get_current_object())  # type: ignore[attr-defined]
+    if budget is not None:
+        budget.charge(address())

@@ -492,6 +492,8 @@ def public_entry(e: Json, events: list[Json]) -> Json:
     if e["k"] == "illegal":
         out["error"] = e["e"]
         out["forfeit"] = bool(e.get("f"))
+    if e.get("o"):
+        out["book"] = True
     return out
 
 
@@ -533,7 +535,8 @@ def record_text(game: AnyGame, meta: Meta, live: Live, entries: Sequence[Json]) 
         seat, kind, at = e["s"], e["k"], iso(e["t"])
         if kind == "move":
             who = f"seat {seat}" if e["b"] == seat else f"seat {e['b']} for seat {seat} (R-X6)"
-            step(e["m"], f"{who}, {e['u'] / 1000:g} s, bank {e['l'] / 1000:g} s, {at}")
+            book = "book, " if e.get("o") else ""
+            step(e["m"], f"{who}, {book}{e['u'] / 1000:g} s, bank {e['l'] / 1000:g} s, {at}")
         elif kind == "flag" and e.get("w"):
             lines.append(f"{{seat {seat} flagged at {at}: the opponent may move for them (R-X6)}}")
         elif kind == "flag":  # R-T1: the game's timeout ended it

@@ -153,7 +153,7 @@ class SuggestRequest(Schema):
 PALETTES = ("default", "colorblind", "print")  # views.PALETTES; a test checks they agree
 POST_FORMATS = ("markdown", "discord", "bbcode", "text")  # views.posts.FORMATS; a test checks they agree
 FORMATS = ("svg", "png", "text")
-MIN_WIDTH, MAX_WIDTH = 16, 8192  # views.raster's bounds
+MIN_WIDTH, MAX_WIDTH = 16, 2048  # PNG pixels: views.raster takes up to 8192, 8 s of CPU (issue 20); the service, 2048
 
 
 class Drawing(Schema):
@@ -216,6 +216,8 @@ class MatchCreateRequest(Schema):
 class MatchMoveRequest(Schema):
     move = MoveField(required=True)
     ply = WholeNumber(required=True, validate=validate.Range(min=0, max=MAX_PLY))
+    # an opening move from a book (a harness's), marked so in the record; true or false, nothing truthy
+    book = fields.Boolean(truthy={True}, falsy={False})
 
 
 def plain_move(data: Any) -> dict[str, Any] | None:

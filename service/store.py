@@ -11,6 +11,8 @@ the shard's hash tag ``{sXX}``, so each Lua script touches one cluster slot::
     {P}{sXX}:m:{id}:rec    list  the record: one compact entry per move, flag,
                                  pass, resignation, illegal attempt, abort
     {P}{sXX}:m:{id}:idem   hash  Idempotency-Key -> "ply seat digest" (while ongoing)
+    {P}{sXX}:m:{id}:pics   hash  digest -> a PNG picture of a position that can no longer
+                                 change (base64; bounded, expiring: service/pictures.py)
     {P}{sXX}:deadlines     zset  match id -> the ms at which its next flag is due
     {P}{sXX}:ongoing       zset  match id -> created ms   (listing)
     {P}{sXX}:finished      zset  match id -> finished ms  (listing)
@@ -52,6 +54,7 @@ replicas (``min-replicas-to-write``) is :class:`NoReplicas`: nothing applied.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import re
 import secrets
@@ -520,6 +523,27 @@ class Store:
             pipe.zrem(self.index(shard_of(mid), status), mid)
         pipe.execute()
         return len(gone)
+
+    # -- pictures ----------------------------------------------------------------
+
+    def pictures_key(self, match_id: str) -> str:
+        """The match's cached PNG pictures (a hash: digest -> base64), under its hash tag."""
+        return self.key(match_id) + ":pics"
+
+    def picture(self, match_id: str, digest: str) -> bytes | None:
+        """A cached picture of the match (service/pictures.py), None when there is none."""
+        raw = self.r.hget(self.pictures_key(match_id), digest)
+        return None if raw is None else base64.b64decode(raw)
+
+    def keep_picture(self, match_id: str, digest: str, png: bytes, ttl_s: int, most: int) -> bool:
+        """Cache ``png``, unless the match has ``most`` pictures cached already;
+        the match's pictures expire ``ttl_s`` after the last one was kept."""
+        key = self.pictures_key(match_id)
+        if self.r.hlen(key) >= most:
+            return False
+        self.r.hset(key, digest, base64.b64encode(png).decode())
+        self.r.expire(key, ttl_s)
+        return True
 
     # -- per master (sweepers): deadlines, beats and outage credits (RULES R-T3) ------
 

@@ -26,11 +26,11 @@ from flask import Flask
 from flask.testing import FlaskClient
 from openapi_check import SpecCheckedClient, SpecChecker, load_spec, spec_checker_instance
 
-from service import create_app
+from service import create_app, db
 
 # The default budgets for creating matches and drawing pictures (service/ratelimit.py) are off for
 # the suite's apps, which draw dozens of pictures a second; tests/test_wrong_answers.py tests them.
-NO_BUDGETS = {"CREATE_RATE_LIMIT": "off", "RENDER_RATE_LIMIT": "off", "SUGGEST_RATE_LIMIT": "off"}
+NO_BUDGETS = {"CREATE_RATE_LIMIT": "off", "RENDER_RATE_LIMIT": "off", "PNG_RATE_LIMIT": "off", "SUGGEST_RATE_LIMIT": "off"}
 
 
 @pytest.fixture
@@ -39,7 +39,9 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
     URL that cannot connect keeps any test from starting the embedded server
     (/v1/health answers 503 here).  tests/matches/ overrides this fixture."""
     nowhere = tmp_path_factory.getbasetemp() / "no-redis.sock"
-    yield create_app({"TESTING": True, "REDIS_URL": f"unix://{nowhere}", **NO_BUDGETS})
+    made = create_app({"TESTING": True, "REDIS_URL": f"unix://{nowhere}", **NO_BUDGETS})
+    yield made
+    db.close(made)  # the PNG renderer processes it started (service/renderer.py)
 
 
 @pytest.fixture

@@ -102,7 +102,7 @@ class SpecChecker:
             return
         where = f"{method} {path} -> {status}"
         media_type = None if content_type is None else content_type.split(";")[0].strip()
-        if status != 304 and (status >= 400 or media_type == JSON):
+        if status not in (204, 304) and (status >= 400 or media_type == JSON):
             assert media_type == JSON, f"{where}: content type {content_type!r}, the spec promises application/json"
         template = self.template_for(path)
         if template is None:
@@ -128,9 +128,9 @@ class SpecChecker:
         assert key is not None, f"{where}: status {status} is not documented for {method} {template}"
         base = f"/paths/{escape(template)}/{method.lower()}/responses/{escape(key)}"
         ptr, response = self.resolve(base)
-        if status == 304:
-            assert "content" not in response, f"{where}: the spec gives a 304 a body"
-            assert not body, f"{where}: a 304 with a body"
+        if status in (204, 304):
+            assert "content" not in response, f"{where}: the spec gives a {status} a body"
+            assert not body, f"{where}: a {status} with a body"
             self.checked.add((template, method, key))
             return
         content = response.get("content", {})

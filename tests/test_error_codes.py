@@ -11,7 +11,10 @@ import ast
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from engine.errors import MOVE_ERROR_CODES
+from engine.registry import GAMES, MOVE_CODES
 from service.errors import _HTTP_CODES, ERROR_CODES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,9 +47,9 @@ def raised_api_errors() -> set[tuple[int, str]]:
     return found
 
 
-def raised_move_codes() -> set[str]:
+def raised_move_codes(folder: str = "engine") -> set[str]:
     codes = set()
-    for call in _calls("engine"):
+    for call in _calls(folder):
         if _name(call) in ("IllegalMove", "MoveError"):
             codes.add(_const(call.args[0]))
         elif _name(call) == "InvalidMove":
@@ -61,14 +64,23 @@ def test_every_error_the_service_raises_is_listed_with_its_status() -> None:
 
 
 def test_every_code_of_an_illegal_move_is_listed() -> None:
-    assert raised_move_codes() == set(MOVE_ERROR_CODES)
+    assert raised_move_codes() == set(MOVE_CODES)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_a_game_declares_the_codes_it_gives_in_its_own_room(name: str) -> None:
+    """The codes raised in a game's folder are the common ones and those it declares
+    (``Game.move_codes``): a new game's codes are written in its room, not elsewhere."""
+    raised = raised_move_codes(f"engine/games/{name}")
+    assert raised <= set(MOVE_ERROR_CODES) | set(GAMES[name].move_codes)
+    assert set(GAMES[name].move_codes) <= raised  # and no code declared that it never gives
 
 
 def test_the_spec_lists_every_code(spec: dict[str, Any]) -> None:
     text = spec["info"]["description"]
     for code, (status, _) in ERROR_CODES.items():
         assert f"| `{code}` | {status} |" in text
-    for code in MOVE_ERROR_CODES:
+    for code in MOVE_CODES:
         assert f"| `{code}` |" in text
     for needle in ("MAX_BODY_BYTES", "16 levels", "1000 characters", "10000 items", "1000 members", "Idempotency-Key", "1000000"):
         assert needle in text, needle

@@ -10,6 +10,8 @@ the stateless endpoints is actually produced and checked.
 from __future__ import annotations
 
 import dataclasses
+import io
+import time
 from typing import Any
 
 import pytest
@@ -19,7 +21,7 @@ from openapi_check import METHODS, SPEC_FILE, SpecChecker, escape, flask_rule_to
 from openapi_spec_validator import validate as validate_spec
 
 from engine.registry import GAMES, ROOMS
-from service import create_app, openapi
+from service import create_app, openapi, renderer
 from service.suggest import search_pool
 
 JSON = "application/json"
@@ -246,10 +248,28 @@ def _first_move(name: str, state: dict[str, Any]) -> str:
     return move
 
 
+class SlowBody(io.BytesIO):
+    """A request body of 100 bytes that arrive one at a time, 30 ms apart (a slow client)."""
+
+    def __init__(self) -> None:
+        super().__init__(b" " * 100)
+
+    def read(self, size: int | None = -1) -> bytes:
+        time.sleep(0.03)
+        return super().read(1)
+
+
 def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_checker: SpecChecker, monkeypatch: Any) -> None:
     limited = create_app({"TESTING": True, "RATE_LIMIT": "1/hour"})
     limited.test_client_class = type(client)
     flooded = limited.test_client()
+    impatient = create_app({"TESTING": True, "BODY_TIMEOUT_S": 0.05})  # service/guard.py: 408 body_timeout
+    impatient.test_client_class = type(client)
+    slow = impatient.test_client()
+
+    def busy(*args: Any, **kwargs: Any) -> Any:  # every renderer busy: tests/matches/test_picture_guard.py makes it so for real
+        raise renderer.Busy("Every picture renderer is busy and the queue is full.")
+
     states = {}
     for number, name in enumerate(GAMES):
         options: dict[str, Any] = {"seed": "spec"} if name == "crystal" else {}
@@ -271,9 +291,15 @@ def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_
             assert client.post(path, data=b" " * (300 * 1024), content_type=JSON).status_code == 413
             assert client.post(path, data="{}", content_type="text/plain").status_code == 415
             assert client.post(path, json={"nonsense": 1}).status_code == 422
+            headers = {"Content-Length": "100"}
+            assert slow.post(path, input_stream=SlowBody(), content_type=JSON, headers=headers).status_code == 408
             addr = {"REMOTE_ADDR": f"10.9.{number}.{kind}"}
             assert flooded.post(path, json=body, environ_base=addr).status_code == 200
             assert flooded.post(path, json=body, environ_base=addr).status_code == 429
+        with monkeypatch.context() as patched:
+            patched.setattr(renderer.Pool, "render", busy)
+            r = client.post(f"/v1/games/{name}/render", json={"state": state, "format": "png"})
+            assert r.status_code == 503 and r.headers["Retry-After"] == "1"
         for fmt, record in ROOMS[name].records.items():  # other sites' records: each format a game reads
             path = f"/v1/games/{name}/import"
             assert (
@@ -286,6 +312,8 @@ def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_
             assert client.get(path).status_code == 405
             assert client.post(path, data=b" " * (300 * 1024), content_type=JSON).status_code == 413
             assert client.post(path, data="{}", content_type="text/plain").status_code == 415
+            headers = {"Content-Length": "100"}
+            assert slow.post(path, input_stream=SlowBody(), content_type=JSON, headers=headers).status_code == 408
             addr = {"REMOTE_ADDR": f"10.7.{number}.1"}
             assert flooded.post(path, json=body, environ_base=addr).status_code == 200
             assert flooded.post(path, json=body, environ_base=addr).status_code == 429

@@ -304,7 +304,7 @@ def test_a_catchup_move_built_by_clicks(client: FlaskClient) -> None:
     wrong = steps(client, "catchup", state, ["C3", "B2"])  # the first turn places exactly one stone (R-C1)
     assert wrong["prefix"] == ["C3"] and wrong["error"]["code"] == "too_many_stones" and wrong["error"]["rule"] == "R-C1"
     plain = post(client, "catchup", "legal-moves", {"state": state}).get_json()
-    assert set(plain) == {"moves", "count", "truncated", "max_stones", "bonus"}
+    assert set(plain) == {"moves", "count", "truncated", "complete", "max_stones", "bonus"}
 
 
 def test_a_bug_move_built_by_clicks_grow_then_bonus(client: FlaskClient) -> None:

@@ -9,6 +9,7 @@ equal, character for character, the lines printed under it.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -119,3 +120,50 @@ def test_the_managed_match_walkthrough_works(tmp_path: Path, monkeypatch: pytest
         assert header in text
     assert "1. C3 {" in text and "2. B2 B3 {" in text and "3. resign 0 {" in text
     assert lines[-6:] == ["resign", "event: move", "event: move", "event: resign", "event: end", '["Ann", "Bob"]']
+
+
+TOURNAMENTS = "## Tournaments"
+PRINTED_QUEUE = "redis://127.0.0.1:6379/0"
+
+
+def tournament_blocks() -> list[str]:
+    """The section's ``sh`` blocks of issue 23: named engines, records, the pentanomial SPRT, workers."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index(TOURNAMENTS)
+    section = text[start : text.index("\n## ", start + 1)]
+    return [b for b in re.findall(r"```sh\n(.*?)```", section, flags=re.S) if "--engine name=" in b or "--queue" in b]
+
+
+def test_the_tournament_commands_work_as_printed(server: str, tmp_path: Path) -> None:
+    """Named engines, records, openings from records, the pentanomial SPRT with its report,
+    a resume from the file alone, and a tournament shared by two workers: run as printed,
+    against what ``make run`` serves, with a Redis of the test's own for the queue."""
+    from service import embedded
+
+    blocks = tournament_blocks()
+    assert len(blocks) == 2
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    venv = Path(sys.executable).parent
+    queue = embedded.start(tmp_path / "queue")
+    try:
+        for block in blocks:
+            script = block.replace(".venv/bin/", f"{venv}/").replace(PRINTED_BASE, server).replace(PRINTED_QUEUE, queue.url)
+            env = {**os.environ, "PATH": f"{venv}{os.pathsep}{os.environ.get('PATH', '')}", "PYTHONPATH": str(ROOT)}
+            done = subprocess.run(
+                ["bash", "-c", "set -eu -o pipefail\n" + script], cwd=tmp_path, env=env, capture_output=True, text=True,
+                timeout=240,
+            )  # fmt: skip
+            assert done.returncode == 0, done.stderr
+            if "--engine" in block:
+                assert "example vs greedy" in done.stdout and "pentanomial [LL, LD, WL+DD, WD, WW]" in done.stdout
+                assert "SPRT (pentanomial) elo0 0, elo1 50" in done.stdout and "LLR" in done.stdout
+            else:
+                assert done.stdout.count("random vs greedy") == 1
+    finally:
+        queue.stop()
+    named = [json.loads(x) for x in (tmp_path / "named.jsonl").read_text().splitlines()][1:]
+    assert {n for line in named for n in line["names"]} == {"example", "greedy"}
+    assert (tmp_path / "named.txt").read_text().startswith('[Game "catchup"]')
+    assert "  >  " in (tmp_path / "bots.log").read_text()
+    shared = [json.loads(x) for x in (tmp_path / "shared.jsonl").read_text().splitlines()][1:]
+    assert len(shared) == 8 and len({line["key"] for line in shared}) == 8

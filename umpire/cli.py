@@ -2,6 +2,8 @@
 
     umpire tournament --game catchup --option size=4 --bots random greedy --games 10 --out results.jsonl
     umpire tournament --report results.jsonl [--plot summary.png]
+    umpire tournament --resume results.jsonl
+    umpire tournament ... --queue redis://HOST:PORT      umpire worker --queue redis://HOST:PORT
 
 See README.md "Tournaments" and docs/BOTS.md; ``umpire tournament --help``
 lists every flag.
@@ -12,20 +14,34 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from umpire.bots import check_spec
-from umpire.config import FORMATS, Settings, option_text, parse_clock, parse_options, read_openings
+from umpire.bots.external import HELLO_TIMEOUT_S
+from umpire.config import (
+    FORMATS,
+    OPENINGS_ORDERS,
+    Engine,
+    Settings,
+    load_openings,
+    option_text,
+    parse_clock,
+    parse_engine,
+    parse_options,
+)
 from umpire.play import GRACE_S
-from umpire.results import read_results
-from umpire.stats import Sprt
+from umpire.results import read_results, read_settings
+from umpire.stats import SPRT_MODELS, Sprt
 
 DESCRIPTION = """\
 Play games between bots through the umpire service's managed-match API, as
 cutechess-cli or fastchess do for chess, and report the results: a table per
-pairing (W-L-D, score, Elo difference with its 95% interval) and a rating
+pairing (W-L-D, score, Elo difference with its 95% interval; the pentanomial
+counts of its pairs of games with their Elo and normalized Elo) and a rating
 list (openskill).  By default an embedded server is started for the run
 (python -m service.serve on a free port, with its own Redis in a temporary
 folder); --server plays on a running one."""
@@ -41,6 +57,11 @@ examples:
   umpire tournament --game bug --bots random greedy mcts:0.1 --games 4 --concurrency 2 --plot bug.png
   umpire tournament --game crystal --bots greedy "cmd:python examples/random_bot.py" --clock turn=5,bank=30,step=1
   umpire tournament --report results.jsonl --plot summary.png
+  umpire tournament --game catchup --engine name=mine cmd=./mybot args="--depth 3" dir=bots env=MODEL=m.bin \\
+      stderr=mine.err --engine name=greedy bot=greedy --games 20 --records games.txt --log bots.log
+  umpire tournament --resume results.jsonl          (after Ctrl-C: the file keeps the settings)
+  umpire tournament --game bug --bots greedy mcts --games 2000 --sprt 0 10 0.05 0.05 --sprt-model pentanomial \\
+      --server http://umpire:8000 --queue redis://umpire:6379/0     (and on each machine: umpire worker --queue ...)
 """
 
 
@@ -62,8 +83,16 @@ def _parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="a game option, repeatable; JSON values (size=4, anomalies='[\"rocks\"]') or plain strings (variant=bolanos)",
     )
-    t.add_argument("--bots", nargs="+", metavar="SPEC", help="two or more bot specs (below)")
-    t.add_argument("--games", type=int, default=2, help="games per pairing (default 2: one pair, each bot once in each seat)")
+    t.add_argument("--bots", nargs="+", metavar="SPEC", help="bot specs (below); with --engine, two or more bots in all")
+    t.add_argument(
+        "--engine",
+        nargs="+",
+        action="append",
+        metavar="KEY=VALUE",
+        help='a named bot, repeatable (fastchess/cutechess style): name=NAME cmd=PROGRAM [args="..."] [arg=A]... '
+        "[dir=DIR] [env=VAR=VALUE]... [stderr=FILE], or name=NAME bot=SPEC; after the --bots",
+    )
+    t.add_argument("--games", type=int, help="games per pairing (default 2: one pair, each bot once in each seat)")
     t.add_argument(
         "--format", choices=FORMATS, default=None, help="round-robin (default) or gauntlet (the first bot against each other)"
     )
@@ -73,11 +102,39 @@ def _parser() -> argparse.ArgumentParser:
         "turn=S,bank=S,step=S[,increment=S][,on_flag=loses|proxy]; default: the game's preset",
     )
     t.add_argument(
-        "--openings", metavar="FILE", help="opening book: one opening a line, a JSON list of moves or moves separated by ';'"
+        "--openings",
+        metavar="FILE",
+        help="openings: a book (one a line, a JSON list of moves or moves separated by ';'), a --records file or a results file",
     )
+    t.add_argument(
+        "--openings-order", choices=OPENINGS_ORDERS, help="the openings in the file's order (default) or shuffled by --seed"
+    )
+    t.add_argument("--opening-plies", type=int, metavar="N", help="play at most the first N moves of each opening")
     t.add_argument("--concurrency", type=int, default=1, metavar="K", help="games played at once (default 1)")
-    t.add_argument("--out", default="results.jsonl", help="the results file, one JSON line per game (default results.jsonl)")
-    t.add_argument("--resume", action="store_true", help="finish the tournament in --out: play only the games it lacks")
+    t.add_argument("--out", help="the results file, one JSON line per game (default results.jsonl)")
+    t.add_argument(
+        "--resume",
+        nargs="?",
+        const=True,
+        metavar="FILE",
+        help="finish the tournament in FILE (or --out): its settings are kept in it; play only the games it lacks",
+    )
+    t.add_argument("--records", metavar="FILE", help="append each game's readable record (the seeds' notation) as it ends")
+    t.add_argument("--log", metavar="FILE", help="append every line exchanged with every bot (and their stderr)")
+    t.add_argument("--report-every", type=int, default=0, metavar="N", help="print the report every N games (on stderr)")
+    t.add_argument(
+        "--hello-timeout",
+        type=float,
+        default=HELLO_TIMEOUT_S,
+        metavar="S",
+        help=f"seconds a program may take to start and answer hello (default {HELLO_TIMEOUT_S:g}); "
+        "no clock runs meanwhile: the match is created after the hellos",
+    )
+    t.add_argument(
+        "--admin-token",
+        default=os.environ.get("ADMIN_TOKEN"),
+        help="the --server's ADMIN_TOKEN, to abort the games in play when interrupted (default $ADMIN_TOKEN)",
+    )
     t.add_argument("--server", metavar="URL", help="play on this server instead of starting an embedded one")
     t.add_argument(
         "--token",
@@ -96,6 +153,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar=("ELO0", "ELO1", "ALPHA", "BETA"),
         help="stop a two-bot match when the SPRT decides",
     )
+    t.add_argument(
+        "--sprt-model", choices=SPRT_MODELS, help="trinomial (games; the default) or pentanomial (pairs of games, as fastchess)"
+    )
     t.add_argument("--plot", metavar="FILE", help="write a summary picture (PNG): scores per pairing, ratings")
     t.add_argument(
         "--seed", type=int, help="seeds the built-in bots and dealt positions (default: random, kept in the results for --resume)"
@@ -108,6 +168,30 @@ def _parser() -> argparse.ArgumentParser:
         help=f"seconds a bot may overrun its clock before the harness stops waiting (default {GRACE_S:g})",
     )
     t.add_argument("--quiet", action="store_true", help="no progress line")
+    t.add_argument(
+        "--queue",
+        metavar="URL",
+        help="share the games with `umpire worker`s through Redis Streams (redis://HOST:PORT, "
+        "redis+cluster://HOST:PORT): this process publishes the schedule and gathers the results",
+    )
+    t.add_argument(
+        "--claim-timeout",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="with --queue: a game whose worker stopped renewing its claim this long is played by another (default 30)",
+    )
+    w = sub.add_parser(
+        "worker",
+        help="play the games of a tournament shared through a queue (umpire tournament --queue)",
+        description="Take games from the queue (Redis Streams consumer group), play them with the bots on this "
+        "machine through the server the queue names, and hand the results back; until the tournament is "
+        "complete or its SPRT decides.",
+    )
+    w.add_argument("--queue", required=True, metavar="URL", help="redis://HOST:PORT or redis+cluster://HOST:PORT")
+    w.add_argument("--name", help="this worker's name in the consumer group (default host-pid)")
+    w.add_argument("--log", metavar="FILE", help="append every line exchanged with every bot")
+    w.add_argument("--idle-exit", type=float, metavar="S", help="leave after S seconds with no game to play")
     t.add_argument(
         "--report",
         metavar="FILE",
@@ -133,11 +217,16 @@ def _report(args: argparse.Namespace, sprt: Sprt | None) -> int:
             return _fail(str(e))
     if not lines:
         return _fail("the results files hold no games")
+    kept: dict[str, Sprt] = {}  # each tournament's SPRT, as its results file keeps it
+    for path in args.report:
+        header = read_settings(path)
+        if header and header.get("sprt"):
+            kept[str(header.get("tournament"))] = Sprt.from_json(header["sprt"])
     groups = by_tournament(lines)
     if len(groups) > 1:
         games = ", ".join(group[0].get("game", "?") for group in groups)
         print(f"{len(groups)} tournaments in these files ({games}): a report for each\n")
-    summaries = [summarize(group, sprt) for group in groups]
+    summaries = [summarize(group, sprt or kept.get(str(group[0].get("tournament")))) for group in groups]
     paths = plot_paths(args.plot, [s.game for s in summaries]) if args.plot else []
     for n, summary in enumerate(summaries):
         if n:
@@ -151,83 +240,214 @@ def _report(args: argparse.Namespace, sprt: Sprt | None) -> int:
     return 0
 
 
+class Interrupted:
+    """Ctrl-C (SIGINT) and SIGTERM, both as a KeyboardInterrupt in the main thread,
+    once: the run then aborts its games, stops its bots and its server, and prints
+    its summary; a second signal meanwhile is noted, not obeyed mid-way."""
+
+    def __init__(self) -> None:
+        self.signal: int | None = None
+        self._old: dict[int, Any] = {}
+
+    def _handle(self, signum: int, frame: object) -> None:
+        if self.signal is None:
+            self.signal = signum
+            raise KeyboardInterrupt
+
+    def __enter__(self) -> Interrupted:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self._old[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+
+    @property
+    def code(self) -> int:
+        return 128 + (self.signal or signal.SIGINT)
+
+
+def _engines(args: argparse.Namespace) -> list[Engine]:
+    engines = [Engine(spec) for spec in args.bots or []]
+    engines += [parse_engine(items) for items in args.engine or []]
+    for e in engines:
+        check_spec(e.spec)
+    return engines
+
+
+def _resume_path(args: argparse.Namespace) -> Path | None:
+    if args.resume is None:
+        return None
+    if isinstance(args.resume, str):
+        if args.out is not None and Path(args.out) != Path(args.resume):
+            raise ValueError(f"--resume {args.resume} and --out {args.out} name two files: give one")
+        return Path(args.resume)
+    return Path(args.out or "results.jsonl")
+
+
+def _contradictions(args: argparse.Namespace, kept: Settings, kept_sprt: Sprt | None, sprt: Sprt | None) -> list[str]:
+    """The flags given to a resume that say something else than the tournament being resumed."""
+    out = []
+    if args.game is not None and args.game != kept.game:
+        out.append(f"--game {args.game} (the tournament plays {kept.game})")
+    if args.option and parse_options(args.option) != kept.options:
+        out.append(f"--option {' '.join(args.option)} (the tournament's: {option_text(kept.options)})")
+    if args.bots or args.engine:
+        given = _engines(args)
+        if [e.spec for e in given] != kept.bots or any(
+            (e.dir, e.env) != (kept.engine(i).dir, kept.engine(i).env) for i, e in enumerate(given)
+        ):
+            out.append(f"--bots/--engine (the tournament's bots: {', '.join(kept.bots)})")
+    if args.games is not None and args.games != kept.games:
+        out.append(f"--games {args.games} (the tournament plays {kept.games})")
+    if args.format is not None and args.format != kept.fmt:
+        out.append(f"--format {args.format} (the tournament is {kept.fmt})")
+    if args.clock is not None and parse_clock(args.clock) != kept.clock:
+        out.append(f"--clock {args.clock} (the tournament's: {kept.clock})")
+    if args.seed is not None and args.seed != kept.seed:
+        out.append(f"--seed {args.seed} (the tournament's: {kept.seed})")
+    if args.openings is not None:
+        book = load_openings(args.openings, args.opening_plies, args.openings_order or "sequential", kept.seed)
+        if book != kept.openings:
+            out.append(f"--openings {args.openings} (other openings than the tournament's)")
+    if sprt is not None and kept_sprt is not None and sprt != kept_sprt:
+        out.append(f"--sprt (the tournament's: {kept_sprt.describe_state((0, 0, 0), (0, 0, 0)).split(':')[0]})")
+    return out
+
+
+def _settings(args: argparse.Namespace, sprt: Sprt | None) -> tuple[Settings, Sprt | None, Path, bool]:
+    """The tournament's settings: from the flags, or, resuming, from the results file (and the flags agree)."""
+    resume = _resume_path(args)
+    out = resume if resume is not None else Path(args.out or "results.jsonl")
+    header = read_settings(out) if resume is not None and out.exists() and out.stat().st_size > 0 else None
+    if header is not None:
+        kept = Settings.from_json(header["settings"])
+        kept_sprt = Sprt.from_json(header["sprt"]) if header.get("sprt") else None
+        wrong = _contradictions(args, kept, kept_sprt, sprt)
+        if wrong:
+            raise ValueError(f"--resume {out}: " + "; ".join(wrong) + ": leave these out, the file keeps the settings")
+        return kept, sprt or kept_sprt, out, True
+    if not args.game or not (args.bots or args.engine):
+        if resume is not None:
+            raise ValueError(f"--resume {out}: the file keeps no settings (or does not exist): give --game and --bots too")
+        raise ValueError("--game and --bots (or --engine) are needed (or --report FILE, or --resume FILE)")
+    engines = _engines(args)
+    if len(engines) < 2:
+        raise ValueError("--bots needs two or more bot specs")
+    options = parse_options(args.option)
+    clock = parse_clock(args.clock)
+    seed = args.seed
+    if seed is None and resume is not None and out.exists() and out.stat().st_size > 0:
+        seed = next((line.get("seed") for line in read_results(out)), None)
+    if seed is None:
+        seed = secrets.randbelow(10**9)
+    openings = (
+        load_openings(args.openings, args.opening_plies, args.openings_order or "sequential", int(seed)) if args.openings else []
+    )
+    plain = all(e == Engine(e.spec) for e in engines)
+    settings = Settings(
+        args.game,
+        options,
+        [e.spec for e in engines],
+        args.games if args.games is not None else 2,
+        args.format or "round-robin",
+        clock,
+        openings,
+        int(seed),
+        [] if plain else engines,
+    )
+    return settings, sprt, out, resume is not None
+
+
 def tournament(args: argparse.Namespace) -> int:
     sprt = None
     if args.sprt:
         try:
-            sprt = Sprt(*args.sprt)
+            elo0, elo1, alpha, beta = args.sprt
+            sprt = Sprt(elo0, elo1, alpha, beta, args.sprt_model or "trinomial")
         except ValueError as e:
             return _fail(str(e))
     if args.report:
         return _report(args, sprt)
-    if not args.game or not args.bots:
-        return _fail("--game and --bots are needed (or --report FILE)")
-    if len(args.bots) < 2:
-        return _fail("--bots needs two or more bot specs")
+    with Interrupted() as interrupted:
+        return _play(args, sprt, interrupted)
+
+
+def _play(args: argparse.Namespace, sprt: Sprt | None, interrupted: Interrupted) -> int:
     try:
-        for spec in args.bots:
-            check_spec(spec)
-        options = parse_options(args.option)
-        clock = parse_clock(args.clock)
-        openings = read_openings(args.openings) if args.openings else []
+        settings, sprt, out, resume = _settings(args, sprt)
     except (OSError, ValueError) as e:
         return _fail(str(e))
-    fmt = args.format or "round-robin"
-    seed = args.seed
-    out = Path(args.out)
-    if seed is None and args.resume and out.exists() and out.stat().st_size > 0:
-        try:
-            seed = next((line.get("seed") for line in read_results(out)), None)
-        except (OSError, ValueError) as e:
-            return _fail(str(e))
-    if seed is None:
-        seed = secrets.randbelow(10**9)
-    settings = Settings(args.game, options, list(args.bots), args.games, fmt, clock, openings, int(seed))
 
     from umpire.client import MatchClient, ServiceError
     from umpire.local import LocalMatches
     from umpire.play import MatchService
     from umpire.server import EmbeddedServer
-    from umpire.tournament import TournamentError, run
+    from umpire.tournament import Outcome, TournamentError, run
 
     server: EmbeddedServer | None = None
     matches: MatchService | None = None
+    outcome: Outcome | None = None
     try:
         if args.engine_only:
             matches, label = LocalMatches(), "engine"
         elif args.server:
-            matches, label = MatchClient(args.server, token=args.token), args.server
+            matches, label = MatchClient(args.server, token=args.token, admin_token=args.admin_token), args.server
             matches.health()
         else:
             if not args.quiet:
                 print("starting an embedded server (python -m service.serve) ...", file=sys.stderr)
-            server = EmbeddedServer(threads=max(8, 2 * args.concurrency)).start()
-            matches, label = MatchClient(server.url), "embedded"
+            admin = secrets.token_urlsafe(24)  # its own: the run aborts its games when interrupted
+            server = EmbeddedServer(threads=max(8, 2 * args.concurrency), admin_token=admin).start()
+            matches, label = MatchClient(server.url, admin_token=admin), "embedded"
         if not args.quiet:
-            bots = ", ".join(args.bots)
+            bots = ", ".join(settings.labels)
             print(
-                f"{args.game} ({option_text(options)}): {bots}; {fmt}, {args.games} games a pairing, "
-                f"{args.concurrency} at a time, on {label}; results to {out}",
+                f"{settings.game} ({option_text(settings.options)}): {bots}; {settings.fmt}, {settings.games} games a "
+                f"pairing, {args.concurrency} at a time, on {label}; results to {out}",
                 file=sys.stderr,
             )
-        outcome = run(
-            settings,
-            matches,
-            out,
-            concurrency=args.concurrency,
-            resume=args.resume,
-            sprt=sprt,
-            grace_s=args.grace,
-            progress=not args.quiet,
-            server_label=label,
-        )
-    except (TournamentError, ServiceError, RuntimeError, ValueError) as e:
+        if args.queue:
+            from umpire.queue import coordinate
+
+            if args.engine_only:
+                raise ValueError("--queue plays through a server: leave out --engine-only")
+            assert isinstance(matches, MatchClient)
+            outcome = coordinate(
+                settings, args.queue, matches.base, out, resume=resume, sprt=sprt, grace_s=args.grace,
+                hello_timeout_s=args.hello_timeout, token=args.token, admin_token=matches.admin_token,
+                progress=not args.quiet, records=args.records, report_every=args.report_every,
+                claim_timeout_s=args.claim_timeout,
+            )  # fmt: skip
+        else:
+            outcome = run(
+                settings,
+                matches,
+                out,
+                concurrency=args.concurrency,
+                resume=resume,
+                sprt=sprt,
+                grace_s=args.grace,
+                progress=not args.quiet,
+                server_label=label,
+                hello_timeout_s=args.hello_timeout,
+                records=args.records,
+                log=args.log,
+                report_every=args.report_every,
+            )
+    except KeyboardInterrupt:  # before the games began (the server starting, say): nothing to abort
+        pass
+    except (TournamentError, ServiceError, RuntimeError, ValueError, OSError) as e:
         return _fail(str(e))
     finally:
         if matches is not None:
             matches.close()  # this thread's connection (the games' threads closed theirs)
         if server is not None:
             server.stop()
+    if outcome is None:
+        print(f"interrupted before the games began: umpire tournament --resume {out} starts them", file=sys.stderr)
+        return interrupted.code
     if outcome.lines:
         from umpire.report import format_report, summarize
 
@@ -240,10 +460,35 @@ def tournament(args: argparse.Namespace) -> int:
             print(f"plot: {args.plot}")
     for failure in outcome.failures:
         print(f"not played: {failure}", file=sys.stderr)
-    if outcome.interrupted:
-        print(f"interrupted: umpire tournament ... --resume --out {out} plays the missing games", file=sys.stderr)
-        return 130
+    if outcome.interrupted or interrupted.signal is not None:
+        if outcome.aborted:
+            print(f"aborted on the server: {len(outcome.aborted)} games in play ({', '.join(outcome.aborted)})", file=sys.stderr)
+        for failure in outcome.not_aborted:
+            print(f"could not abort: {failure}", file=sys.stderr)
+        print(f"interrupted: umpire tournament --resume {out} plays the missing games", file=sys.stderr)
+        return interrupted.code
     return 1 if outcome.failures else 0
+
+
+def worker(args: argparse.Namespace) -> int:
+    from umpire.queue import work
+    from umpire.tournament import BotLog
+
+    log = BotLog(args.log) if args.log else None
+    with Interrupted() as interrupted:
+        try:
+            played = work(args.queue, args.name, log, args.idle_exit, sys.stderr)
+        except KeyboardInterrupt:
+            print("umpire worker: stopped; its game in play was aborted, another worker plays it", file=sys.stderr)
+            return interrupted.code
+        except (OSError, ValueError) as e:
+            print(f"umpire worker: {e}", file=sys.stderr)
+            return 2
+        finally:
+            if log is not None:
+                log.close()
+    print(f"umpire worker: {played} games played", file=sys.stderr)
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -251,6 +496,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "tournament":
             return tournament(args)
+        if args.command == "worker":
+            return worker(args)
     except BrokenPipeError:  # the report piped into head, say: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

@@ -9,6 +9,7 @@ orjson.  What the harness needs and nothing else:
 * :meth:`MatchClient.move` - ``POST /v1/matches/{id}/moves`` with the ply and an
   ``Idempotency-Key``; retried safely (same ply, same key) on a dropped
   connection or a 503, and classified into one :class:`MoveOutcome`;
+* :meth:`MatchClient.abort` (the admin token: an interrupted tournament's games);
 * :meth:`MatchClient.resign`, :meth:`MatchClient.get` (optionally waiting for
   the ply to pass), :meth:`MatchClient.record`, :meth:`MatchClient.replay`.
 
@@ -144,7 +145,7 @@ class MatchClient:
     Thread-safe: every thread gets its own keep-alive connection.  ``calls``
     counts the HTTP requests sent (retries included), for benchmarks and tests."""
 
-    def __init__(self, base: str, token: str | None = None, timeout_s: float = 60.0) -> None:
+    def __init__(self, base: str, token: str | None = None, timeout_s: float = 60.0, admin_token: str | None = None) -> None:
         url = urllib.parse.urlsplit(base)
         if url.scheme not in ("http", "https") or not url.hostname:
             raise ValueError(f"a server URL is http://host:port or https://host:port, not {base!r}")
@@ -154,6 +155,7 @@ class MatchClient:
         self._port = url.port
         self._prefix = url.path.rstrip("/")
         self.token = token  # the umpire token (UMPIRE_TOKEN), when the server wants one to create matches
+        self.admin_token = admin_token  # the server's ADMIN_TOKEN: aborting the games of an interrupted tournament
         self.timeout_s = timeout_s
         self._local = threading.local()
         self._lock = threading.Lock()
@@ -262,7 +264,7 @@ class MatchClient:
         seats = answer["seats"]
         return Match(answer["match_id"], (seats["0"], seats["1"]), answer["state"], answer.get("clock"))
 
-    def move(self, match: Match, seat: int, ply: int, text: str, complete: bool = False) -> MoveOutcome:
+    def move(self, match: Match, seat: int, ply: int, text: str, complete: bool = False, book: bool = False) -> MoveOutcome:
         """Submit ``text`` for ``seat`` at ``ply``, and classify the answer.
 
         An illegal move loses the game for that seat (the ``forfeit`` policy:
@@ -275,7 +277,8 @@ class MatchClient:
         path = f"/v1/matches/{match.match_id}/moves?legal_moves=true"
         if complete:
             path += f"&complete=true&legal_limit={LEGAL_LIMIT}"
-        status, answer = self.request("POST", path, {"move": text, "ply": ply}, headers)
+        body: Json = {"move": text, "ply": ply, **({"book": True} if book else {})}
+        status, answer = self.request("POST", path, body, headers)
         if status == 200:
             return MoveOutcome("accepted", answer["state"], answer.get("clock"), answer.get("events") or [], answer=answer)
         if status == 422 and isinstance(answer, dict) and answer.get("legal") is False:
@@ -309,6 +312,20 @@ class MatchClient:
         """``seat`` resigns; None when the match had already finished (410)."""
         headers = {"Authorization": f"Bearer {match.tokens[seat]}"}
         status, answer = self.request("POST", f"/v1/matches/{match.match_id}/resign", None, headers)
+        if status == 410:
+            return None
+        if status != 200:
+            raise self._fail(status, answer)
+        result: Json = answer
+        return result
+
+    def abort(self, match_id: str) -> Json | None:
+        """``POST /v1/matches/{id}/abort`` with the admin token: the match ends with no
+        winner (``aborted``); None when it had already finished (410)."""
+        if not self.admin_token:
+            raise ServiceError(0, "no_admin_token", "aborting a match needs the server's admin token (--admin-token)")
+        headers = {"Authorization": f"Bearer {self.admin_token}"}
+        status, answer = self.request("POST", f"/v1/matches/{match_id}/abort", None, headers, timeout_s=10.0)
         if status == 410:
             return None
         if status != 200:

@@ -20,12 +20,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
+import re
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 FORMATS = ("round-robin", "gauntlet")
+OPENINGS_ORDERS = ("sequential", "random")
+RESERVED = re.compile(r"^(timeout|abort|resign [01]|forfeit [01])$")  # record entries that are no move
 
 # --clock turn=5,bank=30,step=1,increment=2: the names on the command line and the
 # fields of the API's clock object.  ``increment`` is passed through for the server
@@ -90,6 +95,81 @@ def parse_clock(text: str | None) -> str | dict[str, Any] | None:
     return out
 
 
+_MOVE_LINE = re.compile(r"^(\d+)\. (.*?)(?: \{(.*)\})?$")
+
+
+def read_records(path: str | Path) -> list[list[str]]:
+    """The moves of every game in a records file (``--records``: the record as
+    text in the seeds' notation, a header of ``[Tag "value"]`` lines then one
+    numbered line per move, ``1. C3 {book}``), in order; a game's moves stop at
+    its first entry that is no move (``timeout``, ``resign 0``, ``abort``...)."""
+    games: list[list[str]] = []
+    current: list[str] | None = None
+    stopped = False
+    for raw in Path(path).read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if line.startswith("[Game "):
+            current, stopped = [], False
+            games.append(current)
+            continue
+        found = _MOVE_LINE.match(line)
+        if found is None or current is None or stopped:
+            continue
+        move = found.group(2).strip()
+        if RESERVED.match(move):
+            stopped = True
+            continue
+        current.append(move)
+    return [g for g in games if g]
+
+
+def read_result_moves(path: str | Path) -> list[list[str]]:
+    """The moves of every game of a results file (``--out``), in the file's order."""
+    from umpire.results import read_results
+
+    out = []
+    for line in read_results(path):
+        moves = [m for m in line.get("moves", []) if isinstance(m, str)]
+        cut = next((i for i, m in enumerate(moves) if RESERVED.match(m)), len(moves))
+        if moves[:cut]:
+            out.append(moves[:cut])
+    return out
+
+
+def openings_kind(path: str | Path) -> str:
+    """``records`` (``[Game "..."]`` headers), ``results`` (JSON objects a line) or ``book``."""
+    for raw in Path(path).read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("[Game "):
+            return "records"
+        if line.startswith("{"):
+            return "results"
+        return "book"
+    return "book"
+
+
+def load_openings(path: str | Path, plies: int | None = None, order: str = "sequential", seed: int = 0) -> list[list[str]]:
+    """``--openings FILE``: a book, a records file or a results file; each
+    opening cut to its first ``plies`` moves (``--opening-plies``); in the
+    file's order, or shuffled by the tournament's seed (``--openings-order
+    random``), so a resume deals them alike."""
+    if order not in OPENINGS_ORDERS:
+        raise ValueError(f"--openings-order is {' or '.join(OPENINGS_ORDERS)}, not {order!r}")
+    if plies is not None and plies < 1:
+        raise ValueError("--opening-plies must be at least 1")
+    kind = openings_kind(path)
+    book = read_records(path) if kind == "records" else read_result_moves(path) if kind == "results" else read_openings(path)
+    if not book:
+        raise ValueError(f"{path}: no game in it has a move to open with")
+    if plies is not None:
+        book = [moves[:plies] for moves in book]
+    if order == "random":
+        random.Random(f"openings-{seed}").shuffle(book)
+    return book
+
+
 def read_openings(path: str | Path) -> list[list[str]]:
     """An opening book: one opening a line, either a JSON list of moves in the
     rules' notation (``["C3", "B2 B3"]``; the only form for Crystal, whose
@@ -116,6 +196,86 @@ def read_openings(path: str | Path) -> list[list[str]]:
     if not book:
         raise ValueError(f"{path}: the opening book has no openings")
     return book
+
+
+ENGINE_KEYS = ("name", "cmd", "args", "arg", "bot", "dir", "env", "stderr")
+
+
+@dataclass(frozen=True)
+class Engine:
+    """A bot as cutechess-cli and fastchess name an engine (``--engine
+    name=NAME cmd=PROGRAM args="..." dir=DIR env=KEY=VALUE stderr=FILE``, or
+    ``bot=SPEC`` for a built-in or HTTP bot); a plain ``--bots`` spec is an
+    Engine with only ``spec``."""
+
+    spec: str  # what umpire.bots.BotFactory makes bots from: random, mcts:0.5, cmd:PROGRAM ARGS..., http://...
+    name: str | None = None
+    dir: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    stderr: str | None = None  # the program's stderr, appended to this file
+
+    @property
+    def label(self) -> str:
+        """The short name of tables and plots: ``name=``, else a short form of the spec
+        (a program's script, not its whole command line)."""
+        if self.name:
+            return self.name
+        return short_name(self.spec)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"spec": self.spec}
+        for key in ("name", "dir", "stderr"):
+            if getattr(self, key):
+                out[key] = getattr(self, key)
+        if self.env:
+            out["env"] = dict(self.env)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | str) -> Engine:
+        if isinstance(data, str):
+            return cls(data)
+        return cls(str(data["spec"]), data.get("name"), data.get("dir"), dict(data.get("env") or {}), data.get("stderr"))
+
+
+def short_name(spec: str) -> str:
+    """``cmd:python /a/b/my_bot.py --fast`` -> ``my_bot.py``; other specs as they are."""
+    if not spec.startswith("cmd:"):
+        return spec
+    try:
+        argv = shlex.split(spec[4:])
+    except ValueError:
+        return spec
+    scripts = [a for a in argv[1:] if not a.startswith("-") and ("/" in a or "." in a)]
+    return Path(scripts[0] if scripts else argv[0]).name if argv else spec
+
+
+def parse_engine(items: Sequence[str]) -> Engine:
+    """``--engine name=fast cmd=./bot args="--depth 3" dir=bots env=MODEL=m.bin stderr=fast.err``."""
+    fields: dict[str, str] = {}
+    args: list[str] = []
+    env: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or key not in ENGINE_KEYS:
+            raise ValueError(f"--engine: {item!r}: use {', '.join(k + '=' for k in ENGINE_KEYS)}")
+        if key == "env":
+            name, sep, val = value.partition("=")
+            if not sep or not name:
+                raise ValueError(f"--engine: env wants env=NAME=VALUE, not {item!r}")
+            env[name] = val
+        elif key == "args":
+            args += shlex.split(value)
+        elif key == "arg":
+            args.append(value)
+        else:
+            fields[key] = value
+    if ("cmd" in fields) == ("bot" in fields):
+        raise ValueError("--engine wants cmd=PROGRAM (with args=, dir=, env=) or bot=SPEC (random, greedy, mcts:S, a URL)")
+    if "bot" in fields and (args or env or "dir" in fields or "stderr" in fields):
+        raise ValueError("--engine: args=, dir=, env= and stderr= are for a program (cmd=)")
+    spec = fields["bot"] if "bot" in fields else "cmd:" + shlex.join([fields["cmd"], *args])
+    return Engine(spec, fields.get("name") or None, fields.get("dir"), env, fields.get("stderr"))
 
 
 @dataclass(frozen=True)
@@ -171,10 +331,18 @@ class Settings:
     clock: str | dict[str, Any] | None = None
     openings: list[list[str]] = field(default_factory=list)
     seed: int = 0
+    engines: list[Engine] = field(default_factory=list)  # name, dir, env of each bot (empty: plain specs)
+
+    def engine(self, i: int) -> Engine:
+        return self.engines[i] if self.engines else Engine(self.bots[i])
+
+    @property
+    def labels(self) -> list[str]:
+        return [self.engine(i).label for i in range(len(self.bots))]
 
     def fingerprint(self) -> str:
         """A short hash of what makes the games what they are; every results line carries it."""
-        what = {
+        what: dict[str, Any] = {
             "game": self.game,
             "options": self.options,
             "bots": self.bots,
@@ -184,7 +352,38 @@ class Settings:
             "openings": self.openings,
             "seed": self.seed,
         }
+        if any(e.dir or e.env for e in self.engines):  # what changes how a program plays
+            what["engines"] = [{"dir": e.dir, "env": e.env} for e in self.engines]
         return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
+
+    def to_json(self) -> dict[str, Any]:
+        """The settings as the results file keeps them (its first line), for ``--resume F`` alone."""
+        return {
+            "game": self.game,
+            "options": self.options,
+            "bots": self.bots,
+            "engines": [self.engine(i).to_json() for i in range(len(self.bots))],
+            "games": self.games,
+            "format": self.fmt,
+            "clock": self.clock,
+            "openings": self.openings,
+            "seed": self.seed,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Settings:
+        engines = [Engine.from_json(e) for e in data.get("engines") or []]
+        return cls(
+            str(data["game"]),
+            dict(data.get("options") or {}),
+            [str(b) for b in data["bots"]],
+            int(data["games"]),
+            str(data.get("format", "round-robin")),
+            data.get("clock"),
+            [list(o) for o in data.get("openings") or []],
+            int(data.get("seed", 0)),
+            engines if any(e.to_json() != {"spec": e.spec} for e in engines) else [],
+        )
 
     def schedule(self) -> list[GameSpec]:
         return schedule(len(self.bots), self.fmt, self.games, len(self.openings))

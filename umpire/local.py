@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +30,7 @@ class _Local:
     state: Any
     dumped: Json
     entries: list[Json] = field(default_factory=list)
+    since: float = field(default_factory=time.perf_counter)  # when the turn began: a move's used_s
 
 
 class LocalMatches:
@@ -62,7 +64,7 @@ class LocalMatches:
             self._matches[match_id] = _Local(g, opts, state, dumped)
         return Match(match_id, ("0", "1"), dumped, None)
 
-    def move(self, match: Match, seat: int, ply: int, text: str, complete: bool = False) -> MoveOutcome:
+    def move(self, match: Match, seat: int, ply: int, text: str, complete: bool = False, book: bool = False) -> MoveOutcome:
         self._count()
         m = self._matches[match.match_id]
         if m.dumped["status"] == "finished":
@@ -82,7 +84,10 @@ class LocalMatches:
             return MoveOutcome("illegal", m.dumped, None, events, error)
         m.state = verdict.state
         m.dumped = m.game.dump(verdict.state)
-        m.entries.append({"kind": "move", "seat": seat, "by": seat, "move": verdict.move, "events": verdict.events})
+        now = time.perf_counter()
+        entry = {"kind": "move", "seat": seat, "by": seat, "move": verdict.move, "events": verdict.events}
+        m.entries.append({**entry, "used_s": 0.0 if book else round(now - m.since, 3), **({"book": True} if book else {})})
+        m.since = now
         return MoveOutcome("accepted", m.dumped, None, verdict.events)
 
     def _resign(self, m: _Local, seat: int) -> None:
@@ -98,6 +103,16 @@ class LocalMatches:
         self._resign(m, seat)
         return {"match_id": match.match_id, "state": m.dumped, "clock": None}
 
+    def abort(self, match_id: str) -> Json | None:
+        self._count()
+        m = self._matches.get(match_id)
+        if m is None or m.dumped["status"] == "finished":
+            return None
+        m.state, events = m.game.abort(m.state)
+        m.dumped = m.game.dump(m.state)
+        m.entries.append({"kind": "abort", "seat": 0, "by": None, "move": None, "events": events})
+        return {"match_id": match_id, "state": m.dumped, "clock": None}
+
     def get(self, match_id: str, wait_ply: int | None = None, timeout_s: float | None = None) -> Json:
         self._count()
         m = self._matches[match_id]
@@ -106,7 +121,10 @@ class LocalMatches:
     def record(self, match_id: str) -> Json:
         self._count()
         m = self._matches.pop(match_id)  # read once, when the game is over: forget it
-        replay = [e["move"] if e["kind"] == "move" else f"{e['kind']} {e['seat']}" for e in m.entries]  # resign N, forfeit N
+        replay = [
+            e["move"] if e["kind"] == "move" else "abort" if e["kind"] == "abort" else f"{e['kind']} {e['seat']}"
+            for e in m.entries
+        ]  # resign N, forfeit N
         return {
             "match_id": match_id,
             "game": m.game.name,

@@ -36,6 +36,7 @@ from typing import Any, Protocol
 from engine.registry import ROOMS
 from umpire.bots import Bot, BotFailure, Turn
 from umpire.client import LEGAL_LIMIT, Json, Legal, Match, MoveOutcome, answer_legal, remaining_ms, replay_moves
+from umpire.config import short_name
 
 GRACE_S = 1.0  # how much longer than the seat's remaining time the harness waits for an answer
 
@@ -55,9 +56,11 @@ class MatchService(Protocol):
         tags: Sequence[str] | None = None,
     ) -> Match: ...
 
-    def move(self, match: Match, seat: int, ply: int, text: str, complete: bool = False) -> MoveOutcome: ...
+    def move(self, match: Match, seat: int, ply: int, text: str, complete: bool = False, book: bool = False) -> MoveOutcome: ...
 
     def resign(self, match: Match, seat: int) -> Json | None: ...
+
+    def abort(self, match_id: str) -> Json | None: ...
 
     def get(self, match_id: str, wait_ply: int | None = None, timeout_s: float | None = None) -> Json: ...
 
@@ -72,6 +75,56 @@ class OpeningError(Exception):
 
 class Aborted(Exception):
     """The tournament is stopping: this game is left unfinished and unrecorded."""
+
+
+class InPlay:
+    """The matches being played, so that an interrupted tournament can abort them on the
+    server (they end ``aborted``, with no winner) instead of leaving them to flag."""
+
+    def __init__(self) -> None:
+        self._matches: dict[str, Match] = {}
+        self._lock = threading.Lock()
+
+    def add(self, match: Match) -> None:
+        with self._lock:
+            self._matches[match.match_id] = match
+
+    def remove(self, match: Match) -> None:
+        with self._lock:
+            self._matches.pop(match.match_id, None)
+
+    def take(self) -> list[str]:
+        """The ids of the matches in play, forgotten here (each is aborted once)."""
+        with self._lock:
+            ids, self._matches = list(self._matches), {}
+        return ids
+
+
+def seat_name(bot: Bot, spec: str, name: str | None) -> str:
+    """A seat's short name: the engine's ``name=``, else the name the bot gave in
+    ``hello``, else a short form of its spec (umpire/config.py ``short_name``)."""
+    if name:
+        return name
+    hello = getattr(bot, "name", None)
+    if isinstance(hello, str) and hello.strip() and hello != spec:
+        return hello.strip()
+    return short_name(spec)
+
+
+def record_times(record: Mapping[str, Any], moves: Sequence[str]) -> list[list[Any]]:
+    """``[seconds used, book, seat]`` for each entry of the replay list ``moves``, from
+    the record's entries (the server's ``used_s``; ``book`` for opening moves);
+    ``[None, False, None]`` where the record does not say."""
+    out: list[list[Any]] = []
+    for e in record.get("moves") or []:
+        kind = e.get("kind")
+        if kind == "flag" and e.get("proxy"):  # R-X6's window opened: no entry of the replay list
+            continue
+        if kind == "illegal" and not e.get("forfeit"):  # an attempt the service refused, the turn running on
+            continue
+        used = e.get("used_s") if kind in ("move", "pass") else None
+        out.append([None if used is None else round(float(used), 3), bool(e.get("book")), e.get("seat")])
+    return out if len(out) == len(moves) else [[None, False, None] for _ in moves]
 
 
 @dataclass
@@ -117,29 +170,45 @@ def play_game(
     opening: Sequence[str] = (),
     abort: threading.Event | None = None,
     grace_s: float = GRACE_S,
+    in_play: InPlay | None = None,
+    names: Sequence[str | None] | None = None,
+    tags: Sequence[str] | None = None,
 ) -> Json:
-    """Play one game; the fields of its results line that concern the game itself."""
+    """Play one game; the fields of its results line that concern the game itself.
+
+    The bots' ``hello`` comes before the match is created, so the server's clock
+    does not run while a program starts (its ``match_id`` is null; each ``move``
+    message has it).  ``in_play`` holds the match while it is played; ``abort``
+    set stops the game (:class:`Aborted`) and the caller aborts the match."""
     started, t0 = iso_now(), time.perf_counter()
-    m = matches.create_match(game, options, clock, names=[b.spec for b in bots])
+    ending: Ending | None = None
+    for seat in (0, 1):
+        if abort is not None and abort.is_set():
+            raise Aborted
+        try:
+            bots[seat].begin(game, dict(options), seat, None)
+        except BotFailure as f:
+            ending = Ending(f.reason, f"{specs[seat]} (seat {seat}) failed its hello: {f.detail}", seat)
+            break
+    if abort is not None and abort.is_set():
+        raise Aborted
+    shown = [seat_name(bots[i], specs[i], names[i] if names else None) for i in (0, 1)]
+    m = matches.create_match(game, options, clock, names=shown, tags=tags)
+    if in_play is not None:
+        in_play.add(m)
+    if abort is not None and abort.is_set():
+        raise Aborted
     state: Json = m.state
     clk: Json | None = m.clock
     answer: Json | None = None
     last_events: list[Json] = []
     think = [0.0, 0.0]
     moved = [0, 0]
-    ending: Ending | None = None
-
-    for seat in (0, 1):
-        try:
-            bots[seat].begin(game, dict(options), seat, m.match_id)
-        except BotFailure as f:
-            ending = Ending(f.reason, f"{specs[seat]} (seat {seat}) failed its hello: {f.detail}", seat)
-            break
 
     wants_legal = any(b.wants_legal for b in bots)  # ask the service for complete legal moves in its answers
     for text in opening if ending is None else ():
         seat = state["to_move"] if clk is None else clk["may_move"]
-        out = matches.move(m, seat, state["ply"], text, complete=wants_legal)
+        out = matches.move(m, seat, state["ply"], text, complete=wants_legal, book=True)
         if out.kind != "accepted":
             matches.resign(m, seat)
             raise OpeningError(f"the service refused the opening move {text!r} at ply {state['ply']}: {out.kind} {out.error}")
@@ -179,9 +248,13 @@ def play_game(
         try:
             reply = bot.choose(turn)
         except BotFailure as f:
+            if abort is not None and abort.is_set():
+                raise Aborted from None  # its program was stopped by the interruption: no result
             think[seat] += time.perf_counter() - asked
             ending = Ending(f.reason, f"{specs[seat]} (seat {seat}) {f.detail}", seat)
             break
+        if abort is not None and abort.is_set():
+            raise Aborted
         took = time.perf_counter() - asked
         think[seat] += took
         if reply.resign or reply.move is None:
@@ -217,6 +290,8 @@ def play_game(
                 seat,
             )
 
+    if abort is not None and abort.is_set():
+        raise Aborted
     if state["status"] != "finished" and ending is not None:
         # the harness ends the game for a bot that failed; a flag may have ended it first
         resigned = matches.resign(m, ending.seat)
@@ -225,6 +300,8 @@ def play_game(
         raise RuntimeError(f"match {m.match_id} is not finished")
 
     record = matches.record(m.match_id)
+    if in_play is not None:
+        in_play.remove(m)
     moves = replay_moves(record)
     entries = record["moves"]
     if not last_events and entries:
@@ -247,10 +324,12 @@ def play_game(
         "game": game,
         "options": record.get("options", dict(options)),
         "players": list(specs),
+        "names": shown,
         "clock": _clock_spec(m.clock),
         "match_id": m.match_id,
         "opening": list(opening),
         "moves": moves,
+        "times": record_times(record, moves),
         "plies": len(moves),
         "winner": winner,
         "reason": reason,

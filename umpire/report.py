@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from umpire.stats import EloEstimate, Rating, Sprt, estimate, ratings
+from umpire.stats import EloEstimate, PentaEstimate, Rating, Sprt, estimate, estimate_penta, pentanomial, ratings
 
 Json = dict[str, Any]
 
@@ -30,10 +30,24 @@ class PairingSummary:
     losses: int = 0
     draws: int = 0
     reasons: collections.Counter[str] = field(default_factory=collections.Counter)
+    halves: dict[int, list[float]] = field(default_factory=dict)  # round -> the first bot's results in its pair's games
 
     @property
     def elo(self) -> EloEstimate:
         return estimate(self.wins, self.losses, self.draws)
+
+    @property
+    def penta(self) -> tuple[int, int, int, int, int]:
+        """``[LL, LD, WL+DD, WD, WW]`` of the complete pairs (both games played)."""
+        return pentanomial(sum(r) for r in self.halves.values() if len(r) == 2)
+
+    @property
+    def penta_elo(self) -> PentaEstimate:
+        return estimate_penta(self.penta)
+
+    @property
+    def wld(self) -> tuple[int, int, int]:
+        return self.wins, self.losses, self.draws
 
 
 @dataclass
@@ -48,9 +62,11 @@ class Summary:
 
 
 def _labels(lines: Sequence[Json]) -> list[str]:
+    """Each bot's short name: its engine name (``name=``, else the name it gave in
+    ``hello``), else its spec."""
     specs: dict[int, str] = {}
     for line in lines:
-        for i, spec in zip(line["seats"], line["players"], strict=True):
+        for i, spec in zip(line["seats"], line.get("names") or line["players"], strict=True):
             specs.setdefault(int(i), spec)
     count = collections.Counter(specs.values())
     size = max(specs) + 1 if specs else 0
@@ -102,6 +118,8 @@ def summarize(lines: Sequence[Json], sprt: Sprt | None = None) -> Summary:
         else:
             p.losses += 1
         p.reasons[line["reason"]] += 1
+        number = int(line.get("number", 0))
+        p.halves.setdefault(number // 2, []).append(0.5 if winner is None else 1.0 if seats[winner] == a else 0.0)
         rated.append((seats[0], seats[1], winner))
     first = ordered[0] if ordered else {}
     return Summary(
@@ -150,8 +168,18 @@ def format_report(summary: Summary) -> str:
         interval = f"[{_elo(e.low)}, {_elo(e.high)}]"
         elo = _elo(e.diff) + error
         out.append(f"{name:<{width}}  {e.games:>5}  {wld:>11}  {_pct(e.score):>6}  {elo:>16}  {interval:>20}  {_pct(e.los):>6}")
+        pe = p.penta_elo
+        if pe.pairs:
+            nelo = "-" if math.isnan(pe.nelo) else f"{_elo(pe.nelo)} +/- {pe.nelo_error:.1f}"
+            finite = math.isfinite(pe.error) and math.isfinite(pe.diff)
+            pair_elo = _elo(pe.diff) + (f" +/- {pe.error:.1f}" if finite else "")
+            out.append(
+                f"{'':<{width}}  pentanomial [LL, LD, WL+DD, WD, WW] {list(pe.penta)} of {pe.pairs} pairs: "
+                f"Elo {pair_elo} [{_elo(pe.low)}, {_elo(pe.high)}], nElo {nelo}, LOS {_pct(pe.los)}"
+            )
+        draws = _pct(p.draws / e.games) if e.games else "-"
         reasons = ", ".join(f"{r} {n}" for r, n in sorted(p.reasons.items(), key=lambda kv: (-kv[1], kv[0])))
-        out.append(f"{'':<{width}}  ended by: {reasons}")
+        out.append(f"{'':<{width}}  draw ratio {draws}; ended by: {reasons}")
     out.append("")
     out.append("Rating list (openskill Plackett-Luce over the games in schedule order; mu +/- 2 sigma; sorted by mu - 3 sigma)")
     bw = max([len(r.bot) for r in summary.ratings] + [3])
@@ -163,5 +191,5 @@ def format_report(summary: Summary) -> str:
     if summary.sprt is not None and len(summary.pairings) == 1:
         p = summary.pairings[0]
         out.append("")
-        out.append(f"{summary.bots[p.first]} vs {summary.bots[p.second]}: {summary.sprt.describe(p.wins, p.losses, p.draws)}")
+        out.append(f"{summary.bots[p.first]} vs {summary.bots[p.second]}: {summary.sprt.describe_state(p.wld, p.penta)}")
     return "\n".join(out) + "\n"

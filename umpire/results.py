@@ -2,7 +2,11 @@
 flushed to the operating system) the moment each game ends, so an interrupted tournament loses only
 the games it was playing.
 
-Each line carries the tournament's ``tournament`` fingerprint and the game's
+Its first line keeps the tournament's settings (``{"type": "settings", ...}``:
+game, options, bots as named engines, games, format, clock, openings, seed,
+and the SPRT), so that ``--resume F`` and ``--report F`` need nothing else;
+:func:`read_results` gives only the games, :func:`read_settings` that line.
+Each game's line carries the tournament's ``tournament`` fingerprint and the game's
 stable ``key`` (umpire/config.py), which is how ``--resume`` knows the games
 already played.  A line cut short by the interruption (no newline at the
 end) is dropped when the file is opened to resume.
@@ -20,8 +24,21 @@ from typing import IO, Any
 Json = dict[str, Any]
 
 
+SETTINGS = "settings"
+
+
 def read_results(path: str | Path) -> list[Json]:
-    """Every complete line of a results file (a last line without its newline is ignored)."""
+    """Every game of a results file (a last line without its newline is ignored)."""
+    return [line for line in read_lines(path) if line.get("type") != SETTINGS]
+
+
+def read_settings(path: str | Path) -> Json | None:
+    """The settings line of a results file (None: a file written before they were kept)."""
+    return next((line for line in read_lines(path) if line.get("type") == SETTINGS), None)
+
+
+def read_lines(path: str | Path) -> list[Json]:
+    """Every complete line of a results file."""
     out: list[Json] = []
     text = Path(path).read_text()
     lines = text.split("\n")
@@ -55,12 +72,14 @@ def drop_partial_line(path: str | Path) -> None:
 class ResultsWriter:
     """Appends one line per game, thread-safe, flushed to the OS at once."""
 
-    def __init__(self, path: str | Path, append: bool) -> None:
+    def __init__(self, path: str | Path, append: bool, header: Json | None = None) -> None:
         self.path = Path(path)
         if append and self.path.exists():
             drop_partial_line(self.path)
         self._file: IO[str] = open(self.path, "a" if append else "w", encoding="utf-8")  # noqa: SIM115 - closed by close()
         self._lock = threading.Lock()
+        if header is not None and not append:
+            self.write({"type": SETTINGS, **header})
 
     def write(self, line: Json) -> None:
         text = json.dumps(line, separators=(",", ":"), ensure_ascii=False) + "\n"

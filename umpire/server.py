@@ -6,6 +6,7 @@ and stopped (with its Redis and its folder) when the tournament ends.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -20,6 +21,16 @@ from types import TracebackType
 from umpire.client import MatchClient, ServiceError
 
 START_TIMEOUT_S = 60.0
+
+
+def _end_with_parent() -> None:
+    """In the child before it runs: SIGTERM when the harness's thread that started it ends (Linux's
+    PR_SET_PDEATHSIG), so that a harness killed outright leaves no server behind; elsewhere nothing."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError):
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
 
 
 def free_port() -> int:
@@ -37,10 +48,11 @@ class EmbeddedServer:
     fresh embedded Redis in its temporary folder, so a tournament never writes
     into somebody else's Redis by accident (``--server`` plays on any server)."""
 
-    def __init__(self, workers: int = 2, threads: int = 16, sweeper: bool = True) -> None:
+    def __init__(self, workers: int = 2, threads: int = 16, sweeper: bool = True, admin_token: str | None = None) -> None:
         self.workers = workers
         self.threads = threads
         self.sweeper = sweeper
+        self.admin_token = admin_token
         self.port = 0
         self.url = ""
         self.folder: Path | None = None
@@ -51,6 +63,8 @@ class EmbeddedServer:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "UMPIRE_TOKEN")}
+        if self.admin_token:
+            env["ADMIN_TOKEN"] = self.admin_token
         env.update(
             HOST="127.0.0.1",
             PORT=str(self.port),
@@ -62,9 +76,12 @@ class EmbeddedServer:
             CREATE_RATE_LIMIT="off",  # its own server, on loopback: a tournament creates a match per game, fast
         )
         log = open(self.folder / "server.log", "wb")  # noqa: SIM115 - the server's output, read when it fails
+        # A session of its own, so that a Ctrl-C at the terminal reaches only the harness, which first
+        # aborts the games in play on this server and then stops it; it still ends if the harness dies.
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "service.serve"], env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-        )
+            [sys.executable, "-m", "service.serve"], env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True, preexec_fn=_end_with_parent,
+        )  # fmt: skip
         log.close()
         self._wait_up()
         return self

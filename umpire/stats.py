@@ -26,6 +26,28 @@ with ``s0 = 1/(1+10^(-elo0/400))`` and ``s1`` likewise (logistic Elo bounds),
 stopping when ``LLR >= log((1-beta)/alpha)`` (H1: the first bot is at least
 ``elo1`` stronger) or ``LLR <= log(beta/(1-alpha))`` (H0: at most ``elo0``).
 
+Pentanomial (fastchess ``EloPentanomial``, the default of fishtest): the
+two games of a pair share an opening with colours swapped, so the unit is
+the pair; its score for the first bot is 0, 1/2, 1, 3/2 or 2 points, counted
+as ``[LL, LD, WL+DD, WD, WW]`` ("Ptnml(0-2)").  With ``p_i`` their
+fractions and ``a_i = 0, 1/4, 1/2, 3/4, 1`` the pair's score per game,
+
+* score ``s = sum p_i a_i``, per-pair variance ``v = sum p_i (a_i - s)^2``;
+* Elo ``E(s)``, its interval ``s +- 1.959964 sqrt(v/pairs)`` through ``E``;
+* normalized Elo ``nElo = (s - 1/2) / sqrt(2 v) * 800 / ln 10`` (Elo per
+  unit of the per-game spread: comparable across time controls), its interval
+  the same bounds of ``s`` through it.  With every pair alike (``v = 0``) nElo
+  is undefined (shown ``-``) and the Elo interval is Wilson's, as above.
+
+The pentanomial SPRT (``--sprt ... --sprt-model pentanomial``) is the
+generalised SPRT of fastchess and fishtest with the exact maximum-likelihood
+distributions (M. Van den Bergh, "Comparing the approximations for the
+generalized log likelihood ratio of a multinomial distribution"): for
+``s0``, ``s1`` the logistic scores of elo0 and elo1, ``p_i(s) = p_i / (1 +
+theta (a_i - s))`` with theta solving ``sum p_i (a_i - s) / (1 + theta (a_i -
+s)) = 0``, and ``LLR = pairs * sum p_i log(p_i(s1) / p_i(s0))``; an unseen
+outcome counts as half a pair, as below.
+
 An outcome that has not happened yet counts as half a game when ``s`` and
 ``v`` are estimated (the games counted, ``n``, stay as played).  Without it
 a run of only wins has ``v = 0`` and the formula is undefined; fastchess's
@@ -114,20 +136,150 @@ def estimate(wins: int, losses: int, draws: int) -> EloEstimate:
     return EloEstimate(wins, losses, draws, s, lo_s, hi_s, diff, low, high, error, los)
 
 
+PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)  # a pair's score per game: LL, LD, WL/DD, WD, WW
+NELO = 800.0 / math.log(10.0)
+
+
+@dataclass(frozen=True)
+class PentaEstimate:
+    """A pairing's pairs of games from the first bot's side (module docstring)."""
+
+    penta: tuple[int, int, int, int, int]  # LL, LD, WL+DD, WD, WW
+    score: float
+    diff: float  # Elo
+    low: float
+    high: float
+    error: float
+    nelo: float  # normalized Elo (nan when undefined)
+    nelo_error: float
+    los: float
+
+    @property
+    def pairs(self) -> int:
+        return sum(self.penta)
+
+
+def pentanomial(pair_points: Iterable[float]) -> tuple[int, int, int, int, int]:
+    """Counts ``[LL, LD, WL+DD, WD, WW]`` of pairs scoring 0, 1/2, 1, 3/2, 2 points."""
+    counts = [0, 0, 0, 0, 0]
+    for points in pair_points:
+        counts[round(points * 2)] += 1
+    return counts[0], counts[1], counts[2], counts[3], counts[4]
+
+
+def _penta_moments(counts: Sequence[float]) -> tuple[float, float]:
+    total = sum(counts)
+    p = [c / total for c in counts]
+    s = sum(pi * a for pi, a in zip(p, PAIR_SCORES, strict=True))
+    return s, sum(pi * (a - s) ** 2 for pi, a in zip(p, PAIR_SCORES, strict=True))
+
+
+def estimate_penta(penta: Sequence[int]) -> PentaEstimate:
+    """Elo, normalized Elo and LOS of pentanomial counts, as fastchess computes them."""
+    pairs = sum(penta)
+    counts = (penta[0], penta[1], penta[2], penta[3], penta[4])
+    nan = math.nan
+    if pairs == 0:
+        return PentaEstimate(counts, nan, nan, nan, nan, nan, nan, nan, nan)
+    s, var = _penta_moments(penta)
+    se = math.sqrt(var / pairs)
+    lo_s, hi_s = (s - Z95 * se, s + Z95 * se) if var > 0 else wilson(s, 2 * pairs)
+    diff, low, high = elo_from_score(s), elo_from_score(lo_s), elo_from_score(hi_s)
+    error = (high - low) / 2.0 if math.isfinite(high - low) else math.inf
+    if var > 0:
+        nelo = (s - 0.5) / math.sqrt(2 * var) * NELO
+        nelo_error = Z95 * se / math.sqrt(2 * var) * NELO
+        los = 0.5 * math.erfc(-(s - 0.5) / (se * math.sqrt(2)))
+    else:
+        nelo = nelo_error = nan
+        los = 1.0 if s > 0.5 else 0.0 if s < 0.5 else 0.5
+    return PentaEstimate(counts, s, diff, low, high, error, nelo, nelo_error, los)
+
+
+def _mle(probs: Sequence[float], s: float) -> list[float]:
+    """The distribution on PAIR_SCORES nearest ``probs`` with mean ``s`` (module docstring)."""
+    lo_t = -1.0 / (PAIR_SCORES[-1] - s)
+    hi_t = -1.0 / (PAIR_SCORES[0] - s)
+
+    def f(theta: float) -> float:
+        return sum(p * (a - s) / (1.0 + theta * (a - s)) for p, a in zip(probs, PAIR_SCORES, strict=True))
+
+    a, b = lo_t, hi_t  # f falls from +inf at a to -inf at b
+    for _ in range(200):
+        mid = (a + b) / 2.0
+        if f(mid) > 0:
+            a = mid
+        else:
+            b = mid
+    theta = (a + b) / 2.0
+    return [p / (1.0 + theta * (x - s)) for p, x in zip(probs, PAIR_SCORES, strict=True)]
+
+
+SPRT_MODELS = ("trinomial", "pentanomial")
+
+
 @dataclass(frozen=True)
 class Sprt:
-    """A sequential probability ratio test of ``elo0`` against ``elo1`` (logistic Elo)."""
+    """A sequential probability ratio test of ``elo0`` against ``elo1`` (logistic Elo),
+    on games (``trinomial``) or on pairs of games (``pentanomial``)."""
 
     elo0: float
     elo1: float
     alpha: float
     beta: float
+    model: str = "trinomial"
 
     def __post_init__(self) -> None:
         if not self.elo0 < self.elo1:
             raise ValueError("SPRT: elo0 must be less than elo1")
         if not (0 < self.alpha < 1 and 0 < self.beta < 1 and self.alpha + self.beta < 1):
             raise ValueError("SPRT: alpha and beta are between 0 and 1, and their sum below 1")
+        if self.model not in SPRT_MODELS:
+            raise ValueError(f"SPRT: the model is {' or '.join(SPRT_MODELS)}, not {self.model!r}")
+
+    def to_json(self) -> dict[str, float | str]:
+        return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta, "model": self.model}
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> Sprt:
+        return cls(
+            float(str(data["elo0"])),
+            float(str(data["elo1"])),
+            float(str(data["alpha"])),
+            float(str(data["beta"])),
+            str(data.get("model", "trinomial")),
+        )
+
+    def llr_penta(self, penta: Sequence[int]) -> float:
+        """The log-likelihood ratio of H1 against H0 from pentanomial counts (module docstring)."""
+        pairs = sum(penta)
+        if pairs == 0:
+            return 0.0
+        counts = [c if c else REGULARIZE for c in penta]
+        total = sum(counts)
+        probs = [c / total for c in counts]
+        p0, p1 = _mle(probs, score_from_elo(self.elo0)), _mle(probs, score_from_elo(self.elo1))
+        return pairs * sum(p * (math.log(b) - math.log(a)) for p, a, b in zip(probs, p0, p1, strict=True))
+
+    def judge(self, llr: float) -> str | None:
+        if llr >= self.upper:
+            return "H1"
+        if llr <= self.lower:
+            return "H0"
+        return None
+
+    def state(self, wld: Sequence[int], penta: Sequence[int]) -> tuple[float, str | None]:
+        """(LLR, decision) under this test's model."""
+        llr = self.llr_penta(penta) if self.model == "pentanomial" else self.llr(wld[0], wld[1], wld[2])
+        return llr, self.judge(llr)
+
+    def describe_state(self, wld: Sequence[int], penta: Sequence[int]) -> str:
+        llr, decision = self.state(wld, penta)
+        verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "no decision yet"}[decision]
+        return (
+            f"SPRT ({self.model}) elo0 {self.elo0:g}, elo1 {self.elo1:g}, alpha {self.alpha:g}, beta {self.beta:g}: "
+            f"LLR {llr:.2f} in ({self.lower:.2f}, {self.upper:.2f}): {verdict}"
+        )
 
     @property
     def lower(self) -> float:

@@ -9,20 +9,23 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from engine.errors import EngineError
 from engine.registry import GAMES
-from umpire.bots import BotFactory
+from umpire.bots import BotFactory, Wiring
+from umpire.bots.external import HELLO_TIMEOUT_S
 from umpire.client import ServiceError
 from umpire.config import GameSpec, Settings
-from umpire.play import GRACE_S, Aborted, MatchService, play_game
+from umpire.play import GRACE_S, Aborted, InPlay, MatchService, iso_now, play_game
 from umpire.progress import Progress
+from umpire.records import RecordsWriter
 from umpire.report import summarize
-from umpire.results import ResultsWriter, read_results
-from umpire.stats import Sprt
+from umpire.results import ResultsWriter, read_results, read_settings
+from umpire.stats import Sprt, pentanomial
 
 Json = dict[str, Any]
 
@@ -42,6 +45,8 @@ class Outcome:
     failures: list[str] = field(default_factory=list)
     sprt_decision: str | None = None
     interrupted: bool = False
+    aborted: list[str] = field(default_factory=list)  # matches in play aborted on the server when interrupted
+    not_aborted: list[str] = field(default_factory=list)  # and those that could not be (why)
 
 
 def check_settings(settings: Settings) -> None:
@@ -80,15 +85,79 @@ def first_bot_result(line: Json) -> float | None:
     return 1.0 if seats[line["winner"]] == 0 else 0.0
 
 
-def sprt_state(sprt: Sprt | None, lines: list[Json]) -> tuple[str | None, tuple[int, int, int]]:
-    """The SPRT's decision on the games so far (a two-bot tournament), and bot 0's W-L-D."""
+def counts(lines: list[Json]) -> tuple[tuple[int, int, int], tuple[int, int, int, int, int]]:
+    """Bot 0's W-L-D in its games, and the pentanomial counts of its complete pairs."""
     wld = [0, 0, 0]
+    halves: dict[tuple[Any, int], list[float]] = {}
     for line in lines:
         r = first_bot_result(line)
-        if r is not None:
-            wld[0 if r == 1 else 1 if r == 0 else 2] += 1
+        if r is None:
+            continue
+        wld[0 if r == 1 else 1 if r == 0 else 2] += 1
+        halves.setdefault((tuple(line["pairing"]), int(line.get("number", 0)) // 2), []).append(r)
     w, lo, d = wld
-    return (sprt.decision(w, lo, d) if sprt is not None else None), (w, lo, d)
+    return (w, lo, d), pentanomial(sum(r) for r in halves.values() if len(r) == 2)
+
+
+def sprt_state(sprt: Sprt | None, lines: list[Json]) -> tuple[str | None, tuple[int, int, int]]:
+    """The SPRT's decision on the games so far (a two-bot tournament), and bot 0's W-L-D."""
+    wld, penta = counts(lines)
+    return (sprt.state(wld, penta)[1] if sprt is not None else None), wld
+
+
+def tournament_tags(settings: Settings) -> list[str]:
+    """The tags of the tournament's matches on the server: ``umpire-tournament`` and its fingerprint."""
+    return ["umpire-tournament", f"tournament-{settings.fingerprint()}"]
+
+
+def check_resume(path: Path, settings: Settings, sprt: Sprt | None) -> None:
+    """A results file being resumed holds this tournament (and no other)."""
+    fingerprint = settings.fingerprint()
+    kept = read_settings(path)
+    if kept is not None and kept.get("tournament") != fingerprint:
+        raise TournamentError(
+            f"{path} holds another tournament (other game, options, bots, games, format, clock, openings or seed): "
+            "resume it with --resume alone, or choose another --out"
+        )
+    if kept is not None and sprt is not None and kept.get("sprt") not in (None, sprt.to_json()):
+        raise TournamentError(f"{path} was started with another SPRT ({kept['sprt']}): resume it without --sprt")
+    alien = [line for line in read_results(path) if line.get("tournament") != fingerprint]
+    if alien:
+        raise TournamentError(
+            f"{path} holds games of another tournament (other game, options, bots, games, format, clock, openings or seed): "
+            "resume with the same settings, or choose another --out"
+        )
+
+
+def wiring_for(settings: Settings, i: int, hello_timeout_s: float, log: Callable[[str, str, str], None] | None) -> Wiring:
+    engine = settings.engine(i)
+    return Wiring(dict(engine.env), engine.stderr, _named(log, engine.label), hello_timeout_s)
+
+
+def _named(log: Callable[[str, str, str], None] | None, label: str) -> Callable[[str, str, str], None] | None:
+    if log is None:
+        return None
+    return lambda who, way, text: log(f"{label} {who}", way, text)
+
+
+class BotLog:
+    """``--log FILE``: every line exchanged with every bot, one a line:
+    ``time  bot (pid N)  >|<|!  text`` (``>`` to the bot, ``<`` from it, ``!`` its stderr)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed by close()
+        self._lock = threading.Lock()
+
+    def __call__(self, who: str, way: str, text: str) -> None:
+        line = f"{iso_now()}  {who}  {way}  {text}\n"
+        with self._lock:
+            if not self._file.closed:
+                self._file.write(line)
+                self._file.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            self._file.close()
 
 
 def run(
@@ -102,8 +171,17 @@ def run(
     progress: bool = True,
     stream: TextIO | None = None,
     server_label: str = "",
+    hello_timeout_s: float = HELLO_TIMEOUT_S,
+    records: str | Path | None = None,
+    log: str | Path | None = None,
+    report_every: int = 0,
 ) -> Outcome:
-    """Play the tournament's missing games and return every results line."""
+    """Play the tournament's missing games and return every results line.
+
+    Interrupted (KeyboardInterrupt in the calling thread: Ctrl-C, or SIGTERM as
+    umpire/cli.py turns it into one), it stops starting games, aborts the
+    matches in play on the server (they end ``aborted``, never won or lost),
+    stops the bots, and returns what was played with ``interrupted`` set."""
     if settings.games < 1:
         raise TournamentError("--games must be at least 1")
     if len(settings.bots) < 2:
@@ -116,31 +194,36 @@ def run(
     path = Path(out)
     fingerprint = settings.fingerprint()
     existing: list[Json] = []
-    if path.exists() and path.stat().st_size > 0:
+    nonempty = path.exists() and path.stat().st_size > 0
+    if nonempty:
         if not resume:
             raise TournamentError(f"{path} already holds results: --resume to finish that tournament, or choose another --out")
+        check_resume(path, settings, sprt)
         existing = read_results(path)
-        alien = [line for line in existing if line.get("tournament") != fingerprint]
-        if alien:
-            raise TournamentError(
-                f"{path} holds games of another tournament (other game, options, bots, games, format, clock, openings or seed): "
-                "resume with the same settings, or choose another --out"
-            )
     done = {line["key"] for line in existing}
     todo = [spec for spec in settings.schedule() if spec.key not in done]
-    factories = [BotFactory(spec, settings.game) for spec in settings.bots]
+    bot_log = BotLog(log) if log else None
+    factories = [
+        BotFactory(spec, settings.game, settings.engine(i).dir, wiring_for(settings, i, hello_timeout_s, bot_log))
+        for i, spec in enumerate(settings.bots)
+    ]
     engine = GAMES.get(settings.game)
     seeded = engine is not None and "seed" in engine.describe()["options"]
+    labels = settings.labels
+    explicit = [settings.engine(i).name for i in range(len(settings.bots))]
+    tags = tournament_tags(settings)
 
     outcome = Outcome(list(existing))
     decision, _ = sprt_state(sprt, existing)
     outcome.sprt_decision = decision
     total = len(existing) + len(todo)
-    bar = Progress(total, settings.bots[0], len(existing), stream=stream, enabled=progress)
+    bar = Progress(total, labels[0], len(existing), stream=stream, enabled=progress)
     _, wld = sprt_state(None, existing)
     bar.wld = list(wld)
     if decision is not None or not todo:
         bar.close()
+        if bot_log is not None:
+            bot_log.close()
         return outcome
 
     work: queue.Queue[GameSpec] = queue.Queue()
@@ -148,6 +231,7 @@ def run(
         work.put(spec)
     stop = threading.Event()  # no new games (SPRT decided, too many failures, interrupted)
     abort = threading.Event()  # leave running games unfinished (interrupted)
+    in_play = InPlay()
     lock = threading.Lock()
     failures_in_row = [0]
 
@@ -168,34 +252,29 @@ def run(
                 opening,
                 abort,
                 grace_s,
+                in_play=in_play,
+                names=(explicit[spec.seats[0]], explicit[spec.seats[1]]),
+                tags=[*tags, spec.key],
             )
         finally:
             for seat in (0, 1):
                 factories[spec.seats[seat]].done(bots[seat])
         if abort.is_set():
             return
-        winner = result["winner"]
-        line: Json = {
-            "tournament": fingerprint,
-            "key": spec.key,
-            "index": spec.index,
-            "round": spec.round,
-            "pairing": list(spec.pairing),
-            "number": spec.number,
-            "seats": list(spec.seats),
-            **{k: result[k] for k in ("game", "options", "players", "clock")},
-            "opening": None if spec.opening is None else {"index": spec.opening, "moves": opening},
-            **{k: v for k, v in result.items() if k not in ("game", "options", "players", "clock", "opening")},
-            "winner_bot": None if winner is None else settings.bots[spec.seats[winner]],
-            "seed": settings.seed,
-            "server": server_label,
-        }
+        record(spec, opening, result)
+
+    def record(spec: GameSpec, opening: list[str], result: Json) -> None:
+        line = results_line(settings, spec, opening, result, server_label)
         with lock:
             writer.write(line)
+            if records_writer is not None:
+                records_writer.write(line)
             outcome.lines.append(line)
             outcome.played.append(line)
             failures_in_row[0] = 0
             bar.update(first_bot_result(line), f"{spec.key}: {line['reason']}")
+            if report_every and len(outcome.played) % report_every == 0 and len(outcome.lines) < total:
+                bar.message(f"-- after {len(outcome.lines)} of {total} games --\n" + report_text(outcome.lines, sprt).rstrip())
             if sprt is not None:
                 decided, _ = sprt_state(sprt, outcome.lines)
                 if decided is not None and outcome.sprt_decision is None:
@@ -233,7 +312,9 @@ def run(
                         stop.set()
                         bar.message(f"{MAX_FAILURES} games in a row could not be played: stopping")
 
-    writer = ResultsWriter(path, append=bool(existing))
+    header = {"tournament": fingerprint, "settings": settings.to_json(), "sprt": None if sprt is None else sprt.to_json()}
+    writer = ResultsWriter(path, append=nonempty, header=header)
+    records_writer = RecordsWriter(records) if records else None
     threads = [threading.Thread(target=worker, name=f"game-{i}", daemon=True) for i in range(min(concurrency, len(todo)))]
     try:
         for t in threads:
@@ -245,17 +326,53 @@ def run(
         outcome.interrupted = True
         stop.set()
         abort.set()
-        bar.message("interrupted: the games being played are left unrecorded; --resume plays them")
+        bar.message("interrupted: aborting the games in play on the server; they are left unrecorded, --resume plays them")
+        _abort_all(matches, in_play, outcome)  # a waiting read returns at once: the match is over
         for f in factories:
             f.close()  # stops programs a game is waiting for
         for t in threads:
             t.join(5.0)
+        _abort_all(matches, in_play, outcome)  # a match created meanwhile
     finally:
         writer.close()
+        if records_writer is not None:
+            records_writer.close()
         bar.close()
         for f in factories:
             f.close()
+        if bot_log is not None:
+            bot_log.close()
     return outcome
+
+
+def _abort_all(matches: MatchService, in_play: InPlay, outcome: Outcome) -> None:
+    for match_id in in_play.take():
+        try:
+            matches.abort(match_id)
+            outcome.aborted.append(match_id)
+        except (ServiceError, OSError) as e:
+            outcome.not_aborted.append(f"{match_id}: {e}")
+    matches.close()
+
+
+def results_line(settings: Settings, spec: GameSpec, opening: list[str], result: Json, server_label: str) -> Json:
+    """The results file's line of a game."""
+    winner = result["winner"]
+    return {
+        "tournament": settings.fingerprint(),
+        "key": spec.key,
+        "index": spec.index,
+        "round": spec.round,
+        "pairing": list(spec.pairing),
+        "number": spec.number,
+        "seats": list(spec.seats),
+        **{k: result[k] for k in ("game", "options", "players", "clock")},
+        "opening": None if spec.opening is None else {"index": spec.opening, "moves": opening},
+        **{k: v for k, v in result.items() if k not in ("game", "options", "players", "clock", "opening")},
+        "winner_bot": None if winner is None else settings.bots[spec.seats[winner]],
+        "seed": settings.seed,
+        "server": server_label,
+    }
 
 
 def report_text(lines: list[Json], sprt: Sprt | None = None) -> str:

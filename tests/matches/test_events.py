@@ -74,8 +74,28 @@ def test_every_event_once_with_ids_from_the_ply(client: FlaskClient, new_match: 
 def test_a_reconnect_gets_exactly_what_it_missed(client: FlaskClient, new_match: NewMatch) -> None:
     m, _ = played(new_match)
     everything = stream(client, m.id, "0")
-    for k, (_, event_id, _) in enumerate(everything):
+    for k, (_, event_id, _) in enumerate(everything[:-1]):
         assert stream(client, m.id, event_id) == everything[k + 1 :], event_id
+
+
+def test_a_reconnect_after_the_end_is_told_to_stop(client: FlaskClient, new_match: NewMatch) -> None:
+    """Issue 23: a reconnect after ``end`` got 200 and an empty stream, so an
+    EventSource reconnected every 2 s forever.  The SSE specification's "stop"
+    is 204; an earlier id still gets what it missed, a fresh connection the state."""
+    m, _ = played(new_match)
+    *_, (_, end_id, _) = stream(client, m.id, "0")
+    assert end_id == "3.2"
+    for last in (end_id, None):
+        headers = {"Last-Event-ID": end_id} if last else {}
+        r = client.get(f"/v1/matches/{m.id}/events", headers=headers, query_string={} if last else {"last_event_id": end_id})
+        assert r.status_code == 204 and r.get_data() == b""
+    assert [name for name, _, _ in stream(client, m.id, "3.1")] == ["end"]
+    assert [name for name, _, _ in stream(client, m.id)] == ["state"]
+    ongoing = new_match("catchup", {"size": 3}, players=None)
+    ongoing.move(0, "C3", 0)
+    client.application.config["EVENTS_LIFETIME_S"] = 0.2
+    r = client.get(f"/v1/matches/{ongoing.id}/events", headers={"Last-Event-ID": "1"})
+    assert r.status_code == 200  # not over: the client may wait for more
 
 
 def test_a_fresh_connection_starts_with_the_state(client: FlaskClient, new_match: NewMatch) -> None:
@@ -175,8 +195,9 @@ def test_a_listener_follows_a_match_live_across_a_reconnect_and_an_app_restart(
 
 
 def test_a_few_hundred_listeners_at_once(redis_server: Any, tmp_path: Path) -> None:
-    """One gevent worker holds them all (no thread per listener); one move reaches every one."""
-    app = AppServer(redis_server.url, tmp_path, workers=1).start()
+    """One gevent worker holds them all (no thread per listener); one move reaches every one.
+    (All from one address: over MAX_LISTENERS_PER_ADDRESS's default of 200, so it is raised here.)"""
+    app = AppServer(redis_server.url, tmp_path, workers=1, MAX_LISTENERS_PER_ADDRESS="1000").start()
     listeners: list[Stream] = []
     try:
         _, made = call(app.base, "POST", "/v1/matches", {"game": "catchup", "options": {"size": 3}})

@@ -192,6 +192,24 @@ def test_crystal_match_decided_by_passes_alone_replays(client: FlaskClient, new_
     assert replays_to_final(client, m) == ["timeout"] * 2 * rounds
 
 
+def test_book_moves_are_marked_in_the_record(client: FlaskClient, new_match: NewMatch) -> None:
+    """Issue 23: opening moves a harness plays from its book carry ``"book": true``; the
+    record marks them, in its entries and its text, and replays as before."""
+    m = new_match("catchup", {"size": 3})
+    for seat, (move, ply) in enumerate([("C3", 0), ("B2 B3", 1)]):
+        r = m.client.post(f"/v1/matches/{m.id}/moves", json={"move": move, "ply": ply, "book": True}, headers=m.auth(seat))
+        assert r.status_code == 200, r.json
+    assert m.move(0, "C2 C4", 2).status_code == 200  # the bots take over
+    bad = m.client.post(f"/v1/matches/{m.id}/moves", json={"move": "A1", "ply": 3, "book": "yes"}, headers=m.auth(1))
+    assert bad.status_code == 422 and bad.json["error"]["code"] == "invalid_body"
+    record = m.record()
+    assert [e.get("book", False) for e in record["moves"]] == [True, True, False]
+    lines = [line for line in record["text"].splitlines() if line[:1].isdigit()]
+    assert lines[0].startswith("1. C3 {seat 0, book, ") and lines[1].startswith("2. B2 B3 {seat 1, book, ")
+    assert "book" not in lines[2]
+    assert record["replay"]["moves"] == ["C3", "B2 B3", "C2 C4"]
+
+
 def test_a_match_record_in_little_golems_format_reads_back(client: FlaskClient) -> None:
     """GET /v1/matches/{id}/moves?format=littlegolem writes the record as Little Golem does (the
     players' initials over the turns), and POST /v1/games/catchup/import reads it back to the same moves."""

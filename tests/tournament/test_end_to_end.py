@@ -120,7 +120,7 @@ def test_gauntlet_and_resume_over_http(server: EmbeddedServer, api: MatchClient,
     lines = read_results(out)
     assert [line["pairing"] for line in lines] == [[0, 1], [0, 1], [0, 2], [0, 2]]
     # lose the last two games, as if interrupted, and resume: two new matches, no more
-    kept = out.read_text().splitlines(keepends=True)[:2]
+    kept = out.read_text().splitlines(keepends=True)[:3]  # the settings and two games
     out.write_text("".join(kept))
     code, _, stderr = cli(*args, "--resume")
     assert code == 0, stderr
@@ -141,6 +141,8 @@ def test_console_script_with_its_own_server(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "starting an embedded server" in done.stderr
     lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert lines[0]["type"] == "settings" and lines[0]["settings"]["bots"] == ["random", "greedy"]
+    lines = lines[1:]
     assert len(lines) == 2 and lines[0]["server"] == "embedded"
     assert "random vs greedy" in done.stdout
 

@@ -11,7 +11,7 @@ import pytest
 
 from umpire.config import Settings
 from umpire.local import LocalMatches
-from umpire.results import ResultsWriter, read_results
+from umpire.results import ResultsWriter, read_results, read_settings
 from umpire.stats import Sprt
 from umpire.tournament import TournamentError, run
 
@@ -40,15 +40,18 @@ def test_one_line_per_game_with_its_key(tmp_path: Path) -> None:
         assert line["winner_bot"] == line["players"][line["winner"]]
         assert {"game", "options", "clock", "moves", "detail", "match_id", "started", "finished", "duration_s"} <= set(line)
     text = out.read_text()
-    assert text.endswith("\n") and text.count("\n") == 12
+    assert text.endswith("\n") and text.count("\n") == 1 + 12  # the settings, then a line a game
+    header = read_settings(out)
+    assert header is not None and header["tournament"] == SETTINGS.fingerprint()
+    assert Settings.from_json(header["settings"]) == SETTINGS
 
 
 def test_resume_plays_only_the_missing_games(tmp_path: Path) -> None:
     out = tmp_path / "results.jsonl"
     _, full = play(SETTINGS, out)
-    lines = out.read_text().splitlines(keepends=True)
+    lines = out.read_text().splitlines(keepends=True)[1:]  # after the settings
     # interrupted after five games, the sixth line cut short mid-write
-    out.write_text("".join(lines[:5]) + lines[5][:40])
+    out.write_text("".join(out.read_text().splitlines(keepends=True)[:6]) + lines[5][:40])
     _matches, resumed = play(SETTINGS, out, resume=True)
     on_disk = read_results(out)
     assert len(on_disk) == 12

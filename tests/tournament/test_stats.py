@@ -133,3 +133,64 @@ def test_an_even_pairing_reads_plus_zero_in_the_report() -> None:
     text = format_report(summarize(lines))
     row = next(line for line in text.splitlines() if line.startswith("a vs b"))
     assert "1-1-0" in row and " +0.0 " in row and "-0.0" not in row
+
+
+def test_pentanomial_by_hand() -> None:
+    """fastchess's EloPentanomial: two pairs scored 1 of 2 (WL or DD), two scored 2 (WW)."""
+    from umpire.stats import NELO, estimate_penta, pentanomial
+
+    assert pentanomial([1.0, 2.0, 1.0, 2.0, 0.5, 0.0, 1.5]) == (1, 1, 2, 1, 2)
+    e = estimate_penta((0, 0, 2, 0, 2))
+    # score 0.5*0.5 + 0.5*1 = 0.75; per-pair variance 0.5*0.25^2 * 2 = 0.0625; se sqrt(0.0625/4) = 0.125
+    assert e.pairs == 4 and e.score == pytest.approx(0.75)
+    assert e.diff == pytest.approx(elo_from_score(0.75))
+    assert e.low == pytest.approx(elo_from_score(0.75 - 1.959963984540054 * 0.125))
+    assert e.high == pytest.approx(elo_from_score(0.75 + 1.959963984540054 * 0.125))
+    # nElo = (s - 1/2) / sqrt(2 v) * 800 / ln 10 = 0.25 / sqrt(0.125) * 347.44 = 245.67
+    assert e.nelo == pytest.approx(0.25 / math.sqrt(0.125) * NELO) and e.nelo == pytest.approx(245.67, abs=0.01)
+    assert e.nelo_error == pytest.approx(1.959963984540054 * 0.125 / math.sqrt(0.125) * NELO)
+    assert e.los == pytest.approx(0.5 * math.erfc(-(0.25 / 0.125) / math.sqrt(2)))
+
+
+def test_pentanomial_when_a_side_never_lost() -> None:
+    """Every pair won: the interval is Wilson's over the games, a finite lower bound; nElo is undefined."""
+    from umpire.stats import estimate_penta
+
+    e = estimate_penta((0, 0, 0, 0, 5))
+    assert e.diff == math.inf and e.high == math.inf
+    assert math.isfinite(e.low) and e.low == pytest.approx(estimate(10, 0, 0).low)
+    assert math.isnan(e.nelo) and e.los == 1.0
+
+
+def test_pentanomial_sprt_agrees_with_the_normal_approximation_and_decides() -> None:
+    sprt = Sprt(0, 10, 0.05, 0.05, "pentanomial")
+    penta = (100, 300, 900, 400, 150)
+    s = (0.25 * 300 + 0.5 * 900 + 0.75 * 400 + 150) / 1850
+    var = sum(c / 1850 * (a - s) ** 2 for c, a in zip(penta, (0, 0.25, 0.5, 0.75, 1), strict=True))
+    s0, s1 = score_from_elo(0), score_from_elo(10)
+    approx = 1850 * (s1 - s0) * (2 * s - s0 - s1) / (2 * var)
+    assert sprt.llr_penta(penta) == pytest.approx(approx, rel=0.05)
+    assert sprt.state((0, 0, 0), (0, 0, 0, 0, 0)) == (0.0, None)
+    # never lost: the LLR is finite and grows with the pairs (an unseen outcome counts as half a pair), and
+    # decides; the exact likelihood is far more careful than the trinomial approximation at such extremes
+    assert sprt.state((0, 0, 0), (0, 0, 0, 0, 40))[1] is None
+    assert sprt.state((0, 0, 0), (0, 0, 0, 0, 150))[1] == "H1"
+    assert sprt.state((0, 0, 0), (150, 0, 0, 0, 0))[1] == "H0"
+    assert sprt.state((0, 0, 0), (0, 0, 3, 0, 0))[1] is None  # three even pairs prove nothing yet
+    with pytest.raises(ValueError, match="model"):
+        Sprt(0, 10, 0.05, 0.05, "hexanomial")
+
+
+def test_the_report_names_the_pentanomial_counts() -> None:
+    from umpire.report import format_report, summarize
+
+    results = [1, 1, 1, 0, 0, 0]  # a's results, games 0..5: pairs WW, WL, LL
+    lines = [
+        {"index": i, "key": f"0v1#{i}", "pairing": [0, 1], "number": i, "seats": [0, 1] if i % 2 == 0 else [1, 0],
+         "players": ["a", "b"] if i % 2 == 0 else ["b", "a"], "winner": (0 if r else 1) if i % 2 == 0 else (1 if r else 0),
+         "reason": "end", "game": "catchup", "options": {}}
+        for i, r in enumerate(results)
+    ]  # fmt: skip
+    text = format_report(summarize(lines, Sprt(0, 10, 0.05, 0.05, "pentanomial")))
+    assert "pentanomial [LL, LD, WL+DD, WD, WW] [1, 0, 1, 0, 1] of 3 pairs" in text
+    assert "draw ratio 0.0%" in text and "SPRT (pentanomial)" in text

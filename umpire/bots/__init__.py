@@ -15,9 +15,9 @@ import threading
 from engine.registry import ROOMS
 from umpire.bots.base import Answer, Bot, BotFailure, Turn
 from umpire.bots.builtin import DEFAULT_MCTS_S, GreedyBot, MctsBot, RandomBot
-from umpire.bots.external import HttpBot, ProcessBot, ProcessPool
+from umpire.bots.external import HttpBot, ProcessBot, ProcessPool, Wiring
 
-__all__ = ["BUILTIN", "Answer", "Bot", "BotFactory", "BotFailure", "Turn", "check_spec"]
+__all__ = ["BUILTIN", "Answer", "Bot", "BotFactory", "BotFailure", "Turn", "Wiring", "check_spec"]
 
 BUILTIN = ("random", "greedy", "mcts")
 
@@ -51,11 +51,12 @@ def check_spec(spec: str) -> str:
 class BotFactory:
     """Makes the bot of one spec for each game, for one game of the engine."""
 
-    def __init__(self, spec: str, game: str, cwd: str | None = None) -> None:
+    def __init__(self, spec: str, game: str, cwd: str | None = None, wiring: Wiring | None = None) -> None:
         self.spec = spec
         self.game = game
         self.kind = check_spec(spec)
-        self._pool = ProcessPool(spec, cwd) if self.kind == "cmd" else None
+        self.wiring = wiring
+        self._pool = ProcessPool(spec, cwd, wiring) if self.kind == "cmd" else None
         self._lock = threading.Lock()
         if self.kind == "builtin" and game not in ROOMS:
             raise ValueError(f"the built-in bots do not know the game {game!r}")
@@ -67,7 +68,7 @@ class BotFactory:
             assert self._pool is not None
             return self._pool.acquire()
         if self.kind == "http":
-            return HttpBot(self.spec)
+            return HttpBot(self.spec, self.wiring)
         room = ROOMS[self.game]
         name, _, arg = self.spec.partition(":")
         if name == "random":

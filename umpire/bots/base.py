@@ -91,7 +91,7 @@ class Bot(ABC):
     spec: str
     wants_legal: bool = False  # ask the harness to send the legal moves with each turn
 
-    def begin(self, game: str, options: Json, seat: int, match_id: str) -> None:  # noqa: B027 - optional hook
+    def begin(self, game: str, options: Json, seat: int, match_id: str | None) -> None:  # noqa: B027 - optional hook
         """A game starts (the protocol's ``hello``); raises :class:`BotFailure`."""
 
     @abstractmethod

@@ -22,6 +22,8 @@ import subprocess
 import threading
 import time
 import urllib.parse
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import IO
 
 import orjson
@@ -33,6 +35,19 @@ HELLO_TIMEOUT_S = 10.0  # a program's start-up and handshake
 NO_CLOCK_TIMEOUT_S = 60.0  # a move when the match has no clock (engine-only games)
 STDERR_LINES = 8  # kept for a crash's detail
 _EOF = b""
+
+
+@dataclass(frozen=True)
+class Wiring:
+    """How an external bot is run and watched (``--engine`` and the tournament's flags):
+    its environment (added to the harness's), a file its stderr is appended to,
+    a hook that sees every line exchanged (``--log``: who, ``>`` sent, ``<``
+    received, ``!`` stderr; the line), and the limit on start-up and ``hello``."""
+
+    env: dict[str, str] = field(default_factory=dict)
+    stderr: str | None = None
+    log: Callable[[str, str, str], None] | None = None
+    hello_timeout_s: float = HELLO_TIMEOUT_S
 
 
 def read_answer(raw: bytes, what: str) -> Json:
@@ -57,7 +72,7 @@ def move_answer(answer: Json) -> Answer:
     return Answer(move)
 
 
-def _hello(game: str, options: Json, seat: int, match_id: str) -> Json:
+def _hello(game: str, options: Json, seat: int, match_id: str | None) -> Json:
     return {"type": "hello", "protocol": PROTOCOL, "game": game, "options": options, "seat": seat, "match_id": match_id}
 
 
@@ -72,11 +87,13 @@ class ProcessBot(Bot):
     """A program on stdin/stdout.  One process serves game after game while it
     is healthy; ``hello`` opens each game and ``end`` closes it."""
 
-    def __init__(self, spec: str, argv: list[str], cwd: str | None = None) -> None:
+    def __init__(self, spec: str, argv: list[str], cwd: str | None = None, wiring: Wiring | None = None) -> None:
         self.spec = spec
         self.argv = argv
         self.cwd = cwd
+        self.wiring = wiring or Wiring()
         self.name = spec
+        self._who = spec
         self.proc: subprocess.Popen[bytes] | None = None
         self._lines: queue.Queue[bytes] = queue.Queue()
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
@@ -86,14 +103,18 @@ class ProcessBot(Bot):
     # -- the process -----------------------------------------------------------------
 
     def _start(self) -> None:
+        env = {**os.environ, **self.wiring.env} if self.wiring.env else None
         try:
+            # a session of its own: a Ctrl-C at the terminal reaches the harness, which stops its bots itself
             proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=self.cwd, bufsize=0
-            )
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=self.cwd, bufsize=0,
+                env=env, start_new_session=True,
+            )  # fmt: skip
         except OSError as e:
             self._failed = True
             raise BotFailure(CRASH, f"could not be started ({' '.join(self.argv)}): {e}") from None
         self.proc = proc
+        self._who = f"{self.spec} (pid {proc.pid})"
         self._lines = queue.Queue()
         self._stderr.clear()
         assert proc.stdout is not None and proc.stderr is not None
@@ -103,22 +124,35 @@ class ProcessBot(Bot):
         err.start()
         self._readers = [out, err]
 
-    @staticmethod
-    def _read_stdout(stream: IO[bytes], lines: queue.Queue[bytes]) -> None:
+    def _log(self, way: str, line: bytes | str) -> None:
+        if self.wiring.log is not None:
+            text = line.decode(errors="replace") if isinstance(line, bytes) else line
+            self.wiring.log(self._who, way, text.rstrip("\n"))
+
+    def _read_stdout(self, stream: IO[bytes], lines: queue.Queue[bytes]) -> None:
         try:
             for line in stream:
                 if line.strip():
+                    self._log("<", line)
                     lines.put(line)
         except (OSError, ValueError):
             pass
         lines.put(_EOF)
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
+        sink = open(self.wiring.stderr, "ab") if self.wiring.stderr else None  # noqa: SIM115 - closed below
         try:
             for line in stream:
+                if sink is not None:
+                    sink.write(line)
+                    sink.flush()
+                self._log("!", line)
                 self._stderr.append(line.decode(errors="replace").rstrip())
         except (OSError, ValueError):
             pass
+        finally:
+            if sink is not None:
+                sink.close()
 
     def stderr_tail(self) -> str:
         lines = [ln for ln in self._stderr if ln.strip()]
@@ -151,8 +185,10 @@ class ProcessBot(Bot):
         if self.proc is None or self.proc.poll() is not None:
             raise self._crashed(f"before {what}")
         assert self.proc.stdin is not None
+        data = orjson.dumps(message)
+        self._log(">", data)
         try:
-            self.proc.stdin.write(orjson.dumps(message) + b"\n")
+            self.proc.stdin.write(data + b"\n")
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             raise self._crashed(f"before {what}") from None
@@ -175,11 +211,11 @@ class ProcessBot(Bot):
 
     # -- the protocol ------------------------------------------------------------------
 
-    def begin(self, game: str, options: Json, seat: int, match_id: str) -> None:
+    def begin(self, game: str, options: Json, seat: int, match_id: str | None) -> None:
         if self.proc is None or self.proc.poll() is not None:
             self._start()
         self._send(_hello(game, options, seat, match_id), "hello")
-        answer = self._receive(HELLO_TIMEOUT_S, "hello")
+        answer = self._receive(self.wiring.hello_timeout_s, "hello")
         try:
             _check_hello(answer)
         except BotFailure:
@@ -204,7 +240,9 @@ class ProcessBot(Bot):
             return
         try:
             assert self.proc.stdin is not None
-            self.proc.stdin.write(orjson.dumps({"type": "end", **result}) + b"\n")
+            data = orjson.dumps({"type": "end", **result})
+            self._log(">", data)
+            self.proc.stdin.write(data + b"\n")
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             self._failed = True
@@ -236,9 +274,10 @@ class HttpBot(Bot):
     """A bot behind a URL: each protocol message is POSTed as JSON and the JSON
     answer read back (``end`` is posted too; its answer is ignored)."""
 
-    def __init__(self, spec: str) -> None:
+    def __init__(self, spec: str, wiring: Wiring | None = None) -> None:
         self.spec = spec
         self.name = spec
+        self.wiring = wiring or Wiring()
         url = urllib.parse.urlsplit(spec)
         if url.scheme not in ("http", "https") or not url.hostname:
             raise ValueError(f"an HTTP bot is an http:// or https:// URL, not {spec!r}")
@@ -251,6 +290,8 @@ class HttpBot(Bot):
 
     def _post(self, message: Json, timeout_s: float, what: str) -> Json:
         body = orjson.dumps(message)
+        if self.wiring.log is not None:
+            self.wiring.log(self.spec, ">", body.decode())
         started = time.monotonic()
         for attempt in (0, 1):  # a keep-alive connection the bot closed: once more on a fresh one
             if self._conn is None:
@@ -275,6 +316,8 @@ class HttpBot(Bot):
                     continue
                 self._failed = True
                 raise BotFailure(CRASH, f"could not be reached for {what}: {e!r}") from None
+            if self.wiring.log is not None:
+                self.wiring.log(self.spec, "<", f"HTTP {resp.status} {raw.decode(errors='replace')}")
             if resp.status != 200:
                 self._failed = True
                 text = raw.decode(errors="replace").strip()[:200]
@@ -291,8 +334,8 @@ class HttpBot(Bot):
             self._conn.close()
             self._conn = None
 
-    def begin(self, game: str, options: Json, seat: int, match_id: str) -> None:
-        answer = self._post(_hello(game, options, seat, match_id), HELLO_TIMEOUT_S, "hello")
+    def begin(self, game: str, options: Json, seat: int, match_id: str | None) -> None:
+        answer = self._post(_hello(game, options, seat, match_id), self.wiring.hello_timeout_s, "hello")
         _check_hello(answer)
         self.name = str(answer.get("name") or self.spec)
         self.wants_legal = bool(answer.get("want_legal"))
@@ -333,10 +376,11 @@ class ProcessPool:
     another (so K games at once run K processes), and gives it back after; a
     program that failed is closed, and the next game starts a fresh one."""
 
-    def __init__(self, spec: str, cwd: str | None = None) -> None:
+    def __init__(self, spec: str, cwd: str | None = None, wiring: Wiring | None = None) -> None:
         self.spec = spec
         self.argv = command_argv(spec)
         self.cwd = cwd or os.getcwd()
+        self.wiring = wiring
         self._idle: list[ProcessBot] = []
         self._all: list[ProcessBot] = []
         self._lock = threading.Lock()
@@ -348,7 +392,7 @@ class ProcessPool:
                 if bot.proc is not None and bot.proc.poll() is None:
                     return bot
                 bot.close()
-            bot = ProcessBot(self.spec, self.argv, self.cwd)
+            bot = ProcessBot(self.spec, self.argv, self.cwd, self.wiring)
             self._all.append(bot)
             return bot
 

@@ -212,6 +212,14 @@ class Bug(Game[BugState, Move]):
     move_rule = "R-B5"
     end_rule = "R-B6"
     turn_needs = "every turn grows one piece (Green Meadow's opening turns blacken one cell)"
+    move_codes = {  # the codes of its illegal moves beside the common ones (engine/errors.py)
+        "would_merge": "a grow that touches two of the player's bugs (R-B3)",
+        "too_large": "a grow past the largest bug on the board (R-B3)",
+        "must_eat": "an eat is due and the move does not make it (R-B4, R-B8)",
+        "no_eat_due": "a bonus cell where no eat is due (R-B4)",
+        "bad_bonus": "a bonus cell the eat cannot grow onto (R-B4)",
+        "too_many_cells": "more cells than the grow and its eats (R-B5)",
+    }
     options = OPTIONS
     state_schema = STATE_SCHEMA
     presets = {  # R-T2

@@ -174,6 +174,10 @@ class Catchup(Game[CatchupState, Move]):
     move_rule = "R-C1"
     end_rule = "R-C4"
     turn_needs = "every turn places at least one stone"
+    move_codes = {  # the codes of its illegal moves beside the common ones (engine/errors.py)
+        "duplicate_cell": "a cell named twice in one turn (R-C1)",
+        "largest_group_grew": "bolanos: two stones that change the largest group's size (R-C3)",
+    }
     options = OPTIONS
     state_schema = STATE_SCHEMA
     presets = {  # R-T2

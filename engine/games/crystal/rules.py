@@ -285,6 +285,18 @@ class Crystal(Game[CrystalState, Move]):
     move_rule = "R-X2"
     end_rule = "R-X4"
     turn_needs = "every turn makes its shifts, and every step of the draft is a choice"
+    move_codes = {  # the codes of its illegal moves beside the common ones (engine/errors.py)
+        "wrong_phase": "a move of another phase (a draft word while shifting, ...)",
+        "not_in_draft": "a word the draft does not take now (R-X1)",
+        "not_your_colour": "a colour that is not the player's, or taken (R-X1, R-X5)",
+        "wrong_colour_count": "too few or too many colours in a pick (R-X1)",
+        "bad_shift": "a shift that cannot be read (file, direction, amount 1-5; R-X2)",
+        "wrong_shift_count": "not the number of shifts the turn makes (R-X2, shift-plus)",
+        "file_barred": "a file the opponent shifted on their last turn (R-X2)",
+        "rock_over_edge": "a shift that carries a rock over the edge (R-X5)",
+        "no_convertor": "`convert` without the color-convertor anomaly (R-X5)",
+        "convert_not_first": "`convert` after the first shift, or twice (R-X5)",
+    }
     options = OPTIONS
     state_schema = STATE_SCHEMA
     schemas = SCHEMAS

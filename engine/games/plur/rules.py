@@ -151,6 +151,9 @@ class Plur(Game[PlurState, Move]):
     move_rule = "R-E1"
     end_rule = "R-E1"
     turn_needs = "every turn places one stone"
+    move_codes = {  # the codes of its illegal moves beside the common ones (engine/errors.py)
+        "no_swap": "`swap` where the pie rule does not allow it (R-E1a)",
+    }
     options = OPTIONS
     state_schema = STATE_SCHEMA
     presets = {"plur": seconds(60, 300, 1, "loses")}  # Catchup's clock (R-T2) fits its forerunner

@@ -232,6 +232,10 @@ class Product(Game[ProductState, Move]):
     move_rule = "R-E4"
     end_rule = "R-E4"
     turn_needs = "every turn places its stones, black or white"
+    move_codes = {  # the codes of its illegal moves beside the common ones (engine/errors.py)
+        "duplicate_cell": "a cell named twice in one turn (R-E4)",
+        "too_few_stones": "fewer stones than the turn places (R-E4a)",
+    }
     options = OPTIONS
     state_schema = STATE_SCHEMA
     presets = {"product": seconds(60, 300, 1, "loses")}  # Catchup's clock (R-T2) fits its ancestor

@@ -1,0 +1,106 @@
+"""deploy/nginx.conf in front of what ``make run`` serves, tried for real on
+loopback (README "Under attack"): nginx (Debian's ``nginx``, ``make test``
+installs it) buffers bodies and cuts off slow ones, caps connections per
+client address, passes event streams through unbuffered, and tells the app
+the client's address (``TRUSTED_PROXIES=1``).  Without nginx installed the
+test fails: it never skips."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from liveserver import ROOT, serve
+from test_dos import answer_of, post
+
+from umpire.server import free_port
+
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+
+
+@contextmanager
+def nginx(folder: Path, upstream: str) -> Iterator[str]:
+    """deploy/nginx.conf on a free loopback port in front of ``upstream`` (host:port); its base URL."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
+        (folder / sub).mkdir(exist_ok=True)
+    port = free_port()
+    text = (ROOT / "deploy" / "nginx.conf").read_text()
+    text = text.replace("@PREFIX@", str(folder)).replace("@LISTEN@", f"127.0.0.1:{port}").replace("@UPSTREAM@", upstream)
+    if os.geteuid() == 0:
+        text = "user root;\n" + text  # as root nginx's workers would be nobody's, who cannot write the test's folder
+    conf = folder / "nginx.conf"
+    conf.write_text(text)
+    proc = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(folder)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        end = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(base + "/v1/health", timeout=2) as resp:
+                    if resp.status == 200:
+                        break
+            except OSError:
+                pass
+            assert proc.poll() is None and time.monotonic() < end, (folder / "error.log").read_text(errors="replace")
+            time.sleep(0.1)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def slow_body(port: int, source: str) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=15, source_address=(source, 0))
+    head = f"POST /v1/games/catchup/play HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+    sock.sendall((head + "Content-Length: 1000\r\n\r\n{").encode())
+    return sock
+
+
+def test_nginx_in_front_cuts_slow_bodies_off_caps_addresses_and_streams_events(tmp_path: Path) -> None:
+    assert Path(NGINX).exists(), "nginx is not installed: apt-get install nginx (make test does)"
+    (tmp_path / "app").mkdir()
+    with (
+        serve(tmp_path / "app", TRUSTED_PROXIES="1", BODY_TIMEOUT_S="30") as app,
+        nginx(tmp_path / "nginx", app.removeprefix("http://")) as base,
+    ):
+        port = int(base.rsplit(":", 1)[1])
+        state = post(base, "/v1/games/catchup/new", {"options": {"size": 5}})
+        assert state[0] == 200
+        body = {"state": json.loads(state[1])["state"], "move": "C3"}
+        opened = time.monotonic()
+        slow = [slow_body(port, "127.0.0.2") for _ in range(70)]  # 64 at once per address, 6 one too many
+        plays = []
+        for _ in range(10):
+            start = time.monotonic()
+            assert post(base, "/v1/games/catchup/play", body, timeout=10)[0] == 200
+            plays.append(time.monotonic() - start)
+        answers = [answer_of(sock, opened + 12)[0] for sock in slow]
+        for sock in slow:
+            sock.close()
+        # an event stream passes through unbuffered: its first event arrives at once
+        status, match = post(base, "/v1/matches", {"game": "catchup", "options": {"size": 3}})
+        assert status == 201
+        match_id = json.loads(match)["match_id"]
+        with urllib.request.urlopen(f"{base}/v1/matches/{match_id}/events", timeout=5) as stream:
+            first = stream.readline() + stream.readline() + stream.readline()
+        assert first.startswith(b"retry: 2000\n\nevent: state"), first
+        log = (tmp_path / "app" / "server.log").read_text(errors="replace")
+    assert max(plays) < 1.0
+    assert answers.count(b"HTTP/1.1 429 Too Many Requests") == 6, answers
+    # nginx timed the slow bodies out itself, 5 s after the last byte (its 408 is a closed connection), all within
+    # 12 s of the first (answer_of's deadline, else "(no answer)"); the app never saw them
+    assert answers.count(b"") == 64, answers
+    assert '"status":408' not in log and "127.0.0.2" not in log
