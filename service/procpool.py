@@ -13,8 +13,9 @@ The helpers are talked to over pipes, waiting with ``select``
 (:func:`read_line`, :func:`write_all`), which gevent makes cooperative: a
 waiting request holds no thread and leaves the event loop free.
 
-The built-in bots' searches use it (service/searcher.py); the shape is that
-of the PNG renderers' pool (issue 20).
+The PNG renderers (service/renderer.py, issue 20) and the built-in bots'
+searches (service/searcher.py, issue 23) use it, each with its own pool and
+settings: pictures and searches share one bounded mechanism.
 """
 
 from __future__ import annotations
