@@ -35,7 +35,7 @@ import threading
 import time
 from collections import OrderedDict
 
-from service.procpool import BoundedPool, Busy
+from service.procpool import BoundedPool, Busy, write_all
 
 __all__ = ["Busy", "Pool", "Recent", "RenderFailed"]
 
@@ -68,15 +68,6 @@ def _read_line(fd: int, deadline: float) -> bytes:
     return line
 
 
-def _write_all(fd: int, data: bytes, deadline: float) -> None:
-    view = memoryview(data)
-    while view:
-        wait = deadline - time.monotonic()
-        if wait <= 0 or not select.select([], [fd], [], wait)[1]:
-            raise TimeoutError
-        view = view[os.write(fd, view[: 1 << 16]) :]
-
-
 class Renderer:
     """One renderer process."""
 
@@ -98,7 +89,7 @@ class Renderer:
     def render(self, svg: str, width: int | None, timeout_s: float) -> bytes:
         deadline = time.monotonic() + timeout_s
         data = svg.encode()
-        _write_all(self.stdin, b"%d %d\n" % (width or 0, len(data)) + data, deadline)
+        write_all(self.stdin, b"%d %d\n" % (width or 0, len(data)) + data, deadline)
         status, _, size = _read_line(self.stdout, deadline).strip().partition(b" ")
         body = _read_exact(self.stdout, int(size), deadline)
         if status != b"ok":
