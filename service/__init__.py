@@ -76,7 +76,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.json = StrictJSONProvider(app)
     app.json.sort_keys = False
 
-    from service import cors, guard, metrics, ratelimit, requestlog, signing
+    from service import cors, guard, metrics, ratelimit, requestlog, signing, suggest
     from service.errors import register_error_handlers
     from service.games import bp as games_bp
     from service.matches import init_app as init_matches
@@ -90,6 +90,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     cors.init_app(app)
     app.register_blueprint(games_bp)
     app.register_blueprint(pictures_bp)  # pictures and posts, stateless and of matches (views/)
+    suggest.init_app(app)  # the built-in bots' moves, searched in processes of their own
     app.register_blueprint(page_bp)  # the page at /, /openapi.yaml, /docs
     init_matches(app)  # managed matches, health, `flask sweep` (Redis)
     metrics.init_app(app)  # GET /metrics

@@ -125,6 +125,12 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "bad_options": (422, "options are unknown, out of range, or set up an impossible position (`details.fields`)"),
     "bad_record": (422, "a game record to import cannot be read (`details.line`, `details.token`: where)"),
     "unknown_format": (422, "a record format the game does not read or write (`details.formats`: those it does)"),
+    "budget_too_large": (
+        422,
+        "a suggestion's `budget_s` is over this server's `SUGGEST_MAX_BUDGET_S` (`details.max`; `details.field`: `budget_s`)",
+    ),
+    "game_over": (422, "the state sent for a suggestion is of a finished game: there is no move to suggest"),
+    "bot_unavailable": (422, "the game declares nothing the bot needs (the greedy bot: a position evaluation; `details.bot`)"),
     "bad_signature": (
         422,
         "signing is on and the state's `sig` is missing or wrong, or its `origin` is not `start` or `setup`"
@@ -134,7 +140,8 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "rate_limited": (
         429,
         "over `RATE_LIMIT`, or `CREATE_RATE_LIMIT` creating matches, or `RENDER_RATE_LIMIT` drawing pictures, or"
-        " `PNG_RATE_LIMIT` for a PNG picture that must be rendered (`Retry-After` says when to send again; `details.limit`)",
+        " `PNG_RATE_LIMIT` for a PNG picture that must be rendered, or `SUGGEST_RATE_LIMIT` asking for suggestions"
+        " (`Retry-After` says when to send again; `details.limit`)",
     ),
     "too_many_concurrent": (
         429,
@@ -144,6 +151,10 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     ),
     "internal_error": (500, "a bug; it is logged, with the request id"),
     "unavailable": (503, "Redis is not answering (`details.redis`: `down`, `timeout`, `misconfigured`, `cluster_state`)"),
+    "search_busy": (
+        503,
+        "every searcher of the built-in bots is busy and the queue is full, or a search took too long (`Retry-After`)",
+    ),
     "render_busy": (503, "every PNG renderer is busy and the queue is full, or a rendering took too long (`Retry-After`)"),
     "too_many_listeners": (
         503,

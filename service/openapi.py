@@ -272,6 +272,17 @@ def limits_table() -> str:
             " each per app process",
             "429 `too_many_concurrent`, 503 `too_many_listeners`",
         ),
+        (
+            "`suggest`'s `budget_s`",
+            "more than 0, at most `SUGGEST_MAX_BUDGET_S` seconds (default 2; the setting at most 60)",
+            "422 `budget_too_large` (over 60: `invalid_body`)",
+        ),
+        ("suggestions", "`SUGGEST_RATE_LIMIT` per client address (default 30/minute)", "429 `rate_limited`"),
+        (
+            "searches at once",
+            "`SUGGEST_PROCESSES` searching and `SUGGEST_QUEUE` waiting per app process (default 1 and 2)",
+            "503 `search_busy`",
+        ),
     ]
     return "\n".join(["| what | limit | past it |", "|---|---|---|", *(f"| {a} | {b} | {c} |" for a, b, c in rows)])
 

@@ -23,6 +23,9 @@ Redis for a month) and drawing a picture (``RENDER_RATE_LIMIT``, default
 :data:`RENDER_DEFAULT`: ``render`` and a match's ``board.svg``/``board.png``).
 ``off`` turns either off.  They apply beside ``RATE_LIMIT``; a request with
 the server's umpire token (``UMPIRE_TOKEN``) creates matches at any pace.
+Suggestions (``POST /v1/games/{game}/suggest``, service/suggest.py) cost a
+search of up to ``SUGGEST_MAX_BUDGET_S`` of CPU each, so they have a budget
+of their own too: ``SUGGEST_RATE_LIMIT`` (``30/minute`` by default).
 
 A request over a limit is ``429 rate_limited`` in the one error shape, with
 ``Retry-After`` (seconds) and ``details.limit`` naming the limit.  Only a
@@ -54,6 +57,7 @@ RENDER_DEFAULT = "20/second;600/minute"  # a person stepping through a game draw
 # The views each budget covers, by endpoint.
 CREATE_ENDPOINTS = ("matches.create_match",)
 RENDER_ENDPOINTS = ("pictures.render", "pictures.match_svg", "pictures.match_png")
+SUGGEST_ENDPOINTS = ("suggest.suggest",)
 RETRY_STATUSES = (429, 503)
 
 
@@ -122,7 +126,11 @@ def init_app(app: Flask) -> Limiter | None:
     rate = _budget(app, "RATE_LIMIT")
     budgets = [
         (b, endpoints, name)
-        for name, endpoints in (("CREATE_RATE_LIMIT", CREATE_ENDPOINTS), ("RENDER_RATE_LIMIT", RENDER_ENDPOINTS))
+        for name, endpoints in (
+            ("CREATE_RATE_LIMIT", CREATE_ENDPOINTS),
+            ("RENDER_RATE_LIMIT", RENDER_ENDPOINTS),
+            ("SUGGEST_RATE_LIMIT", SUGGEST_ENDPOINTS),
+        )
         if (b := _budget(app, name))
     ]
 

@@ -34,11 +34,10 @@ import sys
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
 
+from service.procpool import BoundedPool, Busy, write_all
 
-class Busy(Exception):
-    """Every renderer is busy and the queue is full, or a rendering took too long."""
+__all__ = ["Busy", "Pool", "Recent", "RenderFailed"]
 
 
 class RenderFailed(Exception):
@@ -69,15 +68,6 @@ def _read_line(fd: int, deadline: float) -> bytes:
     return line
 
 
-def _write_all(fd: int, data: bytes, deadline: float) -> None:
-    view = memoryview(data)
-    while view:
-        wait = deadline - time.monotonic()
-        if wait <= 0 or not select.select([], [fd], [], wait)[1]:
-            raise TimeoutError
-        view = view[os.write(fd, view[: 1 << 16]) :]
-
-
 class Renderer:
     """One renderer process."""
 
@@ -99,7 +89,7 @@ class Renderer:
     def render(self, svg: str, width: int | None, timeout_s: float) -> bytes:
         deadline = time.monotonic() + timeout_s
         data = svg.encode()
-        _write_all(self.stdin, b"%d %d\n" % (width or 0, len(data)) + data, deadline)
+        write_all(self.stdin, b"%d %d\n" % (width or 0, len(data)) + data, deadline)
         status, _, size = _read_line(self.stdout, deadline).strip().partition(b" ")
         body = _read_exact(self.stdout, int(size), deadline)
         if status != b"ok":
@@ -117,57 +107,32 @@ class Renderer:
 
 
 class Pool:
-    """``processes`` renderers and at most ``queue`` requests waiting for one."""
+    """``processes`` renderers and at most ``queue`` requests waiting for one:
+    the bounded pool of helper processes the built-in bots' searches use too
+    (service/procpool.py)."""
 
     def __init__(self, processes: int = 1, queue: int = 2, timeout_s: float = 20.0, nice: int = 10) -> None:
         self.processes, self.queue, self.timeout_s, self.nice = processes, queue, timeout_s, nice
-        self._lock = threading.Lock()
-        self._free = threading.Semaphore(processes)
-        self._idle: list[Renderer] = []
-        self._started = 0
-        self.inflight = 0  # requests rendering or waiting for a renderer, in this process
+        self.pool: BoundedPool[Renderer] = BoundedPool(lambda: Renderer(nice), processes, queue, timeout_s)
 
     @property
     def full(self) -> bool:
         """No room now: a request for a new picture would be refused."""
-        return self.inflight >= self.processes + self.queue
+        return self.pool.full
 
-    @contextlib.contextmanager
-    def _renderer(self) -> Iterator[Renderer]:
-        with self._lock:
-            if self.inflight >= self.processes + self.queue:
-                raise Busy("Every picture renderer is busy and the queue is full.")
-            self.inflight += 1
-        try:
-            if not self._free.acquire(timeout=self.timeout_s):
-                raise Busy("No picture renderer became free in time.")
-            try:
-                with self._lock:
-                    renderer = self._idle.pop() if self._idle else None
-                if renderer is None or not renderer.alive:
-                    if renderer is not None:
-                        renderer.close()
-                    renderer = Renderer(self.nice)
-                    self._started += 1
-                healthy = False
-                try:
-                    yield renderer
-                    healthy = True
-                finally:
-                    if healthy:
-                        with self._lock:
-                            self._idle.append(renderer)
-                    else:
-                        renderer.close()
-            finally:
-                self._free.release()
-        finally:
-            with self._lock:
-                self.inflight -= 1
+    @property
+    def inflight(self) -> int:
+        """Requests rendering or waiting for a renderer, in this process."""
+        return self.pool.inflight
+
+    @property
+    def started(self) -> int:
+        """Renderer processes started so far in this process."""
+        return self.pool.started
 
     def render(self, svg: str, width: int | None) -> bytes:
         """PNG bytes of ``svg``; :class:`Busy` at once when the queue is full."""
-        with self._renderer() as renderer:
+        with self.pool.helper("picture renderer") as renderer:
             try:
                 return renderer.render(svg, width, self.timeout_s)
             except TimeoutError:
@@ -176,10 +141,7 @@ class Pool:
                 raise RenderFailed(f"the renderer process failed: {e!r}") from e
 
     def close(self) -> None:
-        with self._lock:
-            idle, self._idle = self._idle, []
-        for renderer in idle:
-            renderer.close()
+        self.pool.close()
 
 
 class Recent:

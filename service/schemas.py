@@ -128,6 +128,28 @@ class ReplayRequest(Schema):
     moves = fields.List(MoveField(), required=True, validate=validate.Length(max=MAX_MOVES))
 
 
+BOTS = ("random", "greedy", "mcts")  # the built-in bots (umpire/bots/ BUILTIN); a test checks they agree
+
+
+class Seconds(fields.Float):
+    """A JSON number of seconds: never ``true`` or ``"0.5"``."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> float:
+        if type(value) not in (int, float):
+            raise ValidationError("Not a valid number.")
+        return float(super()._deserialize(value, attr, data, **kwargs))
+
+
+class SuggestRequest(Schema):
+    """``POST /v1/games/{game}/suggest``: a built-in bot's move for a state
+    (service/suggest.py); the budget's upper bound is the server's
+    ``SUGGEST_MAX_BUDGET_S``, checked there."""
+
+    state = _object(required=True)
+    bot = fields.String(required=True, validate=validate.OneOf(BOTS))
+    budget_s = Seconds(load_default=None, allow_none=True, validate=validate.Range(min=0, max=60, min_inclusive=False))
+
+
 PALETTES = ("default", "colorblind", "print")  # views.PALETTES; a test checks they agree
 POST_FORMATS = ("markdown", "discord", "bbcode", "text")  # views.posts.FORMATS; a test checks they agree
 FORMATS = ("svg", "png", "text")
@@ -304,6 +326,12 @@ class ReplayResponse(Schema):
     announcements = fields.List(fields.String(), required=True)
 
 
+class SuggestResponse(Schema):
+    move = fields.String(required=True)
+    bot = fields.String(required=True)
+    spent_s = fields.Float(required=True)
+
+
 class GamesResponse(Schema):
     """Each game's ``describe()``: name, title, variants, options with defaults."""
 
@@ -340,6 +368,8 @@ post_request = PostRequest()
 steps_response = StepsResponse()
 replay_request = ReplayRequest()
 import_request = ImportRequest()
+suggest_request = SuggestRequest()
+suggest_response = SuggestResponse()
 verdict_response = VerdictResponse()
 state_response = StateResponse()
 legal_moves_response = LegalMovesResponse()

@@ -30,7 +30,7 @@ from service import create_app, db
 
 # The default budgets for creating matches and drawing pictures (service/ratelimit.py) are off for
 # the suite's apps, which draw dozens of pictures a second; tests/test_wrong_answers.py tests them.
-NO_BUDGETS = {"CREATE_RATE_LIMIT": "off", "RENDER_RATE_LIMIT": "off", "PNG_RATE_LIMIT": "off"}
+NO_BUDGETS = {"CREATE_RATE_LIMIT": "off", "RENDER_RATE_LIMIT": "off", "PNG_RATE_LIMIT": "off", "SUGGEST_RATE_LIMIT": "off"}
 
 
 @pytest.fixture
@@ -79,6 +79,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real server (gunicorn and an embedded Redis) for the whole session: its base URL."""
     # event streams end after a second, so that a client reading one (schemathesis) does not wait five minutes
     # and the fuzzers create matches and draw pictures faster than the default budgets allow (service/ratelimit.py)
-    live = {"EVENTS_LIFETIME_S": "1", **NO_BUDGETS}
+    # and a suggestion thinks at most 0.2 s: fuzzing reaches suggest's logic without spending the run searching
+    live = {"EVENTS_LIFETIME_S": "1", "SUGGEST_MAX_BUDGET_S": "0.2", **NO_BUDGETS}
     with liveserver.serve(tmp_path_factory.mktemp("live"), **live) as base:
         yield base

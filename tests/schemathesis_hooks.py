@@ -43,7 +43,20 @@ from schemathesis import Case, CheckContext, Response
 
 # ``unknown_format``: a match's record asked in a format its game does not write (the path names no
 # game, so the spec cannot list them).
-SEMANTIC_422 = {"bad_state", "bad_options", "idempotency_key_reused", "ply_not_reached", "bad_record", "unknown_format"}
+# ``game_over``: a finished position sent for a suggestion; ``budget_too_large``: a ``budget_s`` over the
+# server's SUGGEST_MAX_BUDGET_S (a setting: the spec's maximum is the setting's own bound); ``bot_unavailable``:
+# greedy for a game that declares no evaluation.
+SEMANTIC_422 = {
+    "bad_state",
+    "bad_options",
+    "idempotency_key_reused",
+    "ply_not_reached",
+    "bad_record",
+    "unknown_format",
+    "game_over",
+    "budget_too_large",
+    "bot_unavailable",
+}
 
 
 @schemathesis.check

@@ -22,6 +22,7 @@ from openapi_spec_validator import validate as validate_spec
 
 from engine.registry import GAMES, ROOMS
 from service import create_app, openapi, renderer
+from service.suggest import search_pool
 
 JSON = "application/json"
 
@@ -280,6 +281,7 @@ def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_
             "replay": {"options": options, "moves": []},
             "render": {"state": state, "format": "svg"},  # the desk's pictures and posts
             "post": {"state": state},
+            "suggest": {"state": state, "bot": "random"},  # a built-in bot's move (service/suggest.py)
         }
         for kind, (what, body) in enumerate(bodies.items()):
             path = f"/v1/games/{name}/{what}"
@@ -329,6 +331,12 @@ def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_
     assert flooded.get("/v1/games", environ_base={"REMOTE_ADDR": "10.9.9.9"}).status_code == 429
     assert client.get("/v1/games/catchup/board?size=99").status_code == 422
     assert client.get("/v1/games/chess/board").status_code == 404
+    busy = create_app({"TESTING": True, "SUGGEST_PROCESSES": 1, "SUGGEST_QUEUE": 0})
+    busy.test_client_class = type(client)
+    search_pool(busy).inflight = 1  # one search under way: the pool is full (tests/test_suggest.py runs a real one)
+    for name in GAMES:
+        body = {"state": states[name], "bot": "random"}
+        assert busy.test_client().post(f"/v1/games/{name}/suggest", json=body).status_code == 503
 
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("boom")
@@ -346,6 +354,7 @@ def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_
     for name in GAMES:
         for what, body in broken.items():
             assert client.post(f"/v1/games/{name}/{what}", json=body).status_code == 500
+        assert client.post(f"/v1/games/{name}/suggest", json={"state": {}, "bot": "random"}).status_code == 500
         for what, body in {"render": {"state": states[name], "format": "svg"}, "post": {"state": states[name]}}.items():
             assert client.post(f"/v1/games/{name}/{what}", json=body).status_code == 500
         assert client.get(f"/v1/games/{name}/board").status_code == 500

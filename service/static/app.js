@@ -31,6 +31,7 @@
     wrong: null,   // the cell of the wrong step, marked on the board
     open: [],      // the legal next steps (when shown)
     match: null,   // {id, seat, token, data, entries, gen, offset, es}
+    thinking: false, // the computer is choosing a move (POST suggest): the board waits
   };
   let matchGen = 0;
   let busy = 0;
@@ -216,7 +217,7 @@
     desk.prefix = [];
     desk.wrong = null;
     syncForm();
-    show();
+    show().then(() => computerMove(false)); // the computer opens when its seat is first to move
   }
 
   async function loadState(text) {
@@ -489,6 +490,7 @@
     $('u-turn').classList.toggle('u-has-swatch', !!colours && seat !== null);
     if (!atLatest()) text += ' You are looking at an earlier position.';
     $('u-turn').textContent = text;
+    showComputer();
     const m = desk.match;
     const canMove = mayMove();
     $('u-move').disabled = !canMove;
@@ -509,7 +511,7 @@
 
   function mayMove() {
     const h = latest();
-    if (!atLatest() || !h.state || h.state.status === 'finished') return false;
+    if (desk.thinking || !atLatest() || !h.state || h.state.status === 'finished') return false;
     const m = desk.match;
     if (!m) return true;
     return m.seat !== null && m.data && m.data.clock.may_move === m.seat;
@@ -640,10 +642,13 @@
     }
   }
 
-  async function play(text) {
+  // `byComputer`: the computer's move (POST suggest), played as a person's is; after a person's move the
+  // computer answers when it is its turn.
+  async function play(text, byComputer) {
     text = (text || '').trim();
     if (!text) return say('info', 'Type a move, or click the cells of one.');
-    if (!mayMove()) return say('info', desk.match ? 'It is not your move.' : 'Go to the latest position to play.');
+    if (desk.thinking && !byComputer) return say('info', 'The computer is thinking…');
+    if (!byComputer && !mayMove()) return say('info', desk.match ? 'It is not your move.' : 'Go to the latest position to play.');
     if (desk.match) return playInMatch(text);
     const before = latest().state;
     const r = await api('POST', `/v1/games/${desk.game}/play`, { state: before, move: text });
@@ -661,7 +666,62 @@
     desk.wrong = null;
     $('u-move').value = '';
     await show();
-    sayLegal(latest(), `Legal: ${v.move}`);
+    sayLegal(latest(), byComputer ? `The computer (${byComputer}) plays ${v.move}` : `Legal: ${v.move}`);
+    if (!byComputer) await computerMove(false);
+  }
+
+  // -- the computer opponent (POST /v1/games/{game}/suggest) --------------------------------------
+
+  // The strength chosen: a built-in bot and its budget (`mcts:0.5`), or null when the computer is off.
+  function computer() {
+    const value = $('u-bot').value;
+    if (!value) return null;
+    const [bot, seconds] = value.split(':');
+    return { bot, budget_s: seconds ? Number(seconds) : null, label: $('u-bot').selectedOptions[0].textContent };
+  }
+
+  // The seats to choose from, by the game's names; hidden in a match (the server's seats play there).
+  function showComputer() {
+    $('u-computer').hidden = !!desk.match;
+    const sel = $('u-bot-seat');
+    const who = names();
+    if (sel.dataset.game !== desk.game) {
+      const was = sel.value || '1';
+      sel.replaceChildren(...who.map((name, seat) => el('option', { value: String(seat) }, name)));
+      sel.value = was;
+      sel.dataset.game = desk.game;
+    }
+    $('u-bot-move').disabled = desk.thinking || !computer() || !atLatest() || !latest().state || latest().state.status === 'finished';
+  }
+
+  // The computer moves when it is on and its seat is to move (`now`: whoever is to move).
+  async function computerMove(now) {
+    const c = computer();
+    const h = latest();
+    if (desk.match || desk.thinking || !c || !atLatest() || !h.state || h.state.status === 'finished') return;
+    if (!now && h.state.to_move !== Number($('u-bot-seat').value)) return;
+    desk.thinking = true;
+    document.body.dataset.thinking = '1';
+    showTurn();
+    say('info', `The computer (${c.label}) is thinking…`);
+    const body = { state: h.state, bot: c.bot };
+    if (c.budget_s) body.budget_s = c.budget_s;
+    let r;
+    try {
+      r = await api('POST', `/v1/games/${desk.game}/suggest`, body);
+    } finally {
+      desk.thinking = false;
+      document.body.dataset.thinking = '0';
+    }
+    if (latest().state !== h.state) { // the position changed meanwhile (a new game): forget the move, answer the new one
+      showTurn();
+      return computerMove(false);
+    }
+    if (!r.ok) {
+      showTurn();
+      return say('bad', `The computer could not move: ${errorText(r)} Press "Computer, move now" to ask again.`);
+    }
+    await play(r.data.move, c.label);
   }
 
   function clearMove() {
@@ -1028,6 +1088,9 @@
     $('u-clock-preset').addEventListener('change', () => { $('u-custom-clock').hidden = $('u-clock-preset').value !== 'custom'; });
     $('u-match-form').addEventListener('submit', (ev) => { ev.preventDefault(); createMatch(); });
     $('u-resign').addEventListener('click', resign);
+    $('u-bot').addEventListener('change', () => { showComputer(); computerMove(false); });
+    $('u-bot-seat').addEventListener('change', () => computerMove(false));
+    $('u-bot-move').addEventListener('click', () => computerMove(true));
     $('u-leave').addEventListener('click', () => leaveMatch(true));
     window.addEventListener('hashchange', onHash);
     setInterval(tick, 250);

@@ -25,7 +25,7 @@ from service.pictures import render_pool
 def started(app: Flask) -> int:
     """Renderer processes the app has started (none before its first PNG)."""
     pool = app.extensions.get("umpire.renderers")
-    return 0 if pool is None else pool._started
+    return 0 if pool is None else pool.started
 
 
 def test_the_width_is_capped_at_2048(client: FlaskClient, new_match: NewMatch) -> None:

@@ -1,0 +1,190 @@
+"""``POST /v1/games/{game}/suggest`` (service/suggest.py, issue 23): each
+built-in bot of each registered game answers a legal move - checked with the
+engine's own ``play`` - within its budget; bad requests are clear 4xx; a full
+queue of searches is ``503 search_busy`` with ``Retry-After`` at once; and
+suggestions have a rate limit of their own.  tests/test_suggest_live.py shows
+that a search does not hold a real gunicorn worker.  Every answer passes the
+spec check of the test client (tests/conftest.py)."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from gamekit import random_game
+from openapi_check import SpecCheckedClient
+from test_api_errors import error_of
+
+from engine.registry import GAMES, ROOMS
+from service import create_app, schemas
+from service.suggest import search_pool
+from umpire.bots import BUILTIN
+
+BUDGET = 0.05  # mcts thinks this long in the legality tests: enough for some playouts, cheap on a small machine
+MARGIN_S = 0.5  # over the budget, for spent_s: no timing assertion is tighter than this
+
+
+def make(**config: Any) -> Flask:
+    app = create_app({"TESTING": True, "SUGGEST_RATE_LIMIT": "off", **config})
+    app.test_client_class = SpecCheckedClient
+    return app
+
+
+@pytest.fixture
+def app() -> Iterator[Flask]:
+    app = make()
+    yield app
+    search_pool(app).close()
+
+
+def positions(name: str) -> list[tuple[str, dict[str, Any]]]:
+    """A new game and one a few random plies in (reproducible)."""
+    game = GAMES[name]
+    _, early, _ = random_game(game, {}, 0, random.Random(1))
+    _, later, _ = random_game(game, {}, 5, random.Random(2))
+    return [("new", game.dump(early)), ("five plies in", game.dump(later))]
+
+
+def suggest(client: FlaskClient, name: str, body: dict[str, Any]) -> Any:
+    return client.post(f"/v1/games/{name}/suggest", json=body)
+
+
+def test_the_bots_the_service_offers_are_the_harness_builtin_bots() -> None:
+    assert schemas.BOTS == BUILTIN
+
+
+@pytest.mark.parametrize("name", list(ROOMS))
+def test_every_bot_of_every_game_answers_a_legal_move_within_its_budget(client: FlaskClient, name: str) -> None:
+    game = GAMES[name]
+    for label, state in positions(name):
+        for bot in BUILTIN:
+            resp = suggest(client, name, {"state": state, "bot": bot, "budget_s": BUDGET})
+            assert resp.status_code == 200, (label, bot, resp.get_json())
+            answer = resp.get_json()
+            assert answer["bot"] == bot
+            verdict = game.play(game.load(state), answer["move"])  # the engine judges it, not the bot
+            assert verdict.legal, (label, bot, answer, verdict.error)
+            assert 0 <= answer["spent_s"] <= BUDGET + MARGIN_S, (label, bot, answer)
+
+
+def test_mcts_thinks_for_its_budget_and_no_longer(client: FlaskClient) -> None:
+    first = next(iter(ROOMS))
+    suggest(client, first, {"state": positions(first)[0][1], "bot": "random"})  # the searcher process starts
+    for name in ROOMS:
+        state = positions(name)[1][1]
+        start = time.monotonic()
+        answer = suggest(client, name, {"state": state, "bot": "mcts", "budget_s": 0.3}).get_json()
+        took = time.monotonic() - start
+        assert 0.3 * 0.9 <= answer["spent_s"] <= 0.3 + MARGIN_S, (name, answer)  # it uses its budget: stronger for it
+        assert took <= 0.3 + MARGIN_S + 2.0, (name, took)  # 2 s: a searcher process starting on a busy machine
+
+
+def test_the_budget_may_be_left_out_and_is_bounded_by_the_server(client: FlaskClient) -> None:
+    name = next(iter(ROOMS))
+    state = positions(name)[0][1]
+    answer = suggest(client, name, {"state": state, "bot": "mcts"}).get_json()
+    assert answer["spent_s"] <= 0.5 + MARGIN_S  # the default, 0.5 s
+    err = error_of(suggest(client, name, {"state": state, "bot": "mcts", "budget_s": 2.5}), 422, "budget_too_large")
+    assert err["details"]["field"] == "budget_s" and err["details"]["max"] == 2 and "SUGGEST_MAX_BUDGET_S" in err["message"]
+    error_of(suggest(client, name, {"state": state, "bot": "mcts", "budget_s": 61}), 422, "invalid_body")  # the spec's bound
+    low = make(SUGGEST_MAX_BUDGET_S=0.1).test_client()
+    assert suggest(low, name, {"state": state, "bot": "mcts"}).get_json()["spent_s"] <= 0.1 + MARGIN_S
+    error_of(suggest(low, name, {"state": state, "bot": "mcts", "budget_s": 0.2}), 422, "budget_too_large")
+    search_pool(low.application).close()
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"bot": "alphazero"}, "bot"),
+        ({"bot": None}, "bot"),
+        ({"budget_s": 0}, "budget_s"),
+        ({"budget_s": -1}, "budget_s"),
+        ({"budget_s": "0.5"}, "budget_s"),
+        ({"budget_s": True}, "budget_s"),
+        ({"state": "new"}, "state"),
+        ({"extra": 1}, "extra"),
+    ],
+)
+def test_a_malformed_request_names_its_field(client: FlaskClient, change: dict[str, Any], field: str) -> None:
+    name = next(iter(ROOMS))
+    body = {"state": positions(name)[0][1], "bot": "random", "budget_s": 0.1, **change}
+    err = error_of(suggest(client, name, body), 422, "invalid_body")
+    assert err["details"]["field"] == field
+
+
+def test_a_bad_state_an_unknown_game_and_a_missing_bot_are_refused(client: FlaskClient) -> None:
+    name = next(iter(ROOMS))
+    state = positions(name)[0][1]
+    error_of(suggest(client, name, {"state": {**state, "to_move": 7}, "bot": "random"}), 422, "bad_state")
+    error_of(suggest(client, name, {"state": state}), 422, "invalid_body")
+    error_of(suggest(client, "chess", {"state": state, "bot": "random"}), 404, "unknown_game")
+
+
+@pytest.mark.parametrize("name", list(ROOMS))
+def test_a_finished_game_has_no_move_to_suggest(client: FlaskClient, name: str) -> None:
+    game = GAMES[name]
+    _, final, _ = random_game(game, {}, 100_000, random.Random(3))
+    assert game.is_over(final)
+    err = error_of(suggest(client, name, {"state": game.dump(final), "bot": "mcts", "budget_s": 0.1}), 422, "game_over")
+    assert "over" in err["message"]
+
+
+def test_signed_states_are_checked_as_play_checks_them() -> None:
+    app = make(STATE_SECRET="s3cret")
+    client = app.test_client()
+    name = next(iter(ROOMS))
+    state = client.post(f"/v1/games/{name}/new", json={}).get_json()["state"]
+    answer = suggest(client, name, {"state": state, "bot": "greedy"}).get_json()
+    verdict = client.post(f"/v1/games/{name}/play", json={"state": state, "move": answer["move"]}).get_json()
+    assert verdict["legal"]
+    unsigned = {k: v for k, v in state.items() if k != "sig"}
+    err = error_of(suggest(client, name, {"state": unsigned, "bot": "greedy"}), 422, "bad_signature")
+    assert err["details"]["field"] == "state.sig"
+    search_pool(app).close()
+
+
+def test_a_full_queue_answers_503_at_once_with_retry_after() -> None:
+    app = make(SUGGEST_PROCESSES=1, SUGGEST_QUEUE=0)
+    name = next(iter(ROOMS))
+    state = positions(name)[0][1]
+    long = {"state": state, "bot": "mcts", "budget_s": 1.5}
+    first: list[Any] = []
+    searching = threading.Thread(target=lambda: first.append(suggest(app.test_client(), name, long)))
+    searching.start()
+    pool = search_pool(app)
+    deadline = time.monotonic() + 5
+    while pool.inflight == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert pool.inflight == 1
+    start = time.monotonic()
+    resp = suggest(app.test_client(), name, {"state": state, "bot": "random"})
+    assert time.monotonic() - start < 0.5  # refused at once, not queued behind the search
+    err = error_of(resp, 503, "search_busy")
+    assert "busy" in err["message"] and int(resp.headers["Retry-After"]) >= 1
+    searching.join(10)
+    assert first[0].status_code == 200  # the long search was not disturbed
+    assert suggest(app.test_client(), name, {"state": state, "bot": "random"}).status_code == 200  # room again
+    pool.close()
+
+
+def test_suggestions_have_a_rate_limit_of_their_own() -> None:
+    app = make(SUGGEST_RATE_LIMIT="2/minute")
+    client = app.test_client()
+    name = next(iter(ROOMS))
+    state = positions(name)[0][1]
+    for _ in range(2):
+        assert suggest(client, name, {"state": state, "bot": "random"}).status_code == 200
+    resp = suggest(client, name, {"state": state, "bot": "random"})
+    err = error_of(resp, 429, "rate_limited")
+    assert int(resp.headers["Retry-After"]) >= 1 and "2 per 1 minute" in str(err["details"]["limit"])
+    # the rest of the service is not counted against it, nor limited by it (RATE_LIMIT is unset here)
+    for _ in range(5):
+        assert client.post(f"/v1/games/{name}/legal-moves", json={"state": state}).status_code == 200
+    search_pool(app).close()
