@@ -58,7 +58,7 @@ typecheck: $(DEV)
 	$(BIN)/mypy
 
 hadolint: $(DEV)
-	$(BIN)/hadolint Dockerfile
+	$(BIN)/hadolint Dockerfile container/nginx.Dockerfile
 
 ## The browser the page's tests drive (tests/browser): Debian's chromium and chromium-driver, and the nginx
 ## tests/test_proxy.py puts in front of the app (deploy/nginx.conf), installed when missing (as root, as CI
