@@ -149,9 +149,10 @@ def close(app: Flask) -> None:
     if store is not None:
         store.r.close()
         app.extensions["umpire.store"] = None
-    renderers = app.extensions.pop("umpire.renderers", None)  # service/pictures.py's PNG renderer processes
-    if renderers is not None:
-        renderers.close()
+    for name in ("umpire.renderers", "umpire.searchers"):  # the PNG renderers' and the bots' searches' processes
+        pool = app.extensions.pop(name, None)
+        if pool is not None:
+            pool.close()
 
 
 class Positions:

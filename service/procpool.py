@@ -23,8 +23,11 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import subprocess
+import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Generic, Protocol, TypeVar
 
@@ -99,6 +102,33 @@ class BoundedPool(Generic[H]):
             idle, self._idle = self._idle, []
         for found in idle:
             found.close()
+
+
+def spawn(owner: object, module: str, nice: int) -> subprocess.Popen[bytes]:
+    """``python -m module nice`` with pipes both ways, stopped by :func:`reap`
+    when ``owner`` closes it or is collected (an app thrown away unclosed leaves
+    no process and no open pipe behind)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", module, str(nice)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        bufsize=0,
+    )
+    weakref.finalize(owner, reap, proc)
+    return proc
+
+
+def reap(proc: subprocess.Popen[bytes]) -> None:
+    """Close a helper's pipes and stop it (again is harmless)."""
+    for pipe in (proc.stdin, proc.stdout):
+        if pipe is not None:
+            with contextlib.suppress(OSError):
+                pipe.close()
+    if proc.poll() is None:
+        proc.kill()
+    with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+        proc.wait(5)
 
 
 def read_line(fd: int, deadline: float, limit: int = 1 << 20) -> bytes:

@@ -29,12 +29,12 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-import subprocess
 import sys
 import threading
 import time
 from collections import OrderedDict
 
+from service import procpool
 from service.procpool import BoundedPool, Busy, write_all
 
 __all__ = ["Busy", "Pool", "Recent", "RenderFailed"]
@@ -72,13 +72,7 @@ class Renderer:
     """One renderer process."""
 
     def __init__(self, nice: int) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "service.renderer", str(nice)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            bufsize=0,
-        )
+        self.proc = procpool.spawn(self, "service.renderer", nice)
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.stdin, self.stdout = self.proc.stdin.fileno(), self.proc.stdout.fileno()
 
@@ -97,13 +91,7 @@ class Renderer:
         return body
 
     def close(self) -> None:
-        for pipe in (self.proc.stdin, self.proc.stdout):
-            with contextlib.suppress(OSError):
-                pipe.close()  # type: ignore[union-attr]
-        if self.proc.poll() is None:
-            self.proc.kill()
-        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
-            self.proc.wait(5)
+        procpool.reap(self.proc)
 
 
 class Pool:

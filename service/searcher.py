@@ -30,12 +30,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from typing import Any
 
+from service import procpool
 from service.procpool import BoundedPool, Busy, read_line, write_all
 
 __all__ = ["Busy", "Pool", "SearchFailed", "Suggestion"]
@@ -58,13 +58,7 @@ class Searcher:
     """One searcher process (one question at a time, one line each way)."""
 
     def __init__(self, nice: int) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "service.searcher", str(nice)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            bufsize=0,
-        )
+        self.proc = procpool.spawn(self, "service.searcher", nice)
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.stdin, self.stdout = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         self.fresh = True  # no question answered yet: the first one waits for the imports too
@@ -84,13 +78,7 @@ class Searcher:
         self.close()
 
     def close(self) -> None:
-        for pipe in (self.proc.stdin, self.proc.stdout):
-            with contextlib.suppress(OSError):
-                pipe.close()  # type: ignore[union-attr]
-        if self.proc.poll() is None:
-            self.proc.kill()
-        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
-            self.proc.wait(5)
+        procpool.reap(self.proc)
 
 
 class Pool:
