@@ -5,7 +5,7 @@ process (issue 23, "The built-in bots as a service").
 A search is CPU-bound Python (``mcts`` plays random games for its whole
 budget); in a gevent worker it would hold the event loop, and every other
 request of the worker would wait for it.  So searches run in processes of
-their own, ``python -m service.searcher``, started on first use,
+their own, ``python -m umpire.think`` (the harness's bots), started on first use,
 ``SUGGEST_PROCESSES`` (1) per app process, at a lower CPU priority
 (``SUGGEST_NICE``, 10) so that plays and moves go first on a busy machine.
 A worker talks to them over pipes, waiting with ``select``, which gevent
@@ -27,10 +27,7 @@ searcher answers ``{"move", "spent_s"}`` or ``{"error"}``.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import sys
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -58,7 +55,7 @@ class Searcher:
     """One searcher process (one question at a time, one line each way)."""
 
     def __init__(self, nice: int) -> None:
-        self.proc = procpool.spawn(self, "service.searcher", nice)
+        self.proc = procpool.spawn(self, "umpire.think", nice)  # the harness's bots, in a process of their own
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.stdin, self.stdout = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         self.fresh = True  # no question answered yet: the first one waits for the imports too
@@ -117,45 +114,3 @@ class Pool:
 
     def close(self) -> None:
         self.pool.close()
-
-
-def think(question: dict[str, Any]) -> dict[str, Any]:
-    """One search, as a searcher process runs it: the built-in bot of the
-    tournament harness (umpire/bots/), asked as the harness asks it."""
-    from umpire.bots import BotFactory, Turn
-
-    game, bot, budget_s = str(question["game"]), str(question["bot"]), float(question["budget_s"])
-    spec = f"mcts:{budget_s!r}" if bot == "mcts" else bot
-    player = BotFactory(spec, game).make()
-    state = question["state"]
-    turn = Turn(game=game, options={}, seat=int(state.get("to_move") or 0), state=state, ply=0, match_id="")
-    start = time.perf_counter()
-    answer = player.choose(turn)
-    spent = time.perf_counter() - start
-    player.close()
-    if answer.move is None:
-        return {"error": f"the {bot} bot gave no move"}
-    return {"move": answer.move, "spent_s": round(spent, 4)}
-
-
-def _serve(nice: int) -> None:
-    """The searcher process: questions on standard input, answers on standard output, until EOF."""
-    with contextlib.suppress(OSError):
-        os.nice(nice)
-    import engine.registry  # noqa: F401 - the games, loaded once before the first question
-
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    while True:
-        line = stdin.readline()
-        if not line:
-            return
-        try:
-            answer = think(json.loads(line))
-        except Exception as e:
-            answer = {"error": f"{type(e).__name__}: {e}"}
-        stdout.write(json.dumps(answer).encode() + b"\n")
-        stdout.flush()
-
-
-if __name__ == "__main__":
-    _serve(int(sys.argv[1]) if len(sys.argv) > 1 else 10)
