@@ -383,6 +383,15 @@ class Game(ABC, Generic[S, M]):
         ``new``): an umpire's diagram, or a position to start a match from."""
         return dict(self.dump(state)["options"])
 
+    def board_setup_options(self, state: S) -> Json:
+        """:meth:`setup_options` of a game whose state dumps a ``board`` and
+        ``blocked`` cells: the options, the position, and who is to move."""
+        data = self.dump(state)
+        out: Json = {**data["options"], "position": data["board"], "blocked": data["blocked"]}
+        if state.to_move is not None:
+            out["to_move"] = state.to_move
+        return out
+
     def is_over(self, state: S) -> bool:
         """True once the game has finished."""
         return state.to_move is None

@@ -717,11 +717,7 @@ class Bug(Game[BugState, Move]):
     def setup_options(self, state: BugState) -> Json:
         """A set-up position skips Green Meadow's blackening turns (R-B2); cells
         blackened so far stay off the board as ``blocked``."""
-        data = self.dump(state)
-        out: Json = {**data["options"], "position": data["board"], "blocked": data["blocked"]}
-        if state.to_move is not None:
-            out["to_move"] = state.to_move
-        return out
+        return self.board_setup_options(state)
 
     def _finished(self, state: BugState, winner: int | None, end: str) -> BugState:
         return BugState(

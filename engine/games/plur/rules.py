@@ -326,11 +326,7 @@ class Plur(Game[PlurState, Move]):
         return LegalMoves(moves[:limit] if limit is not None else moves, truncated, complete=True)
 
     def setup_options(self, state: PlurState) -> Json:
-        data = self.dump(state)
-        out: Json = {**data["options"], "position": data["board"], "blocked": data["blocked"]}
-        if state.to_move is not None:
-            out["to_move"] = state.to_move
-        return out
+        return self.board_setup_options(state)
 
     # -- ends ----------------------------------------------------------------------------
 

@@ -548,11 +548,7 @@ class Product(Game[ProductState, Move]):
         return Steps(written, steps, complete, self.notation(state, move) if complete else None)
 
     def setup_options(self, state: ProductState) -> Json:
-        data = self.dump(state)
-        out: Json = {**data["options"], "position": data["board"], "blocked": data["blocked"]}
-        if state.to_move is not None:
-            out["to_move"] = state.to_move
-        return out
+        return self.board_setup_options(state)
 
     # -- ends ----------------------------------------------------------------------------
 
