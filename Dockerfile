@@ -1,6 +1,6 @@
 # The service image: `docker build -t umpire . && docker run -p 8000:8000 umpire`.
 # Slim Python 3.11, the runtime dependencies only, an unprivileged user; it runs what
-# `make run` runs (python -m service.serve): gunicorn's gevent workers and a sweeper,
+# `make run` runs (python -m service.run.serve): gunicorn's gevent workers and a sweeper,
 # on REDIS_URL's Redis (REDIS_CLUSTER=1: a Redis Cluster), else on an embedded Redis in /data.
 # BASE: another image with Python 3.11's `python` and `pip` on the PATH (the container test builds
 # on a stand-in made from the Debian archive: container/base.sh).  A build behind a proxy that
@@ -44,5 +44,5 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/v1/health', timeout=4).status != 200)"]
 
 # gunicorn with WEB_CONCURRENCY gevent workers (a waiting read or an event stream is a greenlet,
-# not a thread), and a sweeper unless SWEEPER=0; SIGTERM stops them in order (service/serve.py).
-CMD ["python", "-m", "service.serve"]
+# not a thread), and a sweeper unless SWEEPER=0; SIGTERM stops them in order (service/run/serve.py).
+CMD ["python", "-m", "service.run.serve"]

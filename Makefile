@@ -38,9 +38,9 @@ $(NODE): clients/package-lock.json
 install: $(DEV) $(NODE)
 
 ## Serve on $(HOST):$(PORT): gunicorn ('service:create_app()'), plus the embedded
-## Redis (unless REDIS_URL is set) and the sweeper for managed matches (service/serve.py).
+## Redis (unless REDIS_URL is set) and the sweeper for managed matches (service/run/serve.py).
 run: $(RUNTIME)
-	HOST=$(HOST) PORT=$(PORT) WEB_CONCURRENCY=$(WORKERS) $(BIN)/python -m service.serve
+	HOST=$(HOST) PORT=$(PORT) WEB_CONCURRENCY=$(WORKERS) $(BIN)/python -m service.run.serve
 
 ## Everything CI checks: lint, the spec's lint, types, the Dockerfile, the tests (the contract's, and the page's in
 ## headless Chromium), and the image and compose file run for real (make container).  Stops at the first failure.
@@ -92,9 +92,9 @@ container: $(DEV)
 	podman build --quiet --format docker --build-arg BASE=$(BASE_IMAGE) -f container/nginx.Dockerfile -t $(PROXY_IMAGE) .
 	BASE_IMAGE=$(BASE_IMAGE) UMPIRE_IMAGE=$(UMPIRE_IMAGE) PROXY_IMAGE=$(PROXY_IMAGE) PODMAN_COMPOSE=$(BIN)/podman-compose $(BIN)/python -m pytest -q -p no:cacheprovider container/test_container.py
 
-## openapi.yaml from service/openapi.base.yaml and the games' declarations (a test fails when it drifts).
+## openapi.yaml from service/api/openapi.base.yaml and the games' declarations (a test fails when it drifts).
 openapi: $(RUNTIME)
-	$(BIN)/python -m service.openapi
+	$(BIN)/python -m service.api.openapi
 
 bench: $(RUNTIME)
 	$(BIN)/python -m bench

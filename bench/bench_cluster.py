@@ -1,12 +1,12 @@
 """Managed moves per second with 1, 2 and 4 app processes, on one Redis and on
 a three-master Redis Cluster, in one run: ``python -m bench cluster``.
 
-The app is what ``make run`` starts (``python -m service.serve``: gunicorn's
+The app is what ``make run`` starts (``python -m service.run.serve``: gunicorn's
 gevent workers, ``WEB_CONCURRENCY`` of them, and a sweeper), pointed at
 
 * one ``redis-server`` on a loopback port, append-only (``appendfsync
   everysec``), and
-* a three-master cluster on loopback (``service.embedded.start_cluster``,
+* a three-master cluster on loopback (``service.run.embedded.start_cluster``,
   ``appendfsync everysec``, no replicas) with ``REDIS_CLUSTER=1``,
 
 both the redis-server binary the embedded Redis uses, both over TCP.  The
@@ -32,7 +32,7 @@ from typing import Any
 
 from bench.bench_http import new_matches, wrk
 from bench.common import TcpRedis, free_port, serve, stop
-from service import embedded
+from service.run import embedded
 
 PROCESSES = (1, 2, 4)
 

@@ -2,7 +2,7 @@
 ``python -m bench dos [--case png|slowbody|spectators|all] [--requests N]``.
 
 Issue 20, "Denial of service".  Against what ``make run`` starts (``python -m
-service.serve``: 2 gunicorn gevent workers and a sweeper, ``bench/common.py``)
+service.run.serve``: 2 gunicorn gevent workers and a sweeper, ``bench/common.py``)
 on a ``redis-server`` over loopback TCP, each case in one run: the latency of
 ``--requests`` (200) stateless ``POST /v1/games/catchup/play`` and as many
 managed moves (``POST /v1/matches/{id}/moves``), one at a time, first on the

@@ -16,8 +16,9 @@ from pathlib import Path
 import redis
 
 from bench.common import free_port
-from service import create_app, embedded
-from service.db import close, get_store
+from service import create_app
+from service.matches.db import close, get_store
+from service.run import embedded
 
 
 def start(folder: Path, *extra: str) -> tuple[int, subprocess.Popen[bytes]]:

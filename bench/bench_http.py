@@ -4,7 +4,7 @@
 * ``POST /v1/games/catchup/play``         (a stateless verdict: load, play, dump)
 * ``POST /v1/matches/{id}/moves``         (a managed move: read, engine, atomic Lua commit)
 
-against the real thing: ``python -m service.serve`` (gunicorn, gthread workers)
+against the real thing: ``python -m service.run.serve`` (gunicorn, gthread workers)
 on a real Redis - ``REDIS_URL`` when set, else the embedded ``redis-server``
 in a temporary folder - with a sweeper running, driven by ``wrk`` (apt-get
 install wrk) and ``bench/wrk_umpire.lua``.
@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import HERE, ROOT, call, cpu_s, free_port, wait_up
-from service import embedded
+from service.run import embedded
 
 SCRIPT = HERE / "wrk_umpire.lua"
 SIZE = 5  # Catchup at its default side: 61 cells, so a match gives 60 one-stone moves
@@ -87,7 +87,7 @@ def main() -> None:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     env.update(HOST="127.0.0.1", PORT=str(port), ACCESS_LOG="", REDIS_PREFIX=f"bench:{port}:")
-    proc = subprocess.Popen([sys.executable, "-m", "service.serve"], cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen([sys.executable, "-m", "service.run.serve"], cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
     runs: dict[str, list[dict[str, Any]]] = {"health": [], "play": [], "move": []}
     try:
         wait_up(base, proc)
@@ -97,7 +97,7 @@ def main() -> None:
             state = call(base, "POST", "/v1/games/catchup/play", {"state": state, "move": move})["state"]
         (work / "play.json").write_text(json.dumps({"state": state, "move": "A1 A2"}))
         wrk(base, "health", connections, threads, 2)  # warm up every worker
-        # The server side: service.serve's processes, and the embedded Redis when it is ours.
+        # The server side: service.run.serve's processes, and the embedded Redis when it is ours.
         pids = [proc.pid] + ([server.process.pid] if server is not None and server.process is not None else [])
         # Rounds of the three, one after the other, so that a busy moment of the machine
         # weighs on all three alike; the medians are reported.

@@ -5,7 +5,7 @@ Issue 11: before it, each waiting reader held one of gunicorn's threads, and
 now: a thousand waiting listeners (SSE or long-poll) leave the latency of
 plays and moves within 2x of an idle server.
 
-Against what ``make run`` starts (``python -m service.serve``: gunicorn's
+Against what ``make run`` starts (``python -m service.run.serve``: gunicorn's
 gevent workers, ``BENCH_WORKERS`` (2) of them, and a sweeper) on a
 ``redis-server`` over loopback TCP, in one run:
 

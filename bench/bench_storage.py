@@ -1,7 +1,7 @@
 """Bytes Redis holds per managed match: ``python -m bench storage``.
 
 Plays complete managed matches through the served app (``python -m
-service.serve``: gunicorn and a sweeper) - a long side-10 Catchup match of
+service.run.serve``: gunicorn and a sweeper) - a long side-10 Catchup match of
 one-stone turns (271 plies, like the 265-ply match of issue 14) and one
 random match of each other game - each move sent with an ``Idempotency-Key``
 (as ``umpire tournament`` sends them).  For every key of each match it prints

@@ -3,7 +3,7 @@
 In one run, ``random`` against ``random`` in Catchup (side 4 by default)
 through ``umpire tournament``'s own game loop (umpire/tournament.py):
 
-* through the full path: HTTP to ``python -m service.serve`` (gunicorn, the
+* through the full path: HTTP to ``python -m service.run.serve`` (gunicorn, the
   embedded Redis, a sweeper; started by umpire/server.py), every move a
   managed move with its ply and Idempotency-Key;
 * on the engine alone (umpire/local.py): the same loop, the same bots, the

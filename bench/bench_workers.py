@@ -3,7 +3,7 @@
 A tournament shared through Redis Streams (``umpire tournament --queue``,
 umpire/queue.py) between a bot that thinks ``BENCH_THINK_S`` (0.05 s) a
 move, as slow bots do, and ``random``, side-3 Catchup, on an embedded server
-(python -m service.serve) and an embedded Redis for the queue; the same
+(python -m service.run.serve) and an embedded Redis for the queue; the same
 ``BENCH_GAMES`` (24) games played by 1, 2 and 4 ``umpire worker`` processes
 on this machine.  Printed: the time from the first published game to the last
 result, games per second, and the speed-up against one worker.  Workers
@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from service import embedded
+from service.run import embedded
 from umpire.results import read_results
 from umpire.server import EmbeddedServer
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import redis
 
-from service import embedded
+from service.run import embedded
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -124,7 +124,7 @@ def rss_bytes(pid: int) -> int:
 
 
 def gunicorn_workers(serve_pid: int) -> list[int]:
-    """The gunicorn worker processes under ``python -m service.serve`` (the master's children)."""
+    """The gunicorn worker processes under ``python -m service.run.serve`` (the master's children)."""
     parent, _, _ = _proc_table()
     cmdline = {p: _cmdline(p) for p in parent}
     masters = [p for p, pp in parent.items() if pp == serve_pid and "gunicorn" in cmdline[p]]
@@ -180,13 +180,13 @@ class TcpRedis:
 
 
 def serve(env: dict[str, str], cwd: Path = ROOT, log: Path | None = None) -> tuple[subprocess.Popen[bytes], str]:
-    """``python -m service.serve`` (what ``make run`` starts) on a free port with ``env``; returns it and its
+    """``python -m service.run.serve`` (what ``make run`` starts) on a free port with ``env``; returns it and its
     base URL.  Its output goes to ``log`` (none when None)."""
     port = free_port()
     full = {**os.environ, "HOST": "127.0.0.1", "PORT": str(port), "ACCESS_LOG": "", **env}
     log = log or (Path(os.environ["BENCH_LOG"]) if os.environ.get("BENCH_LOG") else None)  # BENCH_LOG: keep it there
     with open(log or os.devnull, "ab") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "service.serve"], cwd=cwd, env=full, stdout=out, stderr=out)
+        proc = subprocess.Popen([sys.executable, "-m", "service.run.serve"], cwd=cwd, env=full, stdout=out, stderr=out)
     base = f"http://127.0.0.1:{port}"
     try:
         wait_up(base, proc)

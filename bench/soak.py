@@ -1,9 +1,9 @@
 """A soak under faults: ``python -m bench soak [--minutes 5] [--cluster]``.
 
-Against the real thing - ``python -m service.serve`` (gunicorn's gevent
+Against the real thing - ``python -m service.run.serve`` (gunicorn's gevent
 workers, ``--workers`` of them, and a sweeper) on a Redis of its own: one
 ``redis-server`` on a loopback port, or with ``--cluster`` a three-master
-Redis Cluster on loopback (``service.embedded.start_cluster``), both
+Redis Cluster on loopback (``service.run.embedded.start_cluster``), both
 append-only with ``appendfsync everysec`` - it runs, in threads of this
 process, for ``--minutes``:
 
@@ -66,7 +66,7 @@ import redis
 
 from bench.common import TcpRedis, free_port, gunicorn_workers, rss_bytes, serve, stop
 from engine.registry import GAMES
-from service import embedded
+from service.run import embedded
 from umpire.bots.moves import random_move
 
 GAMES_PLAYED: list[tuple[str, dict[str, Any]]] = [

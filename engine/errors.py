@@ -102,7 +102,7 @@ class BadOptions(FieldError):
 # give, with when.  Each game declares its own beside its rules
 # (``Game.move_codes``); engine/registry.py ``MOVE_CODES`` joins them, the
 # spec's table is generated from that, and a test finds every code the engine
-# raises there.  They are answers, not failures (service/errors.py lists those).
+# raises there.  They are answers, not failures (service/web/errors.py lists those).
 MOVE_ERROR_CODES: dict[str, str] = {
     "bad_notation": "the move cannot be read in the game's notation",
     "empty_move": "the move names nothing",

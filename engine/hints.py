@@ -3,7 +3,7 @@
 Each game declares one :class:`Hints` in its own folder
 (``engine/games/<name>/hints.py``) and registers it on its
 :class:`~engine.room.Room`; ``GET /v1/games`` answers it (:meth:`Hints.describe`)
-and the page (``service/static/``) learns everything about a game from it and
+and the page (``service/api/static/``) learns everything about a game from it and
 from the legal-moves prefix calls, never from tables of its own.
 
 Plain data: no rule is decided here.  The legal steps, and whether a move may

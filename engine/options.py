@@ -12,7 +12,7 @@ game itself.
 
 Schemas shared by several games (a board of cells, a list of cells) are
 named in :data:`SHARED_SCHEMAS` and referred to by ``$ref``; the spec
-generator (service/openapi.py) copies them into ``components.schemas``.
+generator (service/api/openapi.py) copies them into ``components.schemas``.
 """
 
 from __future__ import annotations

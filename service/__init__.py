@@ -3,7 +3,7 @@
 ``gunicorn 'service:create_app()'`` serves it.  Configuration comes from
 defaults, then environment variables, then the ``config`` mapping; every
 setting is an environment variable of the same name (README "Settings").
-The settings of managed matches (Redis, tokens, streams) are read in service/db.py.
+The settings of managed matches (Redis, tokens, streams) are read in service/matches/db.py.
 """
 
 from __future__ import annotations
@@ -14,18 +14,18 @@ from typing import Any
 
 from flask import Flask
 
-from service.ratelimit import CREATE_DEFAULT, RENDER_DEFAULT
+from service.web.ratelimit import CREATE_DEFAULT, RENDER_DEFAULT
 
 DEFAULTS: dict[str, Any] = {
     "MAX_BODY_BYTES": 256 * 1024,  # 413 above this (bytes); MAX_CONTENT_LENGTH is the same setting's older name
-    "STATE_SECRET": None,  # set: states are signed (service/signing.py)
+    "STATE_SECRET": None,  # set: states are signed (service/web/signing.py)
     "STATE_SECRET_PREVIOUS": None,  # the secret before a rotation, still accepted
     "CORS_ORIGINS": None,  # comma separated; unset: no CORS headers
-    "RATE_LIMIT": None,  # flask-limiter syntax (50/second); unset: no limit (service/ratelimit.py)
-    "CREATE_RATE_LIMIT": CREATE_DEFAULT,  # creating matches, per address; off: none (service/ratelimit.py)
+    "RATE_LIMIT": None,  # flask-limiter syntax (50/second); unset: no limit (service/web/ratelimit.py)
+    "CREATE_RATE_LIMIT": CREATE_DEFAULT,  # creating matches, per address; off: none (service/web/ratelimit.py)
     "RENDER_RATE_LIMIT": RENDER_DEFAULT,  # drawing pictures, per address; off: none
-    "LOG_FORMAT": "text",  # json or text (service/requestlog.py); `make run` defaults to json
-    "METRICS_TOKEN": None,  # set: GET /metrics needs Authorization: Bearer <it> (service/metrics.py)
+    "LOG_FORMAT": "text",  # json or text (service/web/requestlog.py); `make run` defaults to json
+    "METRICS_TOKEN": None,  # set: GET /metrics needs Authorization: Bearer <it> (service/web/metrics.py)
 }
 STRINGS = (
     "STATE_SECRET",
@@ -60,7 +60,7 @@ def _from_env() -> dict[str, Any]:
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
-    app = Flask(__name__, static_folder=None)  # the page's files are service.page's (/static/...)
+    app = Flask(__name__, static_folder=None)  # the page's files are service.api.page's (/static/...)
     app.config.update(DEFAULTS)
     app.config.update(_from_env())
     if config:
@@ -71,28 +71,48 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if app.config["LOG_FORMAT"] not in ("json", "text"):
         raise ValueError(f"LOG_FORMAT must be json or text, not {app.config['LOG_FORMAT']!r}")
 
-    from service.http import StrictJSONProvider
+    from service.web.http import StrictJSONProvider
 
     app.json = StrictJSONProvider(app)
     app.json.sort_keys = False
 
-    from service import cors, guard, metrics, ratelimit, requestlog, signing, suggest
-    from service.errors import register_error_handlers
-    from service.games import bp as games_bp
-    from service.matches import init_app as init_matches
-    from service.page import bp as page_bp
-    from service.pictures import bp as pictures_bp
+    import redis
+    from marshmallow import ValidationError
+    from werkzeug.exceptions import HTTPException
 
+    from engine.errors import EngineError
+    from service.api import games, page, pictures, suggest
+    from service.matches import db, events, health, routes, sweeper
+    from service.matches.store import Unconfirmed
+    from service.web import cors, errors, guard, metrics, ratelimit, requestlog, signing
+
+    # Settings and hooks, in the order every request meets them.
     requestlog.init_app(app)  # first: every later hook and every answer has the request id
-    register_error_handlers(app)
-    guard.init_app(app)  # its settings; request bodies read within a deadline, before any view (service/guard.py)
+    guard.init_app(app)  # request bodies read within a deadline, before any view (service/web/guard.py)
     signing.init_app(app)
     cors.init_app(app)
-    app.register_blueprint(games_bp)
-    app.register_blueprint(pictures_bp)  # pictures and posts, stateless and of matches (views/)
-    suggest.init_app(app)  # the built-in bots' moves, searched in processes of their own
-    app.register_blueprint(page_bp)  # the page at /, /openapi.yaml, /docs
-    init_matches(app)  # managed matches, health, `flask sweep` (Redis)
-    metrics.init_app(app)  # GET /metrics
+    suggest.configure(app)
+    db.init_app(app)  # the match store's settings (Redis), connected on first use
+    metrics.init_app(app)  # every request timed
+
+    # Every error becomes the one error shape (service/web/errors.py); Redis failures are 503.
+    app.register_error_handler(errors.ApiError, errors.api_error)
+    app.register_error_handler(ValidationError, errors.schema_error)
+    app.register_error_handler(EngineError, errors.engine_error)
+    app.register_error_handler(HTTPException, errors.http_error)
+    app.register_error_handler(redis.RedisError, routes.redis_unavailable)
+    app.register_error_handler(Unconfirmed, routes.unconfirmed_change)
+    app.register_error_handler(Exception, errors.unexpected_error)
+
+    # The routes: the stateless API, pictures and the page; managed matches; operations.
+    app.register_blueprint(games.bp)  # /v1/games/...: verdicts, legal moves, replays
+    app.register_blueprint(pictures.bp)  # pictures and posts, stateless and of matches (views/)
+    app.register_blueprint(suggest.bp)  # the built-in bots' moves, searched in processes of their own
+    app.register_blueprint(page.bp)  # the page at /, /openapi.yaml, /docs
+    app.register_blueprint(routes.bp)  # /v1/matches/...
+    app.register_blueprint(events.bp)  # a match's event stream
+    app.register_blueprint(health.bp)  # /v1/health
+    app.register_blueprint(metrics.bp)  # /metrics
+    app.cli.add_command(sweeper.sweep_command)  # flask sweep
     ratelimit.init_app(app)  # after the routes: it limits every one of them
     return app

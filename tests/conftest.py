@@ -26,9 +26,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 from openapi_check import SpecCheckedClient, SpecChecker, load_spec, spec_checker_instance
 
-from service import create_app, db
+from service import create_app
+from service.matches import db
 
-# The default budgets for creating matches and drawing pictures (service/ratelimit.py) are off for
+# The default budgets for creating matches and drawing pictures (service/web/ratelimit.py) are off for
 # the suite's apps, which draw dozens of pictures a second; tests/test_wrong_answers.py tests them.
 NO_BUDGETS = {"CREATE_RATE_LIMIT": "off", "RENDER_RATE_LIMIT": "off", "PNG_RATE_LIMIT": "off", "SUGGEST_RATE_LIMIT": "off"}
 
@@ -41,7 +42,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
     nowhere = tmp_path_factory.getbasetemp() / "no-redis.sock"
     made = create_app({"TESTING": True, "REDIS_URL": f"unix://{nowhere}", **NO_BUDGETS})
     yield made
-    db.close(made)  # the PNG renderer processes it started (service/renderer.py)
+    db.close(made)  # the PNG renderer processes it started (service/api/renderer.py)
 
 
 @pytest.fixture
@@ -78,7 +79,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real server (gunicorn and an embedded Redis) for the whole session: its base URL."""
     # event streams end after a second, so that a client reading one (schemathesis) does not wait five minutes
-    # and the fuzzers create matches and draw pictures faster than the default budgets allow (service/ratelimit.py)
+    # and the fuzzers create matches and draw pictures faster than the default budgets allow (service/web/ratelimit.py)
     # and a suggestion thinks at most 0.2 s: fuzzing reaches suggest's logic without spending the run searching
     live = {"EVENTS_LIFETIME_S": "1", "SUGGEST_MAX_BUDGET_S": "0.2", **NO_BUDGETS}
     with liveserver.serve(tmp_path_factory.mktemp("live"), **live) as base:

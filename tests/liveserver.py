@@ -1,4 +1,4 @@
-"""A real server for the contract tests: ``python -m service.serve`` (gunicorn,
+"""A real server for the contract tests: ``python -m service.run.serve`` (gunicorn,
 an embedded Redis in a temporary folder, no sweeper) on a free port of
 127.0.0.1, stopped by its own process handle at the end.
 
@@ -44,7 +44,7 @@ def serve(folder: Path, **env: str) -> Iterator[str]:
     log_path = folder / "server.log"
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "service.serve"], cwd=ROOT, env=settings, stdout=log, stderr=subprocess.STDOUT
+            [sys.executable, "-m", "service.run.serve"], cwd=ROOT, env=settings, stdout=log, stderr=subprocess.STDOUT
         )
         try:
             deadline = time.monotonic() + 60

@@ -285,7 +285,7 @@ def test_an_internal_error_is_500_without_a_traceback(
         raise KeyError("secret internal detail")
 
     monkeypatch.setattr(GAMES["catchup"], "new", broken)
-    with caplog.at_level(logging.ERROR, logger="service.errors"):
+    with caplog.at_level(logging.ERROR, logger="service.web.errors"):
         resp = client.post("/v1/games/catchup/new", json={"options": {}})
     err = error_of(resp, 500, "internal_error")
     text = resp.get_data(as_text=True)

@@ -11,7 +11,7 @@ import yaml
 from flask.testing import FlaskClient
 from openapi_check import METHODS, SPEC_FILE
 
-from service import docs
+from service.api import docs
 
 
 def test_the_spec_is_served_as_committed(client: FlaskClient) -> None:
@@ -74,7 +74,7 @@ def test_the_spec_markdown_is_kept_and_escaped() -> None:
 
 def test_the_page_and_its_files(client: FlaskClient) -> None:
     """GET / is the static page; its script and style sheet come from the
-    package (service/static/, package data), and nothing comes from elsewhere."""
+    package (service/api/static/, package data), and nothing comes from elsewhere."""
     resp = client.get("/")
     assert resp.mimetype == "text/html"
     html = resp.get_data(as_text=True)

@@ -1,5 +1,5 @@
 """Denial of service (issue 20), against what ``make run`` serves
-(tests/liveserver.py: ``python -m service.serve``, gunicorn's gevent worker,
+(tests/liveserver.py: ``python -m service.run.serve``, gunicorn's gevent worker,
 one of them, the embedded Redis), on loopback, every wait bounded.
 
 * Pictures: the largest PNGs the service draws are rendered outside the

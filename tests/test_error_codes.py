@@ -1,6 +1,6 @@
 """Every error code is listed, with its status, in openapi.yaml: the codes the
 service raises (``ApiError(status, "code", ...)``, Werkzeug's statuses, the
-engine's field errors) are those of service/errors.py ``ERROR_CODES``, the codes
+engine's field errors) are those of service/web/errors.py ``ERROR_CODES``, the codes
 of illegal moves those of engine/errors.py ``MOVE_ERROR_CODES``, and the spec's
 tables are written from them.  Found in the source, so a new code cannot be
 left out (nor a stale one kept)."""
@@ -15,7 +15,7 @@ import pytest
 
 from engine.errors import MOVE_ERROR_CODES
 from engine.registry import GAMES, MOVE_CODES
-from service.errors import _HTTP_CODES, ERROR_CODES
+from service.web.errors import _HTTP_CODES, ERROR_CODES
 
 ROOT = Path(__file__).resolve().parent.parent
 

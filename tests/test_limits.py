@@ -1,4 +1,4 @@
-"""Limits on everything a client sends (service/http.py, openapi.yaml "Limits"):
+"""Limits on everything a client sends (service/web/http.py, openapi.yaml "Limits"):
 each past its limit is a clear 4xx in the one error shape, and a key given
 twice in one object is refused naming it."""
 
@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 from test_api_errors import error_of, new_state, padded
 
 from service import create_app
-from service.http import MAX_ARRAY_ITEMS, MAX_DEPTH, MAX_OBJECT_MEMBERS, MAX_STRING_CHARS
+from service.web.http import MAX_ARRAY_ITEMS, MAX_DEPTH, MAX_OBJECT_MEMBERS, MAX_STRING_CHARS
 
 JSON = "application/json"
 

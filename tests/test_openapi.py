@@ -21,8 +21,9 @@ from openapi_check import METHODS, SPEC_FILE, SpecChecker, escape, flask_rule_to
 from openapi_spec_validator import validate as validate_spec
 
 from engine.registry import GAMES, ROOMS
-from service import create_app, openapi, renderer
-from service.suggest import search_pool
+from service import create_app
+from service.api import openapi, renderer
+from service.api.suggest import search_pool
 
 JSON = "application/json"
 
@@ -263,7 +264,7 @@ def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_
     limited = create_app({"TESTING": True, "RATE_LIMIT": "1/hour"})
     limited.test_client_class = type(client)
     flooded = limited.test_client()
-    impatient = create_app({"TESTING": True, "BODY_TIMEOUT_S": 0.05})  # service/guard.py: 408 body_timeout
+    impatient = create_app({"TESTING": True, "BODY_TIMEOUT_S": 0.05})  # service/web/guard.py: 408 body_timeout
     impatient.test_client_class = type(client)
     slow = impatient.test_client()
 
@@ -281,7 +282,7 @@ def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_
             "replay": {"options": options, "moves": []},
             "render": {"state": state, "format": "svg"},  # the desk's pictures and posts
             "post": {"state": state},
-            "suggest": {"state": state, "bot": "random"},  # a built-in bot's move (service/suggest.py)
+            "suggest": {"state": state, "bot": "random"},  # a built-in bot's move (service/api/suggest.py)
         }
         for kind, (what, body) in enumerate(bodies.items()):
             path = f"/v1/games/{name}/{what}"
@@ -372,8 +373,8 @@ def test_health_names_what_is_down(client: FlaskClient) -> None:
 
 
 def test_the_committed_spec_is_what_the_generator_writes() -> None:
-    """openapi.yaml is generated from service/openapi.base.yaml and the games'
-    declarations (service/openapi.py); `make openapi` writes it.  A hand edit
+    """openapi.yaml is generated from service/api/openapi.base.yaml and the games'
+    declarations (service/api/openapi.py); `make openapi` writes it.  A hand edit
     or a changed declaration without regenerating fails here."""
     assert SPEC_FILE.read_text(encoding="utf-8") == openapi.render(openapi.build())
 
@@ -406,7 +407,7 @@ def test_every_game_is_fully_described_by_its_declarations(spec: dict[str, Any],
 def test_a_blank_move_is_blank_to_the_spec_and_to_the_service_alike(spec: dict[str, Any], client: FlaskClient) -> None:
     """JSON Schema's white space is ECMA-262's: "\\x1c" is not blank there (it is to Python's
     str.isspace), so the service judges it as a move instead of refusing the body."""
-    from service.schemas import NOT_BLANK
+    from service.web.schemas import NOT_BLANK
 
     assert spec["components"]["schemas"]["Move"]["oneOf"][0]["pattern"] == NOT_BLANK
     state = _new_state(client)

@@ -1,4 +1,4 @@
-"""The page (service/static/) knows no game: it learns each one from
+"""The page (service/api/static/) knows no game: it learns each one from
 ``GET /v1/games`` (the games' hints, engine/hints.py) and the legal-moves
 prefix calls, so no file of it names a game, by name or by title, and so it
 has no branch for one (issue 19: its own copies of five games had drifted

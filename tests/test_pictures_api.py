@@ -26,7 +26,7 @@ from viewcases import (
 
 import views
 from engine.registry import GAMES
-from service import schemas
+from service.web import schemas
 
 Json = dict[str, Any]
 

@@ -3,7 +3,7 @@
 The section "A game of Catchup with curl" is run for real: its ``sh`` block
 (the helpers) and every ``$ command`` of its ``console`` blocks go to bash, in
 order, against what ``make run`` and the Dockerfile serve (``python -m
-service.serve``, started by tests/liveserver.py); each command's output must
+service.run.serve``, started by tests/liveserver.py); each command's output must
 equal, character for character, the lines printed under it.
 """
 
@@ -98,7 +98,7 @@ def match_blocks() -> str:
 
 
 def test_the_managed_match_walkthrough_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The section's commands, run as printed against `python -m service.serve`
+    """The section's commands, run as printed against `python -m service.run.serve`
     (what `make run` starts) with the admin token the section names: the legal
     moves in the move's answer, the wait for a turn, the record as text and as
     data `replay` takes, the live events from the start, the umpire's list."""
@@ -138,7 +138,7 @@ def test_the_tournament_commands_work_as_printed(server: str, tmp_path: Path) ->
     """Named engines, records, openings from records, the pentanomial SPRT with its report,
     a resume from the file alone, and a tournament shared by two workers: run as printed,
     against what ``make run`` serves, with a Redis of the test's own for the queue."""
-    from service import embedded
+    from service.run import embedded
 
     blocks = tournament_blocks()
     assert len(blocks) == 2

@@ -19,7 +19,8 @@ from flask.testing import FlaskClient
 from openapi_check import SpecCheckedClient
 from test_api_errors import error_of
 
-from service import create_app, requestlog, signing
+from service import create_app
+from service.web import requestlog, signing
 
 OPTIONS = {"options": {"size": 3}}
 
@@ -179,7 +180,7 @@ def test_text_log_lines_name_the_request(log_lines: io.StringIO) -> None:
 
 
 def test_make_run_logs_json_by_default() -> None:
-    from service import serve
+    from service.run import serve
 
     assert serve.environment({})["LOG_FORMAT"] == "json"
     assert serve.environment({"LOG_FORMAT": "text"})["LOG_FORMAT"] == "text"
@@ -212,8 +213,8 @@ def test_every_setting_the_service_reads_is_in_the_readme_with_its_default() -> 
     its Redis layer and `make run` read is in the README's table, with the default
     the code has."""
     from service import DEFAULTS
-    from service.db import CONFIG_DEFAULTS
-    from service.suggest import SETTINGS
+    from service.api.suggest import SETTINGS
+    from service.matches.db import CONFIG_DEFAULTS
 
     documented = readme_settings()
     code = {**DEFAULTS, **{k: v for k, v in CONFIG_DEFAULTS.items() if k != "MATCH_CLOCK"}, **SETTINGS}  # MATCH_CLOCK: tests only

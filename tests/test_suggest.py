@@ -1,4 +1,4 @@
-"""``POST /v1/games/{game}/suggest`` (service/suggest.py, issue 23): each
+"""``POST /v1/games/{game}/suggest`` (service/api/suggest.py, issue 23): each
 built-in bot of each registered game answers a legal move - checked with the
 engine's own ``play`` - within its budget; bad requests are clear 4xx; a full
 queue of searches is ``503 search_busy`` with ``Retry-After`` at once; and
@@ -22,8 +22,9 @@ from openapi_check import SpecCheckedClient
 from test_api_errors import error_of
 
 from engine.registry import GAMES, ROOMS
-from service import create_app, schemas
-from service.suggest import search_pool
+from service import create_app
+from service.api.suggest import search_pool
+from service.web import schemas
 from umpire.bots import BUILTIN
 
 BUDGET = 0.05  # mcts thinks this long in the legality tests: enough for some playouts, cheap on a small machine

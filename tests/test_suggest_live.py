@@ -1,7 +1,7 @@
 """A long search does not hold a real server (issue 23): gunicorn with one
 gevent worker (tests/liveserver.py) answers health and play requests
 promptly while that same worker waits for a 3-second ``mcts`` suggestion,
-because the search runs in a searcher process (service/searcher.py) and the
+because the search runs in a searcher process (service/api/searcher.py) and the
 request waits for it cooperatively.  Were the search run in the request,
 the one worker's event loop would be held for the whole 3 seconds."""
 

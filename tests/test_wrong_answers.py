@@ -144,7 +144,7 @@ FORGED = "/v1/x%0A2026-01-01T00:00:00.000+00:00 info [admin] POST /v1/matches/ab
 def test_a_newline_in_the_path_does_not_forge_a_log_line(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
     import io
 
-    from service import requestlog
+    from service.web import requestlog
 
     stream = io.StringIO()
     client = checked(LOG_FORMAT=fmt)
@@ -189,7 +189,7 @@ def test_retry_after_only_on_429_and_503() -> None:
 
 def test_drawing_has_a_budget_of_its_own_by_default() -> None:
     from service import create_app
-    from service.ratelimit import CREATE_DEFAULT, RENDER_DEFAULT
+    from service.web.ratelimit import CREATE_DEFAULT, RENDER_DEFAULT
 
     app = create_app({"TESTING": True})
     assert (app.config["CREATE_RATE_LIMIT"], app.config["RENDER_RATE_LIMIT"]) == (CREATE_DEFAULT, RENDER_DEFAULT)

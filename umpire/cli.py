@@ -43,7 +43,7 @@ cutechess-cli or fastchess do for chess, and report the results: a table per
 pairing (W-L-D, score, Elo difference with its 95% interval; the pentanomial
 counts of its pairs of games with their Elo and normalized Elo) and a rating
 list (openskill).  By default an embedded server is started for the run
-(python -m service.serve on a free port, with its own Redis in a temporary
+(python -m service.run.serve on a free port, with its own Redis in a temporary
 folder); --server plays on a running one."""
 
 EPILOG = """\
@@ -397,7 +397,7 @@ def _play(args: argparse.Namespace, sprt: Sprt | None, interrupted: Interrupted)
             matches.health()
         else:
             if not args.quiet:
-                print("starting an embedded server (python -m service.serve) ...", file=sys.stderr)
+                print("starting an embedded server (python -m service.run.serve) ...", file=sys.stderr)
             admin = secrets.token_urlsafe(24)  # its own: the run aborts its games when interrupted
             server = EmbeddedServer(threads=max(8, 2 * args.concurrency), admin_token=admin).start()
             matches, label = MatchClient(server.url, admin_token=admin), "embedded"

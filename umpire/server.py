@@ -1,5 +1,5 @@
 """The server a tournament plays on when no ``--server`` is given: the project's
-own ``python -m service.serve`` (gunicorn, the embedded Redis, a sweeper),
+own ``python -m service.run.serve`` (gunicorn, the embedded Redis, a sweeper),
 started as a subprocess on 127.0.0.1, a free port and a temporary DATA_DIR,
 and stopped (with its Redis and its folder) when the tournament ends.
 """
@@ -79,7 +79,7 @@ class EmbeddedServer:
         # A session of its own, so that a Ctrl-C at the terminal reaches only the harness, which first
         # aborts the games in play on this server and then stops it; it still ends if the harness dies.
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "service.serve"], env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            [sys.executable, "-m", "service.run.serve"], env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             start_new_session=True, preexec_fn=_end_with_parent,
         )  # fmt: skip
         log.close()
@@ -113,7 +113,7 @@ class EmbeddedServer:
         return "\n".join(text.splitlines()[-lines:])
 
     def stop(self) -> None:
-        """SIGTERM: service.serve stops gunicorn, the sweeper and its Redis in order."""
+        """SIGTERM: service.run.serve stops gunicorn, the sweeper and its Redis in order."""
         proc, self.process = self.process, None
         if proc is not None and proc.poll() is None:
             proc.send_signal(signal.SIGTERM)

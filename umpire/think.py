@@ -3,7 +3,7 @@ umpire.think NICE`` reads one question a line (game, state, bot, budget) and
 answers one line (the move and the time spent), by the built-in bots of the
 tournament harness (umpire/bots/), asked as the harness asks them.
 
-The service starts it (service/searcher.py) and speaks only this protocol to
+The service starts it (service/api/searcher.py) and speaks only this protocol to
 it, so that the service never imports the harness (tests/tournament/test_layering.py).
 """
 

@@ -6,7 +6,7 @@ Pure functions of data: no Flask, no Redis, nothing from ``service``.  A
 state is the JSON the service gives clients (``engine.get_game(name).dump(state)``);
 ``events`` are the engine's events of the move that led to it (``play``'s
 ``events``, a managed match's record entries); ``clock`` is a managed
-match's clock JSON (``service.referee.clock_json``).
+match's clock JSON (``service.matches.referee.clock_json``).
 
 What a game shows lives in its own folder: its room's ``show``
 (:class:`engine.show.Show`, found through :data:`engine.registry.ROOMS`)

@@ -1,5 +1,5 @@
 """The page in a real browser: headless Chromium driven by Selenium against a
-real server (``python -m service.serve``: gunicorn, its embedded Redis in a
+real server (``python -m service.run.serve``: gunicorn, its embedded Redis in a
 temporary folder, a sweeper, on a free port; the tournament harness's
 ``EmbeddedServer``).
 

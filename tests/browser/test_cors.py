@@ -91,7 +91,7 @@ def api(server: str) -> Iterator[str]:
 
 def run(browser: WebDriver, origin: str, api: str) -> dict[str, Any]:
     # A plain document of the origin, not the page at /: the page's Content-Security-Policy
-    # lets it reach its own origin only (service/page.py), as a third party's page would not.
+    # lets it reach its own origin only (service/api/page.py), as a third party's page would not.
     browser.get(f"{origin}/v1/games")
     browser.set_script_timeout(60)
     result: dict[str, Any] = browser.execute_async_script(SCRIPT, api)

@@ -24,9 +24,11 @@ from flask import Flask
 from flask.testing import FlaskClient
 from matchkit import FakeClock, Match, NewMatch, cleanup
 
-from service import create_app, db, embedded
-from service.db import get_store
-from service.store import Store
+from service import create_app
+from service.matches import db
+from service.matches.db import get_store
+from service.matches.store import Store
+from service.run import embedded
 
 
 def pytest_configure(config: pytest.Config) -> None:

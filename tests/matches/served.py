@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from service.serve import gunicorn_command
+from service.run.serve import gunicorn_command
 from umpire.server import free_port
 
 
 class AppServer:
-    """``gunicorn 'service:create_app()'`` as ``make run`` starts it (service/serve.py), without its own Redis."""
+    """``gunicorn 'service:create_app()'`` as ``make run`` starts it (service/run/serve.py), without its own Redis."""
 
     def __init__(self, redis_url: str, folder: Path, workers: int = 2, **env: str) -> None:
         self.port = free_port()

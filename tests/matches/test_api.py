@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 from matchkit import Match, NewMatch
 
 from engine.registry import GAMES
-from service.store import Store
+from service.matches.store import Store
 
 
 def test_create_gives_each_seat_a_random_token_stored_only_as_a_hash(new_match: NewMatch, store: Store) -> None:

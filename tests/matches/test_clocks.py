@@ -10,9 +10,9 @@ from flask.testing import FlaskClient
 from matchkit import START_MS, FakeClock, Match, NewMatch
 
 from engine.registry import GAMES
-from service import referee, sweeper
-from service.referee import Live
-from service.store import Store
+from service.matches import referee, sweeper
+from service.matches.referee import Live
+from service.matches.store import Store
 
 # A Crystal position past the draft: player 1 shifts first (R-X1 set-up given at creation).
 GRID = ["GRGRRR", "BGRYBY", "GGYRGB", "YYRGYB", "GYBBRB", "RGYYBB"]

@@ -22,8 +22,10 @@ from flask.testing import FlaskClient
 from matchkit import FakeClock
 
 from engine.registry import GAMES
-from service import create_app, db, embedded, sweeper
-from service.store import SHARDS, Store
+from service import create_app
+from service.matches import db, sweeper
+from service.matches.store import SHARDS, Store
+from service.run import embedded
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from matchkit import NewMatch
 
-from service.ratelimit import storage_uri
+from service.web.ratelimit import storage_uri
 
 JSON = "application/json"
 

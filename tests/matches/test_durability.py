@@ -31,7 +31,7 @@ from flask.testing import FlaskClient
 from bench.common import free_port
 from bench.proxy import Proxy
 from engine.registry import GAMES
-from service import embedded
+from service.run import embedded
 
 ClientFor = Callable[..., FlaskClient]
 

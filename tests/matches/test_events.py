@@ -23,7 +23,7 @@ from matchkit import FakeClock, Match, NewMatch
 from served import AppServer, Stream, call
 
 from engine.registry import GAMES
-from service import embedded
+from service.run import embedded
 
 
 def parse(text: str) -> list[tuple[str, str, Any]]:

@@ -19,10 +19,11 @@ from matchkit import NewMatch
 from test_whole_matches import choose
 
 from engine.registry import GAMES
-from service import create_app, db, referee
-from service.db import get_positions
-from service.schemas import match_move_request as move_request
-from service.schemas import plain_move
+from service import create_app
+from service.matches import db, referee
+from service.matches.db import get_positions
+from service.web.schemas import match_move_request as move_request
+from service.web.schemas import plain_move
 
 # -- the move body ----------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from flask.testing import FlaskClient
 from matchkit import NewMatch
 from served import AppServer, Stream, call
 
-from service import embedded
+from service.run import embedded
 
 
 def figure(text: str, name: str, **labels: str) -> float:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from flask.testing import FlaskClient
 
-from service import sweeper
-from service.db import get_store
-from service.embedded import EmbeddedRedis
+from service.matches import sweeper
+from service.matches.db import get_store
+from service.run.embedded import EmbeddedRedis
 
 Start = Callable[..., EmbeddedRedis]
 ClientFor = Callable[..., FlaskClient]

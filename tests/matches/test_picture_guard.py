@@ -1,5 +1,5 @@
 """Pictures under attack (issue 20, "Pictures"): PNGs are rendered by a
-bounded pool of processes (service/renderer.py), a full queue is answered
+bounded pool of processes (service/api/renderer.py), a full queue is answered
 at once with ``503 render_busy`` and ``Retry-After``, a match's picture of a
 position that can no longer change is rendered once for every app process
 (Redis), and renderings are charged on a budget of their own.  On real Redis,
@@ -18,8 +18,8 @@ from flask.testing import FlaskClient
 from matchkit import NewMatch
 from test_records import play_some
 
-from service import db
-from service.pictures import render_pool
+from service.api.pictures import render_pool
+from service.matches import db
 
 
 def started(app: Flask) -> int:

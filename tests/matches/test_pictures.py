@@ -1,6 +1,6 @@
 """A managed match's pictures and posts, now and at any earlier ply, on real
 Redis through the spec-checked client: rebuilt from the record by
-service/history.py, cached when the position can no longer change (ETag,
+service/matches/history.py, cached when the position can no longer change (ETag,
 Cache-Control, 304), the post's link to its PNG and its clock in words."""
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from test_records import play_some
 
 import views
 from engine.registry import GAMES
-from service.history import history
-from service.store import Store
+from service.matches.history import history
+from service.matches.store import Store
 
 
 def get(client: FlaskClient, m: Match, what: str, status: int = 200, **query: Any) -> Any:

@@ -1,6 +1,6 @@
 """Clocks in real seconds on a real Redis (R-T1, R-X6): a sweeper flags on time
 with nobody asking, a waiting read wakes at the deadline, and ``make run``'s
-``python -m service.serve`` (gunicorn, embedded Redis, sweeper) works end to end.
+``python -m service.run.serve`` (gunicorn, embedded Redis, sweeper) works end to end.
 Settings are short (about a second) to keep the suite fast."""
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ from matchkit import NewMatch
 from served import call
 from test_clocks import CRYSTAL, a_turn
 
-from service import embedded, referee, sweeper
-from service.referee import Live
-from service.store import Store
+from service.matches import referee, sweeper
+from service.matches.referee import Live
+from service.matches.store import Store
+from service.run import embedded
 from umpire.server import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,7 +102,7 @@ def test_waiting_read_wakes_at_the_deadline_without_a_sweeper(new_match: NewMatc
     assert 0.3 < took < 2.0
 
 
-# -- make run: python -m service.serve --------------------------------------------------------
+# -- make run: python -m service.run.serve --------------------------------------------------------
 
 
 class Served:
@@ -110,7 +111,7 @@ class Served:
         self.base = f"http://127.0.0.1:{self.port}/v1"
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
         env.update(PORT=str(self.port), HOST="127.0.0.1", DATA_DIR=str(data_dir), WEB_CONCURRENCY="2", ACCESS_LOG="/dev/null")
-        self.proc = subprocess.Popen([sys.executable, "-m", "service.serve"], cwd=ROOT, env=env)
+        self.proc = subprocess.Popen([sys.executable, "-m", "service.run.serve"], cwd=ROOT, env=env)
         end = time.monotonic() + 30
         while True:
             try:
@@ -118,7 +119,7 @@ class Served:
                     break
             except OSError:
                 pass
-            assert self.proc.poll() is None and time.monotonic() < end, "service.serve did not come up"
+            assert self.proc.poll() is None and time.monotonic() < end, "service.run.serve did not come up"
             time.sleep(0.1)
 
     def stop(self) -> int:
@@ -138,7 +139,7 @@ def test_make_run_serves_sweeps_and_restarts_without_loss(tmp_path: Path) -> Non
         mid = quick["match_id"]
         # the sweeper process applies the flag: look in Redis itself, not through a read that would settle it
         r = redis.Redis.from_url(f"unix://{data / 'redis.sock'}", decode_responses=True)
-        key = f"umpire:{{s{mid[:2]}}}:m:{mid}"  # the match's hash, under its shard's tag (service/store.py)
+        key = f"umpire:{{s{mid[:2]}}}:m:{mid}"  # the match's hash, under its shard's tag (service/matches/store.py)
         wait_until(lambda: json.loads(r.hget(key, "live") or "{}")["state"]["status"] == "finished", 10)
         before = call(served.base, "GET", f"/matches/{keep}")[1]
         read_at = time.time()

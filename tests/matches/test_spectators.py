@@ -1,5 +1,5 @@
 """Spectators (issue 20): every event stream of a match in one process
-shares one feed (service/events.py ``Feed``), so an event is built once per
+shares one feed (service/matches/events.py ``Feed``), so an event is built once per
 process, not once per listener, and a change is read from Redis once for all
 of them; listeners are capped per match (``503 too_many_listeners``) and per
 client address (``429 too_many_concurrent``).  On real Redis, through the
@@ -17,8 +17,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 from matchkit import Match, NewMatch
 
-from service import events
-from service.db import get_hub
+from service.matches import events
+from service.matches.db import get_hub
 
 
 def until(check: Callable[[], bool], timeout: float = 10) -> None:

@@ -53,8 +53,9 @@ from matchkit import START_MS, FakeClock, Match
 from engine.errors import MoveError
 from engine.game import Outcome
 from engine.registry import GAMES
-from service import matches, referee
-from service.store import Store
+from service.matches import referee
+from service.matches import routes as matches
+from service.matches.store import Store
 
 GRID = ["GRGRRR", "BGRYBY", "GGYRGB", "YYRGYB", "GYBBRB", "RGYYBB"]
 SETUPS = [("catchup", {"size": 3}), ("catchup", {"size": 3, "variant": "mindsports"}), ("bug", {"size": 2}),

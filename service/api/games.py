@@ -1,0 +1,139 @@
+"""Stateless adjudication: ``/v1/games/...`` (API.md).  No storage, no rules:
+each view reads a body, calls the engine, and dumps the answer; every other
+outcome is an error raised to service/web/errors.py.  A verdict (``play``,
+``replay``) also carries the umpire's ``announcements`` of the move that
+reached its state (views.announcements).  States are signed on the way out
+and their signatures checked on the way in (service/web/signing.py), when the
+server has a ``STATE_SECRET``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint
+
+import views
+from engine.errors import MoveError
+from engine.registry import NOT_BUILT, ROOMS, get_game
+from engine.room import RecordFormat
+from service.web import schemas, signing
+from service.web.errors import ApiError
+from service.web.http import json_body
+from service.web.signing import signed, verified
+
+bp = Blueprint("games", __name__, url_prefix="/v1")
+
+
+@bp.get("/games")
+def list_games() -> Any:
+    games = [
+        {
+            **room.game.describe(),
+            "records": [{"name": f.name, "title": f.title} for f in room.records.values()],
+            "hints": room.hints.describe(room.game),  # the page's hints (engine/hints.py)
+        }
+        for room in ROOMS.values()
+    ]
+    not_built = [{"name": name, "why": why} for name, why in NOT_BUILT.items()]
+    return schemas.games_response.dump({"games": games, "not_built": not_built})
+
+
+@bp.post("/games/<game>/new")
+def new(game: str) -> Any:
+    g = get_game(game)
+    body = json_body(schemas.new_request)
+    origin = signing.origin_of(body["options"], g.options)
+    return schemas.state_response.dump({"state": signed(g.dump(g.new(body["options"])), origin)})
+
+
+@bp.post("/games/<game>/play")
+def play(game: str) -> Any:
+    g = get_game(game)
+    body = json_body(schemas.play_request)
+    sent, origin = signing.read(body["state"])
+    state = g.load(sent)
+    verdict = g.play(state, body["move"])
+    error = None if verdict.error is None else verdict.error.to_json()
+    after = signed(g.dump(verdict.state), origin)
+    out = schemas.verdict_json(verdict.legal, after, move=verdict.move, error=error, events=verdict.events)
+    # An illegal move changed nothing, so there is nothing to announce: its error says why.
+    out["announcements"] = views.announcements(g.dump(state), verdict.events, after) if verdict.legal else []
+    dumped: dict[str, Any] = schemas.verdict_response.dump(out)
+    return dumped
+
+
+@bp.post("/games/<game>/legal-moves")
+def legal_moves(game: str) -> Any:
+    g = get_game(game)
+    body = json_body(schemas.legal_moves_request)
+    state = g.load(verified(body["state"]))
+    if body["prefix"] is not None:
+        return steps(g, state, body["prefix"])
+    if body["complete"]:
+        lm = g.complete_moves(state, body["limit"] or schemas.COMPLETE_LIMIT)
+    else:
+        lm = g.legal_moves(state, body["limit"])
+    out = {"moves": lm.moves, "count": len(lm.moves), "truncated": lm.truncated, "complete": lm.complete}
+    dumped: dict[str, Any] = schemas.legal_moves_response.dump(out)
+    dumped.update(lm.info)
+    return dumped
+
+
+def steps(g: Any, state: Any, prefix: list[str]) -> dict[str, Any]:
+    """A move built step by step: the steps that may follow ``prefix`` and
+    whether the move may end there.  A wrong step is an answer, as an illegal
+    move is: ``error`` names it (its ``step`` indexes ``prefix``), and
+    ``prefix`` is cut to the steps before it."""
+    try:
+        found = g.next_steps(state, prefix)
+    except MoveError as err:
+        cut = prefix[: err.step] if err.step is not None else []
+        out: dict[str, Any] = {"prefix": cut, "steps": [], "count": 0, "complete": False, "move": None, "error": err.to_json()}
+    else:
+        out = {"prefix": found.prefix, "steps": found.steps, "count": len(found.steps), "complete": found.complete}
+        out["move"] = found.move
+    dumped: dict[str, Any] = schemas.steps_response.dump(out)
+    return dumped
+
+
+@bp.post("/games/<game>/replay")
+def replay(game: str) -> Any:
+    g = get_game(game)
+    body = json_body(schemas.replay_request)
+    result = g.replay(body["options"], body["moves"])
+    first = None
+    if result.first_illegal is not None:
+        index, err = result.first_illegal
+        first = {"index": index, "error": err.to_json()}
+    state = signed(g.dump(result.state), signing.origin_of(body["options"], g.options))
+    before = None if result.before is None else g.dump(result.before)
+    said = views.announcements(before, result.events, state) if result.events else []
+    out = {"valid": result.valid, "plies": result.plies, "first_illegal": first, "state": state}
+    return schemas.replay_response.dump({**out, "move": result.move, "announcements": said})
+
+
+def record_format(game: str, name: str) -> RecordFormat:
+    """The game's record format ``name`` (engine/room.py ``records``), or 422 ``unknown_format``."""
+    formats = ROOMS[get_game(game).name].records
+    if not formats:  # the spec has no import path for this game (service/api/openapi.py ``x-per-game: records``)
+        raise ApiError(404, "not_found", f"{get_game(game).title} reads and writes no other site's records.")
+    found = formats.get(name.strip().lower())
+    if found is None:
+        known = ", ".join(formats) or "none"
+        raise ApiError(
+            422,
+            "unknown_format",
+            f"The {get_game(game).title} game reads no '{name}' records; it reads: {known}.",
+            {"formats": list(formats)},
+        )
+    return found
+
+
+@bp.post("/games/<game>/import")
+def import_record(game: str) -> Any:
+    """Another site's game record (Little Golem's...) as the options and moves
+    ``replay`` takes unchanged; a line it cannot read is a 422 naming the line and token."""
+    body = json_body(schemas.import_request)
+    fmt = record_format(game, body["format"])
+    options, moves = fmt.read(body["text"])
+    return {"format": fmt.name, "options": options, "moves": moves}

@@ -1,0 +1,62 @@
+"""The web page and the documents of the API: ``GET /`` (the umpire's desk,
+service/api/static/), ``GET /openapi.yaml`` (the spec) and ``GET /docs`` (the
+spec as a readable page, service/api/docs.py).
+
+The page is static HTML, CSS and plain JavaScript with no build step, served
+from the package (``/static/...``); it uses only the public API, as any
+client would.
+
+The page is sent with a Content-Security-Policy that lets it run only its own
+script and reach only its own origin (a picture's ``<style>`` block, drawn
+into the page, is the one inline thing allowed), and may not be framed
+(``frame-ancestors 'none'``, ``X-Frame-Options: DENY``); every answer of the
+service carries ``X-Content-Type-Options: nosniff``.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from service.api import docs
+
+bp = Blueprint("page", __name__, static_folder="static", static_url_path="/static")
+
+
+# The pictures the page draws into itself (views/svgkit.py) keep their colours in a <style> block.
+CSP = "; ".join(
+    (
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data: blob:",
+        "connect-src 'self' blob:",  # the saved PNG is a blob: URL of the page's own making
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    )
+)
+PAGE_HEADERS = {"Content-Security-Policy": CSP, "X-Frame-Options": "DENY"}
+
+
+@bp.get("/")
+def index() -> Response:
+    resp = bp.send_static_file("index.html")
+    resp.headers.update(PAGE_HEADERS)
+    return resp
+
+
+@bp.after_app_request
+def _no_sniffing(resp: Response) -> Response:
+    resp.headers["X-Content-Type-Options"] = "nosniff"
+    return resp
+
+
+@bp.get("/openapi.yaml")
+def spec() -> Response:
+    return Response(docs.spec_text(), mimetype="application/yaml")
+
+
+@bp.get("/docs")
+def reference() -> Response:
+    return Response(docs.page(), mimetype="text/html")

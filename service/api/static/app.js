@@ -1,0 +1,1119 @@
+// The umpire's desk: set up a game, check or play moves, step through the
+// history, copy the forum post, save the picture, and run managed matches.
+// Plain JavaScript, no build step; it uses only the public API (/docs).
+//
+// The page knows no game: each game's names, move syntax, examples, how a
+// click on a cell becomes a step and the words of its ends come from its
+// `hints` in GET /v1/games (engine/games/<game>/hints.py), and the legal next
+// steps of a move being built from legal-moves with a `prefix`.
+//
+// Two modes share one board.  Locally the page holds the positions itself
+// and asks the stateless endpoints (/v1/games/...); in a match (the address
+// ends in #match=ID, with &seat=N&token=T for a player) the server holds
+// them and the page waits for changes: Server-Sent Events when the server
+// has them (/v1/matches/ID/events), else long-polling (?wait_ply=N).
+'use strict';
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  // A record's entries that are not moves (engine/game.py RESERVED): replayed by the server.
+  const RESERVED = ['timeout', 'resign', 'forfeit', 'abort'];
+  const POLL_S = 25;
+
+  const desk = {
+    games: {},     // name -> GET /v1/games description, with its `hints`
+    game: null,    // the game on the board (the first of GET /v1/games at the start)
+    choice: null,  // the choice a click's step carries (hints.click.choices: a colour), when the game has one
+    options: {},   // the options the game was set up with (a match starts from them)
+    history: [],   // positions: {state, before, move, events, announcements}; in a match, earlier ones may lack a state
+    at: 0,         // the position shown
+    prefix: [],    // the move being built, step by step
+    wrong: null,   // the cell of the wrong step, marked on the board
+    open: [],      // the legal next steps (when shown)
+    match: null,   // {id, seat, token, data, entries, gen, offset, es}
+    thinking: false, // the computer is choosing a move (POST suggest): the board waits
+  };
+  let matchGen = 0;
+  let busy = 0;
+
+  // -- the API ---------------------------------------------------------------------------
+
+  // A request; `waiting` marks a long-poll, which does not count as the page being busy (body[data-busy]).
+  async function api(method, path, body, headers, waiting) {
+    const init = { method, headers: Object.assign({}, headers || {}) };
+    if (body !== undefined) {
+      init.headers['Content-Type'] = 'application/json';
+      init.body = JSON.stringify(body);
+    }
+    if (!waiting) setBusy(1);
+    try {
+      const resp = await fetch(path, init);
+      const type = resp.headers.get('Content-Type') || '';
+      let data;
+      if (type.includes('json')) data = await resp.json();
+      else if (type.startsWith('image/png')) data = await resp.blob();
+      else data = await resp.text();
+      return { ok: resp.ok, status: resp.status, data };
+    } catch (err) {
+      return { ok: false, status: 0, data: { error: { message: `The server cannot be reached (${err.message}).` } } };
+    } finally {
+      if (!waiting) setBusy(-1);
+    }
+  }
+
+  function setBusy(delta) {
+    busy += delta;
+    document.body.dataset.busy = String(busy);
+  }
+
+  function errorText(r) {
+    const e = r.data && r.data.error;
+    if (!e) return `The server answered ${r.status}.`;
+    const field = e.details && (e.details.field || e.details.parameter);
+    return field ? `${e.message} (${field})` : e.message;
+  }
+
+  const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+
+  // -- small helpers -----------------------------------------------------------------------
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === 'class') node.className = v;
+      else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+      else if (v !== null && v !== undefined && v !== false) node.setAttribute(k, v === true ? '' : v);
+    }
+    for (const c of children) if (c !== null && c !== undefined) node.append(c);
+    return node;
+  }
+
+  // The game's hints (engine/hints.py): everything the page knows about a game.
+  function hints() { return desk.games[desk.game].hints; }
+  function names() { return hints().players; }
+  const fill = (text, values) => Object.entries(values).reduce((t, [k, v]) => t.split(`{${k}}`).join(v), text);
+
+  function duration(seconds) {
+    const s = Math.max(0, Math.floor(seconds + 1e-9));
+    const h = Math.floor(s / 3600);
+    const m = Math.floor((s % 3600) / 60);
+    const sec = String(s % 60).padStart(2, '0');
+    return h ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
+  }
+
+  // A typed move's steps as the engine counts them (error.step indexes them): each match of the game's step pattern.
+  function stepsOf(text) {
+    const re = new RegExp(hints().step_pattern, 'gi');
+    return [...String(text).matchAll(re)].map((m) => m[0].trim()).filter(Boolean);
+  }
+  function joinSteps(steps) { return steps.join(hints().joiner); }
+  // The cells on the board, by name.
+  function boardCells() {
+    return new Set([...document.querySelectorAll('#u-board [data-cell]')].map((g) => g.dataset.cell.toUpperCase()));
+  }
+  // The cell a step names: its last word that is a cell of the board (none for a word step: "swap", "C up 2").
+  function cellOf(step, cells) {
+    const known = cells || boardCells();
+    const words = String(step || '').toUpperCase().split(/[\s,;]+/).reverse();
+    return words.find((w) => known.has(w)) || null;
+  }
+  // The step a click on `cell` makes (hints.click.step), with the choice picked first when the step carries one.
+  function clickStep(cell) {
+    const click = hints().click;
+    return click ? fill(click.step, { cell, choice: desk.choice || '' }) : null;
+  }
+  // Is `step` what a click on its cell makes, with some choice?  Such steps are taken on the board; others are offered as words.
+  function byClick(step, cells) {
+    const click = hints().click;
+    const cell = cellOf(step, cells);
+    if (!click || !cell) return false;
+    const choices = click.choices.length ? click.choices.map((c) => c.code) : [''];
+    return choices.some((choice) => fill(click.step, { cell, choice }).toUpperCase() === String(step).toUpperCase());
+  }
+
+  const latest = () => desk.history[desk.history.length - 1];
+  const atLatest = () => desk.at === desk.history.length - 1;
+
+  // -- set-up ----------------------------------------------------------------------------------
+
+  function buildOptionFields() {
+    const box = $('u-options');
+    box.replaceChildren();
+    const game = desk.games[$('u-game').value];
+    if (!game) return;
+    for (const [name, opt] of Object.entries(game.options)) {
+      if (opt.setup) continue;
+      const id = `u-opt-${name}`;
+      const title = opt.description || name;
+      if (opt.type === 'string' && opt.choices) {
+        const sel = el('select', { id, name, 'data-option': name, title });
+        for (const c of opt.choices) sel.append(el('option', { value: c, selected: c === opt.default }, c));
+        box.append(el('label', {}, name, sel));
+      } else if (opt.type === 'integer') {
+        box.append(el('label', {}, name, el('input', {
+          id, name, type: 'number', 'data-option': name, value: opt.default, min: opt.min, max: opt.max, title,
+        })));
+      } else if (opt.type === 'boolean') {
+        box.append(el('label', {}, el('input', { id, name, type: 'checkbox', 'data-option': name, checked: !!opt.default, title }), name));
+      } else if (opt.type === 'array' && opt.choices) {
+        const set = el('fieldset', { 'data-option': name }, el('legend', {}, name));
+        for (const c of opt.choices) {
+          set.append(el('label', {}, el('input', { type: 'checkbox', value: c, checked: (opt.default || []).includes(c) }), c));
+        }
+        box.append(set);
+      } else if (opt.type === 'any') {
+        box.append(el('label', {}, name, el('input', { id, name, 'data-option': name, placeholder: 'random', title, size: 10 })));
+      }
+    }
+  }
+
+  // The form shows the game on the board, with the options it was set up with.
+  function syncForm() {
+    const sel = $('u-game');
+    if (sel.value !== desk.game) {
+      sel.value = desk.game;
+      buildOptionFields();
+    }
+    for (const node of $('u-options').querySelectorAll('[data-option]')) {
+      const value = desk.options[node.dataset.option];
+      if (value === undefined) continue;
+      if (node.tagName === 'FIELDSET') {
+        for (const box of node.querySelectorAll('input')) box.checked = value.includes(box.value);
+      } else if (node.type === 'checkbox') node.checked = !!value;
+      else node.value = value;
+    }
+  }
+
+  // The options of the form that differ from the game's defaults.
+  function readOptions() {
+    const game = desk.games[$('u-game').value];
+    const out = {};
+    for (const node of $('u-options').querySelectorAll('[data-option]')) {
+      const name = node.dataset.option;
+      const opt = game.options[name];
+      let value;
+      if (node.tagName === 'FIELDSET') value = [...node.querySelectorAll('input:checked')].map((i) => i.value);
+      else if (node.type === 'checkbox') value = node.checked;
+      else if (node.type === 'number') value = node.value === '' ? opt.default : Number(node.value);
+      else value = node.value;
+      if (opt.type === 'any' && value === '') continue;
+      if (JSON.stringify(value) !== JSON.stringify(opt.default)) out[name] = value;
+    }
+    return out;
+  }
+
+  async function newGame(game, options) {
+    const r = await api('POST', `/v1/games/${game}/new`, { options });
+    if (!r.ok) return say('bad', errorText(r));
+    startFrom(game, options, [{ state: r.data.state, before: null, move: null, events: [], announcements: [] }]);
+    say('info', `A new game of ${desk.games[game].title}.`);
+  }
+
+  function startFrom(game, options, history) {
+    desk.game = game;
+    desk.options = options;
+    desk.history = history;
+    desk.at = history.length - 1;
+    desk.prefix = [];
+    desk.wrong = null;
+    syncForm();
+    show().then(() => computerMove(false)); // the computer opens when its seat is first to move
+  }
+
+  async function loadState(text) {
+    let data;
+    try {
+      data = JSON.parse(text);
+    } catch (err) {
+      return say('bad', `That is not JSON: ${err.message}`);
+    }
+    const state = data && data.state && typeof data.state === 'object' ? data.state : data; // a state, or an answer holding one
+    if (!state || !desk.games[state.game]) return say('bad', 'A state is a JSON object with a "game" the server knows.');
+    const r = await api('POST', `/v1/games/${state.game}/legal-moves`, { state, limit: 1 }); // the server checks the state
+    if (!r.ok) return say('bad', `The state is not valid: ${errorText(r)}`);
+    startFrom(state.game, state.options || {}, [{ state, before: null, move: null, events: [], announcements: [] }]);
+    say('info', 'The state is loaded.');
+  }
+
+  // A record: one move a line, or a match's text record with [Game "..."] and [Options {...}] lines.
+  function parseRecord(text) {
+    let game = null;
+    let options = null;
+    const moves = [];
+    for (const raw of text.split(/\r?\n/)) {
+      let line = raw.trim();
+      if (!line) continue;
+      const tag = /^\[(\w+)\s+(.*?)\]\s*(\{.*\})?$/.exec(line);
+      if (tag) {
+        try {
+          if (tag[1] === 'Game') game = JSON.parse(tag[2]);
+          if (tag[1] === 'Options') options = JSON.parse(tag[2]);
+        } catch (err) {
+          throw new Error(`The line ${line} cannot be read: ${err.message}`);
+        }
+        continue;
+      }
+      line = line.replace(/\{[^}]*\}/g, '').replace(/^\d+\.\s*/, '').trim();
+      if (line) moves.push(line);
+    }
+    return { game, options, moves };
+  }
+
+  async function replayRecord(text) {
+    let rec;
+    try {
+      rec = parseRecord(text);
+    } catch (err) {
+      return say('bad', err.message);
+    }
+    const game = rec.game || $('u-game').value;
+    if (!desk.games[game]) return say('bad', `There is no game called ${rec.game}.`);
+    const options = rec.options || (rec.game ? {} : readOptions());
+    const r = await api('POST', `/v1/games/${game}/new`, { options });
+    if (!r.ok) return say('bad', `The record's options: ${errorText(r)}`);
+    const history = [{ state: r.data.state, before: null, move: null, events: [], announcements: [] }];
+    desk.game = game;
+    for (let i = 0; i < rec.moves.length; i++) {
+      const move = rec.moves[i];
+      const before = history[history.length - 1].state;
+      let v;
+      if (RESERVED.includes(move.split(/\s+/)[0].toLowerCase())) {
+        const rr = await api('POST', `/v1/games/${game}/replay`, { options, moves: rec.moves.slice(0, i + 1) });
+        if (!rr.ok) return say('bad', errorText(rr));
+        v = rr.data.valid
+          ? { legal: true, move: rr.data.move, state: rr.data.state, events: [], announcements: rr.data.announcements }
+          : { legal: false, error: rr.data.first_illegal.error };
+      } else {
+        const rp = await api('POST', `/v1/games/${game}/play`, { state: before, move });
+        if (!rp.ok) return say('bad', errorText(rp));
+        v = rp.data;
+      }
+      if (!v.legal) {
+        startFrom(game, options, history);
+        $('u-move').value = move;
+        markWrong(move, v.error);
+        return sayIllegal(v.error, `Move ${i + 1} of the record, ${move}, is illegal`);
+      }
+      history.push({ state: v.state, before, move: v.move, events: v.events, announcements: v.announcements });
+    }
+    startFrom(game, options, history);
+    sayLegal(latest(), `The record replays: ${rec.moves.length} ${rec.moves.length === 1 ? 'move' : 'moves'}.`);
+  }
+
+  // -- showing a position --------------------------------------------------------------------
+
+  async function show() {
+    const h = desk.history[desk.at];
+    let r;
+    if (desk.match && !atLatest()) {
+      r = await api('GET', `/v1/matches/${desk.match.id}/board.svg?ply=${desk.at}`);
+    } else {
+      r = await api('POST', `/v1/games/${desk.game}/render`, { state: h.state, events: h.events || [], format: 'svg' });
+    }
+    if (!r.ok) return say('bad', `The board cannot be drawn: ${errorText(r)}`);
+    const board = $('u-board');
+    board.innerHTML = r.data;
+    const svg = board.querySelector('svg');
+    if (svg) {
+      svg.setAttribute('role', 'group');
+      svg.setAttribute('aria-label', `Board, ${desk.games[desk.game].title}, position ${desk.at}`);
+    }
+    if ($('u-board').dataset.game !== desk.game) showHints();
+    decorateCells(h.state);
+    const examples = hints().examples;
+    $('u-move').placeholder = examples[Math.min(desk.at, examples.length - 1)];
+    showTurn();
+    showHistory();
+    if ($('u-clock-preset').dataset.game !== desk.game) fillPresets(); // the presets of the game on the board
+    await refreshSteps();
+  }
+
+  // What the game's hints say about the way it is played: the move syntax, how cells are clicked,
+  // and the choice a click's step carries (a colour), built once per game.
+  function showHints() {
+    const h = hints();
+    const click = h.click;
+    $('u-board').dataset.game = desk.game;
+    $('u-syntax').textContent = `${h.syntax} For example: ${h.examples.join(' · ')}`;
+    $('u-state-text').placeholder = `{"game": "${desk.game}", "version": 1, ...}`;
+    $('u-record-text').placeholder = h.examples.map((m, i) => `${i + 1}. ${m}`).join('\n');
+    const box = $('u-choice');
+    box.replaceChildren();
+    box.hidden = !click || !click.choices.length;
+    if (!click) {
+      $('u-board-help').textContent = `${desk.games[desk.game].title}: a move here is made of words, not cells. `
+        + 'Pick its steps under "Play or check", or type the move.';
+      return;
+    }
+    let help = 'Click a cell, or focus it (Tab, then the arrow keys) and press Enter, to add it to the move; '
+      + 'a move that cannot go on is played at once.';
+    if (click.choices.length) {
+      if (!click.choices.some((c) => c.code === desk.choice)) desk.choice = click.choices[0].code;
+      box.append(el('legend', {}, click.label));
+      for (const c of click.choices) {
+        const input = el('input', { type: 'radio', name: 'u-choice', value: c.code, checked: c.code === desk.choice,
+          onchange: () => { desk.choice = c.code; markCells(); } });
+        box.append(el('label', { class: 'u-choice-item' }, input, el('span', { class: 'u-swatch', style: `--u-swatch: ${c.colour}` }), c.name));
+      }
+      const keys = click.choices.map((c) => c.code).join(', ');
+      help = `Pick the ${click.label.toLowerCase()} (or press ${keys} on the board), then click a cell, or focus it `
+        + '(Tab, then the arrow keys) and press Enter; a move that cannot go on is played at once.';
+    }
+    $('u-board-help').textContent = help;
+  }
+
+  function pickChoice(code) {
+    desk.choice = code;
+    for (const input of document.querySelectorAll('#u-choice input')) input.checked = input.value === code;
+    markCells();
+  }
+
+  // What is on a cell, in the game's words: a board is an object of cells, or a list of rows of one symbol a column.
+  function cellContent(state, cell) {
+    if (!state) return '';
+    const board = state.board;
+    const h = hints();
+    let value;
+    if (Array.isArray(board)) {
+      value = (board[Number(cell.slice(1)) - 1] || '')[cell.toUpperCase().charCodeAt(0) - 65];
+      if (value === undefined) return '';
+    } else {
+      value = board ? board[cell] : undefined;
+      if (value === undefined) return h.empty;
+    }
+    return h.board_words[String(value)] || String(value);
+  }
+
+  function decorateCells(state) {
+    const cells = [...document.querySelectorAll('#u-board [data-cell]')];
+    const clickable = !!hints().click; // a game whose steps are words does not take cells
+    cells.forEach((g, i) => {
+      const cell = g.dataset.cell;
+      const what = cellContent(state, cell);
+      g.setAttribute('aria-label', what ? `${cell}, ${what}` : cell);
+      if (!clickable) return;
+      g.setAttribute('tabindex', i === 0 ? '0' : '-1');
+      g.setAttribute('role', 'button');
+      g.addEventListener('click', () => { focusCell(g); addStep(clickStep(cell), true); });
+      g.addEventListener('keydown', (ev) => cellKey(ev, g));
+    });
+    markCells();
+  }
+
+  function focusCell(g) {
+    for (const other of document.querySelectorAll('#u-board [data-cell][tabindex="0"]')) other.setAttribute('tabindex', '-1');
+    g.setAttribute('tabindex', '0');
+    g.focus();
+  }
+
+  function centre(g) {
+    const b = (g.firstElementChild || g).getBBox();
+    return [b.x + b.width / 2, b.y + b.height / 2];
+  }
+
+  // Arrow keys move between cells (to the nearest cell that way); Enter or Space takes the cell.
+  function cellKey(ev, g) {
+    if (ev.key === 'Enter' || ev.key === ' ') {
+      ev.preventDefault();
+      addStep(clickStep(g.dataset.cell), true);
+      return;
+    }
+    const choice = (hints().click.choices || []).find((c) => c.code.toUpperCase() === ev.key.toUpperCase());
+    if (choice) {
+      ev.preventDefault();
+      pickChoice(choice.code);
+      return;
+    }
+    const dirs = { ArrowRight: [1, 0], ArrowLeft: [-1, 0], ArrowDown: [0, 1], ArrowUp: [0, -1] };
+    const d = dirs[ev.key];
+    if (!d) return;
+    ev.preventDefault();
+    const [x, y] = centre(g);
+    let best = null;
+    let bestScore = Infinity;
+    for (const other of document.querySelectorAll('#u-board [data-cell]')) {
+      if (other === g) continue;
+      const [ox, oy] = centre(other);
+      const along = (ox - x) * d[0] + (oy - y) * d[1];
+      const across = Math.abs((ox - x) * d[1]) + Math.abs((oy - y) * d[0]);
+      if (along <= 1) continue;
+      const score = along + 2 * across;
+      if (score < bestScore) { bestScore = score; best = other; }
+    }
+    if (best) focusCell(best);
+  }
+
+  // The board shows the move being built (picked), the cells a click may take next (open: with the choice
+  // picked, for a game whose steps carry one) and the cell of a wrong step.
+  function markCells() {
+    const cells = boardCells();
+    const picked = new Set(desk.prefix.map((s) => cellOf(s, cells)).filter(Boolean));
+    const open = new Set();
+    for (const s of desk.open) {
+      const cell = cellOf(s, cells);
+      if (cell && (!hints().click || clickStep(cell).toUpperCase() === s.toUpperCase())) open.add(cell);
+    }
+    for (const g of document.querySelectorAll('#u-board [data-cell]')) {
+      const cell = g.dataset.cell;
+      g.classList.toggle('u-picked', picked.has(cell));
+      g.classList.toggle('u-open', open.has(cell) && !picked.has(cell));
+      g.classList.toggle('u-wrong', desk.wrong === cell);
+    }
+  }
+
+  function showTurn() {
+    const h = desk.history[desk.at];
+    const who = names();
+    let text;
+    let seat = null;
+    if (!h.state) text = `Position after move ${desk.at}.`;
+    else if (h.state.status === 'finished') {
+      const w = h.state.winner;
+      const said = hints().ends[h.state.end] || {};
+      const sentence = w === null ? said.drawn : said.won && fill(said.won, { winner: who[w] });
+      text = `The game is over. ${sentence || `It ended by ${h.state.end}${w === null ? '' : `: ${who[w]} wins`}.`}`;
+      seat = w;
+    } else {
+      const s = h.state;
+      seat = s.to_move;
+      const notes = [];
+      for (const [field, words] of Object.entries(hints().turn_notes)) {
+        if (s[field] === undefined || s[field] === null) continue;
+        const value = String(s[field]);
+        const note = words[value] !== undefined ? words[value] : words['*'];
+        if (note) notes.push(fill(note, { value }));
+      }
+      text = `${who[s.to_move]} to move${notes.length ? `: ${notes.join(', ')}` : ''} (ply ${s.ply}).`;
+    }
+    const colours = hints().colours;
+    $('u-turn').style.setProperty('--u-swatch', colours && seat !== null ? colours[seat] : 'transparent');
+    $('u-turn').classList.toggle('u-has-swatch', !!colours && seat !== null);
+    if (!atLatest()) text += ' You are looking at an earlier position.';
+    $('u-turn').textContent = text;
+    showComputer();
+    const m = desk.match;
+    const canMove = mayMove();
+    $('u-move').disabled = !canMove;
+    $('u-play-button').disabled = !canMove;
+    const watching = !!m && m.seat === null; // the umpire's view of a match: nothing to play
+    $('u-move-form').hidden = watching;
+    $('u-show-legal').parentElement.hidden = watching;
+    if (m && m.data) {
+      const s = m.data.state;
+      const seatName = m.seat === null ? null : who[m.seat];
+      let line = m.seat === null ? "Umpire's view: read only." : `You are seat ${m.seat} (${seatName}).`;
+      if (s.status === 'finished') line += ' The match is over.';
+      else if (m.seat !== null && m.data.clock.may_move !== m.seat) line += ` Waiting for ${who[1 - m.seat]}…`;
+      else if (m.seat !== null) line += ' Your move.';
+      $('u-seat').textContent = line;
+    }
+  }
+
+  function mayMove() {
+    const h = latest();
+    if (desk.thinking || !atLatest() || !h.state || h.state.status === 'finished') return false;
+    const m = desk.match;
+    if (!m) return true;
+    return m.seat !== null && m.data && m.data.clock.may_move === m.seat;
+  }
+
+  function showHistory() {
+    const list = $('u-moves');
+    list.replaceChildren();
+    desk.history.forEach((h, i) => {
+      const label = i === 0 ? 'start' : `${i}. ${h.move}`;
+      const b = el('button', { type: 'button', 'aria-current': i === desk.at ? 'true' : 'false', onclick: () => goTo(i) }, label);
+      list.append(el('li', {}, b));
+    });
+    const current = list.querySelector('[aria-current="true"]');
+    if (current) current.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    $('u-ply').textContent = `position ${desk.at} of ${desk.history.length - 1}`;
+    $('u-first').disabled = $('u-back').disabled = desk.at === 0;
+    $('u-last').disabled = $('u-forward').disabled = atLatest();
+  }
+
+  async function goTo(i) {
+    if (i < 0 || i >= desk.history.length || i === desk.at) return;
+    desk.at = i;
+    desk.prefix = [];
+    desk.wrong = null;
+    $('u-move').value = '';
+    await show();
+    const h = desk.history[i];
+    if (desk.match && !h.announcements) h.announcements = await matchAnnouncements(i);
+    if (i > 0) sayLegal(h, `Move ${i}: ${h.move}`);
+    else say('info', 'The starting position.');
+  }
+
+  // -- verdicts ------------------------------------------------------------------------------
+
+  function say(kind, text) {
+    const box = $('u-verdict');
+    box.replaceChildren(el('div', { class: `u-${kind}` }, el('p', {}, text)));
+  }
+
+  function sayLegal(h, head) {
+    const items = (h.announcements || []).map((s) => el('li', {}, s));
+    const box = $('u-verdict');
+    box.replaceChildren(el('div', { class: 'u-ok' }, el('p', {}, el('strong', {}, head)), items.length ? el('ul', {}, ...items) : null));
+  }
+
+  function sayIllegal(error, head) {
+    const rule = error.rule ? el('span', { class: 'u-rule' }, ` (${error.rule})`) : null;
+    $('u-verdict').replaceChildren(el('div', { class: 'u-bad' },
+      el('p', {}, el('strong', {}, `${head || 'Illegal'}: `), error.message, rule)));
+  }
+
+  function markWrong(move, error) {
+    const steps = stepsOf(move);
+    desk.wrong = error && error.step !== undefined ? cellOf(steps[error.step]) : null;
+    markCells();
+  }
+
+  // -- building and playing a move -------------------------------------------------------------
+
+  // A step added to the move being built; a cell clicked again right after it (`fromBoard`) takes it back.
+  async function addStep(step, fromBoard) {
+    if (!mayMove()) {
+      say('info', desk.match && atLatest() ? 'It is not your move.' : 'Go to the latest position to play.');
+      return;
+    }
+    const last = desk.prefix[desk.prefix.length - 1];
+    const again = fromBoard && last && last.toUpperCase() === step.toUpperCase();
+    const prefix = again ? desk.prefix.slice(0, -1) : [...desk.prefix, step];
+    const r = await api('POST', `/v1/games/${desk.game}/legal-moves`, { state: latest().state, prefix });
+    if (!r.ok) return say('bad', errorText(r));
+    if (r.data.error) {
+      desk.wrong = cellOf(step);
+      markCells();
+      return sayIllegal(r.data.error, `${step} cannot come next`);
+    }
+    desk.prefix = r.data.prefix;
+    desk.wrong = null;
+    $('u-move').value = joinSteps(desk.prefix);
+    if (r.data.complete && r.data.count === 0) return play(r.data.move); // the move cannot go on: it is played
+    applySteps(r.data);
+    if (desk.prefix.length) {
+      say('info', r.data.complete
+        ? `${r.data.move} may be played now (Play, or Enter), or go on.`
+        : `${joinSteps(desk.prefix)}: the move goes on.`);
+    }
+  }
+
+  async function refreshSteps() {
+    desk.open = [];
+    // Always asked: a step no click makes (a word such as "swap") is offered under the move box.
+    if (!mayMove()) {
+      $('u-legal').hidden = true;
+      markCells();
+      return;
+    }
+    const r = await api('POST', `/v1/games/${desk.game}/legal-moves`, { state: latest().state, prefix: desk.prefix });
+    if (r.ok && !r.data.error) applySteps(r.data);
+  }
+
+  // The legal next steps as buttons: all of them when asked ("Show the legal moves"), else only the steps
+  // no click on a cell makes (a game's words: "swap", a draft's colours, a shift), which are picked here.
+  function applySteps(steps) {
+    const cells = boardCells();
+    const all = $('u-show-legal').checked;
+    const words = steps.steps.filter((s) => !byClick(s, cells));
+    const listed = all ? steps.steps : words;
+    const show = all || words.length > 0;
+    desk.open = all ? steps.steps : [];
+    markCells();
+    $('u-legal').hidden = !show;
+    if (!show) return;
+    const box = $('u-steps');
+    box.replaceChildren();
+    if (steps.complete) {
+      box.append(el('button', { type: 'button', class: 'u-done', onclick: () => play(steps.move) }, `Play ${steps.move}`));
+    }
+    for (const s of listed) box.append(el('button', { type: 'button', onclick: () => addStep(s) }, s));
+    const count = steps.count;
+    const after = desk.prefix.length ? `After ${joinSteps(desk.prefix)}: ` : '';
+    if (listed.length < count) {
+      const what = `a cell on the board, or ${listed.length === 1 ? 'this step' : 'one of these steps'}:`;
+      $('u-legal-head').textContent = after ? after + what : what.charAt(0).toUpperCase() + what.slice(1);
+    } else {
+      $('u-legal-head').textContent = desk.prefix.length
+        ? `${after}${count} legal next ${count === 1 ? 'step' : 'steps'}.`
+        : `${count} legal first ${count === 1 ? 'step' : 'steps'}.`;
+    }
+  }
+
+  // `byComputer`: the computer's move (POST suggest), played as a person's is; after a person's move the
+  // computer answers when it is its turn.
+  async function play(text, byComputer) {
+    text = (text || '').trim();
+    if (!text) return say('info', 'Type a move, or click the cells of one.');
+    if (desk.thinking && !byComputer) return say('info', 'The computer is thinking…');
+    if (!byComputer && !mayMove()) return say('info', desk.match ? 'It is not your move.' : 'Go to the latest position to play.');
+    if (desk.match) return playInMatch(text);
+    const before = latest().state;
+    const r = await api('POST', `/v1/games/${desk.game}/play`, { state: before, move: text });
+    if (!r.ok) return say('bad', errorText(r));
+    const v = r.data;
+    if (!v.legal) {
+      desk.prefix = [];
+      markWrong(text, v.error);
+      return sayIllegal(v.error, `${text} is illegal`);
+    }
+    desk.history = desk.history.slice(0, desk.at + 1);
+    desk.history.push({ state: v.state, before, move: v.move, events: v.events, announcements: v.announcements });
+    desk.at = desk.history.length - 1;
+    desk.prefix = [];
+    desk.wrong = null;
+    $('u-move').value = '';
+    await show();
+    sayLegal(latest(), byComputer ? `The computer (${byComputer}) plays ${v.move}` : `Legal: ${v.move}`);
+    if (!byComputer) await computerMove(false);
+  }
+
+  // -- the computer opponent (POST /v1/games/{game}/suggest) --------------------------------------
+
+  // The strength chosen: a built-in bot and its budget (`mcts:0.5`), or null when the computer is off.
+  function computer() {
+    const value = $('u-bot').value;
+    if (!value) return null;
+    const [bot, seconds] = value.split(':');
+    return { bot, budget_s: seconds ? Number(seconds) : null, label: $('u-bot').selectedOptions[0].textContent };
+  }
+
+  // The seats to choose from, by the game's names; hidden in a match (the server's seats play there).
+  function showComputer() {
+    $('u-computer').hidden = !!desk.match;
+    const sel = $('u-bot-seat');
+    const who = names();
+    if (sel.dataset.game !== desk.game) {
+      const was = sel.value || '1';
+      sel.replaceChildren(...who.map((name, seat) => el('option', { value: String(seat) }, name)));
+      sel.value = was;
+      sel.dataset.game = desk.game;
+    }
+    $('u-bot-move').disabled = desk.thinking || !computer() || !atLatest() || !latest().state || latest().state.status === 'finished';
+  }
+
+  // The computer moves when it is on and its seat is to move (`now`: whoever is to move).
+  async function computerMove(now) {
+    const c = computer();
+    const h = latest();
+    if (desk.match || desk.thinking || !c || !atLatest() || !h.state || h.state.status === 'finished') return;
+    if (!now && h.state.to_move !== Number($('u-bot-seat').value)) return;
+    desk.thinking = true;
+    document.body.dataset.thinking = '1';
+    showTurn();
+    say('info', `The computer (${c.label}) is thinking…`);
+    const body = { state: h.state, bot: c.bot };
+    if (c.budget_s) body.budget_s = c.budget_s;
+    let r;
+    try {
+      r = await api('POST', `/v1/games/${desk.game}/suggest`, body);
+    } finally {
+      desk.thinking = false;
+      document.body.dataset.thinking = '0';
+    }
+    if (latest().state !== h.state) { // the position changed meanwhile (a new game): forget the move, answer the new one
+      showTurn();
+      return computerMove(false);
+    }
+    if (!r.ok) {
+      showTurn();
+      return say('bad', `The computer could not move: ${errorText(r)} Press "Computer, move now" to ask again.`);
+    }
+    await play(r.data.move, c.label);
+  }
+
+  function clearMove() {
+    desk.prefix = [];
+    desk.wrong = null;
+    $('u-move').value = '';
+    $('u-verdict').replaceChildren();
+    refreshSteps();
+  }
+
+  // -- the forum post and the picture -------------------------------------------------------------
+
+  async function copyPost() {
+    const h = desk.history[desk.at];
+    let r;
+    if (desk.match) r = await api('GET', `/v1/matches/${desk.match.id}/post?ply=${desk.at}`);
+    else {
+      r = await api('POST', `/v1/games/${desk.game}/post`, {
+        state: h.state, before: h.before || undefined, events: h.events || [], move: h.move || undefined, ply: desk.at,
+      });
+    }
+    if (!r.ok) return say('bad', errorText(r));
+    const area = $('u-post');
+    area.hidden = false;
+    area.value = r.data;
+    let copied = false;
+    try {
+      await navigator.clipboard.writeText(r.data);
+      copied = true;
+    } catch (err) {
+      area.select();
+      try { copied = document.execCommand('copy'); } catch (e) { copied = false; }
+    }
+    say('info', copied ? 'The forum post is copied: paste it into the forum.' : 'Select the post below and copy it.');
+  }
+
+  async function savePng() {
+    const link = $('u-png-link');
+    const name = `${desk.game}-position-${desk.at}.png`;
+    if (desk.match) {
+      link.href = `/v1/matches/${desk.match.id}/board.png?ply=${desk.at}`;
+    } else {
+      const h = desk.history[desk.at];
+      const r = await api('POST', `/v1/games/${desk.game}/render`, { state: h.state, events: h.events || [], format: 'png' });
+      if (!r.ok) return say('bad', errorText(r));
+      if (link.dataset.url) URL.revokeObjectURL(link.dataset.url);
+      link.href = link.dataset.url = URL.createObjectURL(r.data);
+    }
+    link.download = name;
+    link.textContent = `Download ${name}`;
+    link.hidden = false;
+    link.click();
+    say('info', `The picture is saved as ${name}.`);
+  }
+
+  // -- managed matches -------------------------------------------------------------------------------
+
+  function fillPresets() {
+    const sel = $('u-clock-preset');
+    const game = desk.games[desk.game];
+    sel.dataset.game = desk.game;
+    sel.replaceChildren();
+    for (const [name, p] of Object.entries(game.presets)) {
+      sel.append(el('option', { value: name, selected: name === game.default_preset },
+        `${name}: turn ${duration(p.turn_s)}, bank ${duration(p.bank_s)}`));
+    }
+    sel.append(el('option', { value: 'custom' }, 'custom…'));
+    $('u-custom-clock').hidden = sel.value !== 'custom';
+  }
+
+  async function createMatch() {
+    const preset = $('u-clock-preset').value;
+    const clock = preset === 'custom' ? { turn_s: Number($('u-turn-s').value), bank_s: Number($('u-bank-s').value) } : preset;
+    const r = await api('POST', '/v1/matches', { game: desk.game, options: desk.options, clock });
+    if (!r.ok) return say('bad', `No match: ${errorText(r)}`);
+    const base = `${location.origin}${location.pathname}#match=${encodeURIComponent(r.data.match_id)}`;
+    const who = names();
+    const links = [[$('u-link-0'), 0], [$('u-link-1'), 1]];
+    for (const [a, seat] of links) {
+      a.href = `${base}&seat=${seat}&token=${encodeURIComponent(r.data.seats[seat])}`;
+      a.textContent = `Seat ${seat} (${who[seat]})`;
+    }
+    $('u-link-umpire').href = base;
+    $('u-links').hidden = false;
+    say('info', 'The match is created: open a seat link here, and send the other to the opponent.');
+  }
+
+  function readHash() {
+    const p = new URLSearchParams(location.hash.slice(1));
+    const id = p.get('match');
+    if (!id) return null;
+    const seat = p.get('seat');
+    return { id, seat: seat === '0' || seat === '1' ? Number(seat) : null, token: p.get('token') };
+  }
+
+  async function onHash() {
+    const want = readHash();
+    const m = desk.match;
+    if (want && m && want.id === m.id && want.seat === m.seat && want.token === m.token) return;
+    leaveMatch(false);
+    if (want) await enterMatch(want);
+  }
+
+  async function enterMatch(want) {
+    const gen = ++matchGen;
+    desk.match = { id: want.id, seat: want.token ? want.seat : null, token: want.token, data: null, entries: [], gen, offset: 0 };
+    desk.history = [];
+    $('u-match-bar').hidden = false;
+    $('u-leave').hidden = false;
+    $('u-match-form').hidden = true;
+    $('u-links').hidden = true;
+    const r = await api('GET', `/v1/matches/${encodeURIComponent(want.id)}`);
+    if (gen !== matchGen) return;
+    if (!r.ok) {
+      say('bad', `The match cannot be read: ${errorText(r)}`);
+      leaveMatch(false);
+      return;
+    }
+    await takeMatch(r.data, true);
+    wait(gen);
+  }
+
+  function leaveMatch(resetHash) {
+    const m = desk.match;
+    if (!m) return;
+    matchGen++;
+    if (m.es) m.es.close();
+    desk.match = null;
+    $('u-match-bar').hidden = true;
+    $('u-resign').hidden = true;
+    $('u-leave').hidden = true;
+    $('u-match-form').hidden = false;
+    if (resetHash) history.replaceState(null, '', location.pathname);
+    if (!desk.history.length || !desk.history[desk.history.length - 1].state) newGame(desk.game, desk.options);
+  }
+
+  // Replayable entries of the record, as the server counts plies (service/matches/referee.py record_moves):
+  // a flag that only opened R-X6's window, and an illegal attempt refused, changed nothing.
+  function recordStep(e) {
+    if (e.kind === 'move') return e.move;
+    if (e.kind === 'flag') return e.proxy ? null : 'timeout';
+    if (e.kind === 'pass') return e.move || 'timeout';
+    if (e.kind === 'illegal') return e.forfeit ? `forfeit ${e.seat}` : null;
+    if (e.kind === 'abort') return 'abort';
+    return `resign ${e.seat}`;
+  }
+
+  async function takeMatch(data, first) {
+    const m = desk.match;
+    const gen = m.gen;
+    const rec = await api('GET', `/v1/matches/${encodeURIComponent(m.id)}/moves`);
+    if (gen !== matchGen || !rec.ok) return;
+    m.data = data;
+    m.offset = Date.now() - Date.parse(data.clock.now);
+    desk.game = data.game;
+    desk.options = rec.data.options;
+    const steps = rec.data.moves.map((e) => [recordStep(e), e]).filter(([s]) => s !== null);
+    const wasLatest = first || atLatest();
+    const known = desk.history;
+    desk.history = [{ state: steps.length ? null : data.state, move: null, events: [] }];
+    steps.forEach(([move, e], i) => {
+      const old = known[i + 1];
+      desk.history.push({ state: null, move, events: e.events, announcements: old && old.move === move ? old.announcements : null });
+    });
+    const last = latest();
+    last.state = data.state;
+    const grew = desk.history.length !== known.length;
+    if (wasLatest) desk.at = desk.history.length - 1;
+    $('u-resign').hidden = m.seat === null || data.state.status === 'finished';
+    syncForm();
+    if (grew || first) {
+      desk.prefix = [];
+      desk.wrong = null;
+      $('u-move').value = '';
+    }
+    await show();
+    tick();
+    if (desk.at > 0 && atLatest() && (grew || first)) {
+      last.announcements = last.announcements || (await matchAnnouncements(desk.at));
+      if (gen === matchGen) sayLegal(last, `Move ${desk.at}: ${last.move}`);
+    } else if (first) say('info', 'The match has not started: the first move is awaited.');
+  }
+
+  // The announcements of a match's position: the list at the top of its forum post.
+  async function matchAnnouncements(ply) {
+    const r = await api('GET', `/v1/matches/${encodeURIComponent(desk.match.id)}/post?ply=${ply}`);
+    if (!r.ok) return [];
+    const out = [];
+    for (const line of r.data.split('\n').slice(2)) {
+      if (!line.startsWith('- ')) break;
+      out.push(line.slice(2).replace(/\\(.)/g, '$1'));
+    }
+    return out;
+  }
+
+  // Wait for the match to change: Server-Sent Events if the server has them, else long-polling.
+  function wait(gen) {
+    const m = desk.match;
+    if (!window.EventSource) return poll(gen);
+    let opened = false;
+    const es = new EventSource(`/v1/matches/${encodeURIComponent(m.id)}/events`);
+    m.es = es;
+    es.onopen = () => { opened = true; };
+    // `state` is the match as GET answers it; every other event (API.md "Streams") carries
+    // the position after it - ply, state, clock - which is all the page reads.
+    const onEvent = (ev) => {
+      if (gen !== matchGen) return es.close();
+      let d;
+      try { d = JSON.parse(ev.data); } catch (err) { return; } // not a match: ignore it
+      if (ev.type !== 'state') d = { ...desk.match.data, match_id: m.id, ply: d.ply, state: d.state, clock: d.clock };
+      changed(d);
+    };
+    for (const type of ['state', 'move', 'pass', 'flag', 'resign', 'illegal', 'end']) es.addEventListener(type, onEvent);
+    es.onerror = () => {
+      if (opened && es.readyState !== EventSource.CLOSED) return; // it reconnects by itself
+      es.close();
+      if (m.es === es) m.es = null;
+      if (gen === matchGen) poll(gen);
+    };
+  }
+
+  async function poll(gen) {
+    while (gen === matchGen && desk.match && desk.match.data) {
+      const m = desk.match;
+      if (m.data.state.status === 'finished') return;
+      const started = Date.now();
+      const r = await api('GET', `/v1/matches/${encodeURIComponent(m.id)}?wait_ply=${m.data.ply}&timeout_s=${POLL_S}`, undefined, undefined, true);
+      if (gen !== matchGen) return;
+      if (r.ok) await changed(r.data);
+      else await sleep(2000);
+      if (Date.now() - started < 200) await sleep(300); // answered at once without a change: never spin
+    }
+  }
+
+  function signature(d) {
+    return JSON.stringify([d.ply, d.state.status, d.clock.to_move, d.clock.deadline, d.clock.proxy, d.state.board]);
+  }
+
+  async function changed(data) {
+    const m = desk.match;
+    if (!m || data.match_id !== m.id) return;
+    if (m.data && signature(m.data) === signature(data)) {
+      m.data.clock = data.clock; // the same position: only the server's time moved on
+      m.offset = Date.now() - Date.parse(data.clock.now);
+      return;
+    }
+    await takeMatch(data, false);
+  }
+
+  async function playInMatch(text) {
+    const m = desk.match;
+    const headers = { Authorization: `Bearer ${m.token}` };
+    const r = await api('POST', `/v1/matches/${encodeURIComponent(m.id)}/moves`, { move: text, ply: m.data.ply }, headers);
+    if (r.status === 422 && r.data.legal === false) {
+      desk.prefix = [];
+      markWrong(text, r.data.error);
+      return sayIllegal(r.data.error, `${text} is illegal`);
+    }
+    if (!r.ok) {
+      say('bad', errorText(r));
+      const again = await api('GET', `/v1/matches/${encodeURIComponent(m.id)}`);
+      if (again.ok) await changed(again.data);
+      return;
+    }
+    desk.prefix = [];
+    $('u-move').value = '';
+    const { legal, move, events, error, ...data } = r.data; // the verdict's match fields
+    await changed(data);
+  }
+
+  async function resign() {
+    const m = desk.match;
+    if (!m || !window.confirm('Resign this match?')) return;
+    const r = await api('POST', `/v1/matches/${encodeURIComponent(m.id)}/resign`, undefined, { Authorization: `Bearer ${m.token}` });
+    if (!r.ok) return say('bad', errorText(r));
+    const { events, ...data } = r.data;
+    await changed(data);
+  }
+
+  // Both clocks, counted down between the server's answers (its "now" against ours).
+  function tick() {
+    const m = desk.match;
+    if (!m || !m.data) return;
+    const clock = m.data.clock;
+    const state = m.data.state;
+    const who = names();
+    for (const seat of [0, 1]) {
+      const box = $(`u-clock-${seat}`);
+      const one = clock.seats[String(seat)];
+      const name = box.querySelector('.u-clock-name');
+      name.textContent = `${who[seat]}${m.seat === seat ? ' (you)' : ''}`;
+      const colours = hints().colours;
+      name.classList.toggle('u-has-swatch', !!colours);
+      name.style.setProperty('--u-swatch', colours ? colours[seat] : 'transparent');
+      let text = `bank ${duration(one.bank_s)}`;
+      let running = false;
+      let left = null;
+      if (clock.to_move === seat && one.deadline) {
+        running = true;
+        left = (Date.parse(one.deadline) - (Date.now() - m.offset)) / 1000;
+        if (clock.proxy) text = `out of time: ${who[1 - seat]} may move for them, ${duration(left)} more (R-X6)`;
+        else text = `turn ${duration(Math.max(0, left - one.bank_s))} left · bank ${duration(Math.min(one.bank_s, Math.max(0, left)))}`;
+      }
+      const fell = (state.end === 'flag' && state.winner === 1 - seat) || (clock.proxy && clock.to_move === seat) || (left !== null && left <= 0);
+      box.querySelector('.u-clock-time').textContent = text;
+      box.querySelector('.u-flag').hidden = !fell;
+      box.classList.toggle('u-running', running && state.status !== 'finished');
+      box.classList.toggle('u-low', left !== null && left < 10);
+    }
+  }
+
+  // -- wiring ---------------------------------------------------------------------------------------
+
+  function selectTab(tab) {
+    for (const t of document.querySelectorAll('[role="tab"]')) {
+      const on = t === tab;
+      t.setAttribute('aria-selected', String(on));
+      t.tabIndex = on ? 0 : -1;
+      $(t.getAttribute('aria-controls')).hidden = !on;
+    }
+  }
+
+  function wire() {
+    const tabs = [...document.querySelectorAll('[role="tab"]')];
+    tabs.forEach((tab, i) => {
+      tab.addEventListener('click', () => selectTab(tab));
+      tab.addEventListener('keydown', (ev) => {
+        const step = { ArrowRight: 1, ArrowLeft: -1 }[ev.key];
+        if (!step) return;
+        const next = tabs[(i + step + tabs.length) % tabs.length];
+        selectTab(next);
+        next.focus();
+      });
+    });
+    $('u-game').addEventListener('change', buildOptionFields);
+    $('u-new').addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      leaveMatch(true);
+      newGame($('u-game').value, readOptions());
+    });
+    $('u-state').addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      leaveMatch(true);
+      loadState($('u-state-text').value);
+    });
+    $('u-record').addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      leaveMatch(true);
+      replayRecord($('u-record-text').value);
+    });
+    $('u-move-form').addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      play($('u-move').value);
+    });
+    $('u-move').addEventListener('input', () => { desk.prefix = []; desk.wrong = null; markCells(); });
+    $('u-clear').addEventListener('click', clearMove);
+    $('u-show-legal').addEventListener('change', refreshSteps);
+    $('u-first').addEventListener('click', () => goTo(0));
+    $('u-back').addEventListener('click', () => goTo(desk.at - 1));
+    $('u-forward').addEventListener('click', () => goTo(desk.at + 1));
+    $('u-last').addEventListener('click', () => goTo(desk.history.length - 1));
+    $('u-copy-post').addEventListener('click', copyPost);
+    $('u-save-png').addEventListener('click', savePng);
+    $('u-clock-preset').addEventListener('change', () => { $('u-custom-clock').hidden = $('u-clock-preset').value !== 'custom'; });
+    $('u-match-form').addEventListener('submit', (ev) => { ev.preventDefault(); createMatch(); });
+    $('u-resign').addEventListener('click', resign);
+    $('u-bot').addEventListener('change', () => { showComputer(); computerMove(false); });
+    $('u-bot-seat').addEventListener('change', () => computerMove(false));
+    $('u-bot-move').addEventListener('click', () => computerMove(true));
+    $('u-leave').addEventListener('click', () => leaveMatch(true));
+    window.addEventListener('hashchange', onHash);
+    setInterval(tick, 250);
+  }
+
+  async function init() {
+    setBusy(0);
+    wire();
+    const r = await api('GET', '/v1/games');
+    if (!r.ok) return say('bad', `The games cannot be listed: ${errorText(r)}`);
+    const sel = $('u-game');
+    for (const g of r.data.games) {
+      desk.games[g.name] = g;
+      sel.append(el('option', { value: g.name }, g.title));
+    }
+    desk.game = r.data.games[0].name;
+    sel.value = desk.game;
+    buildOptionFields();
+    const want = readHash();
+    if (want) await enterMatch(want);
+    else await newGame(desk.game, {});
+    document.body.dataset.ready = '1';
+  }
+
+  init();
+})();

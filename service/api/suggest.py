@@ -1,0 +1,114 @@
+"""``POST /v1/games/{game}/suggest``: a built-in bot's move for a state, so a
+front end can offer a computer opponent (issue 23).
+
+The body is ``{"state", "bot", "budget_s"}``: a state as ``play`` takes it
+(signed when the server signs states), one of the built-in bots of the
+tournament harness (``random``, ``greedy``, ``mcts``: umpire/bots/), and at
+most how many seconds it may think (``budget_s``, more than 0 and at most
+``SUGGEST_MAX_BUDGET_S``, 2 s by default, else ``422 budget_too_large``; left out, ``DEFAULT_BUDGET_S`` or
+the maximum if lower).  The answer is ``{"move", "bot", "spent_s"}``: a legal
+move in the game's notation and the seconds the bot spent on it.  Only
+``mcts`` uses its whole budget; ``random`` and ``greedy`` answer as soon as
+they have chosen, well within any budget the service allows.
+
+The search runs in a searcher process (service/api/searcher.py), never in the
+worker's event loop: a full queue is ``503 search_busy`` with
+``Retry-After``.  Searches have a rate limit of their own,
+``SUGGEST_RATE_LIMIT`` per client address (service/web/ratelimit.py), besides
+``RATE_LIMIT``.  No game is named here: the bots play any registered game.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+from flask import Blueprint, Flask, current_app
+
+from engine.registry import ROOMS, get_game
+from service.api import searcher
+from service.web import schemas
+from service.web.errors import ApiError
+from service.web.http import json_body
+from service.web.signing import verified
+
+bp = Blueprint("suggest", __name__, url_prefix="/v1")
+
+DEFAULT_BUDGET_S = 0.5
+MOST_BUDGET_S = 60.0  # SUGGEST_MAX_BUDGET_S is at most this (the spec's maximum of budget_s)
+
+SETTINGS: dict[str, Any] = {
+    "SUGGEST_MAX_BUDGET_S": 2.0,  # the longest a bot may think for one suggestion (seconds)
+    "SUGGEST_PROCESSES": 1,  # searcher processes per app process
+    "SUGGEST_QUEUE": 2,  # requests per app process that may wait for a searcher; one more is 503 search_busy
+    "SUGGEST_NICE": 10,  # the searchers' CPU priority (nice), below the workers'
+    "SUGGEST_RATE_LIMIT": "30/minute",  # per client address, flask-limiter syntax; off: none (service/web/ratelimit.py)
+}
+ENV_TYPES: dict[str, Any] = {"SUGGEST_MAX_BUDGET_S": float, "SUGGEST_PROCESSES": int, "SUGGEST_QUEUE": int, "SUGGEST_NICE": int}
+
+
+def search_pool(app: Flask) -> searcher.Pool:
+    """The app process's searchers (each started on its first search)."""
+    pool: searcher.Pool | None = app.extensions.get("umpire.searchers")
+    if pool is None:
+        cfg = app.config
+        made = searcher.Pool(
+            max(1, int(cfg["SUGGEST_PROCESSES"])),
+            max(0, int(cfg["SUGGEST_QUEUE"])),
+            wait_s=2 * float(cfg["SUGGEST_MAX_BUDGET_S"]) + searcher.GRACE_S,
+            nice=int(cfg["SUGGEST_NICE"]),
+        )
+        pool = app.extensions.setdefault("umpire.searchers", made)
+    return pool
+
+
+def _busy(message: str, budget_s: float) -> ApiError:
+    retry = str(max(1, math.ceil(budget_s)))
+    return ApiError(503, "search_busy", f"{message} Try again in a moment.", None, {"Retry-After": retry})
+
+
+@bp.post("/games/<game>/suggest")
+def suggest(game: str) -> Any:
+    g = get_game(game)
+    body = json_body(schemas.suggest_request)
+    app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
+    most = float(app.config["SUGGEST_MAX_BUDGET_S"])
+    budget_s = body["budget_s"]
+    if budget_s is None:
+        budget_s = min(DEFAULT_BUDGET_S, most)
+    elif budget_s > most:  # the spec allows up to MOST_BUDGET_S: this server's bound is a setting
+        message = f"budget_s is at most {most:g} seconds on this server (SUGGEST_MAX_BUDGET_S)."
+        raise ApiError(422, "budget_too_large", message, {"field": "budget_s", "fields": {"budget_s": [message]}, "max": most})
+    state = g.load(verified(body["state"]))
+    if g.is_over(state):
+        raise ApiError(422, "game_over", f"This {g.title} game is over: there is no move to suggest.")
+    bot = body["bot"]
+    if bot == "greedy" and ROOMS[g.name].evaluation is None:
+        raise ApiError(
+            422, "bot_unavailable", f"The greedy bot needs a position evaluation, which {g.title} does not declare.", {"bot": bot}
+        )
+    pool = search_pool(app)
+    try:
+        found = pool.suggest(g.name, g.dump(state), bot, budget_s)
+    except searcher.Busy as e:
+        raise _busy(str(e), budget_s) from None
+    return schemas.suggest_response.dump({"move": found.move, "bot": bot, "spent_s": found.spent_s})
+
+
+def configure(app: Flask) -> None:
+    """The settings, from the environment unless the app's config says otherwise (create_app registers the route)."""
+    for name, default in SETTINGS.items():
+        if name in app.config:
+            continue
+        raw = os.environ.get(name)
+        if not raw:  # empty is unset, as for every setting
+            app.config[name] = default
+            continue
+        try:
+            app.config[name] = ENV_TYPES.get(name, str)(raw)
+        except ValueError:
+            raise ValueError(f"{name}={raw!r} is not a valid setting") from None
+    most = float(app.config["SUGGEST_MAX_BUDGET_S"])
+    if not 0 < most <= MOST_BUDGET_S:
+        raise ValueError(f"SUGGEST_MAX_BUDGET_S must be more than 0 and at most {MOST_BUDGET_S:g} seconds, not {most!r}")

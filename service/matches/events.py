@@ -1,0 +1,306 @@
+"""``GET /v1/matches/{id}/events``: a match as Server-Sent Events (API.md "Streams").
+
+One event per move (``move``), flag (``flag``), R-X6 time-out move
+(``pass``), resignation (``resign``), illegal attempt (``illegal``) and the
+game's end (``end``), each with the verdict's data: the move, the state after
+it, the engine's events, the umpire's announcements and both clocks.
+
+Event ids are the match's ply after the event: ``5`` for the event that made
+ply 5; an event that leaves the ply as it was (a flag, a resignation, the
+end) is ``5.1``, ``5.2``... after it.  A client that connects without
+``Last-Event-ID`` first gets the current position as a ``state`` event (id:
+the last event's, ``0`` before any); one that reconnects with it gets exactly
+the events after that id (an id the match never had: the ``state`` event
+again).  The events are derived from the match's record in Redis by the
+engine (service/matches/referee.py ``walk``), so any app process serves any stream,
+after any restart, with never a gap or a duplicate.
+
+Every stream of one match in one process shares a :class:`Feed`: the events
+are built and serialised once, and a change is read from Redis once for all
+of them.  Listeners are capped per match and per client address
+(``MAX_LISTENERS_PER_MATCH``, ``MAX_LISTENERS_PER_ADDRESS``, per process:
+``503 too_many_listeners``, ``429 too_many_concurrent``).
+
+A stream sleeps on the process's hub (service/matches/hub.py), not on a socket of
+its own, sends a comment line every ``EVENTS_HEARTBEAT_S`` so that proxies
+keep it open, applies a flag the moment it falls due (as any read does), and
+ends after the game's ``end`` event or after ``EVENTS_LIFETIME_S`` (the
+client reconnects with ``Last-Event-ID``; ``retry`` tells it how soon).  A
+reconnect to a finished match whose every event it has seen (its
+``Last-Event-ID`` is the ``end`` event's) answers ``204 No Content``, which
+tells an ``EventSource`` to stop reconnecting (the SSE specification's way).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import redis
+from flask import Blueprint, Response, current_app, request
+
+import views
+from engine.clock import MatchClock
+from engine.game import Json, Outcome
+from engine.registry import GAMES
+from service.matches import referee
+from service.matches.db import get_hub, get_store
+from service.matches.hub import Crowded
+from service.matches.referee import Live, Meta, Step
+from service.matches.store import Gone, Store, Unconfirmed
+from service.matches.sweeper import Settled, settled
+from service.web.errors import ApiError
+
+log = logging.getLogger(__name__)
+
+bp = Blueprint("events", __name__, url_prefix="/v1")
+
+EVENT_ID = re.compile(r"^(0|[1-9][0-9]{0,8})(\.[1-9][0-9]{0,5})?$")
+RETRY_MS = 2000
+
+
+def sse(event: str, event_id: str, data: Any) -> str:
+    """One event in the text/event-stream format (data is one line of JSON)."""
+    return f"event: {event}\nid: {event_id}\ndata: {referee.compact(data)}\n\n"
+
+
+class Ids:
+    """Event ids from the ply: ``N`` for an event that made ply N, ``N.k`` for
+    the k-th event after it that left the ply as it was."""
+
+    def __init__(self) -> None:
+        self.ply, self.k = 0, 0
+
+    @property
+    def last(self) -> str:
+        return str(self.ply) if self.k == 0 else f"{self.ply}.{self.k}"
+
+    def next(self, ply_after: int) -> str:
+        if ply_after != self.ply:
+            self.ply, self.k = ply_after, 0
+        else:
+            self.k += 1
+        return self.last
+
+
+def clock_after(meta: Meta, step: Step, after: Json) -> MatchClock:
+    """Both clocks right after a record entry (its time, its banks)."""
+    e = step.entry
+    banks = (e["bk"][0], e["bk"][1])
+    if e["k"] == "illegal" and not e.get("f"):  # nothing changed: the turn runs on
+        return MatchClock(meta.spec, banks, e["s"], e["ts"], bool(e.get("x")))
+    if e["k"] == "flag" and e.get("w"):  # R-X6's window opened: the opponent may move for the flagged seat
+        return MatchClock(meta.spec, banks, e["s"], e["t"], True)
+    return MatchClock(meta.spec, banks, after["to_move"], e["t"], False)
+
+
+def step_events(game_name: str, meta: Meta, step: Step, ids: Ids) -> list[tuple[str, str, Json]]:
+    """The stream's events for one record entry: ``(event, id, data)``."""
+    game = GAMES[game_name]
+    before, after = game.dump(step.before), game.dump(step.after)
+    e = step.entry
+    clock = clock_after(meta, step, after)
+    live = Live(after, clock, e["t"] if after["to_move"] is None and after["status"] == "finished" else None)
+    said = views.announcements(before, step.events, after, names=meta.names)
+    data: Json = {
+        "type": {"move": "move", "pass": "pass", "flag": "flag", "resign": "resign", "illegal": "illegal"}.get(e["k"], "end"),
+        "ply": after["ply"],
+        "seat": e["s"],
+        "by": e["b"],
+        "move": e["m"],
+        "state": after,
+        "events": step.events,
+        "announcements": said,
+        "clock": referee.clock_json(live, e["t"]),
+        "at": referee.iso(e["t"]),
+    }
+    out: list[tuple[str, str, Json]] = []
+    if e["k"] != "abort":
+        out.append((data["type"], ids.next(after["ply"]), data))
+    if after["status"] == "finished" and before["status"] != "finished":
+        outcome = Outcome(after["winner"], after["end"])
+        end = {**data, "type": "end", "winner": after["winner"], "end": after["end"], "result": outcome.result}
+        out.append(("end", ids.next(after["ply"]), end))
+    return out
+
+
+class Feed:
+    """One match's stream as this process built it, shared by every stream of
+    the match here: each event is built and serialised once per process, not
+    once per listener, and when a change wakes the match's listeners one of
+    them reads the match and its new record entries for all (issue 20: 3,000
+    streams on one match made each move take seconds)."""
+
+    def __init__(self, store: Store, match_id: str, meta: Meta) -> None:
+        self.store, self.match_id, self.meta = store, match_id, meta
+        self.lock = threading.Lock()
+        self.events: list[tuple[str, str]] = []  # (id, text) of every event of the match so far, in order
+        self.ids = Ids()
+        self.position: Any = None  # the engine's position after the entries walked so far
+        self.walked = 0
+        self.cur: Settled | None = None
+        self.due: float | None = None  # when (monotonic) the next flag falls due, as of `cur`
+        self.read_started = float("-inf")  # when the read that gave `cur` began (monotonic)
+        self._state: tuple[Settled, str] | None = None
+        self.users = 0
+
+    def update(self, since: float) -> Settled:
+        """The match as read no earlier than ``since`` (monotonic): the last
+        read when it began after that, else a new one (which applies a due
+        flag, and builds the events of the new record entries)."""
+        with self.lock:
+            if self.cur is not None and self.read_started >= since:
+                return self.cur
+            started = time.monotonic()
+            cur = settled(self.store, self.match_id)
+            if cur.length > self.walked:
+                game = GAMES[self.meta.game]
+                raw = self.store.record(self.match_id, self.walked, cur.length - 1)
+                entries = [referee.parse_json(x) for x in raw]
+                for step in referee.walk(game, self.meta, entries, self.position):
+                    for name, event_id, data in step_events(self.meta.game, self.meta, step, self.ids):
+                        self.events.append((event_id, sse(name, event_id, data)))
+                    self.position = step.after
+                self.walked += len(entries)
+            deadline = cur.live.clock.deadline
+            self.due = None if deadline is None else started + max(0.0, (deadline + 1 - cur.now) / 1000)
+            self.cur, self.read_started = cur, started
+            return cur
+
+    def state_event(self, cur: Settled) -> str:
+        """The ``state`` event of ``cur`` (built once for every stream that starts with it)."""
+        made = self._state
+        if made is None or made[0] is not cur:
+            text = sse("state", self.ids.last, {**referee.match_json(self.meta, cur.live, cur.now), "tags": list(self.meta.tags)})
+            made = self._state = (cur, text)
+        return made[1]
+
+
+class Feeds:
+    """The process's feeds, one per match with streams here."""
+
+    def __init__(self) -> None:
+        self._feeds: dict[str, Feed] = {}
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def join(self, store: Store, match_id: str, meta: Meta) -> Iterator[Feed]:
+        with self._lock:
+            feed = self._feeds.get(match_id)
+            if feed is None:
+                feed = self._feeds[match_id] = Feed(store, match_id, meta)
+            feed.users += 1
+        try:
+            yield feed
+        finally:
+            with self._lock:
+                feed.users -= 1
+                if feed.users == 0 and self._feeds.get(match_id) is feed:
+                    del self._feeds[match_id]
+
+
+def get_feeds() -> Feeds:
+    feeds: Feeds = current_app.extensions.setdefault("umpire.feeds", Feeds())
+    return feeds
+
+
+def crowded(err: Crowded) -> ApiError:
+    """A listener over a cap (service/matches/hub.py): 503 for the match's, 429 for the address's."""
+    if err.what == "match":
+        message = f"This match has {err.limit} listeners on this server process already; try again later."
+        return ApiError(503, "too_many_listeners", message, {"limit": err.limit}, {"Retry-After": "5"})
+    message = f"This address holds {err.limit} event streams and waits on this server process already; close some."
+    return ApiError(429, "too_many_concurrent", message, {"limit": err.limit, "what": "listeners"}, {"Retry-After": "5"})
+
+
+@bp.get("/matches/<match_id>/events")
+def events(match_id: str) -> Any:
+    header, query = request.headers.get("Last-Event-ID"), request.args.get("last_event_id")
+    # Each is checked, whichever is used (the header wins): a wrong one is the same 422 with or without the other.
+    if header is not None and not EVENT_ID.match(header.strip()):
+        raise ApiError(
+            422, "invalid_header", "Last-Event-ID is an event id of this stream: a ply, or ply.k.", {"header": "Last-Event-ID"}
+        )
+    if query is not None and not EVENT_ID.match(query.strip()):
+        message = "last_event_id is an event id of this stream: a ply, or ply.k."
+        raise ApiError(422, "invalid_query", message, {"parameter": "last_event_id"})
+    last = header if header is not None else query
+    store = get_store()
+    try:
+        first = settled(store, match_id)  # 404 before the stream starts
+    except Gone:
+        raise ApiError(404, "match_not_found", f"There is no match '{match_id}' (never created, or expired).") from None
+    if last is not None and first.live.finished and _last_id(store, match_id, first.meta) == last.strip():
+        # everything was delivered: 204 is the SSE specification's "stop reconnecting"
+        return Response(status=204, headers={"Cache-Control": "no-cache"})
+    hub = get_hub()
+    try:
+        release = hub.admit(match_id, request.remote_addr)  # counted out when the answer is closed
+    except Crowded as err:
+        raise crowded(err) from None
+    cfg = current_app.config
+    heartbeat, lifetime = float(cfg["EVENTS_HEARTBEAT_S"]), float(cfg["EVENTS_LIFETIME_S"])
+    feeds = get_feeds()
+    stream = _stream(feeds, store, hub, match_id, first.meta, None if last is None else last.strip(), heartbeat, lifetime)
+    response = Response(
+        stream,
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+    response.call_on_close(release)
+    return response
+
+
+def _last_id(store: Store, match_id: str, meta: Meta) -> str:
+    """The id of a finished match's last event (its ``end``)."""
+    ids = Ids()
+    entries = [referee.parse_json(x) for x in store.record(match_id)]
+    for step in referee.walk(GAMES[meta.game], meta, entries):
+        step_events(meta.game, meta, step, ids)
+    return ids.last
+
+
+def _stream(
+    feeds: Feeds, store: Store, hub: Any, match_id: str, meta: Meta, last: str | None, heartbeat: float, lifetime: float
+) -> Iterator[str]:
+    end_at = time.monotonic() + lifetime
+    sent = 0  # the feed's events this stream has passed
+    sending = last == "0"  # a reconnect sends only what comes after its id ("0": from the start)
+    first_round = True
+    yield f"retry: {RETRY_MS}\n\n"
+    try:
+        with feeds.join(store, match_id, meta) as feed, hub.watch(match_id) as changed:
+            cur = feed.update(time.monotonic())  # read after registering: nothing committed since is missed
+            while True:
+                built = feed.events
+                for event_id, text in built[sent:]:
+                    if sending:
+                        yield text
+                    elif event_id == last:
+                        sending = True
+                sent = len(built)
+                if first_round and not sending:  # a fresh connection, or an id this match never had: where it stands now
+                    yield feed.state_event(cur)
+                first_round, sending = False, True
+                now = time.monotonic()
+                if cur.live.finished or now >= end_at:
+                    return
+                wait = min(heartbeat, end_at - now)
+                due = feed.due
+                if due is not None:  # apply a flag the moment it falls due
+                    wait = min(wait, max(0.0, due - now) + 0.001)
+                woke = changed.wait(max(0.0, wait))
+                changed.clear()
+                if woke:  # the match changed: one read for every stream of it woken with this one
+                    cur = feed.update(hub.notified_at(match_id))
+                elif due is not None and time.monotonic() >= due:
+                    cur = feed.update(due)
+                else:
+                    yield ": ping\n\n"
+    except (Gone, redis.RedisError, Unconfirmed) as e:  # the stream ends; the client reconnects with Last-Event-ID
+        log.warning("events of %s: %s", match_id, e)

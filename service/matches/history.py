@@ -1,0 +1,93 @@
+"""A managed match's positions, now and at any earlier ply: the one function
+the match pictures and posts are built on (service/api/pictures.py).
+
+``history(store, match_id, ply)`` reads the match (applying any due flag,
+as every read does) and its record, and walks the record through the engine
+(``referee.walk``) from the options the match was created with to the
+position after ``ply`` of its changes.  Everything the pictures and posts
+need from a match goes through here, so the match storage can change behind it.
+
+``ply`` counts the record's entries that changed the game - moves, and the
+reserved ``timeout``, ``resign N``, ``forfeit N``, ``abort`` - that is, the
+numbered lines of the record's text (and the entries of its ``replay``
+list); a flag that only opened an R-X6 proxy window, or an illegal attempt
+that was refused, changed nothing and is no ply here.  It is the state's own
+``ply`` except after a time-out, a resignation, a forfeit or an abort.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.registry import GAMES
+from service.matches import referee
+from service.matches.routes import not_found
+from service.matches.store import Gone, Store
+from service.matches.sweeper import settled
+from service.web.errors import ApiError
+
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class History:
+    """One position of a match, with the move that reached it."""
+
+    game: str
+    options: Json  # as the match was created: what `replay` takes
+    players: tuple[str, str] | None  # the players' names, when the match has them
+    ply: int  # the position shown: after this many record entries
+    last_ply: int  # the match's latest position
+    state: Json  # the game's JSON state at `ply`
+    before: Json | None  # the state before the entry that reached `ply` (None at 0)
+    move: str | None  # that entry in the record's notation (a move, `timeout`, `resign 1`)
+    events: list[Json]  # that entry's events
+    clock: Json | None  # the match's clock now, for the latest position; None for earlier ones
+    finished: bool  # the match has ended
+
+    @property
+    def settled(self) -> bool:
+        """The position can never change: an earlier ply, or the end of a finished match."""
+        return self.finished or self.ply < self.last_ply
+
+
+def history(store: Store, match_id: str, ply: int | None) -> History:
+    """The match's position after ``ply`` record entries (the latest when
+    None): 404 ``match_not_found``, 422 ``invalid_query`` for a ply the
+    record does not reach."""
+    try:
+        cur = settled(store, match_id)
+    except Gone:
+        raise not_found(match_id) from None
+    game = GAMES[cur.meta.game]
+    entries = [referee.parse_json(e) for e in store.record(match_id)]
+    changes = [step for step in referee.walk(game, cur.meta, entries) if step.after is not step.before]
+    last = len(changes)
+    shown = last if ply is None else ply
+    if not 0 <= shown <= last:
+        raise ApiError(
+            422,
+            "ply_not_reached",
+            f"ply must be a whole number from 0 to {last}, the record's length.",
+            {"parameter": "ply", "last": last},
+        )
+    step = changes[shown - 1] if shown else None
+    if step is None:
+        state = game.dump(game.new(cur.meta.options)) if last else cur.live.state
+    else:
+        state = cur.live.state if shown == last else game.dump(step.after)
+    names = cur.meta.names
+    return History(
+        game=game.name,
+        options=dict(cur.meta.options),
+        players=None if names is None else (names[0], names[1]),
+        ply=shown,
+        last_ply=last,
+        state=state,
+        before=None if step is None else game.dump(step.before),
+        move=None if step is None else referee.record_moves([step.entry])[0],
+        events=[] if step is None else list(step.events),
+        clock=referee.clock_json(cur.live, cur.now) if shown == last else None,
+        finished=cur.live.finished,
+    )

@@ -1,0 +1,272 @@
+"""Flags on time with nobody asking: the sweeper (RULES R-T1, R-X6).
+
+Every match's next deadline sits in its shard's Redis sorted set (256 of
+them, so that no one key is touched by every move; service/matches/store.py).  A
+sweeper looks at every shard, sleeps until the earliest deadline (never
+longer than ``SWEEP_INTERVAL_S``, so it sees deadlines set meanwhile), then
+settles each due match: it applies the flag
+dated at the deadline and commits it with the same compare-and-set as a
+move.  Any number of sweepers and app processes may do this at once: for
+each change exactly one commit wins, the others find the match already
+settled.  Reads settle too (:func:`settled`), so a match is right even when
+no sweeper runs.
+
+Each master is swept on its own (one round trip for its shards' deadlines),
+so a master that is down delays nobody else's flags: the sweeper logs it and
+carries on with the others.
+
+Outages are credited (RULES R-T3).  A running sweeper marks every shard it
+looks at with a beat (the time of the look, on the shard's own master).  A
+shard whose beat is more than ``OUTAGE_MS`` old was out of the service's
+reach (its master down or cut off, or no sweeper running) for that long, and
+the sweeper that finds it so first gives every clock running there that time
+back (credit.lua: the turns' starts and deadlines move later by the gap),
+then goes on.  A request that reads a match on such a shard first does the
+same (once per gap: credit.lua goes by the beat it saw), so no flag and no
+charge is made on a clock still owed the outage.  A request's credit marks
+the beat (``ms:r``) and is not repeated on that mark: with no sweeper at all
+the clocks are credited once, not forever; past ``HOLD_MAX_MS`` since a
+sweeper's look, nobody credits.
+
+Run one with ``flask --app service sweep`` (``make run`` starts one beside
+gunicorn unless ``SWEEPER=0``).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as futures_wait
+from dataclasses import dataclass
+from typing import Any
+
+import click
+import redis
+from flask import current_app
+
+from engine.registry import GAMES
+from service.matches import referee
+from service.matches.db import get_store
+from service.matches.referee import Live, Meta
+from service.matches.store import Conflict, Gone, Store, Unconfirmed, beat_ms, shard_of
+from service.web.metrics import FLAGS
+
+log = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 8
+OUTAGE_MS = 3000  # a shard no sweeper looked at for longer was out of reach: its clocks get the time back (R-T3)
+HOLD_MAX_MS = 60_000  # a shard not looked at for longer than this has no sweeper at all: nobody will credit it
+BEAT_EVERY_S = 0.5  # how often a sweeper marks the shards it looked at
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """A match read with every due flag applied (and committed): its fixed
+    and live parts, revision, the time of the read, the record's length, and
+    where the Idempotency-Key asked for points."""
+
+    meta: Meta
+    live: Live
+    rev: str
+    now: int
+    length: int
+    pointer: str | None = None
+
+
+def settled(store: Store, match_id: str, idempotency_key: str | None = None) -> Settled:
+    """Read a match and apply the flags due by now, committing them.  Raises
+    Gone for an unknown match; a lost race is read again."""
+    for _ in range(MAX_ATTEMPTS):
+        snap = store.read(match_id, idempotency_key)
+        beat = snap.beat
+        if beat is not None and not beat.endswith(":r") and OUTAGE_MS < snap.now_ms - beat_ms(beat) < HOLD_MAX_MS:
+            # R-T3: out of the service's reach for a while: the shard's clocks get that time back first
+            if store.credit(shard_of(match_id), beat, snap.now_ms, by_sweeper=False) >= 0:
+                gap = snap.now_ms - beat_ms(beat)
+                log.warning("shard %s was out of reach for %d ms: its clocks credited (by a request)", match_id[:2], gap)
+            continue
+        meta, live = Meta.from_json(snap.meta), Live.from_json(snap.live)
+        if not live.clock.due(snap.now_ms):
+            return Settled(meta, live, snap.rev, snap.now_ms, snap.length, snap.pointer)
+        new, entries = referee.settle(GAMES[meta.game], live, snap.now_ms)
+        try:
+            rev = store.commit(
+                match_id, snap.rev, new.to_json(), new.clock.deadline, [referee.compact(e) for e in entries],
+                finished_ms=new.finished_ms if new.finished else None,
+            )  # fmt: skip
+        except Conflict:
+            continue  # another sweeper or request settled or moved first: look again
+        FLAGS.labels(meta.game).inc(sum(1 for e in entries if e["k"] == "flag"))
+        return Settled(meta, new, str(rev), snap.now_ms, snap.length + len(entries), snap.pointer)
+    raise redis.TimeoutError(f"match {match_id} kept changing while its flags were applied")
+
+
+def sweep_once(store: Store, now: int | None = None, batch: int = 500) -> int:
+    """Settle the matches whose deadline passed by ``now`` (at most ``batch``
+    of them, from every master that answers); returns how many were looked at.
+    (What ``flask sweep --once`` does: no beats, no credits; :class:`Sweeper` does both.)"""
+    sweeper = Sweeper(store, beats=False)
+    try:
+        return sweeper.sweep(now, batch)
+    finally:
+        sweeper.close()
+
+
+Outcome = tuple[int, int | None, int | None, Exception | None]  # looked at, earliest deadline, master's time, error
+
+
+class Sweeper:
+    """Sweeps every master in a thread of its own, carrying on past one that fails or hangs;
+    with ``beats`` it also marks the shards it looked at and credits the outages it finds (R-T3)."""
+
+    def __init__(self, store: Store, beats: bool = True) -> None:
+        self.store = store
+        self.beats = beats
+        self.pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="sweep")
+        self.running: dict[str, Future[Outcome]] = {}  # a master's sweep still under way (a hung master)
+        self.beaten_at: dict[str, float] = {}
+        self.failed: dict[str, str] = {}  # master -> the error of its last sweep, while it fails
+        self.firsts: dict[str, int | None] = {}  # each master's earliest deadline, as last seen
+        self.next: int | None = None  # the earliest deadline seen on the masters that answered
+        self.now: int | None = None  # the time on the last master that answered
+        self.refreshing: Future[None] | None = None
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+    def sweep(self, now: int | None = None, batch: int = 500, wait_s: float | None = None) -> int:
+        """Look at every master at once; returns how many matches were looked at.  ``wait_s``
+        None waits for every master; else at most that long: a master still being swept then
+        (stuck until the client's timeout) is skipped until its sweep ends, so it never holds
+        the others' flags or beats back."""
+        store = self.store
+        masters = store.masters()
+        for name, (client, shards) in masters.items():
+            if name in self.running:
+                continue
+            beat = self.beats and time.monotonic() - self.beaten_at.get(name, float("-inf")) >= BEAT_EVERY_S
+            self.running[name] = self.pool.submit(self._sweep_master, name, client, shards, now, batch, beat)
+        futures_wait(list(self.running.values()), timeout=wait_s)
+        looked = 0
+        for name, future in list(self.running.items()):
+            if not future.done():
+                continue
+            del self.running[name]
+            count, first, at, error = future.result()
+            looked += count
+            if error is not None:
+                if name not in self.failed:
+                    log.warning("sweeper: master %s is not answering (%s); sweeping the others", name, error)
+                self.failed[name] = str(error)
+                self.firsts.pop(name, None)
+                continue
+            self.failed.pop(name, None)
+            self.firsts[name] = first
+            self.now = at if self.now is None or at is None else max(self.now, at)
+        for gone in set(self.firsts) - set(masters):
+            del self.firsts[gone]
+        if self.failed and (self.refreshing is None or self.refreshing.done()):
+            self.refreshing = self.pool.submit(self._refresh)  # a failover may have moved the shards
+        nexts = [first for first in self.firsts.values() if first is not None]
+        self.next = min(nexts) if nexts else None
+        return looked
+
+    def _refresh(self) -> None:
+        try:
+            self.store.refresh()
+        except (redis.RedisError, redis.exceptions.RedisClusterException) as e:
+            log.warning("sweeper: the cluster's layout could not be read (%s)", e)
+        time.sleep(1.0)  # at most once a second
+
+    def _sweep_master(self, name: str, client: Any, shards: list[int], now: int | None, batch: int, beat: bool) -> Outcome:
+        """(matches looked at, the earliest deadline left, the master's time, the error if it failed)."""
+        store, looked = self.store, 0
+        try:
+            at = store.master_now(client) if now is None else now
+            due, beats = store.look(client, shards, at, batch)
+            if self.beats:
+                for shard, seen in beats.items():
+                    if at - beat_ms(seen) > OUTAGE_MS:
+                        credited = store.credit(shard, seen, at)
+                        if credited >= 0:
+                            said = "sweeper: shard %02x was out of reach for %d ms: %d clock(s) credited"
+                            log.warning(said, shard, at - beat_ms(seen), credited)
+            for match_id in due:
+                looked += 1
+                self._settle(match_id)
+            if beat:
+                store.beat(client, shards, at)
+                self.beaten_at[name] = time.monotonic()
+            return looked, store.first_deadline(client, shards), at, None
+        except (redis.RedisError, Unconfirmed) as e:
+            return looked, None, None, e
+
+    def _settle(self, match_id: str) -> None:
+        try:
+            cur = settled(self.store, match_id)
+        except Gone:
+            self.store.forget_deadline(match_id)  # the match expired or was never there
+            return
+        # Commits keep the sorted set right; should an entry ever disagree with its
+        # match, put it right rather than look at it again and again.
+        self.store.set_deadline(match_id, cur.live.clock.deadline)
+
+
+PRUNE_EVERY_S = 60.0  # how often a sweeper drops expired matches from the indexes (Store.prune)
+
+
+def run(store: Store, interval_s: float, stop: threading.Event) -> None:
+    """Sweep until ``stop`` is set, sleeping until the next deadline falls due;
+    every ``PRUNE_EVERY_S`` drop expired matches from the indexes."""
+    pruned_at = float("-inf")
+    sweeper = Sweeper(store)
+    while not stop.is_set():
+        try:
+            sweeper.sweep(wait_s=interval_s)
+            now = sweeper.now if sweeper.now is not None else store.now_ms()
+            nxt = sweeper.next
+            # A flag is due the first millisecond after its deadline.
+            sleep = interval_s if nxt is None else min(interval_s, max(0.0, (nxt + 1 - now) / 1000))
+            if time.monotonic() - pruned_at >= PRUNE_EVERY_S:
+                pruned_at = time.monotonic()
+                try:
+                    store.prune(now)
+                except redis.RedisError as e:  # a master down: the next round prunes
+                    log.warning("sweeper: expired matches not pruned (%s)", e)
+        except (redis.RedisError, Unconfirmed) as e:
+            log.warning("sweeper: Redis is not answering (%s); trying again", e)
+            sleep = 1.0
+        except Exception:  # one bad match must not stop the flags of all the others
+            log.exception("sweeper: a match could not be settled")
+            sleep = interval_s
+        stop.wait(sleep)
+    sweeper.close()
+
+
+@click.command("sweep")
+@click.option("--once", is_flag=True, help="Apply what is due now and exit.")
+def sweep_command(once: bool) -> None:
+    """Apply flags the moment they fall due (RULES R-T1, R-X6)."""
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    for attempt in range(10**9 if not once else 1):  # a sweeper started before its Redis waits for it
+        try:
+            store = get_store(app)
+            break
+        except redis.RedisError as e:
+            if once:
+                raise
+            if attempt % 10 == 0:
+                log.warning("sweeper: Redis is not reachable yet (%s); waiting for it", e)
+            time.sleep(1.0)
+    if once:
+        click.echo(f"{sweep_once(store)} match(es) settled")
+        return
+    # its lines go to the service's log handler (service/web/requestlog.py: LOG_FORMAT), once
+    log.info("sweeping %s's 256 shards every %.2f s at most", store.prefix, current_app.config["SWEEP_INTERVAL_S"])
+    stop = threading.Event()
+    try:
+        run(store, float(current_app.config["SWEEP_INTERVAL_S"]), stop)
+    except KeyboardInterrupt:
+        stop.set()

@@ -1,0 +1,146 @@
+"""What ``make run`` runs: ``python -m service.run.serve``.
+
+1. Redis: ``REDIS_URL`` when set; otherwise the embedded ``redis-server``
+   (service/run/embedded.py) on ``DATA_DIR`` (default ``./data``), append-only,
+   so matches survive restarts.  It is shut down cleanly on exit.
+2. A sweeper (``flask --app service sweep``) that applies flags the moment
+   they fall due; ``SWEEPER=0`` leaves it out (run sweepers elsewhere).
+3. gunicorn on ``$HOST:$PORT`` with ``WEB_CONCURRENCY`` worker processes of
+   gunicorn's ``gevent`` worker class (``WORKER_CLASS``; ``gthread`` with
+   ``THREADS`` threads also works): each request is a greenlet, so a waiting
+   listener (an event stream, a long-poll) holds no thread and no worker, and
+   a thousand of them wait on one process (``WORKER_CONNECTIONS`` each).
+
+Ctrl-C or SIGTERM stops the three in reverse order.  A sweeper that dies is
+started again; when gunicorn exits, everything stops.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import FrameType
+
+from service.run import embedded
+
+
+class _Stop(Exception):
+    pass
+
+
+def _on_signal(signum: int, frame: FrameType | None) -> None:
+    raise _Stop
+
+
+def _end(proc: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def gunicorn_command(env: dict[str, str]) -> list[str]:
+    import gunicorn
+
+    # gunicorn 27 opens a control socket at one fixed path per user; several servers on one
+    # machine (tests, benchmarks beside `make run`) would fight over it, and nothing here uses it.
+    control = ["--no-control-socket"] if gunicorn.version_info >= (27,) else []
+    # ACCESS_LOG: where the access log goes ("-" standard output, the default); empty for none.
+    access_log = env.get("ACCESS_LOG", "-")
+    worker_class = env.get("WORKER_CLASS") or "gevent"
+    logging = ["--access-logfile", access_log] if access_log else []
+    return [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--bind",
+        f"{env.get('HOST', '127.0.0.1')}:{env.get('PORT', '8000')}",
+        "--workers",
+        env.get("WEB_CONCURRENCY") or "2",
+        "--worker-class",
+        worker_class,
+        *(["--threads", env.get("THREADS") or "32"] if worker_class == "gthread" else []),
+        "--worker-connections",
+        env.get("WORKER_CONNECTIONS") or "4000",  # gevent: requests (waiting listeners included) at once per worker
+        "--timeout",
+        "60",  # above the longest waiting read (30 s); an event stream keeps its worker alive by its heartbeats
+        "--graceful-timeout",
+        "10",
+        "--config",
+        "python:service.run.gunicorn_conf",
+        *control,
+        *logging,
+        "service:create_app()",
+    ]
+
+
+def _raise_open_files() -> None:
+    """Each waiting listener holds a socket: allow as many files as the system lets this user."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard if hard != resource.RLIM_INFINITY else 65536, hard))
+
+
+def environment(base: dict[str, str]) -> dict[str, str]:
+    """The environment of the processes ``make run`` starts: ``base`` with its defaults."""
+    env = dict(base)
+    env.setdefault("LOG_FORMAT", "json")  # JSON lines under `make run` (service/web/requestlog.py)
+    return env
+
+
+def main() -> int:
+    _raise_open_files()
+    env = environment(dict(os.environ))
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGINT, _on_signal)
+    server: embedded.EmbeddedRedis | None = None
+    procs: list[subprocess.Popen[bytes]] = []
+    code = 0
+    try:
+        if not env.get("REDIS_URL"):
+            server = embedded.start(env.get("DATA_DIR") or "data", appendfsync=env.get("REDIS_APPENDFSYNC") or "everysec")
+            env["REDIS_URL"] = server.url
+            print(f"serve: embedded Redis at {server.url}, data in {server.data_dir}", flush=True)
+        # Every process (workers and sweeper) writes its metrics here; any worker answers /metrics with their sum.
+        if not env.get("PROMETHEUS_MULTIPROC_DIR"):
+            metrics_dir = Path(env.get("DATA_DIR") or "data").resolve() / "metrics"
+            shutil.rmtree(metrics_dir, ignore_errors=True)  # the figures of a previous run's processes
+            metrics_dir.mkdir(parents=True)
+            env["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
+        sweep = [sys.executable, "-m", "flask", "--app", "service", "sweep"]
+        sweeper = subprocess.Popen(sweep, env=env) if env.get("SWEEPER", "1") != "0" else None
+        web = subprocess.Popen(gunicorn_command(env), env=env)
+        procs = [web] + ([sweeper] if sweeper else [])
+        while web.poll() is None:
+            if sweeper is not None and sweeper.poll() is not None:
+                print(f"serve: the sweeper exited ({sweeper.returncode}); starting it again", flush=True)
+                time.sleep(1)
+                sweeper = subprocess.Popen(sweep, env=env)
+                procs = [web, sweeper]
+            time.sleep(0.5)
+        code = web.returncode or 0
+    except _Stop:
+        pass
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the clean shutdown short
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        for proc in procs:
+            _end(proc)
+        if server is not None:
+            server.stop()
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,206 @@
+"""Reading request bodies: JSON objects only, parsed once, within stated limits,
+failures in the one error shape.
+
+What a client controls is bounded before any schema or engine sees it
+(openapi.yaml "Limits"): the body's size (``MAX_BODY_BYTES``, Werkzeug's 413),
+how deeply it nests, how long any string is, how many items an array and how
+many members an object holds.  A key given twice in one object is refused
+(``duplicate_key``): JSON leaves it undefined, and Python's parser would keep
+the last silently, so two readers of one body could disagree about it.  Not
+JSON at all (``NaN``, ``Infinity`` included) is ``malformed_json``.  A lone
+surrogate (``"\\ud800"``: JSON's grammar allows the escape, but it is half of a
+character, not one) is ``422 invalid_body`` naming the string's field: no
+Unicode text, so no state, name or move can hold it (I-JSON, RFC 7493 §2.1).
+
+:class:`StrictJSONProvider` makes every ``request.get_json()`` of the app
+refuse duplicate keys and the non-JSON constants, so even the match hot path
+(``service/matches/routes.py``) reads no body :func:`json_body` would not.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from flask import current_app, request
+from flask.json.provider import DefaultJSONProvider
+from marshmallow import Schema
+from werkzeug.exceptions import BadRequest, RequestEntityTooLarge
+
+from service.web.errors import BODY, ApiError, field_details
+
+MAX_DEPTH = 16  # levels of arrays and objects; the deepest body a client needs has 4 (options.colors.0.0)
+MAX_STRING_CHARS = 1000  # any string, object keys included (a move is at most this long)
+MAX_ARRAY_ITEMS = 10000  # any array (a replayed record is at most this long)
+MAX_OBJECT_MEMBERS = 1000  # any object (the largest board, side 10, has 271 cells)
+
+
+class DuplicateKey(ValueError):
+    """An object of the body names ``key`` twice."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"the key {key!r} is given twice in one object")
+        self.key = key
+
+
+class NotJson(ValueError):
+    """``NaN``, ``Infinity`` or ``-Infinity``: Python reads them, JSON has no such thing."""
+
+
+class LoneSurrogate(ValueError):
+    """A string of the body (at ``path``, dotted from its root) holds half of a surrogate pair."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path}: {SURROGATE_MESSAGE}")
+        self.path = path
+
+
+SURROGATE_MESSAGE = "A string must be Unicode text: it holds a lone surrogate (\\ud800-\\udfff), half of a character."
+# A surrogate can reach a parsed string only through a \u escape (UTF-8 cannot encode one), so a body
+# without such an escape needs no further look; a pair is joined by the parser, so what is left after it is lone.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in items:
+        if key in out:
+            raise DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def _constant(name: str) -> Any:
+    raise NotJson(f"{name} is not a JSON value")
+
+
+def loads(text: str | bytes) -> Any:
+    """JSON text as Python values: duplicate keys, non-JSON constants and lone
+    surrogates raise ValueError (:class:`LoneSurrogate` naming where)."""
+    data = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    if _SURROGATE_ESCAPE.search(raw) or not raw[:1].isascii() or b"\x00" in raw[:4]:  # an escape, or UTF-16/32
+        path = _surrogate_at(data)
+        if path is not None:
+            raise LoneSurrogate(path)
+    return data
+
+
+def _surrogate_at(data: Any) -> str | None:
+    """The dotted path of the first string (or key) of ``data`` that holds a lone surrogate."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(data, ())]
+    while stack:
+        value, parts = stack.pop()
+        if isinstance(value, str):
+            if _SURROGATE.search(value):
+                return _path(parts)
+        elif isinstance(value, list):
+            stack.extend((v, (*parts, str(i))) for i, v in enumerate(value))
+        elif isinstance(value, dict):
+            for key, v in value.items():
+                if _SURROGATE.search(key):
+                    return _path((*parts, ascii(key)[1:-1]))  # the path itself must be sendable text
+                stack.append((v, (*parts, key)))
+    return None
+
+
+class StrictJSONProvider(DefaultJSONProvider):
+    """Flask's JSON, reading as :func:`loads` does (``app.json``)."""
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        return loads(s)
+
+
+def _path(parts: tuple[str, ...]) -> str:
+    return ".".join(parts) or BODY
+
+
+def check_limits(data: Any) -> None:
+    """Every string, array and object of ``data`` within the limits above:
+    400 ``too_deeply_nested`` past :data:`MAX_DEPTH`, else 422 ``invalid_body``
+    naming the first field over a limit."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(data, ())]
+    while stack:
+        value, parts = stack.pop()
+        if isinstance(value, str):
+            if len(value) > MAX_STRING_CHARS:
+                _over(parts, f"A string is at most {MAX_STRING_CHARS} characters.")
+            continue
+        if not isinstance(value, dict | list):
+            continue
+        if len(parts) >= MAX_DEPTH:
+            raise _too_deep()
+        if isinstance(value, list):
+            if len(value) > MAX_ARRAY_ITEMS:
+                _over(parts, f"An array holds at most {MAX_ARRAY_ITEMS} items.")
+            stack.extend((v, (*parts, str(i))) for i, v in enumerate(value))
+        else:
+            if len(value) > MAX_OBJECT_MEMBERS:
+                _over(parts, f"An object holds at most {MAX_OBJECT_MEMBERS} members.")
+            for key, v in value.items():
+                if len(key) > MAX_STRING_CHARS:
+                    _over(parts, f"A key is at most {MAX_STRING_CHARS} characters.")
+                stack.append((v, (*parts, key)))
+
+
+def _too_deep() -> ApiError:
+    message = f"The request body nests arrays or objects more than {MAX_DEPTH} levels deep."
+    return ApiError(400, "too_deeply_nested", message, {"limit": MAX_DEPTH})
+
+
+def _over(parts: tuple[str, ...], message: str) -> None:
+    path = _path(parts)
+    raise ApiError(422, "invalid_body", f"The request body is over a limit: {path}: {message}", field_details({path: [message]}))
+
+
+def json_body(schema: Schema) -> dict[str, Any]:
+    """The request body loaded through ``schema``.
+
+    415 unless the content type is JSON; 400 when the body does not parse
+    (an empty body included), names a key twice in one object
+    (``duplicate_key``) or nests too deeply (``too_deeply_nested``); 413
+    above ``MAX_BODY_BYTES``, sized or chunked; 422 when a
+    string, array or object is over its limit, when it is not an object or
+    does not match the schema (the ValidationError handler names the fields)."""
+    if not request.is_json:
+        raise ApiError(415, "unsupported_media_type", "Send the body as application/json.")
+    raw = request.get_data(cache=True)
+    limit = current_app.config.get("MAX_CONTENT_LENGTH")
+    if request.content_length is None and limit is not None and len(raw) >= limit:
+        # A body without Content-Length (chunked) is read up to the limit and cut there
+        # (Werkzeug's LimitedStream raises only on a read past it): one that fills it is too large.
+        raise RequestEntityTooLarge()
+    try:
+        data = loads(raw)
+    except DuplicateKey as e:
+        raise ApiError(
+            400, "duplicate_key", f"The request body gives the key {e.key!r} twice in one object.", {"key": e.key}
+        ) from None
+    except RecursionError:  # the parser's own limit, about a thousand levels
+        raise _too_deep() from None
+    except LoneSurrogate as e:
+        raise ApiError(
+            422, "invalid_body", f"The request body holds what is not text: {e}", field_details({e.path: [SURROGATE_MESSAGE]})
+        ) from None
+    except (ValueError, BadRequest):  # not JSON, not UTF-8, or a constant JSON does not have
+        raise ApiError(400, "malformed_json", "The request body is not valid JSON.") from None
+    if not isinstance(data, dict):
+        message = f"The request body must be a JSON object, not {_json_type(data)}."
+        raise ApiError(422, "invalid_body", message, field_details({BODY: [message]}))
+    check_limits(data)
+    loaded: dict[str, Any] = schema.load(data)
+    return loaded
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array"

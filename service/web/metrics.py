@@ -1,0 +1,91 @@
+"""Prometheus metrics at ``GET /metrics`` (prometheus_client).
+
+* ``umpire_http_request_duration_seconds{method, route, status}``: requests
+  and their latency, by route (the URL rule, so one series per endpoint, not
+  one per match) and status;
+* ``umpire_moves_total{game, verdict}``: moves judged in managed matches
+  (``accepted``, ``illegal``, ``forfeit``);
+* ``umpire_flags_total{game}``: flags applied (R-T1, R-X6), by sweepers and reads;
+* ``umpire_redis_seconds{op}``: how long each kind of Redis script took;
+* ``umpire_redis_errors_total{reason}``: Redis failures answered 503;
+* ``umpire_listeners``: requests waiting on a match now (event streams, long-polls).
+
+``METRICS_TOKEN`` set, ``/metrics`` answers only ``Authorization: Bearer
+<METRICS_TOKEN>`` (``401 unauthorized`` otherwise); unset, anyone may read
+it (keep it from the public at the proxy then: it tells the load and the
+error rate).
+
+Under gunicorn with several workers (and the sweeper, a process of its own)
+each process writes its figures to ``PROMETHEUS_MULTIPROC_DIR`` and any
+worker answers ``/metrics`` with the sum of all of them (``make run`` sets the
+folder; service/run/gunicorn_conf.py drops a dead worker's live gauges).  Without
+the variable, one process's own figures.
+
+The Flask side is a before/after-request pair and one view, registered on
+every app the factory makes (prometheus-flask-exporter hooks only the first
+app of a process, which a test run or a tool making several apps defeats).
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import time
+from typing import Any
+
+from flask import Blueprint, Flask, Response, current_app, g, request
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest, multiprocess
+from werkzeug.exceptions import Unauthorized
+
+BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5)
+
+REQUESTS = Histogram(
+    "umpire_http_request_duration_seconds", "HTTP requests, by route and status.", ["method", "route", "status"], buckets=BUCKETS
+)
+MOVES = Counter("umpire_moves_total", "Moves judged in managed matches.", ["game", "verdict"])
+FLAGS = Counter("umpire_flags_total", "Flags applied (R-T1, R-X6).", ["game"])
+REDIS_SECONDS = Histogram("umpire_redis_seconds", "Redis scripts, by kind.", ["op"], buckets=BUCKETS)
+REDIS_ERRORS = Counter("umpire_redis_errors_total", "Redis failures answered 503.", ["reason"])
+LISTENERS = Gauge("umpire_listeners", "Requests waiting on a match.", multiprocess_mode="livesum")
+
+
+def redis_time(op: str, seconds: float) -> None:
+    REDIS_SECONDS.labels(op).observe(seconds)
+
+
+def _scrape() -> bytes:
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # every process's files, summed
+        return generate_latest(registry)
+    return generate_latest()
+
+
+def init_app(app: Flask) -> None:
+    """Every request of this app timed (the view, ``bp``, create_app registers)."""
+
+    @app.before_request
+    def _start() -> None:
+        g.metrics_start = time.perf_counter()
+
+    @app.after_request
+    def _done(response: Response) -> Response:
+        start = g.pop("metrics_start", None)
+        if start is not None and request.endpoint != "metrics.metrics":
+            route = request.url_rule.rule if request.url_rule is not None else "(none)"
+            REQUESTS.labels(request.method, route, str(response.status_code)).observe(time.perf_counter() - start)
+        return response
+
+
+bp = Blueprint("metrics", __name__)
+
+
+@bp.get("/metrics")
+def metrics() -> Any:
+    """The counters of every worker; with METRICS_TOKEN set, only for its bearer."""
+    token = current_app.config.get("METRICS_TOKEN")
+    if token:
+        scheme, _, sent = request.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(sent.strip().encode(), str(token).encode()):
+            raise Unauthorized()  # 401 unauthorized in the one error shape (service/web/errors.py; metrics sits below it)
+    return Response(_scrape(), mimetype=CONTENT_TYPE_LATEST.split(";")[0])

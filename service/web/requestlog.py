@@ -1,0 +1,168 @@
+"""Request ids and the log: every answer carries ``X-Request-ID``, every log line names it.
+
+A client may send its own ``X-Request-ID`` (at most 128 characters of
+letters, digits and ``-._:/+=@``); anything else, or none, and the server
+makes one (32 hex digits).  The id comes back in the same header on every
+answer, errors included, and is written in every log line the service writes
+while answering (a filter adds it to each record), so one request can be
+followed from the client through the logs.
+
+Each answer is logged once, when it leaves: ``method``, ``path``,
+``status``, ``duration_ms``.  ``LOG_FORMAT=json`` writes one JSON object per
+line (``time``, ``level``, ``message``, ``request_id``, ``method``, ``path``,
+``status``, ``duration_ms``, and ``logger``; an exception's traceback as
+``exception``); ``text`` writes the same as plain text.  ``make run`` (service/run/serve.py)
+defaults to json, a bare ``create_app()`` to text.
+
+What a client sent (a path with ``%0A`` in it, a move in a message) can never
+start a line of its own, in either format: JSON escapes every control
+character, and the text format writes each control character, line separator
+and backslash as a Python escape (``\n``, ``\x1b``, ``\u2028``, ``\\``), and a
+traceback's lines behind ``  | ``, so that every line of the log that does not
+begin so was written by the service itself.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import logging
+import re
+import sys
+import time
+import uuid
+from typing import IO, Any
+
+from flask import Flask, Response, g, has_request_context, request
+
+HEADER = "X-Request-ID"
+MAX_ID_CHARS = 128
+SAFE_ID = re.compile(rf"[A-Za-z0-9\-._:/+=@]{{1,{MAX_ID_CHARS}}}")
+LOGGER = "service"  # the package's logger: every module's log goes through it
+FIELDS = ("request_id", "method", "path", "status", "duration_ms")
+
+access = logging.getLogger("service.access")
+
+
+def request_id() -> str | None:
+    """The current request's id (None outside a request)."""
+    if not has_request_context():
+        return None
+    rid: str | None = g.get("request_id")
+    return rid
+
+
+def valid_id(raw: str | None) -> bool:
+    return raw is not None and SAFE_ID.fullmatch(raw) is not None
+
+
+class RequestFilter(logging.Filter):
+    """Adds the request's id, method and path to every record written while answering it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if has_request_context():
+            if not hasattr(record, "request_id"):
+                record.request_id = g.get("request_id")
+            if not hasattr(record, "method"):
+                record.method = request.method
+            if not hasattr(record, "path"):
+                record.path = request.path
+        return True
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, Any] = {
+            "time": datetime.datetime.fromtimestamp(record.created, datetime.UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "message": record.getMessage(),
+        }
+        for key in FIELDS:
+            out[key] = getattr(record, key, None)
+        out["logger"] = record.name
+        if record.exc_info:
+            out["exception"] = self.formatException(record.exc_info)
+        return json.dumps(out, separators=(",", ":"), default=str)
+
+
+# Control characters (C0, DEL, C1), the characters str.splitlines() also breaks at, and the backslash.
+_UNSAFE = re.compile("[\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\\\]")
+
+
+def _escape(char: re.Match[str]) -> str:
+    return ascii(char.group())[1:-1] if char.group() != "\\" else "\\\\"
+
+
+def escape(text: str) -> str:
+    """``text`` on one line: control characters, line separators and ``\\`` as Python escapes (``\\n``, ``\\x1b``)."""
+    return _UNSAFE.sub(_escape, text)
+
+
+class TextFormatter(logging.Formatter):
+    """``time level [request id] message``, and the duration of an answer (its message names method, path, status).
+    The message is escaped (:func:`escape`): one record, one line, and a traceback's lines behind ``  | ``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        when = datetime.datetime.fromtimestamp(record.created, datetime.UTC).isoformat(timespec="milliseconds")
+        rid = getattr(record, "request_id", None) or "-"
+        took = getattr(record, "duration_ms", None)
+        message = escape(record.getMessage())
+        line = f"{when} {record.levelname.lower()} [{escape(str(rid))}] {message}" + ("" if took is None else f" {took} ms")
+        if record.exc_info:
+            line += "".join(f"\n  | {escape(part)}" for part in self.formatException(record.exc_info).split("\n"))
+        return line
+
+
+class _Handler(logging.StreamHandler):  # type: ignore[type-arg]
+    """The service's own handler (so that configuring twice replaces it, never adds a second).
+    Without a stream of its own it writes to whatever ``sys.stderr`` is when a line is written."""
+
+    def __init__(self, stream: IO[str] | None) -> None:
+        super().__init__(stream or sys.stderr)
+        self.follow = stream is None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.follow:
+            self.stream = sys.stderr
+        super().emit(record)
+
+
+def configure(fmt: str, stream: IO[str] | None = None) -> logging.Handler:
+    """Send the service's log to ``stream`` (standard error) in ``fmt`` (json or text)."""
+    logger = logging.getLogger(LOGGER)
+    for old in [h for h in logger.handlers if isinstance(h, _Handler)]:
+        logger.removeHandler(old)
+    handler = _Handler(stream)
+    handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
+    handler.addFilter(RequestFilter())
+    logger.addHandler(handler)
+    if logger.level == logging.NOTSET or logger.level > logging.INFO:
+        logger.setLevel(logging.INFO)
+    return handler
+
+
+def init_app(app: Flask) -> None:
+    configure(app.config["LOG_FORMAT"])
+
+    @app.before_request
+    def _start() -> None:
+        raw = request.headers.get(HEADER)
+        g.request_id = raw if valid_id(raw) else uuid.uuid4().hex
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def _finish(response: Response) -> Response:
+        rid = g.get("request_id") or uuid.uuid4().hex  # a failure before _start (none known) still gets one
+        response.headers[HEADER] = rid
+        started = g.get("started")
+        duration = None if started is None else round((time.perf_counter() - started) * 1000, 3)
+        access.info(
+            "%s %s %s",
+            request.method,
+            request.path,
+            response.status_code,
+            extra={"request_id": rid, "status": response.status_code, "duration_ms": duration},
+        )
+        return response
