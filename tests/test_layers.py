@@ -132,3 +132,29 @@ def test_the_service_layers_as_db_says() -> None:
     assert reach <= below_db  # db imports nothing of the blueprints (matches, events, health, sweeper)
     for upper in ("service.matches.routes", "service.matches.events", "service.matches.health", "service.matches.sweeper"):
         assert "service.matches.db" in graph[upper]  # the store comes from db, not from a blueprint
+
+
+def test_the_plumbing_is_the_bottom_layer_of_the_service() -> None:
+    """service.web (errors, schemas, signing, limits, logs, metrics) serves every request, so it
+    imports nothing of the stateless API, of managed matches or of running the service."""
+    graph = graph_of("service")
+    upward = {
+        m: sorted(d for d in deps if not d.startswith("service.web")) for m, deps in graph.items() if m.startswith("service.web")
+    }
+    assert len(upward) >= 5
+    assert {m: d for m, d in upward.items() if d} == {}
+
+
+WIRING = {"register_blueprint", "register_error_handler", "errorhandler", "add_command"}
+
+
+def test_every_blueprint_and_error_handler_is_registered_in_create_app() -> None:
+    """A reader finds all routes and every error's answer in service/__init__.py (issue 20): no
+    other module registers a blueprint, an error handler or a command on the app."""
+    found: dict[str, set[str]] = {}
+    for name, path in modules("service").items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in WIRING:
+                found.setdefault(name, set()).add(node.attr)
+    assert "service" in found and {"register_blueprint", "register_error_handler"} <= found["service"]
+    assert {m: w for m, w in found.items() if m != "service"} == {}
