@@ -13,7 +13,7 @@ import pytest
 
 from engine.registry import NOT_BUILT, ROOMS
 
-STATIC = Path(__file__).resolve().parent.parent / "service" / "static"
+STATIC = Path(__file__).resolve().parent.parent / "service" / "api" / "static"
 WORDS = sorted({*ROOMS, *(r.game.title for r in ROOMS.values()), *NOT_BUILT})
 
 
