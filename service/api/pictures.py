@@ -349,7 +349,10 @@ class DrawQuery:
 
 
 def _match_position(match_id: str) -> History:
-    return history(get_store(), match_id, _int_arg("ply", 0))
+    """The position ``?ply=N`` names: the state's own ply, as the picture, its
+    alt text and the post's heading say it (the first position with that ply;
+    the latest without ``ply``)."""
+    return history(get_store(), match_id, _int_arg("ply", 0), by_state_ply=True)
 
 
 def _etag(drawn: str, key: tuple[object, ...]) -> str:
@@ -410,7 +413,9 @@ def match_post(match_id: str) -> Response:
     if fmt not in posts.FORMATS:
         raise _query("format", f"format must be one of {', '.join(posts.FORMATS)}.")
     h = _match_position(match_id)
-    query: Json = {"ply": h.ply}
+    # The picture of this very position: its ply, unless an end without a move (a resignation...)
+    # kept the ply of the move before it; such an end is a finished match's latest, which never changes.
+    query: Json = {} if h.before is not None and h.before["ply"] == h.state["ply"] else {"ply": h.state["ply"]}
     if draw.names is not None:
         query["names"] = ",".join(draw.names)
     if draw.palette != "default":
@@ -426,7 +431,6 @@ def match_post(match_id: str) -> Response:
         png_url=png_url,
         clock=h.clock,
         names=draw.names or h.players,
-        ply=h.ply,
         format=fmt,
     )
     return _answer(h, posts.MEDIA_TYPES[fmt], text, lambda _: text, "post", fmt)

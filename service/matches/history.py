@@ -12,7 +12,14 @@ reserved ``timeout``, ``resign N``, ``forfeit N``, ``abort`` - that is, the
 numbered lines of the record's text (and the entries of its ``replay``
 list); a flag that only opened an R-X6 proxy window, or an illegal attempt
 that was refused, changed nothing and is no ply here.  It is the state's own
-``ply`` except after a time-out, a resignation, a forfeit or an abort.
+``ply`` except after a time-out, a resignation, a forfeit or an abort, and in
+a match set up from a position (whose first state's ply is not 0).
+
+``by_state_ply=True`` reads ``ply`` as the pictures' query means it (issue 22:
+one numbering everywhere): the state's own ``ply``, the first position that
+has it (an end without a move - a resignation, a flag that loses, a forfeit,
+an abort - keeps the ply of the move before it; it is the match's latest
+position, shown without ``ply``).
 """
 
 from __future__ import annotations
@@ -52,9 +59,10 @@ class History:
         return self.finished or self.ply < self.last_ply
 
 
-def history(store: Store, match_id: str, ply: int | None) -> History:
+def history(store: Store, match_id: str, ply: int | None, *, by_state_ply: bool = False) -> History:
     """The match's position after ``ply`` record entries (the latest when
-    None): 404 ``match_not_found``, 422 ``invalid_query`` for a ply the
+    None; with ``by_state_ply``, the first position whose state's ply is
+    ``ply``): 404 ``match_not_found``, 422 ``ply_not_reached`` for a ply the
     record does not reach."""
     try:
         cur = settled(store, match_id)
@@ -65,6 +73,16 @@ def history(store: Store, match_id: str, ply: int | None) -> History:
     changes = [step for step in referee.walk(game, cur.meta, entries) if step.after is not step.before]
     last = len(changes)
     shown = last if ply is None else ply
+    if by_state_ply and ply is not None:
+        plies = [game.new(cur.meta.options).ply, *(step.after.ply for step in changes)]
+        if ply not in plies:
+            raise ApiError(
+                422,
+                "ply_not_reached",
+                f"ply must be a whole number from {plies[0]} to {plies[-1]}, the plies of the match's positions.",
+                {"parameter": "ply", "last": plies[-1]},
+            )
+        shown = plies.index(ply)
     if not 0 <= shown <= last:
         raise ApiError(
             422,

@@ -89,7 +89,34 @@ def test_a_finished_match_is_cached_at_its_end(client: FlaskClient, new_match: N
     end = get(client, m, "board.svg")
     assert "ETag" in end.headers and "Blue wins: Red resigned." in end.get_data(as_text=True)
     post = get(client, m, "post").get_data(as_text=True)
-    assert post.startswith("**Catchup, ply 3**") and "- Red resigns." in post and "**Blue wins: Red resigned.**" in post
+    # A resignation is no move: the position keeps the ply of the last move (issue 22: one numbering),
+    # and the post's picture is the finished match's latest, named without a ply.
+    assert post.startswith("**Catchup, ply 2**") and "- Red resigns." in post and "**Blue wins: Red resigned.**" in post
+    assert f"(<http://localhost/v1/matches/{m.id}/board.png>)" in post
+    before = get(client, m, "post", ply=2).get_data(as_text=True)  # ply 2: the position before the resignation
+    assert before.startswith("**Catchup, ply 2: Blue plays") and "Red to move" in before and "resign" not in before
+
+
+BUG_POSITION = {"A1": 0, "A2": 1, "A3": 0, "B2": 1, "B4": 0, "C1": 0, "C4": 0, "D1": 0, "D2": 1, "E1": 0, "E2": 1, "E3": 1}
+
+
+def test_ply_is_the_position_s_own_ply_in_a_match_set_up_from_a_position(client: FlaskClient, new_match: NewMatch) -> None:
+    """Issue 22: ``?ply=N``, the post's heading, the picture's title and the post's link to its
+    PNG all give the state's ply.  A Bug position set up with 13 stones starts at ply 13; the
+    page once asked for ``?ply=1`` and got a post headed "ply 1" over a picture saying "ply 14"."""
+    m = new_match("bug", {"size": 3, "position": BUG_POSITION, "to_move": 1})
+    assert m.state()["ply"] == 13
+    assert m.move(1, "B1 B3", 13).status_code == 200
+    post = get(client, m, "post", ply=14).get_data(as_text=True)
+    assert post.startswith("**Bug, ply 14: Blue plays B1 B3**")
+    assert f"![Bug (genius), side 3, ply 14](<http://localhost/v1/matches/{m.id}/board.png?ply=14>)" in post
+    svg = get(client, m, "board.svg", ply=13).get_data(as_text=True)
+    assert "side 3, ply 13" in svg and "B1" not in re.findall(r'class="last"[^>]*data-cell="(\w+)"', svg)
+    assert "ply 14" in get(client, m, "board.svg", ply=14).get_data(as_text=True)
+    for wrong in (0, 12, 15):
+        error = get(client, m, "board.svg", 422, ply=wrong).get_json()["error"]
+        assert error["code"] == "ply_not_reached" and error["details"] == {"parameter": "ply", "last": 14}
+        assert "from 13 to 14" in error["message"]
 
 
 def test_the_post_links_its_png_and_says_the_clocks(client: FlaskClient, new_match: NewMatch, fake_clock: FakeClock) -> None:
