@@ -18,6 +18,7 @@ from pagekit import idle, start_browser
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 Shot = Callable[[WebDriver, str], Path]
@@ -71,6 +72,12 @@ def phone(d: WebDriver) -> None:
     time.sleep(0.2)
     overflow = d.execute_script("return document.documentElement.scrollWidth")
     assert overflow <= 390, f"the page is {overflow} px wide on a 390 px screen"
+
+
+def link(d: WebDriver, seat: str, match_id: str | None = None) -> WebElement:
+    """A seat's link (``0``, ``1`` or ``umpire``) of the match created last, or of ``match_id``."""
+    where = f'[data-match="{match_id}"]' if match_id else ".u-kept"
+    return d.find_element(By.CSS_SELECTOR, f'#u-kept {where} a[data-seat="{seat}"]')
 
 
 def ply(d: WebDriver) -> int:
@@ -158,12 +165,12 @@ def test_a_managed_match_from_two_windows_on_a_running_clock(page: WebDriver, sh
         box.send_keys(value)
     page.find_element(By.CSS_SELECTOR, "#u-match-form button[type=submit]").click()
     idle(page)
-    seat0 = page.find_element(By.ID, "u-link-0").get_attribute("href")
-    seat1 = page.find_element(By.ID, "u-link-1").get_attribute("href")
-    umpire = page.find_element(By.ID, "u-link-umpire").get_attribute("href")
+    seat0 = link(page, "0").get_attribute("href")
+    seat1 = link(page, "1").get_attribute("href")
+    umpire = link(page, "umpire").get_attribute("href")
     assert seat0 and seat1 and umpire and "#match=" in umpire and "token=" in seat0 and "token=" not in umpire
     shot(page, "links")
-    page.find_element(By.ID, "u-link-0").click()  # this window takes seat 0 (Red)
+    link(page, "0").click()  # this window takes seat 0 (Red)
     idle(page)
     red = page.current_window_handle
     page.execute_script("window.sameDocument = true")  # gone if the page ever reloads
@@ -214,11 +221,13 @@ def test_a_managed_match_from_two_windows_on_a_running_clock(page: WebDriver, sh
     assert text(page, "u-seat").startswith("Umpire's view: read only.")
     assert not page.find_element(By.ID, "u-move-form").is_displayed()
     moves = [m.text for m in page.find_elements(By.CSS_SELECTOR, "#u-moves button")]
-    assert moves == ["start", "1. C3", "2. B2 B3", "3. timeout"]
+    assert moves == ["start", "1. C3", "2. B2 B3", "timeout"]  # a flag is no move: it reaches no ply of its own
     page.find_element(By.ID, "u-copy-post").click()
     idle(page)
     post = page.find_element(By.ID, "u-post").get_attribute("value") or ""
-    assert f"{server}/v1/matches/" in post and "board.png?ply=3" in post and "Blue wins on time" in post
+    # the finished match's end, which no later move can change: its picture named without a ply
+    assert "/board.png>)" in post and f"{server}/v1/matches/" in post and "Blue wins on time" in post
+    assert post.startswith("**Catchup, ply 2**")
     phone(page)
     shot(page, "umpire-phone")
 
@@ -242,11 +251,13 @@ def test_a_bug_position_pasted_from_a_record(page: WebDriver, shot: Shot) -> Non
     page.find_element(By.ID, "u-copy-post").click()
     idle(page)
     post = page.find_element(By.ID, "u-post").get_attribute("value") or ""
-    assert post.startswith("**Bug, ply 1: Blue plays B1 B3**") and "```text" in post
+    # One numbering (issue 22): the set-up position is ply 13, so its first move reaches ply 14, as the
+    # picture in the post says; the page once headed it "ply 1".
+    assert post.startswith("**Bug, ply 14: Blue plays B1 B3**") and "```text" in post
     page.find_element(By.ID, "u-save-png").click()
     idle(page)
     link = page.find_element(By.ID, "u-png-link")
-    assert link.get_attribute("download") == "bug-position-1.png" and (link.get_attribute("href") or "").startswith("blob:")
+    assert link.get_attribute("download") == "bug-ply-14.png" and (link.get_attribute("href") or "").startswith("blob:")
     size = page.execute_async_script(
         "const done = arguments[0];"
         "fetch(document.getElementById('u-png-link').href).then(r => r.blob()).then(b => done(b.type + ' ' + b.size))"

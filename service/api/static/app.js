@@ -27,6 +27,9 @@
     options: {},   // the options the game was set up with (a match starts from them)
     history: [],   // positions: {state, before, move, events, announcements}; in a match, earlier ones may lack a state
     at: 0,         // the position shown
+    main: null,    // on a branch: {history, from} - the main line kept, and the position the branch leaves it at
+    line: 0,       // counts the lines shown (a new game, a branch): what was made for one line is not shown on another
+    names: null,   // the players' names in a match that has them (else the game's own)
     prefix: [],    // the move being built, step by step
     wrong: null,   // the cell of the wrong step, marked on the board
     open: [],      // the legal next steps (when shown)
@@ -90,7 +93,13 @@
 
   // The game's hints (engine/hints.py): everything the page knows about a game.
   function hints() { return desk.games[desk.game].hints; }
-  function names() { return hints().players; }
+  // Each seat's name: the match's players where it names them, else the game's (the hints').
+  function names() {
+    const own = hints().players;
+    return [0, 1].map((seat) => (desk.names && desk.names[seat]) || own[seat]);
+  }
+  // The names to send with a picture or a post: only when they are not the game's own.
+  function namesToSend() { return desk.names && desk.names.some(Boolean) ? names() : undefined; }
   const fill = (text, values) => Object.entries(values).reduce((t, [k, v]) => t.split(`{${k}}`).join(v), text);
 
   function duration(seconds) {
@@ -133,6 +142,28 @@
 
   const latest = () => desk.history[desk.history.length - 1];
   const atLatest = () => desk.at === desk.history.length - 1;
+  const isReserved = (move) => !!move && RESERVED.includes(String(move).split(/\s+/)[0].toLowerCase());
+
+  // The position's own ply (its state's `ply`), the one number the page, the pictures and the posts give
+  // (issue 22).  A match's earlier positions have no state here: counted back from the latest, where
+  // an end without a move (a resignation, a flag that loses) kept the ply of the move before it.
+  function plies() {
+    const out = [];
+    let ply = latest().state ? latest().state.ply : desk.history.length - 1;
+    for (let j = desk.history.length - 1; j >= 0; j--) {
+      const h = desk.history[j];
+      if (h.state) ply = h.state.ply;
+      out[j] = ply;
+      const keeps = h.keeps !== undefined ? h.keeps : isReserved(h.move);
+      if (j > 0 && !(desk.history[j - 1].state && h.state) && !keeps) ply--;
+    }
+    return out;
+  }
+  const plyOf = (i) => plies()[i];
+  // A match's position as the pictures' `?ply=` names it: none for the latest (the server's latest).
+  function plyQuery(i) { return i === desk.history.length - 1 ? '' : `ply=${plyOf(i)}`; }
+  // What a post, a PNG link or a record copied belongs to: the game, the line, the position.
+  function shownKey() { return `${desk.match ? desk.match.id : desk.game}|${desk.line}|${desk.at}`; }
 
   // -- set-up ----------------------------------------------------------------------------------
 
@@ -209,13 +240,18 @@
     say('info', `A new game of ${desk.games[game].title}.`);
   }
 
+  // A new line on the board (a new game, a state, a record): nothing of the old one stays - the move
+  // being built, its marks, the post, the PNG link, a branch (issue 22: "E5" carried into a new game).
   function startFrom(game, options, history) {
     desk.game = game;
     desk.options = options;
     desk.history = history;
     desk.at = history.length - 1;
+    desk.main = null;
+    desk.line++;
     desk.prefix = [];
     desk.wrong = null;
+    $('u-move').value = '';
     syncForm();
     show().then(() => computerMove(false)); // the computer opens when its seat is first to move
   }
@@ -259,12 +295,29 @@
     return { game, options, moves };
   }
 
+  // The record formats of other sites a game reads and writes (GET /v1/games `records`), in a select;
+  // the first choice is the page's own text record.
+  function fillRecordFormats(sel, game, own) {
+    const was = sel.value;
+    sel.replaceChildren(el('option', { value: '' }, own));
+    for (const f of (desk.games[game] || {}).records || []) sel.append(el('option', { value: f.name }, f.title));
+    sel.value = [...sel.options].some((o) => o.value === was) ? was : '';
+  }
+
   async function replayRecord(text) {
+    const format = $('u-record-format').value;
     let rec;
-    try {
-      rec = parseRecord(text);
-    } catch (err) {
-      return say('bad', err.message);
+    if (format) { // another site's record (Little Golem's...): the server reads it into options and moves
+      const game = $('u-game').value;
+      const r = await api('POST', `/v1/games/${game}/import`, { text, format });
+      if (!r.ok) return say('bad', `The record cannot be read: ${errorText(r)}`);
+      rec = { game, options: r.data.options, moves: r.data.moves };
+    } else {
+      try {
+        rec = parseRecord(text);
+      } catch (err) {
+        return say('bad', err.message);
+      }
     }
     const game = rec.game || $('u-game').value;
     if (!desk.games[game]) return say('bad', `There is no game called ${rec.game}.`);
@@ -302,13 +355,39 @@
 
   // -- showing a position --------------------------------------------------------------------
 
+  // The post, the PNG link and the record copied belong to the position they were made for: gone once
+  // another is shown (issue 22: the ply-1 post under the ply-2 board, one game's PNG link in another).
+  function forgetShares() {
+    const key = shownKey();
+    const area = $('u-post');
+    if (area.dataset.key !== key) {
+      area.value = '';
+      area.hidden = true;
+      delete area.dataset.key;
+    }
+    const link = $('u-png-link');
+    if (link.dataset.key !== key) {
+      if (link.dataset.url) URL.revokeObjectURL(link.dataset.url);
+      delete link.dataset.url;
+      delete link.dataset.key;
+      link.removeAttribute('href');
+      link.removeAttribute('download');
+      link.textContent = '';
+      link.hidden = true;
+    }
+  }
+
   async function show() {
+    forgetShares();
     const h = desk.history[desk.at];
+    const coords = $('u-coords').checked;
     let r;
     if (desk.match && !atLatest()) {
-      r = await api('GET', `/v1/matches/${desk.match.id}/board.svg?ply=${desk.at}`);
+      const query = [plyQuery(desk.at), coords ? 'coords=true' : '', namesToSend() ? `names=${encodeURIComponent(names().map((n) => n.replace(/,/g, ' ')).join(','))}` : '']
+        .filter(Boolean).join('&');
+      r = await api('GET', `/v1/matches/${desk.match.id}/board.svg?${query}`);
     } else {
-      r = await api('POST', `/v1/games/${desk.game}/render`, { state: h.state, events: h.events || [], format: 'svg' });
+      r = await api('POST', `/v1/games/${desk.game}/render`, { state: h.state, events: h.events || [], format: 'svg', coords, names: namesToSend() });
     }
     if (!r.ok) return say('bad', `The board cannot be drawn: ${errorText(r)}`);
     const board = $('u-board');
@@ -316,8 +395,9 @@
     const svg = board.querySelector('svg');
     if (svg) {
       svg.setAttribute('role', 'group');
-      svg.setAttribute('aria-label', `Board, ${desk.games[desk.game].title}, position ${desk.at}`);
+      svg.setAttribute('aria-label', `Board, ${desk.games[desk.game].title}, ply ${plyOf(desk.at)}`);
     }
+    fitBoard();
     if ($('u-board').dataset.game !== desk.game) showHints();
     decorateCells(h.state);
     const examples = hints().examples;
@@ -325,6 +405,12 @@
     showTurn();
     showHistory();
     if ($('u-clock-preset').dataset.game !== desk.game) fillPresets(); // the presets of the game on the board
+    // A match writes the formats its game declares; a game on the page only the page's own record.
+    const exportFrom = desk.match ? desk.game : null;
+    if ($('u-export-format').dataset.game !== String(exportFrom)) {
+      fillRecordFormats($('u-export-format'), exportFrom, "the umpire's text record");
+      $('u-export-format').dataset.game = String(exportFrom);
+    }
     await refreshSteps();
   }
 
@@ -337,6 +423,8 @@
     $('u-syntax').textContent = `${h.syntax} For example: ${h.examples.join(' · ')}`;
     $('u-state-text').placeholder = `{"game": "${desk.game}", "version": 1, ...}`;
     $('u-record-text').placeholder = h.examples.map((m, i) => `${i + 1}. ${m}`).join('\n');
+    h.players.forEach((name, seat) => { $(`u-name-${seat}`).placeholder = name; });
+    fillRecordFormats($('u-record-format'), $('u-game').value, "the umpire's text record");
     const box = $('u-choice');
     box.replaceChildren();
     box.hidden = !click || !click.choices.length;
@@ -384,13 +472,35 @@
     return h.board_words[String(value)] || String(value);
   }
 
+  // On a small screen a big board's cells would be too small to hit (side 10: 17 px wide on a phone):
+  // the board is then drawn wider than the screen, and scrolls sideways in its card.
+  const MIN_CELL_PX = 30;
+  function fitBoard() {
+    const svg = $('u-board').querySelector('svg');
+    if (!svg) return;
+    svg.style.minWidth = '';
+    const shape = $('u-board').querySelector('[data-cell] > :first-child');
+    if (!shape) return;
+    const cell = shape.getBoundingClientRect().width;
+    const board = svg.getBoundingClientRect().width;
+    if (cell > 0 && cell < MIN_CELL_PX) svg.style.minWidth = `${Math.ceil((board * MIN_CELL_PX) / cell)}px`;
+  }
+
+  // Each cell says its name: on hover (its title), and under the board while it has the focus.
   function decorateCells(state) {
     const cells = [...document.querySelectorAll('#u-board [data-cell]')];
     const clickable = !!hints().click; // a game whose steps are words does not take cells
+    $('u-cell-name').textContent = '';
     cells.forEach((g, i) => {
       const cell = g.dataset.cell;
       const what = cellContent(state, cell);
-      g.setAttribute('aria-label', what ? `${cell}, ${what}` : cell);
+      const said = what ? `${cell}, ${what}` : cell;
+      g.setAttribute('aria-label', said);
+      const title = document.createElementNS('http://www.w3.org/2000/svg', 'title');
+      title.textContent = said;
+      g.append(title); // last: the cell's shape stays its first child (the marks of app.css)
+      g.addEventListener('mouseenter', () => { $('u-cell-name').textContent = said; });
+      g.addEventListener('focus', () => { $('u-cell-name').textContent = said; });
       if (!clickable) return;
       g.setAttribute('tabindex', i === 0 ? '0' : '-1');
       g.setAttribute('role', 'button');
@@ -428,6 +538,9 @@
     const d = dirs[ev.key];
     if (!d) return;
     ev.preventDefault();
+    // The nearest cell within 45 degrees of the key's direction: on a hex board the next row down is
+    // half a cell aside, and a score that punished the sideways step more than the distance went
+    // straight to the row after it (issue 22: the Down arrow skipped a row).
     const [x, y] = centre(g);
     let best = null;
     let bestScore = Infinity;
@@ -437,7 +550,7 @@
       const along = (ox - x) * d[0] + (oy - y) * d[1];
       const across = Math.abs((ox - x) * d[1]) + Math.abs((oy - y) * d[0]);
       if (along <= 1) continue;
-      const score = along + 2 * across;
+      const score = (across <= along ? 0 : 1e6) + along + across / 2;
       if (score < bestScore) { bestScore = score; best = other; }
     }
     if (best) focusCell(best);
@@ -488,7 +601,10 @@
     const colours = hints().colours;
     $('u-turn').style.setProperty('--u-swatch', colours && seat !== null ? colours[seat] : 'transparent');
     $('u-turn').classList.toggle('u-has-swatch', !!colours && seat !== null);
-    if (!atLatest()) text += ' You are looking at an earlier position.';
+    if (!atLatest()) {
+      text += ' You are looking at an earlier position.';
+      if (!desk.match && h.state && h.state.status !== 'finished') text += ' A move played here starts a branch; the line shown is kept.';
+    }
     $('u-turn').textContent = text;
     showComputer();
     const m = desk.match;
@@ -509,27 +625,81 @@
     }
   }
 
+  // Locally a move may be played on any position: on an earlier one it starts a branch (the main line
+  // is kept).  In a match only on the latest, by the seat whose turn it is.
   function mayMove() {
-    const h = latest();
-    if (desk.thinking || !atLatest() || !h.state || h.state.status === 'finished') return false;
+    const h = desk.history[desk.at];
+    if (desk.thinking || !h || !h.state || h.state.status === 'finished') return false;
     const m = desk.match;
     if (!m) return true;
-    return m.seat !== null && m.data && m.data.clock.may_move === m.seat;
+    return atLatest() && m.seat !== null && m.data && m.data.clock.may_move === m.seat;
   }
 
+  // The moves, each numbered by the ply it reaches (an end without a move, such as a resignation,
+  // reaches none); on a branch, the branch's own moves are marked.
   function showHistory() {
     const list = $('u-moves');
+    const ply = plies();
+    const from = desk.main ? desk.main.from : Infinity;
     list.replaceChildren();
     desk.history.forEach((h, i) => {
-      const label = i === 0 ? 'start' : `${i}. ${h.move}`;
+      let label;
+      if (i === 0) label = ply[0] ? `start (ply ${ply[0]})` : 'start';
+      else label = ply[i] === ply[i - 1] ? h.move : `${ply[i]}. ${h.move}`;
       const b = el('button', { type: 'button', 'aria-current': i === desk.at ? 'true' : 'false', onclick: () => goTo(i) }, label);
-      list.append(el('li', {}, b));
+      list.append(el('li', { class: i > from ? 'u-branch-move' : null }, b));
     });
     const current = list.querySelector('[aria-current="true"]');
     if (current) current.scrollIntoView({ block: 'nearest', inline: 'nearest' });
-    $('u-ply').textContent = `position ${desk.at} of ${desk.history.length - 1}`;
+    const moves = desk.history.length - 1;
+    $('u-ply').textContent = `ply ${ply[desk.at]} · move ${desk.at} of ${moves}`;
     $('u-first').disabled = $('u-back').disabled = desk.at === 0;
     $('u-last').disabled = $('u-forward').disabled = atLatest();
+    const branch = $('u-branch');
+    branch.hidden = !desk.main;
+    if (desk.main) {
+      const own = moves - desk.main.from;
+      const main = desk.main.history.length - 1;
+      $('u-branch-text').textContent = `A branch from ply ${ply[desk.main.from]} (move ${desk.main.from}): `
+        + `${own} ${own === 1 ? 'move' : 'moves'} of its own. The main line, ${main} ${main === 1 ? 'move' : 'moves'}, is kept.`;
+    }
+    const takeBack = $('u-take-back');
+    takeBack.hidden = !!desk.match;
+    takeBack.disabled = !!desk.match || desk.thinking || !atLatest() || moves === 0;
+  }
+
+  // Back to the main line, where the branch left it (the branch is dropped).
+  async function mainLine() {
+    if (!desk.main) return;
+    const { history, from } = desk.main;
+    desk.history = history;
+    desk.at = from;
+    desk.main = null;
+    desk.line++;
+    desk.prefix = [];
+    desk.wrong = null;
+    $('u-move').value = '';
+    await show();
+    say('info', 'Back on the main line, where the branch left it.');
+  }
+
+  // The last move of the line shown is taken back (before it is posted): a branch with no move left
+  // is the main line again.
+  async function takeBack() {
+    if (desk.match || desk.thinking || !atLatest() || desk.history.length < 2) return;
+    const gone = latest();
+    desk.history = desk.history.slice(0, -1);
+    desk.at = desk.history.length - 1;
+    desk.line++;
+    if (desk.main && desk.at === desk.main.from) {
+      desk.history = desk.main.history;
+      desk.main = null;
+    }
+    desk.prefix = [];
+    desk.wrong = null;
+    $('u-move').value = '';
+    await show();
+    say('info', `${gone.move} is taken back.`);
   }
 
   async function goTo(i) {
@@ -540,7 +710,7 @@
     $('u-move').value = '';
     await show();
     const h = desk.history[i];
-    if (desk.match && !h.announcements) h.announcements = await matchAnnouncements(i);
+    if (desk.match && !h.announcements) h.announcements = await matchAnnouncements(plyQuery(i));
     if (i > 0) sayLegal(h, `Move ${i}: ${h.move}`);
     else say('info', 'The starting position.');
   }
@@ -581,7 +751,7 @@
     const last = desk.prefix[desk.prefix.length - 1];
     const again = fromBoard && last && last.toUpperCase() === step.toUpperCase();
     const prefix = again ? desk.prefix.slice(0, -1) : [...desk.prefix, step];
-    const r = await api('POST', `/v1/games/${desk.game}/legal-moves`, { state: latest().state, prefix });
+    const r = await api('POST', `/v1/games/${desk.game}/legal-moves`, { state: desk.history[desk.at].state, prefix });
     if (!r.ok) return say('bad', errorText(r));
     if (r.data.error) {
       desk.wrong = cellOf(step);
@@ -608,7 +778,7 @@
       markCells();
       return;
     }
-    const r = await api('POST', `/v1/games/${desk.game}/legal-moves`, { state: latest().state, prefix: desk.prefix });
+    const r = await api('POST', `/v1/games/${desk.game}/legal-moves`, { state: desk.history[desk.at].state, prefix: desk.prefix });
     if (r.ok && !r.data.error) applySteps(r.data);
   }
 
@@ -650,14 +820,21 @@
     if (desk.thinking && !byComputer) return say('info', 'The computer is thinking…');
     if (!byComputer && !mayMove()) return say('info', desk.match ? 'It is not your move.' : 'Go to the latest position to play.');
     if (desk.match) return playInMatch(text);
-    const before = latest().state;
+    const line = desk.line;
+    const before = desk.history[desk.at].state;
     const r = await api('POST', `/v1/games/${desk.game}/play`, { state: before, move: text });
+    if (line !== desk.line) return; // another line is on the board now
     if (!r.ok) return say('bad', errorText(r));
     const v = r.data;
     if (!v.legal) {
       desk.prefix = [];
       markWrong(text, v.error);
       return sayIllegal(v.error, `${text} is illegal`);
+    }
+    if (!atLatest()) { // a branch: the line it leaves is kept (the main line, where a branch is replaced)
+      if (!desk.main) desk.main = { history: desk.history, from: desk.at };
+      else if (desk.at < desk.main.from) desk.main.from = desk.at;
+      desk.line++;
     }
     desk.history = desk.history.slice(0, desk.at + 1);
     desk.history.push({ state: v.state, before, move: v.move, events: v.events, announcements: v.announcements });
@@ -734,47 +911,91 @@
 
   // -- the forum post and the picture -------------------------------------------------------------
 
+  // Text to the clipboard: the Clipboard API where the page may use it, else a selection copied the old
+  // way; false when neither worked (the text is then shown to be copied by hand).
+  async function copyText(text) {
+    try {
+      await navigator.clipboard.writeText(text);
+      return true;
+    } catch (err) {
+      const area = el('textarea', { class: 'u-offscreen', readonly: true });
+      area.value = text;
+      document.body.append(area);
+      area.select();
+      try { return document.execCommand('copy'); } catch (e) { return false; } finally { area.remove(); }
+    }
+  }
+
+  // The post of the position shown, in the format chosen (the API's: views/posts.py), its heading
+  // numbered by the position's own ply.
   async function copyPost() {
     const h = desk.history[desk.at];
+    const key = shownKey();
+    const format = $('u-post-format').value;
     let r;
-    if (desk.match) r = await api('GET', `/v1/matches/${desk.match.id}/post?ply=${desk.at}`);
-    else {
+    if (desk.match) {
+      const query = [plyQuery(desk.at), `format=${format}`, namesToSend() ? `names=${encodeURIComponent(names().map((n) => n.replace(/,/g, ' ')).join(','))}` : '']
+        .filter(Boolean).join('&');
+      r = await api('GET', `/v1/matches/${desk.match.id}/post?${query}`);
+    } else {
       r = await api('POST', `/v1/games/${desk.game}/post`, {
-        state: h.state, before: h.before || undefined, events: h.events || [], move: h.move || undefined, ply: desk.at,
+        state: h.state, before: h.before || undefined, events: h.events || [], move: h.move || undefined, format,
       });
     }
     if (!r.ok) return say('bad', errorText(r));
+    if (key !== shownKey()) return; // another position is shown now
     const area = $('u-post');
     area.hidden = false;
     area.value = r.data;
-    let copied = false;
-    try {
-      await navigator.clipboard.writeText(r.data);
-      copied = true;
-    } catch (err) {
-      area.select();
-      try { copied = document.execCommand('copy'); } catch (e) { copied = false; }
-    }
+    area.dataset.key = key;
+    const copied = await copyText(r.data);
+    if (!copied) area.select();
     say('info', copied ? 'The forum post is copied: paste it into the forum.' : 'Select the post below and copy it.');
   }
 
   async function savePng() {
     const link = $('u-png-link');
-    const name = `${desk.game}-position-${desk.at}.png`;
+    const key = shownKey();
+    const name = `${desk.game}-ply-${plyOf(desk.at)}.png`;
     if (desk.match) {
-      link.href = `/v1/matches/${desk.match.id}/board.png?ply=${desk.at}`;
+      link.href = `/v1/matches/${desk.match.id}/board.png?${plyQuery(desk.at)}`;
     } else {
       const h = desk.history[desk.at];
       const r = await api('POST', `/v1/games/${desk.game}/render`, { state: h.state, events: h.events || [], format: 'png' });
       if (!r.ok) return say('bad', errorText(r));
+      if (key !== shownKey()) return;
       if (link.dataset.url) URL.revokeObjectURL(link.dataset.url);
       link.href = link.dataset.url = URL.createObjectURL(r.data);
     }
+    link.dataset.key = key;
     link.download = name;
     link.textContent = `Download ${name}`;
     link.hidden = false;
     link.click();
     say('info', `The picture is saved as ${name}.`);
+  }
+
+  // The record of the line shown, copied: the page's own text record (which "Paste a record" reads back),
+  // or another site's format the game writes (a match's, from the server).
+  async function exportRecord() {
+    const format = $('u-export-format').value;
+    let text;
+    if (desk.match) {
+      const id = encodeURIComponent(desk.match.id);
+      const r = await api('GET', format ? `/v1/matches/${id}/moves?format=${encodeURIComponent(format)}` : `/v1/matches/${id}/moves`);
+      if (!r.ok) return say('bad', errorText(r));
+      text = format ? r.data : r.data.text;
+    } else {
+      const moves = desk.history.slice(1).map((h) => h.move);
+      text = [`[Game ${JSON.stringify(desk.game)}]`, `[Options ${JSON.stringify(desk.options)}]`, '',
+        ...moves.map((m, i) => `${i + 1}. ${m}`)].join('\n') + '\n';
+    }
+    const area = $('u-post');
+    area.hidden = false;
+    area.value = text;
+    area.dataset.key = shownKey();
+    const copied = await copyText(text);
+    say('info', copied ? 'The record is copied.' : 'Select the record below and copy it.');
   }
 
   // -- managed matches -------------------------------------------------------------------------------
@@ -792,21 +1013,73 @@
     $('u-custom-clock').hidden = sel.value !== 'custom';
   }
 
+  // The seat links of the matches this browser created, kept (localStorage: this origin only, never in a
+  // URL a server logs) until the umpire dismisses them, so that leaving for a match, or closing the tab,
+  // loses none (issue 22).  The newest first.
+  const KEPT = 'umpire-desk.matches';
+  function keptMatches() {
+    try {
+      const kept = JSON.parse(localStorage.getItem(KEPT) || '[]');
+      return Array.isArray(kept) ? kept.filter((k) => k && typeof k.id === 'string' && Array.isArray(k.seats)) : [];
+    } catch (err) {
+      return [];
+    }
+  }
+  function keepMatches(kept) {
+    try { localStorage.setItem(KEPT, JSON.stringify(kept)); } catch (err) { /* storage off: the links show until the page is left */ }
+    showKept(kept);
+  }
+
+  function showKept(kept) {
+    const box = $('u-kept');
+    box.replaceChildren();
+    $('u-links').hidden = !kept.length;
+    const base = `${location.origin}${location.pathname}#match=`;
+    for (const k of kept) {
+      const at = `${base}${encodeURIComponent(k.id)}`;
+      const links = [
+        ...k.seats.map((token, seat) => ({ href: `${at}&seat=${seat}&token=${encodeURIComponent(token)}`, text: `Seat ${seat} (${k.names[seat]})`, seat: String(seat) })),
+        { href: at, text: "Umpire's view (read only)", seat: 'umpire' },
+      ];
+      const items = links.map((l) => {
+        // The umpire's view opens in a tab of its own: this one keeps the desk (and the links).
+        const a = l.seat === 'umpire'
+          ? el('a', { href: l.href, 'data-seat': l.seat, target: '_blank', rel: 'noopener' }, l.text)
+          : el('a', { href: l.href, 'data-seat': l.seat }, l.text);
+        const copy = el('button', { type: 'button', class: 'u-copy', 'data-copy': l.seat, 'aria-label': `Copy the link: ${l.text}`,
+          onclick: async () => say('info', (await copyText(l.href)) ? `The link of ${l.text} is copied.` : `Copy the link by hand: ${l.href}`) }, 'Copy');
+        return el('li', {}, a, ' ', copy);
+      });
+      const dismiss = el('button', { type: 'button', class: 'u-dismiss', onclick: () => {
+        if (!window.confirm('Forget these links? A seat whose link is lost can no longer move.')) return;
+        keepMatches(keptMatches().filter((other) => other.id !== k.id));
+      } }, 'Dismiss');
+      // Reissuing a seat's link (a new token, the old one refused) belongs here once the server offers it.
+      box.append(el('div', { class: 'u-kept', 'data-match': k.id },
+        el('p', {}, el('strong', {}, `${k.title}: ${k.names[0]} – ${k.names[1]}`), ` · ${k.created}`),
+        el('ul', {}, ...items), dismiss));
+    }
+  }
+
   async function createMatch() {
     const preset = $('u-clock-preset').value;
     const clock = preset === 'custom' ? { turn_s: Number($('u-turn-s').value), bank_s: Number($('u-bank-s').value) } : preset;
-    const r = await api('POST', '/v1/matches', { game: desk.game, options: desk.options, clock });
+    const typed = [0, 1].map((seat) => $(`u-name-${seat}`).value.trim());
+    const body = { game: desk.game, options: desk.options, clock };
+    if (typed.some(Boolean)) body.players = typed.map((n) => n || null);
+    const r = await api('POST', '/v1/matches', body);
     if (!r.ok) return say('bad', `No match: ${errorText(r)}`);
-    const base = `${location.origin}${location.pathname}#match=${encodeURIComponent(r.data.match_id)}`;
-    const who = names();
-    const links = [[$('u-link-0'), 0], [$('u-link-1'), 1]];
-    for (const [a, seat] of links) {
-      a.href = `${base}&seat=${seat}&token=${encodeURIComponent(r.data.seats[seat])}`;
-      a.textContent = `Seat ${seat} (${who[seat]})`;
-    }
-    $('u-link-umpire').href = base;
-    $('u-links').hidden = false;
-    say('info', 'The match is created: open a seat link here, and send the other to the opponent.');
+    const own = hints().players;
+    const kept = keptMatches().filter((k) => k.id !== r.data.match_id);
+    kept.unshift({
+      id: r.data.match_id,
+      title: desk.games[desk.game].title,
+      names: typed.map((n, seat) => n || own[seat]),
+      seats: [r.data.seats['0'], r.data.seats['1']],
+      created: new Date().toLocaleString(),
+    });
+    keepMatches(kept);
+    say('info', 'The match is created: open a seat link here, and send the other to the opponent. The links are kept below until you dismiss them.');
   }
 
   function readHash() {
@@ -827,12 +1100,13 @@
 
   async function enterMatch(want) {
     const gen = ++matchGen;
+    desk.line++;
+    desk.main = null;
     desk.match = { id: want.id, seat: want.token ? want.seat : null, token: want.token, data: null, entries: [], gen, offset: 0 };
     desk.history = [];
     $('u-match-bar').hidden = false;
     $('u-leave').hidden = false;
     $('u-match-form').hidden = true;
-    $('u-links').hidden = true;
     const r = await api('GET', `/v1/matches/${encodeURIComponent(want.id)}`);
     if (gen !== matchGen) return;
     if (!r.ok) {
@@ -848,8 +1122,10 @@
     const m = desk.match;
     if (!m) return;
     matchGen++;
+    desk.line++;
     if (m.es) m.es.close();
     desk.match = null;
+    desk.names = null;
     $('u-match-bar').hidden = true;
     $('u-resign').hidden = true;
     $('u-leave').hidden = true;
@@ -878,13 +1154,16 @@
     m.offset = Date.now() - Date.parse(data.clock.now);
     desk.game = data.game;
     desk.options = rec.data.options;
+    desk.names = Array.isArray(rec.data.players) ? rec.data.players : null; // the match's players, named everywhere
     const steps = rec.data.moves.map((e) => [recordStep(e), e]).filter(([s]) => s !== null);
     const wasLatest = first || atLatest();
     const known = desk.history;
     desk.history = [{ state: steps.length ? null : data.state, move: null, events: [] }];
     steps.forEach(([move, e], i) => {
       const old = known[i + 1];
-      desk.history.push({ state: null, move, events: e.events, announcements: old && old.move === move ? old.announcements : null });
+      // A move, or a pass of R-X6, moves the ply on; a flag that loses, a resignation, a forfeit, an abort end the game on it.
+      const keeps = e.kind !== 'move' && e.kind !== 'pass';
+      desk.history.push({ state: null, move, keeps, events: e.events, announcements: old && old.move === move ? old.announcements : null });
     });
     const last = latest();
     last.state = data.state;
@@ -900,14 +1179,14 @@
     await show();
     tick();
     if (desk.at > 0 && atLatest() && (grew || first)) {
-      last.announcements = last.announcements || (await matchAnnouncements(desk.at));
+      last.announcements = last.announcements || (await matchAnnouncements(plyQuery(desk.at)));
       if (gen === matchGen) sayLegal(last, `Move ${desk.at}: ${last.move}`);
     } else if (first) say('info', 'The match has not started: the first move is awaited.');
   }
 
   // The announcements of a match's position: the list at the top of its forum post.
-  async function matchAnnouncements(ply) {
-    const r = await api('GET', `/v1/matches/${encodeURIComponent(desk.match.id)}/post?ply=${ply}`);
+  async function matchAnnouncements(query) {
+    const r = await api('GET', `/v1/matches/${encodeURIComponent(desk.match.id)}/post?${query}`);
     if (!r.ok) return [];
     const out = [];
     for (const line of r.data.split('\n').slice(2)) {
@@ -1056,7 +1335,10 @@
         next.focus();
       });
     });
-    $('u-game').addEventListener('change', buildOptionFields);
+    $('u-game').addEventListener('change', () => {
+      buildOptionFields();
+      fillRecordFormats($('u-record-format'), $('u-game').value, "the umpire's text record");
+    });
     $('u-new').addEventListener('submit', (ev) => {
       ev.preventDefault();
       leaveMatch(true);
@@ -1084,6 +1366,11 @@
     $('u-forward').addEventListener('click', () => goTo(desk.at + 1));
     $('u-last').addEventListener('click', () => goTo(desk.history.length - 1));
     $('u-copy-post').addEventListener('click', copyPost);
+    $('u-export').addEventListener('click', exportRecord);
+    $('u-coords').addEventListener('change', () => show());
+    $('u-main-line').addEventListener('click', mainLine);
+    $('u-take-back').addEventListener('click', takeBack);
+    window.addEventListener('resize', fitBoard);
     $('u-save-png').addEventListener('click', savePng);
     $('u-clock-preset').addEventListener('change', () => { $('u-custom-clock').hidden = $('u-clock-preset').value !== 'custom'; });
     $('u-match-form').addEventListener('submit', (ev) => { ev.preventDefault(); createMatch(); });
@@ -1109,6 +1396,7 @@
     desk.game = r.data.games[0].name;
     sel.value = desk.game;
     buildOptionFields();
+    showKept(keptMatches());
     const want = readHash();
     if (want) await enterMatch(want);
     else await newGame(desk.game, {});
