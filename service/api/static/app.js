@@ -472,7 +472,7 @@
     return h.board_words[String(value)] || String(value);
   }
 
-  // On a small screen a big board's cells would be too small to hit (side 10: 17 px wide on a phone):
+  // On a small screen a big board's cells would be below a fingertip's size (side 10: 17 px wide on a phone):
   // the board is then drawn wider than the screen, and scrolls sideways in its card.
   const MIN_CELL_PX = 30;
   function fitBoard() {
