@@ -650,7 +650,11 @@
       list.append(el('li', { class: i > from ? 'u-branch-move' : null }, b));
     });
     const current = list.querySelector('[aria-current="true"]');
-    if (current) current.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    if (current) { // the list scrolls to the move shown; the page does not (on a phone it would leave the board)
+      const li = current.parentElement;
+      if (li.offsetTop < list.scrollTop) list.scrollTop = li.offsetTop;
+      else if (li.offsetTop + li.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = li.offsetTop + li.offsetHeight - list.clientHeight;
+    }
     const moves = desk.history.length - 1;
     $('u-ply').textContent = `ply ${ply[desk.at]} · move ${desk.at} of ${moves}`;
     $('u-first').disabled = $('u-back').disabled = desk.at === 0;
@@ -1371,6 +1375,15 @@
     $('u-main-line').addEventListener('click', mainLine);
     $('u-take-back').addEventListener('click', takeBack);
     window.addEventListener('resize', fitBoard);
+    // On a narrow screen the verdict of a click sits right under the board, not a screen further down
+    // under the move box (issue 22); the same element, moved.
+    const narrow = window.matchMedia('(max-width: 40rem)');
+    const placeVerdict = () => {
+      if (narrow.matches) $('u-board').after($('u-verdict'));
+      else $('u-computer').after($('u-verdict'));
+    };
+    narrow.addEventListener('change', placeVerdict);
+    placeVerdict();
     $('u-save-png').addEventListener('click', savePng);
     $('u-clock-preset').addEventListener('change', () => { $('u-custom-clock').hidden = $('u-clock-preset').value !== 'custom'; });
     $('u-match-form').addEventListener('submit', (ev) => { ev.preventDefault(); createMatch(); });

@@ -1,0 +1,231 @@
+"""The slips the page invited (issue 22), each in headless Chromium as an
+umpire meets it: seat links lost once the umpire left for a match, a post or
+PNG link or half-typed move left over from another position or game, no
+branch and no take-back, no coordinates, Red/Blue on the clocks of a match
+with named players, a Down arrow that skipped a row, cells too small on a
+phone and a verdict below the board there, and Little Golem's records."""
+
+from __future__ import annotations
+
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+from pagekit import idle
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.ui import Select
+from test_page import cells, click_cell, link, new_game, phone, ply, text
+
+Shot = Callable[[WebDriver, str], Path]
+
+
+def moves(d: WebDriver) -> list[str]:
+    return [b.text for b in d.find_elements(By.CSS_SELECTOR, "#u-moves button")]
+
+
+def value(d: WebDriver, element_id: str) -> str:
+    return str(d.find_element(By.ID, element_id).get_attribute("value") or "")
+
+
+def shown(d: WebDriver, element_id: str) -> bool:
+    return bool(d.find_element(By.ID, element_id).is_displayed())
+
+
+def click(d: WebDriver, element_id: str) -> None:
+    button = d.find_element(By.ID, element_id)
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    button.click()
+    idle(d)
+
+
+def create_match(d: WebDriver, *names: str) -> str:
+    """A match of the game on the board, created from the page with these names; its id."""
+    for seat in (0, 1):
+        box = d.find_element(By.ID, f"u-name-{seat}")
+        box.clear()
+        if seat < len(names):
+            box.send_keys(names[seat])
+    d.find_element(By.CSS_SELECTOR, "#u-match-form button[type=submit]").click()
+    idle(d)
+    return str(d.find_element(By.CSS_SELECTOR, "#u-kept .u-kept").get_attribute("data-match"))
+
+
+def test_the_seat_links_survive_the_umpire_s_view_and_a_reload(page: WebDriver, server: str, shot: Shot) -> None:
+    """Before: the links were shown once, in the creating tab's form, and gone as soon as the
+    umpire followed one of them in that tab."""
+    new_game(page, "catchup", size="3")
+    first = create_match(page, "Ann", "Bob")
+    second = create_match(page)  # a second match: both are kept, the newest first
+    assert [k.get_attribute("data-match") for k in page.find_elements(By.CSS_SELECTOR, "#u-kept .u-kept")] == [second, first]
+    umpire = link(page, "umpire", first)
+    assert umpire.get_attribute("target") == "_blank" and umpire.get_attribute("rel") == "noopener"  # a tab of its own
+    assert [link(page, seat, first).text for seat in "01"] == ["Seat 0 (Ann)", "Seat 1 (Bob)"]
+    assert link(page, "0", second).text == "Seat 0 (Red)"
+    seat0 = str(link(page, "0", first).get_attribute("href"))
+    seat1 = str(link(page, "1", first).get_attribute("href"))
+    assert "token=" in seat0 and "token=" not in str(umpire.get_attribute("href"))
+    copy = page.find_element(By.CSS_SELECTOR, f'#u-kept [data-match="{first}"] button[data-copy="1"]')
+    copy.click()
+    idle(page)
+    assert "Seat 1 (Bob)" in text(page, "u-verdict")  # copied, or shown to be copied by hand
+    shot(page, "links")
+    # The umpire takes seat 0 in this very tab: the links stay, and names are used everywhere.
+    link(page, "0", first).click()
+    idle(page)
+    assert text(page, "u-seat") == "You are seat 0 (Ann). Your move."
+    assert text(page, "u-clock-0").startswith("Ann (you)") and text(page, "u-clock-1").startswith("Bob")
+    assert text(page, "u-turn").startswith("Ann to move")
+    assert link(page, "1", first).get_attribute("href") == seat1  # the other seat's link, still to hand out
+    click_cell(page, "C3")
+    assert "Ann places C3." in text(page, "u-verdict")  # the match's announcements name the players
+    assert "Ann" in str(page.find_element(By.CSS_SELECTOR, "#u-board svg").get_attribute("innerHTML"))  # and so does the board
+    # A reload, or another visit: still there until dismissed.
+    page.get(f"{server}/")
+    idle(page)
+    assert link(page, "0", first).get_attribute("href") == seat0
+    page.find_element(By.CSS_SELECTOR, f'#u-kept [data-match="{first}"] .u-dismiss').click()
+    page.switch_to.alert.accept()
+    idle(page)
+    assert not page.find_elements(By.CSS_SELECTOR, f'#u-kept [data-match="{first}"]')
+    page.get(f"{server}/")
+    idle(page)
+    assert not page.find_elements(By.CSS_SELECTOR, f'#u-kept [data-match="{first}"]') and link(page, "0", second)
+    page.execute_script("localStorage.clear()")
+
+
+def test_a_new_position_or_game_clears_what_belonged_to_the_old_one(page: WebDriver) -> None:
+    """Before: the ply-1 post stayed under the ply-2 board, one game's PNG link while another was
+    played, and a half-typed move in the move box of a new game."""
+    new_game(page, "plur", size="3")
+    click_cell(page, "B2")
+    click(page, "u-copy-post")
+    click(page, "u-save-png")
+    assert shown(page, "u-post") and value(page, "u-post").startswith("**Plur, ply 1")
+    assert shown(page, "u-png-link") and "ply-1.png" in text(page, "u-png-link")
+    click(page, "u-back")  # another position: its own post, when asked
+    assert not shown(page, "u-post") and value(page, "u-post") == "" and not shown(page, "u-png-link")
+    click(page, "u-forward")
+    click(page, "u-copy-post")
+    assert value(page, "u-post").startswith("**Plur, ply 1")
+    page.find_element(By.ID, "u-move").send_keys("E5")
+    new_game(page, "too", size="3")
+    assert value(page, "u-move") == "" and not shown(page, "u-post") and not shown(page, "u-png-link")
+    assert ply(page) == 0
+
+
+def test_a_branch_from_move_3_keeps_the_main_line(page: WebDriver, shot: Shot) -> None:
+    """Before: after Back the move box was disabled, and a move could not be taken back."""
+    new_game(page, "catchup", size="3")
+    for turn, cell in enumerate(("C3", "A1", "E3", "A2", "E1")):
+        click_cell(page, cell)
+        if ply(page) == turn:  # a turn that may take a second stone: Play ends it with one
+            click(page, "u-play-button")
+    main = moves(page)
+    assert main == ["start", "1. C3", "2. A1", "3. E3", "4. A2", "5. E1"]
+    page.find_element(By.XPATH, "//ol[@id='u-moves']//button[text()='3. E3']").click()
+    idle(page)
+    assert page.find_element(By.ID, "u-move").is_enabled()
+    assert "A move played here starts a branch" in text(page, "u-turn")
+    assert not page.find_element(By.ID, "u-take-back").is_enabled()  # only the last move of a line is taken back
+    click_cell(page, "B2")
+    click(page, "u-play-button")
+    assert moves(page) == ["start", "1. C3", "2. A1", "3. E3", "4. B2"]
+    assert shown(page, "u-branch") and text(page, "u-branch-text").startswith("A branch from ply 3 (move 3): 1 move of its own.")
+    assert "The main line, 5 moves, is kept." in text(page, "u-branch-text")
+    branch = page.find_elements(By.CSS_SELECTOR, "#u-moves li.u-branch-move button")
+    assert [b.text for b in branch] == ["4. B2"]  # the branch's own moves are marked
+    shot(page, "branch")
+    click(page, "u-take-back")  # the branch's only move taken back: the main line again, at move 3
+    assert moves(page) == main and not shown(page, "u-branch")
+    assert text(page, "u-ply") == "ply 3 · move 3 of 5"
+    click_cell(page, "B3")
+    click(page, "u-play-button")
+    click_cell(page, "B1")
+    click(page, "u-play-button")
+    assert moves(page) == ["start", "1. C3", "2. A1", "3. E3", "4. B3", "5. B1"]
+    click(page, "u-main-line")
+    assert moves(page) == main and text(page, "u-ply") == "ply 3 · move 3 of 5" and not shown(page, "u-branch")
+    click(page, "u-last")
+    click(page, "u-take-back")
+    assert moves(page) == main[:-1] and "E1 is taken back." in text(page, "u-verdict")
+    assert cells(page)["E1"] == "E1, empty"
+
+
+def test_coordinates_and_each_cell_s_name_on_hover_and_focus(page: WebDriver, shot: Shot) -> None:
+    new_game(page, "catchup", size="5")
+    svg = page.find_element(By.CSS_SELECTOR, "#u-board svg").get_attribute("innerHTML") or ""
+    assert ">D7<" not in svg
+    click(page, "u-coords")
+    svg = page.find_element(By.CSS_SELECTOR, "#u-board svg").get_attribute("innerHTML") or ""
+    assert ">D7<" in svg  # each empty cell named on the board
+    title = page.find_element(By.CSS_SELECTOR, '#u-board [data-cell="D7"] title')
+    assert title.get_attribute("textContent") == "D7, empty"  # the browser's tooltip on hover
+    cell = page.find_element(By.CSS_SELECTOR, '#u-board [data-cell="D7"]')
+    page.execute_script("arguments[0].focus()", cell)
+    assert text(page, "u-cell-name") == "D7, empty"
+    shot(page, "coords")
+
+
+def test_the_down_arrow_goes_to_the_next_row(page: WebDriver) -> None:
+    """Before: from a cell of row B, Down went to row D."""
+    new_game(page, "catchup", size="5")
+    cell = page.find_element(By.CSS_SELECTOR, '#u-board [data-cell="B3"]')
+    page.execute_script("arguments[0].focus()", cell)
+    visited = []
+    for _ in range(4):
+        page.switch_to.active_element.send_keys(Keys.ARROW_DOWN)
+        visited.append(str(page.switch_to.active_element.get_attribute("data-cell"))[0])
+    assert visited == ["C", "D", "E", "F"]
+    page.switch_to.active_element.send_keys(Keys.ARROW_UP)
+    assert str(page.switch_to.active_element.get_attribute("data-cell"))[0] == "E"
+
+
+def test_on_a_phone_big_boards_keep_cells_a_finger_wide_and_the_verdict_in_sight(page: WebDriver, shot: Shot) -> None:
+    """Before: side-10 cells were 17 px wide on a 390 px screen, and the verdict of a click sat
+    below the board, off the screen."""
+    phone(page)
+    new_game(page, "catchup", size="10")
+    width = page.execute_script(
+        "return document.querySelector('#u-board [data-cell=\"J10\"] > :first-child').getBoundingClientRect().width"
+    )
+    assert width >= 29.5, width
+    phone(page)  # the board scrolls in its card: the page itself is no wider than the screen
+    click_cell(page, "J10")
+    box = page.execute_script("const r = document.getElementById('u-verdict').getBoundingClientRect(); return [r.top, r.bottom]")
+    assert 0 <= box[0] <= 844 - 48 and "J10" in text(page, "u-verdict")  # its first lines in sight at least
+    shot(page, "side-10")
+
+
+def test_a_little_golem_record_pasted_and_a_match_exported(page: WebDriver, server: str) -> None:
+    """The page reads the records the game declares (GET /v1/games ``records``) and a match's
+    record is copied in them too."""
+    new_game(page, "catchup", size="5")
+    match_id = create_match(page, "Ann", "Bob")
+    link(page, "0", match_id).click()
+    idle(page)
+    click_cell(page, "E5")
+    Select(page.find_element(By.ID, "u-export-format")).select_by_value("littlegolem")
+    click(page, "u-export")
+    exported = value(page, "u-post")
+    with urllib.request.urlopen(f"{server}/v1/matches/{match_id}/moves?format=littlegolem", timeout=10) as resp:
+        assert exported == resp.read().decode()
+    click(page, "u-leave")
+    page.find_element(By.ID, "u-tab-record").click()
+    Select(page.find_element(By.ID, "u-game")).select_by_value("catchup")
+    Select(page.find_element(By.ID, "u-record-format")).select_by_value("littlegolem")
+    box = page.find_element(By.ID, "u-record-text")
+    box.clear()
+    page.execute_script("arguments[0].value = arguments[1]", box, exported)
+    click(page, "u-tab-record")
+    page.find_element(By.CSS_SELECTOR, "#u-record button[type=submit]").click()
+    idle(page)
+    assert text(page, "u-verdict").startswith("The record replays: 1 move."), text(page, "u-verdict")
+    assert moves(page) == ["start", "1. E5"] and cells(page)["E5"] == "E5, Red's stone"
+    # The page's own record, copied, reads back the same.
+    Select(page.find_element(By.ID, "u-export-format")).select_by_value("")
+    click(page, "u-export")
+    own = value(page, "u-post")
+    assert own.startswith('[Game "catchup"]\n[Options {') and own.endswith("}]\n\n1. E5\n"), own
+    page.execute_script("localStorage.clear()")
