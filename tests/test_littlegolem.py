@@ -158,8 +158,11 @@ def test_the_mended_seed_imports_and_replays_to_the_seed_diagram(client: FlaskCl
 def test_formats_a_game_does_not_know(client: FlaskClient) -> None:
     r = client.post("/v1/games/catchup/import", json={"format": "sgf", "text": "(;GM[1])"})
     assert r.status_code == 422 and r.get_json()["error"]["code"] == "unknown_format"
-    assert r.get_json()["error"]["details"] == {"formats": ["littlegolem"]}
+    assert r.get_json()["error"]["details"] == {"formats": ["littlegolem", "diagram"]}  # diagram: views/diagram.py
     games = {g["name"]: g for g in client.get("/v1/games").get_json()["games"]}
-    assert [f["name"] for f in games["catchup"]["records"]] == ["littlegolem"]
+    assert [f["name"] for f in games["catchup"]["records"]] == ["littlegolem", "diagram"]
     bare = next(name for name, g in games.items() if not g["records"])
     assert client.post(f"/v1/games/{bare}/import", json={"format": "littlegolem", "text": "1. a1"}).status_code == 404
+    diagram_only = next(name for name, g in games.items() if [f["name"] for f in g["records"]] == ["diagram"])
+    r = client.post(f"/v1/games/{diagram_only}/import", json={"format": "littlegolem", "text": "1. a1"})
+    assert r.status_code == 422 and r.get_json()["error"]["details"] == {"formats": ["diagram"]}

@@ -20,9 +20,11 @@ from flask.testing import FlaskClient
 from openapi_check import METHODS, SPEC_FILE, SpecChecker, escape, flask_rule_to_template
 from openapi_spec_validator import validate as validate_spec
 
+import views
 from engine.registry import GAMES, ROOMS
 from service import create_app
 from service.api import openapi, renderer
+from service.api.games import import_formats
 from service.api.suggest import search_pool
 
 JSON = "application/json"
@@ -41,7 +43,7 @@ def app_operations(app: Flask) -> set[tuple[str, str]]:
         for method in rule.methods or ():
             if method not in ("HEAD", "OPTIONS"):
                 template = flask_rule_to_template(rule.rule)
-                games = [name for name in GAMES if ROOMS[name].records or not template.endswith("/import")]
+                games = [name for name in GAMES if import_formats(name) or not template.endswith("/import")]
                 paths = [template.replace("{game}", name) for name in games] if "{game}" in template else [template]
                 out.update((path, method) for path in paths)
     return out
@@ -301,12 +303,16 @@ def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_
             patched.setattr(renderer.Pool, "render", busy)
             r = client.post(f"/v1/games/{name}/render", json={"state": state, "format": "png"})
             assert r.status_code == 503 and r.headers["Retry-After"] == "1"
-        for fmt, record in ROOMS[name].records.items():  # other sites' records: each format a game reads
+        for fmt in [f["name"] for f in import_formats(name)]:  # other sites' records, and the text diagram
             path = f"/v1/games/{name}/import"
-            assert (
-                client.post(path, json={"format": fmt, "text": record.write(state["options"], [], ["", ""])}).status_code == 422
-            )
-            body = {"format": fmt, "text": record.write(state["options"], [_first_move(name, state)], ["", ""])}
+            if fmt == "diagram":  # a position read back from the text diagram that render prints
+                text = client.post(f"/v1/games/{name}/render", json={"state": state, "format": "text"}).get_data(as_text=True)
+                unreadable, body = "no board here", {"format": fmt, "text": text, "to_move": None}
+            else:
+                record = ROOMS[name].records[fmt]
+                unreadable = record.write(state["options"], [], ["", ""])
+                body = {"format": fmt, "text": record.write(state["options"], [_first_move(name, state)], ["", ""])}
+            assert client.post(path, json={"format": fmt, "text": unreadable}).status_code == 422
             assert client.post(path, json=body).status_code == 200
             assert client.post(path, json={**body, "format": "sgf"}).status_code == 422
             assert client.post(path, data="{", content_type=JSON).status_code == 400
@@ -315,7 +321,7 @@ def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_
             assert client.post(path, data="{}", content_type="text/plain").status_code == 415
             headers = {"Content-Length": "100"}
             assert slow.post(path, input_stream=SlowBody(), content_type=JSON, headers=headers).status_code == 408
-            addr = {"REMOTE_ADDR": f"10.7.{number}.1"}
+            addr = {"REMOTE_ADDR": f"10.7.{number}.{len(fmt)}"}
             assert flooded.post(path, json=body, environ_base=addr).status_code == 200
             assert flooded.post(path, json=body, environ_base=addr).status_code == 429
         board = f"/v1/games/{name}/board"
@@ -350,6 +356,9 @@ def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_
         monkeypatch.setitem(ROOMS, name, dataclasses.replace(room, records=broken_records))
         for fmt in broken_records:
             assert client.post(f"/v1/games/{name}/import", json={"format": fmt, "text": "1. x"}).status_code == 500
+        if "diagram" in [f["name"] for f in import_formats(name)]:  # the engine's `new` judges the position read
+            diagram = {"format": "diagram", "text": views.text(states[name])}
+            assert client.post(f"/v1/games/{name}/import", json=diagram).status_code == 500
     assert client.get("/v1/games").status_code == 500
     broken = {"new": {}, "play": {"state": {}, "move": "x"}, "legal-moves": {"state": {}}, "replay": {"moves": []}}
     for name in GAMES:

@@ -20,6 +20,7 @@ from service.web import schemas, signing
 from service.web.errors import ApiError
 from service.web.http import json_body
 from service.web.signing import signed, verified
+from views import diagram
 
 bp = Blueprint("games", __name__, url_prefix="/v1")
 
@@ -29,7 +30,7 @@ def list_games() -> Any:
     games = [
         {
             **room.game.describe(),
-            "records": [{"name": f.name, "title": f.title} for f in room.records.values()],
+            "records": import_formats(room.name),
             "hints": room.hints.describe(room.game),  # the page's hints (engine/hints.py)
         }
         for room in ROOMS.values()
@@ -112,6 +113,15 @@ def replay(game: str) -> Any:
     return schemas.replay_response.dump({**out, "move": result.move, "announcements": said})
 
 
+def import_formats(game: str) -> list[dict[str, str]]:
+    """The formats ``POST /v1/games/{game}/import`` reads: other sites' records
+    (engine/room.py ``records``), and the text diagram where the game's can be read back."""
+    out = [{"name": f.name, "title": f.title} for f in ROOMS[game].records.values()]
+    if diagram.readable(game):
+        out.append({"name": diagram.FORMAT, "title": diagram.TITLE})
+    return out
+
+
 def record_format(game: str, name: str) -> RecordFormat:
     """The game's record format ``name`` (engine/room.py ``records``), or 422 ``unknown_format``."""
     formats = ROOMS[get_game(game).name].records
@@ -133,7 +143,22 @@ def record_format(game: str, name: str) -> RecordFormat:
 def import_record(game: str) -> Any:
     """Another site's game record (Little Golem's...) as the options and moves
     ``replay`` takes unchanged; a line it cannot read is a 422 naming the line and token."""
+    g = get_game(game)
+    readable = [f["name"] for f in import_formats(g.name)]
+    if not readable:  # the spec has no import path for this game (service/api/openapi.py ``x-per-game: records``)
+        raise ApiError(404, "not_found", f"{g.title} reads no other site's records and no text diagram.")
     body = json_body(schemas.import_request)
-    fmt = record_format(game, body["format"])
+    name = body["format"].strip().lower()
+    if name not in readable:
+        raise ApiError(
+            422,
+            "unknown_format",
+            f"The {g.title} game reads no '{body['format']}' records; it reads: {', '.join(readable)}.",
+            {"formats": readable},
+        )
+    if name == diagram.FORMAT:  # a position: the options that set it up, and no moves
+        options = diagram.read(g.name, body["text"], body["to_move"], body["options"])
+        return {"format": diagram.FORMAT, "options": options, "moves": []}
+    fmt = record_format(game, name)
     options, moves = fmt.read(body["text"])
     return {"format": fmt.name, "options": options, "moves": moves}

@@ -32,8 +32,9 @@ import yaml
 
 from engine.game import Game
 from engine.options import SHARED_SCHEMAS, ref
-from engine.registry import GAMES, MOVE_CODES, PRESETS, ROOMS
+from engine.registry import GAMES, MOVE_CODES, PRESETS
 from engine.stateio import MAX_PLY
+from service.api.games import import_formats
 from service.web.errors import ERROR_CODES
 from service.web.ratelimit import CREATE_DEFAULT, RENDER_DEFAULT
 from service.web.schemas import NAMES_QUERY, NOT_BLANK
@@ -114,7 +115,7 @@ def for_game(node: Any, game: Game[Any, Any]) -> Any:
         elif key == "const" and value == "EACH":
             out[key] = game.name
         elif key == "enum" and value == ["EACH_RECORD"]:
-            out[key] = list(ROOMS[game.name].records)
+            out[key] = [f["name"] for f in import_formats(game.name)]
         elif key == "examples" and isinstance(value, dict):
             mine = {n: ex for n, ex in value.items() if not isinstance(ex, dict) or ex.get("x-game", game.name) == game.name}
             if mine:
@@ -130,7 +131,7 @@ ROOM_RECORDS = "records"
 def has(game: Game[Any, Any], template: Json) -> bool:
     """Whether an ``x-per-game`` template applies to ``game``: ``true`` for every
     game, ``records`` for games that read other sites' records (engine/room.py)."""
-    return template.get("x-per-game") != ROOM_RECORDS or bool(ROOMS[game.name].records)
+    return template.get("x-per-game") != ROOM_RECORDS or bool(import_formats(game.name))
 
 
 def per_game_paths(paths: Json) -> Json:

@@ -121,6 +121,9 @@ class ImportRequest(Schema):
 
     text = fields.String(required=True, validate=validate.Length(min=1, max=MAX_RECORD_CHARS))
     format = fields.String(required=True, validate=validate.Length(min=1, max=40))
+    # a text diagram's (format "diagram"): whose turn, and the game's other options
+    to_move = fields.Integer(load_default=None, allow_none=True, strict=True, validate=validate.OneOf((0, 1)))
+    options = _object(load_default=dict)
 
 
 class ReplayRequest(Schema):
