@@ -7,6 +7,7 @@ phone and a verdict below the board there, and Little Golem's records."""
 
 from __future__ import annotations
 
+import json
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
@@ -229,3 +230,46 @@ def test_a_little_golem_record_pasted_and_a_match_exported(page: WebDriver, serv
     own = value(page, "u-post")
     assert own.startswith('[Game "catchup"]\n[Options {') and own.endswith("}]\n\n1. E5\n"), own
     page.execute_script("localStorage.clear()")
+
+
+def test_a_position_pasted_as_the_post_s_diagram(page: WebDriver, server: str, shot: Shot) -> None:
+    """Umpires have positions as the post prints them, not as the API's JSON: the whole post,
+    pasted into "Paste a state", sets the position up (whose turn from its turn line)."""
+    body = {"options": {"size": 3, "position": {"A1": 0, "B2": 1, "C3": 0}, "to_move": 1}}
+    request = urllib.request.Request(
+        f"{server}/v1/games/product/new", json.dumps(body).encode(), {"Content-Type": "application/json"}, method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=10) as resp:
+        state = json.loads(resp.read())["state"]
+    request = urllib.request.Request(
+        f"{server}/v1/games/product/post",
+        json.dumps({"state": state}).encode(),
+        {"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=10) as resp:
+        post = resp.read().decode()
+    assert "```text" in post and "White to move" in post
+    page.find_element(By.ID, "u-tab-new").click()
+    Select(page.find_element(By.ID, "u-game")).select_by_value("product")
+    page.find_element(By.ID, "u-tab-state").click()
+    box = page.find_element(By.ID, "u-state-text")
+    page.execute_script("arguments[0].value = arguments[1]", box, post)
+    page.find_element(By.CSS_SELECTOR, "#u-state button[type=submit]").click()
+    idle(page)
+    assert text(page, "u-verdict").startswith("The diagram is read: a Product position"), text(page, "u-verdict")
+    board = cells(page)
+    assert (
+        board["A1"].startswith("A1, black stone")
+        and board["B2"].startswith("B2, white stone")
+        and board["C3"].startswith("C3, black")
+    )
+    assert text(page, "u-turn").startswith("White to move")
+    shot(page, "pasted")
+    # A line that cannot be read is named.
+    page.execute_script("arguments[0].value = arguments[1]", box, post.replace("A   B . .", "A   Q . ."))
+    page.find_element(By.CSS_SELECTOR, "#u-state button[type=submit]").click()
+    idle(page)
+    assert "Line " in text(page, "u-verdict") and "'Q' on A1 is no piece of Product" in text(page, "u-verdict")
+    refused = [e["message"] for e in page.get_log("browser") if e["level"] == "SEVERE"]  # type: ignore[attr-defined]
+    assert len(refused) == 1 and "/v1/games/product/import" in refused[0] and "422" in refused[0]  # the one expected

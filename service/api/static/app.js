@@ -256,12 +256,14 @@
     show().then(() => computerMove(false)); // the computer opens when its seat is first to move
   }
 
+  // A position pasted: a state as the API gives it (JSON), or the text diagram a post prints, which the
+  // server reads back for the game chosen under "New game" (POST import, format "diagram").
   async function loadState(text) {
     let data;
     try {
       data = JSON.parse(text);
     } catch (err) {
-      return say('bad', `That is not JSON: ${err.message}`);
+      return loadDiagram(text, err);
     }
     const state = data && data.state && typeof data.state === 'object' ? data.state : data; // a state, or an answer holding one
     if (!state || !desk.games[state.game]) return say('bad', 'A state is a JSON object with a "game" the server knows.');
@@ -269,6 +271,22 @@
     if (!r.ok) return say('bad', `The state is not valid: ${errorText(r)}`);
     startFrom(state.game, state.options || {}, [{ state, before: null, move: null, events: [], announcements: [] }]);
     say('info', 'The state is loaded.');
+  }
+
+  async function loadDiagram(text, notJson) {
+    const game = $('u-game').value;
+    if (!((desk.games[game] || {}).records || []).some((f) => f.name === 'diagram')) {
+      return say('bad', `That is not JSON (${notJson.message}), and a ${desk.games[game].title} diagram cannot be read back: paste a state.`);
+    }
+    const seat = $('u-state-to-move').value;
+    const body = { format: 'diagram', text, options: readOptions() };
+    if (seat !== '') body.to_move = Number(seat);
+    const r = await api('POST', `/v1/games/${game}/import`, body);
+    if (!r.ok) return say('bad', `The diagram cannot be read: ${errorText(r)}`);
+    const made = await api('POST', `/v1/games/${game}/new`, { options: r.data.options });
+    if (!made.ok) return say('bad', `The position cannot be set up: ${errorText(made)}`);
+    startFrom(game, r.data.options, [{ state: made.data.state, before: null, move: null, events: [], announcements: [] }]);
+    say('info', `The diagram is read: a ${desk.games[game].title} position, ply ${made.data.state.ply}.`);
   }
 
   // A record: one move a line, or a match's text record with [Game "..."] and [Options {...}] lines.
@@ -423,7 +441,10 @@
     $('u-syntax').textContent = `${h.syntax} For example: ${h.examples.join(' · ')}`;
     $('u-state-text').placeholder = `{"game": "${desk.game}", "version": 1, ...}`;
     $('u-record-text').placeholder = h.examples.map((m, i) => `${i + 1}. ${m}`).join('\n');
-    h.players.forEach((name, seat) => { $(`u-name-${seat}`).placeholder = name; });
+    h.players.forEach((name, seat) => {
+      $(`u-name-${seat}`).placeholder = name;
+      $('u-state-to-move').options[seat + 1].textContent = name;
+    });
     fillRecordFormats($('u-record-format'), $('u-game').value, "the umpire's text record");
     const box = $('u-choice');
     box.replaceChildren();
