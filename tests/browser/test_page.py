@@ -271,6 +271,10 @@ def test_a_bug_position_pasted_from_a_record(page: WebDriver, shot: Shot) -> Non
     idle(page)
     assert text(page, "u-verdict").startswith("Move 2 of the record, C2, is illegal: After C2 the move stops, but your bug")
     assert ply(page) == 1
+    # The step the move stopped at is marked (issue 22: the error names the missing step after it, and nothing was marked).
+    assert "u-wrong" in classes(page, "C2") and page.find_elements(By.CSS_SELECTOR, "#u-board .u-wrong") == [
+        page.find_element(By.CSS_SELECTOR, '#u-board [data-cell="C2"]')
+    ]
     phone(page)
     shot(page, "phone")
 

@@ -314,11 +314,13 @@
   }
 
   // The record formats of other sites a game reads and writes (GET /v1/games `records`), in a select;
-  // the first choice is the page's own text record.
+  // the first choice is the page's own text record.  A position's diagram is no record: "Paste a state" reads it.
   function fillRecordFormats(sel, game, own) {
     const was = sel.value;
     sel.replaceChildren(el('option', { value: '' }, own));
-    for (const f of (desk.games[game] || {}).records || []) sel.append(el('option', { value: f.name }, f.title));
+    for (const f of (desk.games[game] || {}).records || []) {
+      if (f.name !== 'diagram') sel.append(el('option', { value: f.name }, f.title));
+    }
     sel.value = [...sel.options].some((o) => o.value === was) ? was : '';
   }
 
@@ -759,9 +761,12 @@
       el('p', {}, el('strong', {}, `${head || 'Illegal'}: `), error.message, rule)));
   }
 
+  // The cell of the step an error names.  A move that stopped too soon (Bug's "must still eat") names
+  // the step it lacks, after the last one typed: the last step typed is marked, where it stopped.
   function markWrong(move, error) {
     const steps = stepsOf(move);
-    desk.wrong = error && error.step !== undefined ? cellOf(steps[error.step]) : null;
+    const at = error && error.step !== undefined && error.step !== null ? Math.min(error.step, steps.length - 1) : -1;
+    desk.wrong = at >= 0 ? cellOf(steps[at]) : null;
     markCells();
   }
 
