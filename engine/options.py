@@ -64,7 +64,10 @@ class Option:
     and described by ``schema``.  ``choices`` are the canonical words of a
     string option (or of an array's items), ``aliases`` other words that mean
     one of them.  ``rule`` names the ruling the option comes from, for its
-    messages; ``setup`` marks options that set up a position."""
+    messages; ``setup`` marks options that set up a position; ``only_with``
+    names the other options' values under which this one matters at all
+    (Bug's ``size``: only with ``variant`` ``genius``), so a front end can
+    leave it out otherwise."""
 
     name: str
     type: str
@@ -77,6 +80,7 @@ class Option:
     rule: str = ""
     setup: bool = False
     schema: Json | None = None
+    only_with: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def __post_init__(self) -> None:
         if self.type not in TYPES:
@@ -158,6 +162,8 @@ class Option:
             out["description"] = self.description + self._rule()
         if self.setup:
             out["setup"] = True  # a front end offers it with a position, not among the game's choices
+        if self.only_with:
+            out["only_with"] = {name: list(values) for name, values in self.only_with}
         return out
 
     def json_schema(self) -> Json:

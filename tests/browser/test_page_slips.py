@@ -273,3 +273,20 @@ def test_a_position_pasted_as_the_post_s_diagram(page: WebDriver, server: str, s
     assert "Line " in text(page, "u-verdict") and "'Q' on A1 is no piece of Product" in text(page, "u-verdict")
     refused = [e["message"] for e in page.get_log("browser") if e["level"] == "SEVERE"]  # type: ignore[attr-defined]
     assert len(refused) == 1 and "/v1/games/product/import" in refused[0] and "422" in refused[0]  # the one expected
+
+
+def test_an_option_the_board_does_not_use_is_not_offered(page: WebDriver) -> None:
+    """Before: Green Meadow (a fixed board, R-H4) showed Bug's size field, and sent it."""
+    page.find_element(By.ID, "u-tab-new").click()
+    Select(page.find_element(By.ID, "u-game")).select_by_value("bug")
+    size = page.find_element(By.ID, "u-opt-size")
+    assert size.is_displayed()
+    Select(page.find_element(By.ID, "u-opt-variant")).select_by_value("green-meadow")
+    assert not size.is_displayed()
+    assert page.execute_script("return document.getElementById('u-opt-size').closest('label').hidden") is True
+    page.find_element(By.CSS_SELECTOR, "#u-new button[type=submit]").click()
+    idle(page)
+    assert text(page, "u-verdict") == "A new game of Bug."
+    assert "green-meadow" in (page.find_element(By.CSS_SELECTOR, "#u-board svg").get_attribute("innerHTML") or "").lower()
+    Select(page.find_element(By.ID, "u-opt-variant")).select_by_value("genius")
+    assert size.is_displayed()

@@ -43,7 +43,7 @@ OPTIONS = (
     Option("variant", "string", "genius", "the board and the opening", choices=VARIANTS, rule="R-B2"),
     Option(
         "size", "integer", DEFAULT_SIDE, "side of the hexhex board (genius only; the green-meadow board is fixed, R-H4)",
-        min=MIN_SIDE, max=MAX_SIDE, rule="R-B2",
+        min=MIN_SIDE, max=MAX_SIDE, rule="R-B2", only_with=(("variant", ("genius",)),),
     ),
     Option("eaters", "string", "active", "which bugs eat: the active bug only, or all", choices=EATERS, rule="R-B8"),
     position("piece"),

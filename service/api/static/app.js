@@ -195,7 +195,35 @@
       } else if (opt.type === 'any') {
         box.append(el('label', {}, name, el('input', { id, name, 'data-option': name, placeholder: 'random', title, size: 10 })));
       }
+      if (opt.only_with && box.lastElementChild) box.lastElementChild.dataset.onlyWith = name;
     }
+    showOptionFields();
+  }
+
+  // The value an option's field shows now.
+  function fieldValue(node) {
+    if (node.tagName === 'FIELDSET') return [...node.querySelectorAll('input:checked')].map((i) => i.value);
+    if (node.type === 'checkbox') return node.checked;
+    if (node.type === 'number') return node.value === '' ? null : Number(node.value);
+    return node.value;
+  }
+
+  // An option that matters only with some values of others (its `only_with`: a board's size that only
+  // one variant's board has) is hidden, and not sent, while they have other values (issue 22: a
+  // fixed board showed a size field it does not use).
+  function optionApplies(game, name) {
+    const only = game.options[name].only_with || {};
+    return Object.entries(only).every(([other, values]) => {
+      const node = $('u-options').querySelector(`[data-option="${other}"]`);
+      const value = node ? fieldValue(node) : game.options[other].default;
+      return values.includes(String(value));
+    });
+  }
+
+  function showOptionFields() {
+    const game = desk.games[$('u-game').value];
+    if (!game) return;
+    for (const box of $('u-options').querySelectorAll('[data-only-with]')) box.hidden = !optionApplies(game, box.dataset.onlyWith);
   }
 
   // The form shows the game on the board, with the options it was set up with.
@@ -213,6 +241,7 @@
       } else if (node.type === 'checkbox') node.checked = !!value;
       else node.value = value;
     }
+    showOptionFields();
   }
 
   // The options of the form that differ from the game's defaults.
@@ -222,11 +251,9 @@
     for (const node of $('u-options').querySelectorAll('[data-option]')) {
       const name = node.dataset.option;
       const opt = game.options[name];
-      let value;
-      if (node.tagName === 'FIELDSET') value = [...node.querySelectorAll('input:checked')].map((i) => i.value);
-      else if (node.type === 'checkbox') value = node.checked;
-      else if (node.type === 'number') value = node.value === '' ? opt.default : Number(node.value);
-      else value = node.value;
+      if (!optionApplies(game, name)) continue;
+      let value = fieldValue(node);
+      if (value === null) value = opt.default;
       if (opt.type === 'any' && value === '') continue;
       if (JSON.stringify(value) !== JSON.stringify(opt.default)) out[name] = value;
     }
@@ -761,7 +788,7 @@
       el('p', {}, el('strong', {}, `${head || 'Illegal'}: `), error.message, rule)));
   }
 
-  // The cell of the step an error names.  A move that stopped too soon (Bug's "must still eat") names
+  // The cell of the step an error names.  A move that stopped early (one whose piece "must still eat") names
   // the step it lacks, after the last one typed: the last step typed is marked, where it stopped.
   function markWrong(move, error) {
     const steps = stepsOf(move);
@@ -1365,6 +1392,7 @@
         next.focus();
       });
     });
+    $('u-options').addEventListener('change', showOptionFields);
     $('u-game').addEventListener('change', () => {
       buildOptionFields();
       fillRecordFormats($('u-record-format'), $('u-game').value, "the umpire's text record");
