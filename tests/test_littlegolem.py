@@ -166,3 +166,21 @@ def test_formats_a_game_does_not_know(client: FlaskClient) -> None:
     diagram_only = next(name for name, g in games.items() if [f["name"] for f in g["records"]] == ["diagram"])
     r = client.post(f"/v1/games/{diagram_only}/import", json={"format": "littlegolem", "text": "1. a1"})
     assert r.status_code == 422 and r.get_json()["error"]["details"] == {"formats": ["diagram"]}
+
+
+def test_a_game_a_client_holds_is_exported_and_reads_back(client: FlaskClient) -> None:
+    """POST /v1/games/catchup/export (issue 22: the page exports its game as Little Golem writes it)."""
+    moves = ["E5", "C3 F3", "D3", "resign 1"]
+    body = {"format": "littlegolem", "options": {"size": 5}, "moves": moves, "players": ["Ann", "Bob"]}
+    r = client.post("/v1/games/catchup/export", json=body)
+    assert r.status_code == 200 and r.mimetype == "text/plain"
+    assert r.get_data(as_text=True) == lg.write({"size": 5}, moves, ["Ann", "Bob"])
+    back = client.post("/v1/games/catchup/import", json={"format": "littlegolem", "text": r.get_data(as_text=True)})
+    assert back.status_code == 200 and back.get_json()["moves"] == moves
+    wrong = client.post("/v1/games/catchup/export", json={**body, "moves": ["E5", "E5"]})
+    error = wrong.get_json()["error"]
+    assert wrong.status_code == 422 and error["code"] == "bad_record" and error["details"] == {"line": 2, "token": "E5"}
+    assert error["message"].startswith("Move 2, E5, does not replay: ")
+    games = {g["name"]: g for g in client.get("/v1/games").get_json()["games"]}
+    bare = next(name for name, g in games.items() if [f["name"] for f in g["records"]] in ([], ["diagram"]))
+    assert client.post(f"/v1/games/{bare}/export", json={"format": "littlegolem", "moves": []}).status_code == 404

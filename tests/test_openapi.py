@@ -43,7 +43,12 @@ def app_operations(app: Flask) -> set[tuple[str, str]]:
         for method in rule.methods or ():
             if method not in ("HEAD", "OPTIONS"):
                 template = flask_rule_to_template(rule.rule)
-                games = [name for name in GAMES if import_formats(name) or not template.endswith("/import")]
+                games = [
+                    name
+                    for name in GAMES
+                    if (import_formats(name) or not template.endswith("/import"))
+                    and (ROOMS[name].records or not template.endswith("/export"))
+                ]
                 paths = [template.replace("{game}", name) for name in games] if "{game}" in template else [template]
                 out.update((path, method) for path in paths)
     return out
@@ -303,6 +308,20 @@ def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_
             patched.setattr(renderer.Pool, "render", busy)
             r = client.post(f"/v1/games/{name}/render", json={"state": state, "format": "png"})
             assert r.status_code == 503 and r.headers["Retry-After"] == "1"
+        for fmt in ROOMS[name].records:  # a game a client holds, written as another site writes it
+            path = f"/v1/games/{name}/export"
+            body = {"format": fmt, "options": state["options"], "moves": [_first_move(name, state)], "players": ["Ann", "Bob"]}
+            assert client.post(path, json=body).status_code == 200
+            assert client.post(path, json={**body, "moves": ["not a move"]}).status_code == 422
+            assert client.post(path, data="{", content_type=JSON).status_code == 400
+            assert client.get(path).status_code == 405
+            assert client.post(path, data=b" " * (300 * 1024), content_type=JSON).status_code == 413
+            assert client.post(path, data="{}", content_type="text/plain").status_code == 415
+            headers = {"Content-Length": "100"}
+            assert slow.post(path, input_stream=SlowBody(), content_type=JSON, headers=headers).status_code == 408
+            addr = {"REMOTE_ADDR": f"10.6.{number}.1"}
+            assert flooded.post(path, json=body, environ_base=addr).status_code == 200
+            assert flooded.post(path, json=body, environ_base=addr).status_code == 429
         for fmt in [f["name"] for f in import_formats(name)]:  # other sites' records, and the text diagram
             path = f"/v1/games/{name}/import"
             if fmt == "diagram":  # a position read back from the text diagram that render prints
@@ -356,6 +375,8 @@ def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_
         monkeypatch.setitem(ROOMS, name, dataclasses.replace(room, records=broken_records))
         for fmt in broken_records:
             assert client.post(f"/v1/games/{name}/import", json={"format": fmt, "text": "1. x"}).status_code == 500
+            export = {"format": fmt, "moves": []}  # the engine's replay judges the moves
+            assert client.post(f"/v1/games/{name}/export", json=export).status_code == 500
         if "diagram" in [f["name"] for f in import_formats(name)]:  # the engine's `new` judges the position read
             diagram = {"format": "diagram", "text": views.text(states[name])}
             assert client.post(f"/v1/games/{name}/import", json=diagram).status_code == 500

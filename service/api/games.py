@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint
+from flask import Blueprint, Response
 
 import views
 from engine.errors import MoveError
@@ -137,6 +137,31 @@ def record_format(game: str, name: str) -> RecordFormat:
             {"formats": list(formats)},
         )
     return found
+
+
+@bp.post("/games/<game>/export")
+def export_record(game: str) -> Response:
+    """A game held by a client (the page's), as ``replay`` takes it, written in
+    another site's record format - as a match's moves ``?format=`` writes a
+    match's.  Its moves must replay: the first that does not is a 422
+    ``bad_record`` naming it (``details.line``: its number, ``details.token``)."""
+    g = get_game(game)
+    if not ROOMS[g.name].records:  # the spec has no export path for this game (``x-per-game: writers``)
+        raise ApiError(404, "not_found", f"{g.title} writes no other site's records.")
+    body = json_body(schemas.export_request)
+    fmt = record_format(game, body["format"])
+    result = g.replay(body["options"], body["moves"])
+    if result.first_illegal is not None:
+        index, error = result.first_illegal
+        move = body["moves"][index]
+        raise ApiError(
+            422,
+            "bad_record",
+            f"Move {index + 1}, {move}, does not replay: {error.message}",
+            {"line": index + 1, "token": move},
+        )
+    names = body["players"] or ["", ""]
+    return Response(fmt.write(body["options"], body["moves"], names), mimetype="text/plain")
 
 
 @bp.post("/games/<game>/import")

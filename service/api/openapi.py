@@ -32,7 +32,7 @@ import yaml
 
 from engine.game import Game
 from engine.options import SHARED_SCHEMAS, ref
-from engine.registry import GAMES, MOVE_CODES, PRESETS
+from engine.registry import GAMES, MOVE_CODES, PRESETS, ROOMS
 from engine.stateio import MAX_PLY
 from service.api.games import import_formats
 from service.web.errors import ERROR_CODES
@@ -116,6 +116,8 @@ def for_game(node: Any, game: Game[Any, Any]) -> Any:
             out[key] = game.name
         elif key == "enum" and value == ["EACH_RECORD"]:
             out[key] = [f["name"] for f in import_formats(game.name)]
+        elif key == "enum" and value == ["EACH_WRITER"]:
+            out[key] = list(ROOMS[game.name].records)
         elif key == "examples" and isinstance(value, dict):
             mine = {n: ex for n, ex in value.items() if not isinstance(ex, dict) or ex.get("x-game", game.name) == game.name}
             if mine:
@@ -126,12 +128,17 @@ def for_game(node: Any, game: Game[Any, Any]) -> Any:
 
 
 ROOM_RECORDS = "records"
+ROOM_WRITERS = "writers"
 
 
 def has(game: Game[Any, Any], template: Json) -> bool:
     """Whether an ``x-per-game`` template applies to ``game``: ``true`` for every
-    game, ``records`` for games that read other sites' records (engine/room.py)."""
-    return template.get("x-per-game") != ROOM_RECORDS or bool(import_formats(game.name))
+    game, ``records`` for games that read other sites' records or a diagram, ``writers``
+    for games that write other sites' records (engine/room.py)."""
+    kind = template.get("x-per-game")
+    if kind == ROOM_WRITERS:
+        return bool(ROOMS[game.name].records)
+    return kind != ROOM_RECORDS or bool(import_formats(game.name))
 
 
 def per_game_paths(paths: Json) -> Json:

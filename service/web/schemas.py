@@ -216,6 +216,15 @@ class MatchCreateRequest(Schema):
     illegal = fields.String(load_default="reject", validate=validate.OneOf(("reject", "forfeit")))  # what an illegal move does
 
 
+class ExportRequest(Schema):
+    """``POST /v1/games/{game}/export``: a game as ``replay`` takes it, to write in another site's format."""
+
+    format = fields.String(required=True, validate=validate.Length(min=1, max=40))
+    options = _object(load_default=dict)
+    moves = fields.List(MoveField(), required=True, validate=validate.Length(max=MAX_MOVES))
+    players = fields.List(fields.String(validate=NAME), load_default=None, allow_none=True, validate=validate.Length(equal=2))
+
+
 class MatchMoveRequest(Schema):
     move = MoveField(required=True)
     ply = WholeNumber(required=True, validate=validate.Range(min=0, max=MAX_PLY))
@@ -371,6 +380,7 @@ post_request = PostRequest()
 steps_response = StepsResponse()
 replay_request = ReplayRequest()
 import_request = ImportRequest()
+export_request = ExportRequest()
 suggest_request = SuggestRequest()
 suggest_response = SuggestResponse()
 verdict_response = VerdictResponse()

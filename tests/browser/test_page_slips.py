@@ -224,11 +224,21 @@ def test_a_little_golem_record_pasted_and_a_match_exported(page: WebDriver, serv
     idle(page)
     assert text(page, "u-verdict").startswith("The record replays: 1 move."), text(page, "u-verdict")
     assert moves(page) == ["start", "1. E5"] and cells(page)["E5"] == "E5, Red's stone"
-    # The page's own record, copied, reads back the same.
+    # The game on the page is exported as the match was (POST export), and in the page's own record.
+    click_cell(page, "D4")
+    click(page, "u-play-button")
+    Select(page.find_element(By.ID, "u-export-format")).select_by_value("littlegolem")
+    click(page, "u-export")
+    again = value(page, "u-post")
+    assert again.startswith("abcdefghijklmnopq") and "1.\t... i5\th4" in again  # E5, then D4 (Little Golem's h4)
+    page.execute_script("arguments[0].value = arguments[1]", box, again)
+    page.find_element(By.CSS_SELECTOR, "#u-record button[type=submit]").click()
+    idle(page)
+    assert moves(page) == ["start", "1. E5", "2. D4"], text(page, "u-verdict")
     Select(page.find_element(By.ID, "u-export-format")).select_by_value("")
     click(page, "u-export")
     own = value(page, "u-post")
-    assert own.startswith('[Game "catchup"]\n[Options {') and own.endswith("}]\n\n1. E5\n"), own
+    assert own.startswith('[Game "catchup"]\n[Options {') and own.endswith("}]\n\n1. E5\n2. D4\n"), own
     page.execute_script("localStorage.clear()")
 
 

@@ -452,11 +452,10 @@
     showTurn();
     showHistory();
     if ($('u-clock-preset').dataset.game !== desk.game) fillPresets(); // the presets of the game on the board
-    // A match writes the formats its game declares; a game on the page only the page's own record.
-    const exportFrom = desk.match ? desk.game : null;
-    if ($('u-export-format').dataset.game !== String(exportFrom)) {
-      fillRecordFormats($('u-export-format'), exportFrom, "the umpire's text record");
-      $('u-export-format').dataset.game = String(exportFrom);
+    // The formats the game writes (a match's by GET moves, the page's own game by POST export).
+    if ($('u-export-format').dataset.game !== desk.game) {
+      fillRecordFormats($('u-export-format'), desk.game, "the umpire's text record");
+      $('u-export-format').dataset.game = desk.game;
     }
     await refreshSteps();
   }
@@ -1042,6 +1041,11 @@
       const r = await api('GET', format ? `/v1/matches/${id}/moves?format=${encodeURIComponent(format)}` : `/v1/matches/${id}/moves`);
       if (!r.ok) return say('bad', errorText(r));
       text = format ? r.data : r.data.text;
+    } else if (format) { // the server writes it (POST export), as it writes a match's
+      const moves = desk.history.slice(1).map((h) => h.move);
+      const r = await api('POST', `/v1/games/${desk.game}/export`, { format, options: desk.options, moves });
+      if (!r.ok) return say('bad', errorText(r));
+      text = r.data;
     } else {
       const moves = desk.history.slice(1).map((h) => h.move);
       text = [`[Game ${JSON.stringify(desk.game)}]`, `[Options ${JSON.stringify(desk.options)}]`, '',
