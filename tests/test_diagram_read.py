@@ -140,3 +140,12 @@ def test_over_http_the_answer_sets_the_position_up(client: FlaskClient) -> None:
     assert r.status_code == 422 and r.get_json()["error"]["details"]["field"] == "to_move"
     crystal = client.post("/v1/games/crystal/import", json={"format": "diagram", "text": "A B"})
     assert crystal.status_code == 404  # no record format, no diagram reader: no import at all
+
+
+def test_the_diagram_s_side_wins_over_a_size_sent(client: FlaskClient) -> None:
+    """The rows tell the side: a size sent with the other options (even one no board has) is not read,
+    where it once reached the board's own check, a ValueError and a 500."""
+    for size in ("x", 9, True):
+        r = client.post("/v1/games/plur/import", json={"format": "diagram", "text": PLUR_3, "options": {"size": size}})
+        assert r.status_code == 200, r.get_json()
+        assert r.get_json()["options"]["size"] == 3

@@ -102,7 +102,7 @@ def _to_move(lines: list[tuple[int, str]], names: tuple[str, str]) -> int | None
 
 def _board(show: HexShow, options: dict[str, Any], rows: list[tuple[int, str, list[str]]]) -> HexBoard:
     """The game's board for ``options``, its side set from the number of rows."""
-    kind, _ = show.board_kind(options)
+    kind, _ = show.board_kind({k: v for k, v in options.items() if k != "size"})  # the side is the diagram's
     if kind == "hexhex":
         side = (len(rows) + 1) // 2
         if len(rows) % 2 == 0 or not MIN_SIDE <= side <= MAX_SIDE:
