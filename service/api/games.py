@@ -161,7 +161,8 @@ def export_record(game: str) -> Response:
             {"line": index + 1, "token": move},
         )
     names = body["players"] or ["", ""]
-    return Response(fmt.write(body["options"], body["moves"], names), mimetype="text/plain")
+    moves = [m if isinstance(m, str) else g.join_steps(m) for m in body["moves"]]  # a move may come as its steps
+    return Response(fmt.write(body["options"], moves, names), mimetype="text/plain")
 
 
 @bp.post("/games/<game>/import")
