@@ -93,7 +93,6 @@ def test_the_seat_links_survive_the_umpire_s_view_and_a_reload(page: WebDriver, 
     page.get(f"{server}/")
     idle(page)
     assert not page.find_elements(By.CSS_SELECTOR, f'#u-kept [data-match="{first}"]') and link(page, "0", second)
-    page.execute_script("localStorage.clear()")
 
 
 def test_a_new_position_or_game_clears_what_belonged_to_the_old_one(page: WebDriver) -> None:
@@ -239,7 +238,6 @@ def test_a_little_golem_record_pasted_and_a_match_exported(page: WebDriver, serv
     click(page, "u-export")
     own = value(page, "u-post")
     assert own.startswith('[Game "catchup"]\n[Options {') and own.endswith("}]\n\n1. E5\n2. D4\n"), own
-    page.execute_script("localStorage.clear()")
 
 
 def test_a_position_pasted_as_the_post_s_diagram(page: WebDriver, server: str, shot: Shot) -> None:
