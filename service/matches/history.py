@@ -22,9 +22,9 @@ from typing import Any
 
 from engine.registry import GAMES
 from service.matches import referee
+from service.matches.cas import settled
 from service.matches.routes import not_found
 from service.matches.store import Gone, Store
-from service.matches.sweeper import settled
 from service.web.errors import ApiError
 
 Json = dict[str, Any]
@@ -61,7 +61,7 @@ def history(store: Store, match_id: str, ply: int | None) -> History:
     except Gone:
         raise not_found(match_id) from None
     game = GAMES[cur.meta.game]
-    entries = [referee.parse_json(e) for e in store.record(match_id)]
+    entries = referee.entries_of(store.record(match_id))
     changes = [step for step in referee.walk(game, cur.meta, entries) if step.after is not step.before]
     last = len(changes)
     shown = last if ply is None else ply

@@ -28,18 +28,19 @@ from flask import Blueprint, Response, current_app, request
 from marshmallow import ValidationError
 from redis.exceptions import ClusterDownError
 
-from engine.clock import MatchClock, spec_from
-from engine.errors import BadOptions, MoveError
+from engine.clock import spec_from
+from engine.errors import BadOptions
 from engine.game import Outcome
 from engine.registry import GAMES, PRESETS, get_game
 from service.api.games import record_format
 from service.matches import referee
+from service.matches.cas import Settled, retried, settled
 from service.matches.db import get_hub, get_positions, get_store
 from service.matches.events import crowded
 from service.matches.hub import Crowded
+from service.matches.record import Entry
 from service.matches.referee import Live, Meta
-from service.matches.store import Conflict, Gone, NoReplicas, Store, Unconfirmed, new_match_id
-from service.matches.sweeper import Settled, settled
+from service.matches.store import Gone, NoReplicas, Store, Unconfirmed, new_match_id
 from service.web import schemas
 from service.web.errors import ApiError, error_response
 from service.web.http import json_body
@@ -51,7 +52,6 @@ bp = Blueprint("matches", __name__, url_prefix="/v1")
 
 WAIT_MAX_S = 30.0  # API: a read waits at most this long
 TOKEN_BYTES = 24  # 192 random bits per seat token
-MAX_ATTEMPTS = 8  # reads after lost races before giving up (each loss means someone else made progress)
 LIST_MAX = 200
 STATUSES = ("ongoing", "finished")
 
@@ -235,9 +235,7 @@ def create_match() -> Any:
     return with_legal(out, game.name, state), 201, {"Location": f"/v1/matches/{match_id}"}
 
 
-def match_view(meta: Meta, live: Live, now: int) -> dict[str, Any]:
-    """A match as ``GET /v1/matches/{id}`` answers it: the match, then its tags and policy."""
-    return {**referee.match_json(meta, live, now), "tags": list(meta.tags), "illegal": meta.illegal}
+match_view = referee.match_view
 
 
 def _number(name: str, least: float, most: float, whole: bool) -> float | None:
@@ -314,7 +312,7 @@ class Change:
     view has it."""
 
     live: Live
-    entries: list[Any]
+    entries: list[Entry]
     pointers: list[tuple[str, str]]
     answer: dict[str, Any]
     status: int = 200
@@ -336,7 +334,8 @@ def change(store: Store, match_id: str, idem: str | None, judge: Callable[[Settl
     ``outcome_unknown``: sending the same request again, with the same ply
     (and key), is safe.  An answer rebuilt from the record (a retry) is given
     once the match's master has it on a replica too (:meth:`Store.confirm`)."""
-    for _ in range(MAX_ATTEMPTS):
+
+    def attempt() -> Answer:
         cur = read(store, match_id, idem)
         decided = judge(cur)
         if not isinstance(decided, Change):
@@ -353,12 +352,10 @@ def change(store: Store, match_id: str, idem: str | None, judge: Callable[[Settl
                 cur.rev,
                 new.to_json(),
                 new.clock.deadline,
-                [referee.compact(e) for e in decided.entries],
+                [referee.compact(e.to_json()) for e in decided.entries],
                 decided.pointers,
                 new.finished_ms if new.finished and not cur.live.finished else None,
-            )
-        except Conflict:
-            continue  # someone changed the match meanwhile: judge again on what is there now
+            )  # a Conflict (someone changed the match meanwhile): judged again on what is there now
         except Gone:
             raise not_found(match_id) from None
         except Unconfirmed as e:  # once the commit may have been sent, a failure is never "nothing changed"
@@ -368,19 +365,16 @@ def change(store: Store, match_id: str, idem: str | None, judge: Callable[[Settl
         if decided.verdict is not None:
             MOVES.labels(cur.meta.game, decided.verdict).inc()
         return json_text(decided.status, decided.answer)
-    raise ApiError(409, "busy", f"The match changed too often while {what} was judged; send it again.", None)
+
+    return retried(attempt, lambda: ApiError(409, "busy", f"The match changed too often while {what} was judged; send it again."))
 
 
 def replayed(store: Store, cur: Settled, seat: int, ply: int, move: Any) -> Answer | None:
     """The first answer to this seat's move (or forfeiting illegal move) for
     ``ply``, rebuilt from the record, when ``move`` is that move again; else None."""
-    entries = [referee.parse_json(e) for e in store.record(cur.meta.match_id)]
+    entries = referee.entries_of(store.record(cur.meta.match_id))
     index = next(
-        (
-            i
-            for i, e in enumerate(entries)
-            if e["p"] == ply and e["b"] == seat and (e["k"] == "move" or (e["k"] == "illegal" and e.get("f")))
-        ),
+        (i for i, e in enumerate(entries) if e.ply == ply and e.by == seat and (e.kind == "move" or e.forfeited)),
         None,
     )
     if index is None:
@@ -389,13 +383,13 @@ def replayed(store: Store, cur: Settled, seat: int, ply: int, move: Any) -> Answ
     step = referee.last_step(game, cur.meta, entries[: index + 1])
     made = step.entry
     before, after = game.dump(step.before), game.dump(step.after)
-    if made["k"] == "move":
-        if game.play(step.before, move).move != made["m"]:
+    if made.kind == "move":
+        if game.play(step.before, move).move != made.move:
             return None  # another move for that ply: not a retry
         answer = referee.move_answer(cur.meta, made, before, after, step.events)
         return json_text(200, with_legal(answer, game.name, step.after), replayed=True)
     raw = move if isinstance(move, str) else referee.compact(list(move))
-    if raw != made["m"]:
+    if raw != made.move:
         return None
     answer = referee.forfeit_answer(cur.meta, made, before, after, step.events)
     return json_text(422, with_legal(answer, game.name, step.after), replayed=True)
@@ -449,36 +443,19 @@ def submit_move(match_id: str) -> Any:
             raise ApiError(403, "not_your_turn", message, {"may_move": live.may_move, "proxy": live.clock.proxy})
         game = GAMES[meta.game]
         position = get_positions().get(match_id, cur.rev)
-        verdict, new_live, made = referee.play(game, live, seat, body["move"], now, position)
+        result = referee.judge(game, meta, live, seat, body["move"], now, position, book=bool(body.get("book")))
         pointers = [] if key is None else [(key, f"{live.ply} {seat} {digest}")]
-        if not verdict.legal or made is None:
-            assert isinstance(verdict.error, MoveError)
-            new_live, made = referee.refuse(game, meta, live, seat, body["move"], verdict.error, now, position)
-            if made["f"]:  # a forfeit (never a proxy's illegal move: referee.refuse)
-                step = next(referee.walk(game, meta, [made], game.load(live.state)))
-                answer = referee.forfeit_answer(meta, made, live.state, new_live.state, step.events)
-                answer = with_legal(answer, game.name, new_live.state)
-                return Change(new_live, [made], pointers, answer, 422, verdict="forfeit")
-            illegal = {"type": "illegal", "player": seat, "move": made["m"], **made["e"]}
-            said = views_announcements(live.state, [illegal], live.state, meta)
-            refused = schemas.verdict_json(False, live.state, error=made["e"], announcements=said)
-            answer = referee.verdict_answer(meta, live, now, refused)
-            answer = with_legal(answer, game.name, position or live.state)
-            return Change(live, [made], [], answer, 422, verdict="illegal")
-        if body.get("book"):
-            made["o"] = 1  # played from an opening book: the record says so
-        answer = referee.move_answer(meta, made, live.state, new_live.state, verdict.events)
-        answer = with_legal(answer, game.name, verdict.state)
-        return Change(new_live, [made], pointers, answer, 200, verdict.state, "accepted")
+        if isinstance(result, referee.Accepted):
+            answer = with_legal(result.answer, game.name, result.position)
+            return Change(result.live, [result.entry], pointers, answer, 200, result.position, "accepted")
+        if isinstance(result, referee.Forfeit):
+            answer = with_legal(result.answer, game.name, result.live.state)
+            return Change(result.live, [result.entry], pointers, answer, 422, verdict="forfeit")
+        answer = with_legal(result.answer, game.name, position or live.state)
+        return Change(live, [result.entry], [], answer, 422, verdict="illegal")
 
     store = get_store()
     return change(store, match_id, key, judge, "this move")
-
-
-def views_announcements(before: Any, events: list[Any], after: Any, meta: Meta) -> list[str]:
-    import views
-
-    return views.announcements(before, events, after, names=meta.names)
 
 
 def _plain_move_body() -> dict[str, Any] | None:
@@ -491,29 +468,23 @@ def _plain_move_body() -> dict[str, Any] | None:
     return schemas.plain_move(data)
 
 
-def _ended_answer(meta: Meta, made: Any, after: Any, events: list[Any]) -> dict[str, Any]:
-    """The answer to a resignation or an abort: the match after it, and what happened."""
-    live = Live(after, MatchClock(meta.spec, (made["bk"][0], made["bk"][1]), None, made["t"], False), made["t"])
-    return {**match_view(meta, live, made["t"]), "events": events}
-
-
 def _end_change(kind: str, who: int | None, cur: Settled) -> Change | Answer:
     """A resignation (``who`` the seat) or an abort; the same again returns the first answer."""
     game = GAMES[cur.meta.game]
     if cur.live.finished:
-        entries = [referee.parse_json(e) for e in get_store().record(cur.meta.match_id)]
+        entries = referee.entries_of(get_store().record(cur.meta.match_id))
         last = entries[-1] if entries else None
-        if last is not None and last["k"] == kind and (who is None or last["s"] == who):
+        if last is not None and last.kind == kind and (who is None or last.seat == who):
             step = referee.last_step(game, cur.meta, entries)
-            return json_text(200, _ended_answer(cur.meta, last, game.dump(step.after), step.events), replayed=True)
+            answer = referee.ended_answer(cur.meta, last, game.dump(step.after), step.events)
+            return json_text(200, answer, replayed=True)
         raise _gone(cur.live)
     if kind == "resign":
         assert who is not None
-        new_live, made = referee.resign(game, cur.live, who, cur.now)
+        ended = referee.resign(game, cur.meta, cur.live, who, cur.now)
     else:
-        new_live, made = referee.abort(game, cur.live, cur.now)
-    step = next(referee.walk(game, cur.meta, [made], game.load(cur.live.state)))
-    return Change(new_live, [made], [], _ended_answer(cur.meta, made, new_live.state, step.events))
+        ended = referee.abort(game, cur.meta, cur.live, cur.now)
+    return Change(ended.live, [ended.entry], [], ended.answer)
 
 
 @bp.post("/matches/<match_id>/resign")
@@ -537,7 +508,7 @@ def match_record(match_id: str) -> Any:
     fmt = request.args.get("format", "json")
     store = get_store()
     cur = read(store, match_id)
-    entries = [referee.parse_json(e) for e in store.record(match_id)]
+    entries = referee.entries_of(store.record(match_id))
     game = GAMES[cur.meta.game]
     if fmt != "json":  # another site's record format, as the game declares it (engine/room.py records)
         text = record_format(cur.meta.game, fmt).write(
@@ -559,7 +530,7 @@ def match_record(match_id: str) -> Any:
         "winner": state["winner"],
         "end": state.get("end"),
         "result": outcome,
-        "moves": [referee.public_entry(s.entry, s.events) for s in steps],
+        "moves": [s.entry.public(s.events) for s in steps],
         "text": referee.record_text(game, cur.meta, cur.live, entries),
         "replay": {"options": cur.meta.options, "moves": referee.record_moves(entries)},
     }

@@ -37,7 +37,7 @@ import json
 import logging
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -482,14 +482,14 @@ def test_the_match_api_against_its_model(client: FlaskClient, fake_clock: FakeCl
 
 
 def _negative_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = referee.entry
+    real = referee.settle
 
-    def entry(kind: str, *args: Any, **more: Any) -> dict[str, Any]:
-        if kind == "flag":
-            more["u"] = -more["u"]  # a sign slip: the flag's time used below zero
-        return real(kind, *args, **more)
+    def settle(*args: Any) -> tuple[referee.Live, list[referee.Entry]]:
+        live, entries = real(*args)
+        # a sign slip: the flag's time used below zero
+        return live, [replace(e, used=-(e.used or 0)) if e.kind == "flag" else e for e in entries]
 
-    monkeypatch.setattr(referee, "entry", entry)
+    monkeypatch.setattr(referee, "settle", settle)
 
 
 def _retry_answers_differently(monkeypatch: pytest.MonkeyPatch) -> None:
