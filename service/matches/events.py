@@ -51,6 +51,7 @@ from service.matches import referee
 from service.matches.cas import Settled, settled
 from service.matches.db import get_hub, get_store
 from service.matches.hub import Crowded
+from service.matches.record import CONTROLS
 from service.matches.referee import Live, Meta, Step
 from service.matches.store import Gone, Store, Unconfirmed
 from service.web.errors import ApiError
@@ -61,7 +62,8 @@ bp = Blueprint("events", __name__, url_prefix="/v1")
 
 EVENT_ID = re.compile(r"^(0|[1-9][0-9]{0,8})(\.[1-9][0-9]{0,5})?$")
 RETRY_MS = 2000
-STREAMED = ("move", "pass", "flag", "resign", "illegal")  # record kinds with an event of their own (an abort has only `end`)
+# Record kinds with an event of their own (an abort has only `end`); an umpire's control is one event of its kind.
+STREAMED = ("move", "pass", "flag", "resign", "illegal", "adjudicate", *CONTROLS)
 
 
 def sse(event: str, event_id: str, data: Any) -> str:

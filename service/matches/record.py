@@ -1,7 +1,8 @@
 """A managed match's record: one :class:`Entry` per change, typed.
 
 Each change to a match (a move, a flag, an R-X6 pass, a resignation, an
-illegal attempt, an abort) is kept in Redis as one compact JSON object with
+illegal attempt, an abort, and the umpire's controls: start, pause, resume,
+add_time, token, adjudicate) is kept in Redis as one compact JSON object with
 one-letter keys, about a hundred bytes (the storage form, unchanged since
 the first matches: records already in Redis read as they always did).  It is
 parsed once, here, into an :class:`Entry`, and everything else asks the
@@ -22,6 +23,10 @@ The storage form's keys::
     e   an illegal attempt's error        o   1: a move played from an opening book
     u   time used (ms)                    c   bank charged (ms)
     l   the seat's bank left (ms)         bk  both banks after it (ms)
+    a   time given (ms, add_time)         v   the winner adjudicated (0, 1, null: a draw)
+    r   the umpire's reason (adjudicate)  ck  the clocks after it (engine/clock.py's storage form),
+        for a change after which they are not running from ``t`` (an umpire's control; an illegal
+        attempt while the clock waits for its start)
 
 A key is written only when the kind has it (``u``, ``c``, ``l`` are absent
 from an illegal attempt and an abort, for instance), as before.
@@ -41,7 +46,8 @@ from engine.game import Game, Json
 
 AnyGame = Game[Any, Any]
 
-KINDS = ("move", "flag", "pass", "resign", "illegal", "abort")
+CONTROLS = ("start", "pause", "resume", "add_time", "token")  # the umpire's, which leave the game as it is
+KINDS = ("move", "flag", "pass", "resign", "illegal", "abort", "adjudicate", *CONTROLS)
 
 
 def iso(ms: int) -> str:
@@ -81,6 +87,10 @@ class Entry:
     forfeit: bool | None = None  # an illegal move that forfeited the game
     error: Json | None = None  # an illegal attempt's error
     book: bool = False  # played from an opening book
+    given: int | None = None  # ms given (add_time)
+    winner: int | None = None  # adjudicate: the winner, None for a draw
+    reason: str | None = None  # adjudicate: why
+    clock: Json | None = None  # the clocks after it, when not running from `at` (MatchClock.to_json)
 
     # -- storage form --------------------------------------------------------------
 
@@ -105,6 +115,12 @@ class Entry:
         out["bk"] = list(self.banks)
         if self.book:
             out["o"] = 1
+        if self.given is not None:
+            out["a"] = self.given
+        if self.kind == "adjudicate":
+            out["v"], out["r"] = self.winner, self.reason
+        if self.clock is not None:
+            out["ck"] = self.clock
         return out
 
     @classmethod
@@ -120,7 +136,7 @@ class Entry:
         b0, b1 = d["bk"]
         return cls(
             kind, d["p"], d["s"], d["b"], d["m"], d["ts"], d["t"], (b0, b1), d.get("u"), d.get("c"), d.get("l"),
-            flag("w"), flag("x"), flag("f"), d.get("e"), bool(d.get("o")),
+            flag("w"), flag("x"), flag("f"), d.get("e"), bool(d.get("o")), d.get("a"), d.get("v"), d.get("r"), d.get("ck"),
         )  # fmt: skip
 
     # -- what it means -------------------------------------------------------------
@@ -137,7 +153,7 @@ class Entry:
     @property
     def changes_game(self) -> bool:
         """Whether the engine's state changes by it (what ``replay`` and the numbered lines hold)."""
-        return not self.opened_window and not (self.kind == "illegal" and not self.forfeit)
+        return self.replay_word() is not None
 
     def apply(self, game: AnyGame, state: Any, spec: ClockSpec) -> tuple[Any, list[Json]]:
         """The engine's state after this entry and the events of it, from the state before."""
@@ -154,6 +170,15 @@ class Entry:
             return game.timeout(state)
         if kind == "resign":
             return game.resign(state, seat)
+        if kind in CONTROLS:
+            event: Json = {"type": "umpire", "action": kind}
+            if kind in ("add_time", "token"):
+                event["seat"] = seat
+            if kind == "add_time":
+                event["seconds"] = (self.given or 0) / 1000
+            return state, [event]
+        if kind == "adjudicate":
+            return game.adjudicate(state, self.winner, self.reason or "")
         if kind == "illegal":
             err = self.error or {}
             if self.forfeit:  # the error whole, its ruling too: the forfeit's event says what the answer's error says
@@ -164,6 +189,8 @@ class Entry:
     def clock_after(self, spec: ClockSpec, to_move: int | None) -> MatchClock:
         """Both clocks right after this entry (its time, its banks); ``to_move``
         is the game's seat to move after it."""
+        if self.clock is not None:
+            return MatchClock.from_json(self.clock)
         if self.kind == "illegal" and not self.forfeit:  # nothing changed: the turn runs on
             return MatchClock(spec, self.banks, self.seat, self.turn_started, bool(self.proxy))
         if self.opened_window:  # R-X6's window opened: the opponent may move for the flagged seat
@@ -185,6 +212,8 @@ class Entry:
             return f"forfeit {self.seat}"
         if kind == "abort":
             return "abort"
+        if kind == "adjudicate":
+            return f"adjudicate {'draw' if self.winner is None else self.winner}"
         return None
 
     def public(self, events: list[Json]) -> Json:
@@ -209,6 +238,10 @@ class Entry:
             out["forfeit"] = bool(self.forfeit)
         if self.book:
             out["book"] = True
+        if self.kind == "add_time":
+            out["seconds"] = (self.given or 0) / 1000
+        if self.kind == "adjudicate":
+            out["winner"], out["reason"] = self.winner, self.reason
         return out
 
     def line(self, flag_rule: str) -> tuple[str | None, str]:
@@ -237,4 +270,16 @@ class Entry:
             if self.forfeit:
                 return f"forfeit {seat}", f"seat {seat} forfeited by an illegal move at {at}: {message}"
             return None, f"seat {seat} tried {json.dumps(self.move, ensure_ascii=False)} at {at}: {message}"
+        if kind == "adjudicate":
+            decided = "a draw" if self.winner is None else f"seat {self.winner} wins"
+            return self.replay_word(), f"the umpire adjudicated at {at}: {decided} ({self.reason})"
+        if kind in CONTROLS:
+            said = {
+                "start": "started the clocks",
+                "pause": "paused the clocks",
+                "resume": "resumed the clocks",
+                "add_time": f"gave seat {seat} {(self.given or 0) / 1000:g} s",
+                "token": f"issued a new token for seat {seat}",
+            }[kind]
+            return None, f"the umpire {said} at {at}"
         return "abort", f"aborted at {at}"

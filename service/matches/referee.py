@@ -90,7 +90,7 @@ def move_digest(move: Any) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Meta:
-    """What is fixed when a match is created."""
+    """What is fixed when a match is created (but for a seat's token, which the umpire may reissue)."""
 
     match_id: str
     game: str
@@ -101,6 +101,17 @@ class Meta:
     players: tuple[str | None, str | None] = (None, None)
     tags: tuple[str, ...] = ()
     illegal: str = "reject"  # POLICIES
+    umpire: str | None = None  # SHA-256 of the match's umpire token (None: a match made before there were any)
+    start: str = "created"  # when the clock starts: engine.clock.STARTS
+
+    def is_umpire(self, token: str | None) -> bool:
+        """Whether ``token`` is this match's umpire token (constant time)."""
+        return bool(token and self.umpire and hmac.compare_digest(token_hash(token), self.umpire))
+
+    def with_token(self, seat: int, digest: str) -> Meta:
+        """The meta with ``seat``'s token replaced by the one whose SHA-256 is ``digest``."""
+        tokens = (digest, self.tokens[1]) if seat == 0 else (self.tokens[0], digest)
+        return replace(self, tokens=tokens)
 
     def seat_of(self, token: str | None) -> int | None:
         """The seat ``token`` belongs to, or None."""
@@ -132,6 +143,8 @@ class Meta:
                 "players": self.players,
                 "tags": self.tags,
                 "illegal": self.illegal,
+                "umpire": self.umpire,
+                "start": self.start,
             }
         )
 
@@ -143,7 +156,7 @@ class Meta:
         p0, p1 = d["players"]
         return cls(
             d["match_id"], d["game"], d["options"], d["created"], (t0, t1), ClockSpec(*d["clock"]),
-            (p0, p1), tuple(d["tags"]), d["illegal"],
+            (p0, p1), tuple(d["tags"]), d["illegal"], d.get("umpire"), d.get("start", "created"),
         )  # fmt: skip
 
 
@@ -182,11 +195,12 @@ class Live:
         return cls(d["state"], MatchClock.from_json(d["clock"]), d["finished"])
 
 
-def start(game: AnyGame, state: Any, spec: ClockSpec, now: int) -> Live:
-    """The live part of a new match: the mover's clock runs from ``now``."""
+def start(game: AnyGame, state: Any, spec: ClockSpec, now: int, when: str = "created") -> Live:
+    """The live part of a new match: the mover's clock runs from ``now`` (``when`` is
+    ``created``), or waits for the first move or the umpire's start (engine.clock.STARTS)."""
     dumped = game.dump(state)
     mover = dumped["to_move"]  # null once finished (API.md)
-    return Live(dumped, MatchClock.start(spec, mover, now), now if mover is None else None)
+    return Live(dumped, MatchClock.start(spec, mover, now, running=when == "created"), now if mover is None else None)
 
 
 # -- changes: each the engine's events and one sealed result that carries its answer --
@@ -325,7 +339,10 @@ def judge(
     raw = text if isinstance(text, str) else compact(list(text))
     forfeit = meta.illegal == "forfeit" and by == mover
     said_error = error.to_json()
-    made = Entry("illegal", live.ply, mover, by, raw, clock.turn_start, now, clock.banks, forfeit=forfeit, error=said_error)
+    made = Entry(
+        "illegal", live.ply, mover, by, raw, clock.turn_start, now, clock.banks, forfeit=forfeit, error=said_error,
+        clock=None if clock.running or forfeit else clock.to_json(),
+    )  # fmt: skip
     if forfeit:
         new, _, events = finish(game, clock.spec, position, made)
         return Forfeit(new, made, events, forfeit_answer(meta, made, live.state, new.state, events))
@@ -339,8 +356,8 @@ def judge(
 def resign(game: AnyGame, meta: Meta, live: Live, seat: int, now: int) -> Ended:
     """``seat`` resigns at ``now`` (any time while the match is on, R-T1's clocks stop)."""
     clock = live.clock
-    running = clock.mover == seat and not clock.proxy
-    used = now - clock.turn_start if running else 0
+    running = clock.mover == seat and not clock.proxy and clock.started
+    used = clock.used(now) if running else 0  # a paused turn's time stopped at the pause
     left = clock.banks[seat]
     made = Entry("resign", live.ply, seat, seat, None, clock.turn_start, now, clock.banks, used=used, charged=0, left=left)
     return _ended(game, meta, live, made)
@@ -351,6 +368,49 @@ def abort(game: AnyGame, meta: Meta, live: Live, now: int) -> Ended:
     clock = live.clock
     seat = 0 if clock.mover is None else clock.mover
     return _ended(game, meta, live, Entry("abort", live.ply, seat, None, None, clock.turn_start, now, clock.banks))
+
+
+def adjudicate(game: AnyGame, meta: Meta, live: Live, winner: int | None, reason: str, now: int) -> Ended:
+    """The umpire decides the match: ``winner`` (0, 1, or None for a draw), for ``reason``."""
+    clock = live.clock
+    seat = 0 if clock.mover is None else clock.mover
+    made = Entry("adjudicate", live.ply, seat, None, None, clock.turn_start, now, clock.banks, winner=winner, reason=reason)
+    return _ended(game, meta, live, made)
+
+
+@dataclass(frozen=True, slots=True)
+class Controlled:
+    """An umpire's control that leaves the game as it is (start, pause, resume,
+    add_time, token): the live part after it, its record entry, its event, the
+    answer (200), and the match's new meta when a seat's token changed."""
+
+    live: Live
+    entry: Entry
+    events: list[Json]
+    answer: Json
+    meta: Meta | None = None
+
+
+def control(game: AnyGame, meta: Meta, live: Live, kind: str, now: int, seat: int | None = None, ms: int = 0) -> Controlled:
+    """The umpire's ``kind`` at ``now`` (the caller has checked it applies: see
+    service/matches/routes.py): ``start`` or ``resume`` the clocks, ``pause``
+    them, ``add_time`` (``ms`` to ``seat``'s bank), reissue ``seat``'s ``token``."""
+    clock = live.clock
+    if kind in ("start", "resume"):
+        clock = clock.resume(now)
+    elif kind == "pause":
+        clock = clock.pause(now)
+    elif kind == "add_time":
+        assert seat is not None
+        clock = clock.add_time(seat, ms)
+    concerned = seat if seat is not None else (0 if clock.mover is None else clock.mover)
+    made = Entry(
+        kind, live.ply, concerned, None, None, clock.turn_start, now, clock.banks, given=ms if kind == "add_time" else None,
+        clock=clock.to_json(),
+    )  # fmt: skip
+    new = replace(live, clock=clock)
+    _, events = made.apply(game, game.load(live.state), clock.spec)
+    return Controlled(new, made, events, control_answer(meta, made, live.state, events))
 
 
 def _ended(game: AnyGame, meta: Meta, live: Live, made: Entry) -> Ended:
@@ -365,7 +425,10 @@ def clock_json(live: Live, now: int) -> Json:
     """The clock object of API.md: each seat's bank and time left, the deadline
     of the seat to move.  ``remaining_s``: for the seat whose turn runs, the
     time until it flags (turn left and bank); for the other, what it will have
-    when its turn starts (the turn allowance and its bank)."""
+    when its turn starts (the turn allowance and its bank).  While the clocks
+    are paused or wait for their start (``paused``, ``started``), no deadline:
+    the seat to move has what it had at the pause (a whole turn and its bank
+    before the start)."""
     clock = live.clock
     deadline = None if clock.deadline is None else iso(clock.deadline)
     seats: dict[str, Json] = {}
@@ -373,12 +436,15 @@ def clock_json(live: Live, now: int) -> Json:
         one: Json = {"bank_s": clock.banks[seat] / 1000}
         if clock.mover is None:
             one["remaining_s"] = 0.0
+        elif seat == clock.mover and not clock.proxy and clock.paused_at is not None:
+            one["remaining_s"] = max(0, clock.spec.turn_ms + clock.banks[seat] - clock.used(now)) / 1000
         elif seat == clock.mover and not clock.proxy:
             one["remaining_s"] = max(0, (clock.deadline or now) - now) / 1000
             one["deadline"] = deadline
         elif seat == clock.mover:  # flagged: R-X6's window is the opponent's to use
             one["remaining_s"] = 0.0
-            one["deadline"] = deadline
+            if deadline is not None:  # not while paused
+                one["deadline"] = deadline
         else:
             one["remaining_s"] = (clock.spec.turn_ms + clock.banks[seat]) / 1000
         seats[str(seat)] = one
@@ -387,9 +453,11 @@ def clock_json(live: Live, now: int) -> Json:
         "seats": seats,
         "to_move": clock.mover,
         "may_move": live.may_move,
-        "turn_started": iso(clock.turn_start) if clock.mover is not None else None,
+        "turn_started": iso(clock.turn_start) if clock.mover is not None and clock.started else None,
         "deadline": deadline,
         "proxy": clock.proxy,
+        "started": clock.started,
+        "paused": clock.paused,
         "now": iso(now),
     }
 
@@ -440,6 +508,13 @@ def forfeit_answer(meta: Meta, made: Entry, before: Json, after: Json, events: l
     said = views.announcements(before, events, after, names=meta.names)
     verdict = schemas.verdict_json(False, after, error=made.error, events=events, announcements=said)
     return verdict_answer(meta, live, made.at, verdict)
+
+
+def control_answer(meta: Meta, made: Entry, state: Json, events: list[Json]) -> Json:
+    """The answer to an umpire's control: the match after it, what happened, and the umpire's sentence."""
+    live = Live(state, made.clock_after(meta.spec, state["to_move"]))
+    said = views.announcements(state, events, state, names=meta.names)
+    return {**match_view(meta, live, made.at), "events": events, "announcements": said}
 
 
 def ended_answer(meta: Meta, made: Entry, after: Json, events: list[Json]) -> Json:

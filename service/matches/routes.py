@@ -28,7 +28,7 @@ from flask import Blueprint, Response, current_app, request
 from marshmallow import ValidationError
 from redis.exceptions import ClusterDownError
 
-from engine.clock import spec_from
+from engine.clock import STARTS, spec_from
 from engine.errors import BadOptions
 from engine.game import Outcome
 from engine.registry import GAMES, PRESETS, get_game
@@ -146,7 +146,7 @@ def _admin() -> None:
     if sent is None:
         raise ApiError(401, "unauthorized", "Send the admin token: Authorization: Bearer <token>.")
     if not token:
-        raise ApiError(403, "admin_disabled", "Listing and aborting matches need ADMIN_TOKEN set on the server.")
+        raise ApiError(403, "admin_disabled", "Listing matches needs ADMIN_TOKEN set on the server.")
     if not hmac.compare_digest(sent.encode(), str(token).encode()):
         raise ApiError(401, "unauthorized", "That is not the admin token.")
 
@@ -204,7 +204,8 @@ def create_match() -> Any:
     game = get_game(body["game"])
     state = game.new(body["options"])
     dumped = game.dump(state)
-    spec = spec_from(body["clock"], game.default_preset(dumped["options"]), PRESETS)
+    raw_clock, when = _clock_start(body["clock"])
+    spec = spec_from(raw_clock, game.default_preset(dumped["options"]), PRESETS)
     if spec.on_flag == "loses" and game.flag_rule != "loses":
         # A flag can only end a game whose engine ends games on time; Crystal's own rule is R-X6.
         message = f"In {game.title} a flag is handled by R-X6 (on_flag 'proxy'); it cannot lose the game."
@@ -214,13 +215,15 @@ def create_match() -> Any:
     store = get_store()
     tokens = [secrets.token_urlsafe(TOKEN_BYTES) for _ in (0, 1)]
     hashes = (referee.token_hash(tokens[0]), referee.token_hash(tokens[1]))
+    umpire_token = secrets.token_urlsafe(TOKEN_BYTES)
     for _ in range(3):
         match_id = new_match_id()
         now = store.now_ms(match_id)
-        live = referee.start(game, state, spec, now)
+        live = referee.start(game, state, spec, now, when)
         meta = Meta(
-            match_id, game.name, options, now, hashes, spec, (players[0], players[1]), tuple(body["tags"]), body["illegal"]
-        )
+            match_id, game.name, options, now, hashes, spec, (players[0], players[1]), tuple(body["tags"]), body["illegal"],
+            referee.token_hash(umpire_token), when,
+        )  # fmt: skip
         try:
             made = store.create(match_id, meta.to_json(), live.to_json(), live.clock.deadline, now, live.finished)
         except Unconfirmed as e:
@@ -231,11 +234,23 @@ def create_match() -> Any:
     else:  # pragma: no cover - 96 random bits clashing three times
         raise ApiError(503, "unavailable", "Could not find a free match id; try again.")
     get_positions().put(match_id, "0", state)  # create.lua starts the rev at 0
-    out = {"match_id": match_id, "seats": {"0": tokens[0], "1": tokens[1]}, **match_view(meta, live, now)}
+    out = {
+        "match_id": match_id, "seats": {"0": tokens[0], "1": tokens[1]}, "umpire": umpire_token, **match_view(meta, live, now)
+    }  # fmt: skip
     return with_legal(out, game.name, state), 201, {"Location": f"/v1/matches/{match_id}"}
 
 
 match_view = referee.match_view
+
+
+def _clock_start(raw: Any) -> tuple[Any, str]:
+    """A match's ``clock`` without its ``start`` (engine.clock.STARTS; ``created`` when left out), and the start."""
+    if not isinstance(raw, dict) or "start" not in raw:
+        return raw, "created"
+    when = raw["start"]
+    if when not in STARTS:
+        raise BadOptions("clock.start", f"clock.start must be one of {', '.join(STARTS)}.")
+    return {k: v for k, v in raw.items() if k != "start"}, when
 
 
 def _number(name: str, least: float, most: float, whole: bool) -> float | None:
@@ -318,6 +333,7 @@ class Change:
     status: int = 200
     position: Any = None
     verdict: str | None = None  # a judged move: accepted, illegal or forfeit (service/web/metrics.py)
+    meta: Meta | None = None  # the match's new meta (an umpire reissued a seat's token)
 
 
 Answer = Response | tuple[Any, int]  # a view's answer as Flask takes it
@@ -355,6 +371,7 @@ def change(store: Store, match_id: str, idem: str | None, judge: Callable[[Settl
                 [referee.compact(e.to_json()) for e in decided.entries],
                 decided.pointers,
                 new.finished_ms if new.finished and not cur.live.finished else None,
+                None if decided.meta is None else decided.meta.to_json(),
             )  # a Conflict (someone changed the match meanwhile): judged again on what is there now
         except Gone:
             raise not_found(match_id) from None
@@ -436,6 +453,7 @@ def submit_move(match_id: str) -> Any:
             raise ApiError(
                 409, "stale_ply", f"The match is at ply {live.ply}, not {body['ply']}: someone moved first.", {"ply": live.ply}
             )
+        _running_for_moves(meta, live)
         if seat != live.may_move:
             message = "It is not this seat's turn."
             if live.clock.proxy:
@@ -493,11 +511,192 @@ def resign(match_id: str) -> Any:
     return change(get_store(), match_id, None, lambda cur: _end_change("resign", _seat(cur.meta), cur), "the resignation")
 
 
+# -- the umpire's controls over a live match (issue 22) ------------------------------------
+
+
+def _umpire(meta: Meta) -> None:
+    """This match's umpire token, or the server's ``ADMIN_TOKEN``: else 401 (none sent, or
+    one nobody knows) or 403 ``not_umpire`` (a seat's token: a player is not the umpire)."""
+    sent = bearer()
+    if sent is None:
+        raise ApiError(401, "unauthorized", "Send the match's umpire token: Authorization: Bearer <token>.")
+    if meta.is_umpire(sent):
+        return
+    admin = current_app.config["ADMIN_TOKEN"]
+    if admin and hmac.compare_digest(sent.encode(), str(admin).encode()):
+        return
+    if meta.seat_of(sent) is not None:
+        raise ApiError(403, "not_umpire", "That is a seat's token: only the match's umpire may do this.")
+    raise ApiError(401, "unauthorized", "That is not this match's umpire token.")
+
+
+def _running_for_moves(meta: Meta, live: Live) -> None:
+    """409 for a move while the clocks are paused, or before the umpire's start (``clock.start: umpire``)."""
+    clock = live.clock
+    if clock.paused:
+        raise ApiError(409, "paused", "The umpire has paused the clocks: no moves until they resume.")
+    if not clock.started and meta.start == "umpire":
+        raise ApiError(409, "not_started", "The match waits for the umpire's start: no moves before it.")
+
+
+def _ongoing(cur: Settled) -> None:
+    if cur.live.finished:
+        raise _gone(cur.live)
+
+
+def _umpire_change(match_id: str, what: str, act: Callable[[Settled], Change | Answer], key: str | None = None) -> Answer:
+    """``act`` on the match once the umpire is known (API.md's order: 404, then 401/403, then the rest)."""
+
+    def judge(cur: Settled) -> Change | Answer:
+        _umpire(cur.meta)
+        return act(cur)
+
+    return change(get_store(), match_id, key, judge, what)
+
+
+def _controlled(cur: Settled, kind: str, seat: int | None = None, ms: int = 0) -> Change:
+    done = referee.control(GAMES[cur.meta.game], cur.meta, cur.live, kind, cur.now, seat, ms)
+    return Change(done.live, [done.entry], [], done.answer)
+
+
+@bp.post("/matches/<match_id>/start")
+def start_clock(match_id: str) -> Any:
+    """The umpire starts the clocks of a match that waits for the start (``clock.start``: ``umpire``
+    or ``first_move``): the seat to move gets a whole turn from now.  409 ``already_started`` after it."""
+
+    def act(cur: Settled) -> Change:
+        _ongoing(cur)
+        if cur.live.clock.started:
+            raise ApiError(409, "already_started", "The clocks have started already.")
+        return _controlled(cur, "start")
+
+    return _umpire_change(match_id, "the start", act)
+
+
+@bp.post("/matches/<match_id>/pause")
+def pause_clock(match_id: str) -> Any:
+    """The umpire pauses the running clocks: no deadline, no flag, no moves (409 ``paused``) until resumed."""
+
+    def act(cur: Settled) -> Change:
+        _ongoing(cur)
+        clock = cur.live.clock
+        if not clock.started:
+            raise ApiError(409, "not_started", "The clocks have not started: there is nothing to pause.")
+        if clock.paused:
+            raise ApiError(409, "already_paused", "The clocks are paused already.")
+        return _controlled(cur, "pause")
+
+    return _umpire_change(match_id, "the pause", act)
+
+
+@bp.post("/matches/<match_id>/resume")
+def resume_clock(match_id: str) -> Any:
+    """The umpire resumes paused clocks: the turn has exactly the time it had at the pause."""
+
+    def act(cur: Settled) -> Change:
+        _ongoing(cur)
+        clock = cur.live.clock
+        if not clock.started:
+            raise ApiError(409, "not_started", "The clocks have not started: start them (POST .../start).")
+        if not clock.paused:
+            raise ApiError(409, "not_paused", "The clocks are not paused.")
+        return _controlled(cur, "resume")
+
+    return _umpire_change(match_id, "the resumption", act)
+
+
+@bp.post("/matches/<match_id>/add-time")
+def add_time(match_id: str) -> Any:
+    """The umpire gives a seat time (``{"seat", "seconds"}``: 0.001 to 3600 s, kept to the
+    millisecond) in its bank; when its turn runs its deadline moves by as much.  With an
+    ``Idempotency-Key`` a repeat gives the time once and answers the match as it is."""
+    idem = _idempotency_key()
+    body, body_error = _body(schemas.add_time_request)
+    key = None if idem is None else f"a:{idem}"
+
+    def act(cur: Settled) -> Change | Answer:
+        if body is None:
+            assert body_error is not None
+            raise body_error
+        ms = round(body["seconds"] * 1000)
+        digest = referee.move_digest([body["seat"], ms])
+        if cur.pointer is not None:  # this key gave time already: the match as it is, the time given once
+            if cur.pointer != digest:
+                message = "This Idempotency-Key was used for another gift of time."
+                raise ApiError(422, "idempotency_key_reused", message, {"header": "Idempotency-Key"})
+            now = {**match_view(cur.meta, cur.live, cur.now), "events": [], "announcements": []}  # nothing happened now
+            return json_text(200, now, replayed=True)
+        _ongoing(cur)
+        done = _controlled(cur, "add_time", body["seat"], ms)
+        return Change(done.live, done.entries, [] if key is None else [(key, digest)], done.answer)
+
+    return _umpire_change(match_id, "the time given", act, key)
+
+
+@bp.post("/matches/<match_id>/seats/<seat>/token")
+def reissue_token(match_id: str, seat: str) -> Any:
+    """The umpire gives a seat a new token (a player lost theirs, or it leaked): answered once;
+    the old one gets 401 at once, on every server process.  Each call issues another."""
+    if seat not in ("0", "1"):
+        raise ApiError(404, "not_found", "A match has seats 0 and 1.")
+    number = int(seat)
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+
+    def act(cur: Settled) -> Change:
+        _ongoing(cur)
+        done = referee.control(GAMES[cur.meta.game], cur.meta, cur.live, "token", cur.now, number)
+        answer = {"match_id": match_id, "seat": number, "token": token}
+        return Change(done.live, [done.entry], [], answer, meta=cur.meta.with_token(number, referee.token_hash(token)))
+
+    return _umpire_change(match_id, "the new token", act)
+
+
 @bp.post("/matches/<match_id>/abort")
 def abort(match_id: str) -> Any:
-    """An umpire (the admin token) stops a match: over, with no winner; retrying it returns the first answer."""
-    _admin()
-    return change(get_store(), match_id, None, lambda cur: _end_change("abort", None, cur), "the abort")
+    """The umpire (the match's umpire token, or the admin token) stops a match: over, with no
+    winner; retrying it returns the first answer."""
+    return _umpire_change(match_id, "the abort", lambda cur: _end_change("abort", None, cur))
+
+
+@bp.post("/matches/<match_id>/adjudicate")
+def adjudicate(match_id: str) -> Any:
+    """The umpire decides the match (``{"winner": 0 | 1 | null, "reason"}``): over, with that
+    result; the same decision again returns the first answer."""
+    body, body_error = _body(schemas.adjudicate_request)
+
+    def act(cur: Settled) -> Change | Answer:
+        if body is None:
+            assert body_error is not None
+            raise body_error
+        game = GAMES[cur.meta.game]
+        winner, reason = body["winner"], body["reason"]
+        if cur.live.finished:
+            entries = referee.entries_of(get_store().record(cur.meta.match_id))
+            last = entries[-1] if entries else None
+            if last is not None and last.kind == "adjudicate" and (last.winner, last.reason) == (winner, reason):
+                step = referee.last_step(game, cur.meta, entries)
+                answer = referee.ended_answer(cur.meta, last, game.dump(step.after), step.events)
+                return json_text(200, answer, replayed=True)
+            raise _gone(cur.live)
+        ended = referee.adjudicate(game, cur.meta, cur.live, winner, reason, cur.now)
+        return Change(ended.live, [ended.entry], [], ended.answer)
+
+    return _umpire_change(match_id, "the adjudication", act)
+
+
+def _idempotency_key() -> str | None:
+    idem = request.headers.get("Idempotency-Key")
+    if idem is not None and not 1 <= len(idem) <= 200:
+        raise ApiError(422, "invalid_header", "An Idempotency-Key has 1 to 200 characters.", {"header": "Idempotency-Key"})
+    return idem
+
+
+def _body(schema: Any) -> tuple[dict[str, Any] | None, Exception | None]:
+    """The body through ``schema``, or the error to raise once the match and the token are checked (API.md's order)."""
+    try:
+        return json_body(schema), None
+    except (ApiError, ValidationError) as e:
+        return None, e
 
 
 @bp.get("/matches/<match_id>/moves")

@@ -195,7 +195,7 @@ class Model:
         deadline = None if self.deadline is None else iso(self.deadline)
         return {**self.spec, "seats": seats, "to_move": self.mover, "may_move": self.may_move,
                 "turn_started": None if self.mover is None else iso(self.start), "deadline": deadline,
-                "proxy": self.proxy, "now": iso(now)}  # fmt: skip
+                "proxy": self.proxy, "started": True, "paused": False, "now": iso(now)}  # fmt: skip  (clock.start: created)
 
     def view(self, now: int) -> dict[str, Any]:
         """The match as GET answers it."""
@@ -317,7 +317,7 @@ class MatchMachine(RuleBasedStateMachine):
         m = Match(self.client, made["match_id"], (made["seats"]["0"], made["seats"]["1"]), made)
         model = Model(m, game, policy, self.clock())
         nonnegative(made, "created")
-        assert {k: v for k, v in made.items() if k != "seats"} == {"match_id": m.id, **model.view(self.clock())}
+        assert {k: v for k, v in made.items() if k not in ("seats", "umpire")} == {"match_id": m.id, **model.view(self.clock())}
         self.models.append(model)
 
     def send(self, model: Model, seat: int, ply: int, text: str, key: str | None) -> Any:
