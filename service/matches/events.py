@@ -1,8 +1,9 @@
 """``GET /v1/matches/{id}/events``: a match as Server-Sent Events (API.md "Streams").
 
 One event per move (``move``), flag (``flag``), R-X6 time-out move
-(``pass``), resignation (``resign``), illegal attempt (``illegal``) and the
-game's end (``end``), each with the verdict's data: the move, the state after
+(``pass``), resignation (``resign``), illegal attempt (``illegal``), umpire's
+control (``start``, ``pause``, ``resume``, ``add_time``, ``token``,
+``adjudicate``: issue 22) and the game's end (``end``), each with the verdict's data: the move, the state after
 it, the engine's events, the umpire's announcements and both clocks.
 
 Event ids are the match's ply after the event: ``5`` for the event that made

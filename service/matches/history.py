@@ -8,10 +8,12 @@ position after ``ply`` of its changes.  Everything the pictures and posts
 need from a match goes through here, so the match storage can change behind it.
 
 ``ply`` counts the record's entries that changed the game - moves, and the
-reserved ``timeout``, ``resign N``, ``forfeit N``, ``abort`` - that is, the
+reserved ``timeout``, ``resign N``, ``forfeit N``, ``abort``, ``adjudicate
+N|draw`` - that is, the
 numbered lines of the record's text (and the entries of its ``replay``
-list); a flag that only opened an R-X6 proxy window, or an illegal attempt
-that was refused, changed nothing and is no ply here.  It is the state's own
+list); a flag that only opened an R-X6 proxy window, an illegal attempt
+that was refused, or an umpire's control of the clocks or the seats changed
+nothing and is no ply here.  It is the state's own
 ``ply`` except after a time-out, a resignation, a forfeit or an abort.
 """
 

@@ -150,11 +150,6 @@ class Entry:
     def forfeited(self) -> bool:
         return self.kind == "illegal" and bool(self.forfeit)
 
-    @property
-    def changes_game(self) -> bool:
-        """Whether the engine's state changes by it (what ``replay`` and the numbered lines hold)."""
-        return self.replay_word() is not None
-
     def apply(self, game: AnyGame, state: Any, spec: ClockSpec) -> tuple[Any, list[Json]]:
         """The engine's state after this entry and the events of it, from the state before."""
         kind, seat = self.kind, self.seat
