@@ -179,3 +179,27 @@ def test_a_first_answer_equals_the_answer_rebuilt_from_the_record() -> None:
     step = referee.last_step(GAME, m, stored)
     rebuilt = referee.move_answer(m, step.entry, GAME.dump(step.before), GAME.dump(step.after), step.events)
     assert referee.compact(rebuilt) == referee.compact(result.answer)
+
+
+# -- the umpire's controls (issue 22) ---------------------------------------------------
+
+
+def test_every_control_round_trips_and_only_adjudicate_changes_the_game() -> None:
+    m, live = meta(), fresh()
+    paused = referee.control(GAME, m, live, "pause", T0 + 7250)
+    given = referee.control(GAME, m, paused.live, "add_time", T0 + 8000, seat=1, ms=30_000)
+    resumed = referee.control(GAME, m, given.live, "resume", T0 + 9000)
+    token = referee.control(GAME, m, resumed.live, "token", T0 + 9500, seat=0)
+    judged = referee.adjudicate(GAME, m, token.live, None, "agreed", T0 + 9600)
+    made = [paused.entry, given.entry, resumed.entry, token.entry, judged.entry]
+    for e in made:
+        assert Entry.from_json(referee.parse_json(referee.compact(e.to_json()))) == e
+    assert [e.replay_word() for e in made] == [None, None, None, None, "adjudicate draw"]
+    assert given.entry.to_json()["a"] == 30_000 and given.live.clock.banks == (3000, 33_000)
+    # the clocks a control leaves are kept in its entry: paused at 7.25 s, then 1.75 s later running again
+    assert paused.entry.clock_after(SPEC, 0) == paused.live.clock and paused.live.clock.deadline is None
+    assert resumed.entry.clock_after(SPEC, 0).deadline == T0 + 1750 + 4000
+    assert (judged.live.state["end"], judged.live.state["winner"]) == ("adjudicated", None)
+    steps = list(referee.walk(GAME, m, made))
+    assert [s.after is s.before for s in steps] == [True, True, True, True, False]
+    assert steps[1].events == [{"type": "umpire", "action": "add_time", "seat": 1, "seconds": 30.0}]
