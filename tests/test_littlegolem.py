@@ -186,3 +186,10 @@ def test_a_game_a_client_holds_is_exported_and_reads_back(client: FlaskClient) -
     games = {g["name"]: g for g in client.get("/v1/games").get_json()["games"]}
     bare = next(name for name, g in games.items() if [f["name"] for f in g["records"]] in ([], ["diagram"]))
     assert client.post(f"/v1/games/{bare}/export", json={"format": "littlegolem", "moves": []}).status_code == 404
+
+
+@pytest.mark.parametrize("entry", ["abort", "adjudicate 1", "adjudicate draw", "timeout"])
+def test_an_end_that_is_no_turn_ends_the_table_as_a_comment(entry: str) -> None:
+    """A managed match's record may end with the umpire's adjudication (issue 22): Little Golem has no word for it."""
+    text = lg.write({"size": 5}, ["E5", "D4 D6", entry])
+    assert text.splitlines()[-1] == f"# {entry}"
