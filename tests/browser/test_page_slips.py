@@ -8,6 +8,7 @@ phone and a verdict below the board there, and Little Golem's records."""
 from __future__ import annotations
 
 import json
+import urllib.error
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
@@ -298,3 +299,35 @@ def test_an_option_the_board_does_not_use_is_not_offered(page: WebDriver) -> Non
     assert "green-meadow" in (page.find_element(By.CSS_SELECTOR, "#u-board svg").get_attribute("innerHTML") or "").lower()
     Select(page.find_element(By.ID, "u-opt-variant")).select_by_value("genius")
     assert size.is_displayed()
+
+
+def test_a_seat_s_link_is_reissued_and_the_umpire_s_controls_are_no_moves(page: WebDriver, server: str) -> None:
+    """The umpire gives a seat a new link (its old token refused at once); the umpire's controls in
+    the record (here a seat's new token) are no moves on the page (before, every entry the
+    page did not know became "resign")."""
+    new_game(page, "catchup", size="3")
+    match_id = create_match(page, "Ann", "Bob")
+    old = str(link(page, "1", match_id).get_attribute("href"))
+    page.find_element(By.CSS_SELECTOR, f'#u-kept [data-match="{match_id}"] button[data-reissue="1"]').click()
+    page.switch_to.alert.accept()
+    idle(page)
+    new = str(link(page, "1", match_id).get_attribute("href"))
+    assert new != old and "seat=1&token=" in new and "Seat 1 (Bob) has a new link" in text(page, "u-verdict")
+
+    def move(token: str, cell: str, ply: int) -> int:
+        body = json.dumps({"move": cell, "ply": ply}).encode()
+        headers = {"Content-Type": "application/json", "Authorization": f"Bearer {token}"}
+        request = urllib.request.Request(f"{server}/v1/matches/{match_id}/moves", body, headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=10) as resp:
+                return int(resp.status)
+        except urllib.error.HTTPError as e:
+            return int(e.code)
+
+    seat0 = str(link(page, "0", match_id).get_attribute("href")).split("token=")[1]
+    assert move(seat0, "C3", 0) == 200
+    assert move(old.split("token=")[1], "A1", 1) == 401 and move(new.split("token=")[1], "A1", 1) == 200
+    page.get(str(link(page, "umpire", match_id).get_attribute("href")))
+    idle(page)
+    assert moves(page) == ["start", "1. C3", "2. A1"]
+    assert text(page, "u-turn").startswith("Ann to move")

@@ -17,7 +17,7 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   // A record's entries that are not moves (engine/game.py RESERVED): replayed by the server.
-  const RESERVED = ['timeout', 'resign', 'forfeit', 'abort'];
+  const RESERVED = ['timeout', 'resign', 'forfeit', 'abort', 'adjudicate'];
   const POLL_S = 25;
 
   const desk = {
@@ -1109,17 +1109,32 @@
           : el('a', { href: l.href, 'data-seat': l.seat }, l.text);
         const copy = el('button', { type: 'button', class: 'u-copy', 'data-copy': l.seat, 'aria-label': `Copy the link: ${l.text}`,
           onclick: async () => say('info', (await copyText(l.href)) ? `The link of ${l.text} is copied.` : `Copy the link by hand: ${l.href}`) }, 'Copy');
-        return el('li', {}, a, ' ', copy);
+        // A seat whose link was lost or leaked gets a new one (the match's umpire token): the old one stops at once.
+        const renew = l.seat !== 'umpire' && k.umpire
+          ? el('button', { type: 'button', class: 'u-copy', 'data-reissue': l.seat, 'aria-label': `A new link for ${l.text}`,
+            onclick: () => reissue(k.id, Number(l.seat)) }, 'New link')
+          : null;
+        return el('li', {}, a, ' ', copy, renew ? ' ' : null, renew);
       });
       const dismiss = el('button', { type: 'button', class: 'u-dismiss', onclick: () => {
         if (!window.confirm('Forget these links? A seat whose link is lost can no longer move.')) return;
         keepMatches(keptMatches().filter((other) => other.id !== k.id));
       } }, 'Dismiss');
-      // Reissuing a seat's link (a new token, the old one refused) belongs here once the server offers it.
       box.append(el('div', { class: 'u-kept', 'data-match': k.id },
         el('p', {}, el('strong', {}, `${k.title}: ${k.names[0]} – ${k.names[1]}`), ` · ${k.created}`),
         el('ul', {}, ...items), dismiss));
     }
+  }
+
+  async function reissue(id, seat) {
+    const kept = keptMatches();
+    const k = kept.find((other) => other.id === id);
+    if (!k || !window.confirm(`A new link for seat ${seat} (${k.names[seat]})? The old link stops working at once.`)) return;
+    const r = await api('POST', `/v1/matches/${encodeURIComponent(id)}/seats/${seat}/token`, undefined, { Authorization: `Bearer ${k.umpire}` });
+    if (!r.ok) return say('bad', `No new link: ${errorText(r)}`);
+    k.seats[seat] = r.data.token;
+    keepMatches(kept);
+    say('info', `Seat ${seat} (${k.names[seat]}) has a new link; the old one no longer works. Copy it and send it on.`);
   }
 
   async function createMatch() {
@@ -1137,6 +1152,7 @@
       title: desk.games[desk.game].title,
       names: typed.map((n, seat) => n || own[seat]),
       seats: [r.data.seats['0'], r.data.seats['1']],
+      umpire: r.data.umpire || null, // the match's umpire token: a seat's new link (and the umpire's controls)
       created: new Date().toLocaleString(),
     });
     keepMatches(kept);
@@ -1203,7 +1219,9 @@
     if (e.kind === 'pass') return e.move || 'timeout';
     if (e.kind === 'illegal') return e.forfeit ? `forfeit ${e.seat}` : null;
     if (e.kind === 'abort') return 'abort';
-    return `resign ${e.seat}`;
+    if (e.kind === 'resign') return `resign ${e.seat}`;
+    if (e.kind === 'adjudicate') return `adjudicate ${e.winner === null || e.winner === undefined ? 'draw' : e.winner}`;
+    return null; // the umpire's controls of the clocks (start, pause, resume, add time) change no position
   }
 
   async function takeMatch(data, first) {
