@@ -320,6 +320,14 @@ class Game(ABC, Generic[S, M]):
         """The notation of a move made of ``steps`` (the inverse of :meth:`split_move`)."""
         return " ".join(steps)
 
+    def preview(self, state: S, prefix: Sequence[str]) -> S | None:
+        """The position as the legal steps ``prefix`` of a move leave the board,
+        for a front end to show while the move is built (issue 22: Crystal's
+        shifts); None where the steps change nothing until the move is whole
+        (this default).  Called only with a prefix :meth:`next_steps` accepted.
+        Only a picture: the turn is not over, and nothing is to be played from it."""
+        return None
+
     def next_steps(self, state: S, prefix: Sequence[str]) -> Steps:
         """The legal steps after ``prefix`` and whether the move may end there.
 

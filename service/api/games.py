@@ -93,6 +93,9 @@ def steps(g: Any, state: Any, prefix: list[str]) -> dict[str, Any]:
     else:
         out = {"prefix": found.prefix, "steps": found.steps, "count": len(found.steps), "complete": found.complete}
         out["move"] = found.move
+        shown = g.preview(state, found.prefix)
+        if shown is not None:  # never signed: a picture of a turn under way, not a state to play from
+            out["preview"] = g.dump(shown)
     dumped: dict[str, Any] = schemas.steps_response.dump(out)
     return dumped
 

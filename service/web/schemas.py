@@ -339,6 +339,7 @@ class StepsResponse(Schema):
     complete = fields.Boolean(required=True)
     move = fields.String(allow_none=True, required=True)
     error = fields.Nested(MoveErrorBody)
+    preview = _object()  # the board as the steps so far leave it (Game.preview), where they change it
 
 
 class FirstIllegal(Schema):

@@ -331,3 +331,30 @@ def test_a_seat_s_link_is_reissued_and_the_umpire_s_controls_are_no_moves(page: 
     idle(page)
     assert moves(page) == ["start", "1. C3", "2. A1"]
     assert text(page, "u-turn").startswith("Ann to move")
+
+
+def test_crystal_s_shifts_are_previewed_while_the_turn_is_built(page: WebDriver, shot: Shot) -> None:
+    """Before: the grid stayed as it was until the turn's last shift was played, so the umpire
+    built a three-shift turn blind (legal-moves' ``preview``: each shift on the grid the ones
+    before left, R-X2)."""
+    new_game(page, "crystal", seed="19")
+    for step in ("first", "red", "blue", "green", "second"):
+        buttons = [b for b in page.find_elements(By.CSS_SELECTOR, "#u-steps button") if b.text == step]
+        buttons[0].click()
+        idle(page)
+    assert ply(page) == 4 and text(page, "u-turn").startswith("Player 1 to move: 3 shifts")
+    before = cells(page)
+    assert not shown(page, "u-preview")
+    shift = next(b for b in page.find_elements(By.CSS_SELECTOR, "#u-steps button") if b.text == "A up 1")
+    shift.click()
+    idle(page)
+    assert ply(page) == 4 and value(page, "u-move") == "A up 1"  # not played: one shift of three
+    after = cells(page)
+    column = [f"A{row}" for row in range(1, 7)]
+    what = [label.split(", ", 1)[1] for label in (before[c] for c in column)]
+    assert [after[c].split(", ", 1)[1] for c in column] == what[1:] + what[:1]  # column A, up one (it wraps)
+    assert all(after[c] == before[c] for c in before if not c.startswith("A"))
+    assert shown(page, "u-preview")
+    shot(page, "preview")
+    click(page, "u-clear")
+    assert cells(page) == before and not shown(page, "u-preview")

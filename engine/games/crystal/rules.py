@@ -952,6 +952,17 @@ class Crystal(Game[CrystalState, Move]):
         complete = done == due
         return Steps(written, steps, complete, self.join_steps(written) if complete else None)
 
+    def preview(self, state: CrystalState, prefix: Sequence[str]) -> CrystalState | None:
+        """The grid as the conversion and shifts so far leave it (R-X2: each on
+        the grid as the ones before left it), the turn not yet over."""
+        p = state.to_move
+        if p is None or state.phase != "shift" or not prefix:
+            return None
+        move = self.parse(state, list(prefix))
+        if not isinstance(move, Turn):
+            return None
+        return replace(state, grid=self._items(state, p, move.items)[0])
+
     def _draft_steps(self, state: CrystalState, prefix: Sequence[str]) -> Steps:
         """R-X1's choices, one word a step: an order word, or colours still open
         (two different ones when the second picker picks)."""

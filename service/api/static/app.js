@@ -33,6 +33,7 @@
     prefix: [],    // the move being built, step by step
     wrong: null,   // the cell of the wrong step, marked on the board
     open: [],      // the legal next steps (when shown)
+    preview: null, // {key, state}: the board as the steps so far leave it (legal-moves `preview`), for the move being built
     match: null,   // {id, seat, token, data, entries, gen, offset, es}
     thinking: false, // the computer is choosing a move (POST suggest): the board waits
   };
@@ -164,6 +165,9 @@
   function plyQuery(i) { return i === desk.history.length - 1 ? '' : `ply=${plyOf(i)}`; }
   // What a post, a PNG link or a record copied belongs to: the game, the line, the position.
   function shownKey() { return `${desk.match ? desk.match.id : desk.game}|${desk.line}|${desk.at}`; }
+  // The preview of the move being built, while it is the move being built on the position shown.
+  const previewKey = () => `${shownKey()}|${desk.prefix.join('\n')}`;
+  function previewState() { return desk.preview && desk.preview.key === previewKey() ? desk.preview.state : null; }
 
   // -- set-up ----------------------------------------------------------------------------------
 
@@ -428,13 +432,16 @@
     forgetShares();
     const h = desk.history[desk.at];
     const coords = $('u-coords').checked;
+    const preview = desk.match && !atLatest() ? null : previewState(); // a move under way: the board as its steps leave it
     let r;
     if (desk.match && !atLatest()) {
       const query = [plyQuery(desk.at), coords ? 'coords=true' : '', namesToSend() ? `names=${encodeURIComponent(names().map((n) => n.replace(/,/g, ' ')).join(','))}` : '']
         .filter(Boolean).join('&');
       r = await api('GET', `/v1/matches/${desk.match.id}/board.svg?${query}`);
     } else {
-      r = await api('POST', `/v1/games/${desk.game}/render`, { state: h.state, events: h.events || [], format: 'svg', coords, names: namesToSend() });
+      r = await api('POST', `/v1/games/${desk.game}/render`, {
+        state: preview || h.state, events: preview ? [] : h.events || [], format: 'svg', coords, names: namesToSend(),
+      });
     }
     if (!r.ok) return say('bad', `The board cannot be drawn: ${errorText(r)}`);
     const board = $('u-board');
@@ -442,11 +449,13 @@
     const svg = board.querySelector('svg');
     if (svg) {
       svg.setAttribute('role', 'group');
-      svg.setAttribute('aria-label', `Board, ${desk.games[desk.game].title}, ply ${plyOf(desk.at)}`);
+      svg.setAttribute('aria-label', `Board, ${desk.games[desk.game].title}, ply ${plyOf(desk.at)}${preview ? ', the move so far' : ''}`);
     }
+    board.dataset.preview = preview ? '1' : '0';
+    $('u-preview').hidden = !preview;
     fitBoard();
     if ($('u-board').dataset.game !== desk.game) showHints();
-    decorateCells(h.state);
+    decorateCells(preview || h.state);
     const examples = hints().examples;
     $('u-move').placeholder = examples[Math.min(desk.at, examples.length - 1)];
     showTurn();
@@ -818,6 +827,8 @@
     desk.wrong = null;
     $('u-move').value = joinSteps(desk.prefix);
     if (r.data.complete && r.data.count === 0) return play(r.data.move); // the move cannot go on: it is played
+    desk.preview = r.data.preview ? { key: previewKey(), state: r.data.preview } : null;
+    if (desk.preview || $('u-board').dataset.preview === '1') await show(); // the board as the steps so far leave it
     applySteps(r.data);
     if (desk.prefix.length) {
       say('info', r.data.complete
@@ -957,12 +968,13 @@
     await play(r.data.move, c.label);
   }
 
-  function clearMove() {
+  async function clearMove() {
     desk.prefix = [];
     desk.wrong = null;
     $('u-move').value = '';
     $('u-verdict').replaceChildren();
-    refreshSteps();
+    if ($('u-board').dataset.preview === '1') await show(); // the board as it is, without the steps taken back
+    else await refreshSteps();
   }
 
   // -- the forum post and the picture -------------------------------------------------------------
@@ -1438,7 +1450,12 @@
       ev.preventDefault();
       play($('u-move').value);
     });
-    $('u-move').addEventListener('input', () => { desk.prefix = []; desk.wrong = null; markCells(); });
+    $('u-move').addEventListener('input', () => {
+      desk.prefix = [];
+      desk.wrong = null;
+      if ($('u-board').dataset.preview === '1') show(); // typing starts the move afresh: no preview of the steps clicked
+      else markCells();
+    });
     $('u-clear').addEventListener('click', clearMove);
     $('u-show-legal').addEventListener('change', refreshSteps);
     $('u-first').addEventListener('click', () => goTo(0));
