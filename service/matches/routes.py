@@ -33,7 +33,7 @@ from engine.errors import BadOptions, MoveError
 from engine.game import Outcome
 from engine.registry import GAMES, PRESETS, get_game
 from service.api.games import record_format
-from service.matches import referee
+from service.matches import outbox, referee
 from service.matches.db import get_hub, get_positions, get_store
 from service.matches.events import crowded
 from service.matches.hub import Crowded
@@ -201,6 +201,7 @@ def create_match() -> Any:
     if umpire and not hmac.compare_digest((bearer() or "").encode(), str(umpire).encode()):
         raise ApiError(401, "unauthorized", "Creating a match needs the umpire token: Authorization: Bearer <token>.")
     body = json_body(schemas.match_create_request)
+    hooks = outbox.check(body["webhooks"])  # 422 naming webhooks.N.url the server will not post to (WEBHOOK_ALLOW)
     game = get_game(body["game"])
     state = game.new(body["options"])
     dumped = game.dump(state)
@@ -230,6 +231,8 @@ def create_match() -> Any:
             break
     else:  # pragma: no cover - 96 random bits clashing three times
         raise ApiError(503, "unavailable", "Could not find a free match id; try again.")
+    if hooks:  # before the answer, so before any move: the deliverer posts every change (service/matches/webhooks.py)
+        outbox.register(store, match_id, hooks)
     get_positions().put(match_id, "0", state)  # create.lua starts the rev at 0
     out = {"match_id": match_id, "seats": {"0": tokens[0], "1": tokens[1]}, **match_view(meta, live, now)}
     return with_legal(out, game.name, state), 201, {"Location": f"/v1/matches/{match_id}"}
