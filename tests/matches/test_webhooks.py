@@ -15,13 +15,16 @@ import json
 import logging
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from liveserver import serve
 from matchkit import Match
 from openapi_check import SpecChecker
 from PIL import Image
@@ -542,3 +545,28 @@ def test_no_log_line_holds_the_url(
     assert any("failed" in r.getMessage() for r in caplog.records)  # the failure was logged...
     ours = [r for r in caplog.records if r.name != "werkzeug"]  # the receiver's own access log shows its path, of course
     assert not [r.getMessage() for r in ours if TOKEN in r.getMessage()]  # ...by host, never by URL
+
+
+def test_make_run_starts_a_deliverer_when_hosts_are_allowed(tmp_path: Path, receivers: Callable[..., Receiver]) -> None:
+    """``python -m service.run.serve`` (what ``make run`` runs) with WEBHOOK_ALLOW: its own deliverer
+    process posts each move made over HTTP, with no test code delivering anything."""
+    hook = receivers("json")
+    env = {"WEBHOOK_ALLOW": f"127.0.0.1:{hook.port}", "WEBHOOK_POLL_S": "0.1", "ADMIN_TOKEN": "admin-token"}
+    with serve(tmp_path, **env) as base:
+
+        def call(method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+            headers = {"Content-Type": "application/json"} | ({"Authorization": f"Bearer {token}"} if token else {})
+            data = None if body is None else json.dumps(body).encode()
+            request = urllib.request.Request(base + path, data=data, method=method, headers=headers)
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                return json.loads(answer.read())
+
+        body = {"game": "catchup", "options": {"size": 3}, "webhooks": [{"url": hook.url, "format": "json"}]}
+        made = call("POST", "/v1/matches", body)
+        match_id, seats = made["match_id"], made["seats"]
+        call("POST", f"/v1/matches/{match_id}/moves", {"move": "C3", "ply": 0}, seats["0"])
+        call("POST", f"/v1/matches/{match_id}/moves", {"move": "B2 B3", "ply": 1}, seats["1"])
+        until(lambda: len(hook.accepted) >= 2, timeout=30, what="the deliverer of make run")
+        assert [a["delivery"] for a in hook.accepted] == [f"{match_id}:1", f"{match_id}:2"] and not hook.problems
+        seen = call("GET", f"/v1/matches/{match_id}/webhooks", token="admin-token")
+        assert seen["webhooks"][0]["delivered"] == 2
