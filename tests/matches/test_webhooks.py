@@ -13,6 +13,7 @@ import base64
 import io
 import json
 import logging
+import random
 import threading
 import time
 import urllib.request
@@ -24,6 +25,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from gamekit import random_move
 from liveserver import serve
 from matchkit import Match
 from openapi_check import SpecChecker
@@ -31,6 +33,7 @@ from PIL import Image
 from werkzeug.serving import BaseWSGIServer, make_server
 from werkzeug.wrappers import Request, Response
 
+from engine.registry import GAMES
 from service.matches import outbox
 from service.matches.store import Store, shard_of
 from service.matches.webhooks import Deliverer
@@ -570,3 +573,37 @@ def test_make_run_starts_a_deliverer_when_hosts_are_allowed(tmp_path: Path, rece
         assert [a["delivery"] for a in hook.accepted] == [f"{match_id}:1", f"{match_id}:2"] and not hook.problems
         seen = call("GET", f"/v1/matches/{match_id}/webhooks", token="admin-token")
         assert seen["webhooks"][0]["delivered"] == 2
+
+
+@ADMIN
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_every_game_is_posted_with_its_picture(
+    game: str, client: FlaskClient, app: Flask, receivers: Callable[..., Receiver], deliverers: Callable[[], Deliverer]
+) -> None:
+    """The issue's "done when": a match of each game, every change posted with its picture."""
+    hooks = [receivers("discord"), receivers("json")]
+    allow(app, *hooks)
+    body = {"game": game, "players": ["Ann", "Bob"], "webhooks": [{"url": h.url, "format": h.fmt} for h in hooks]}
+    r = client.post("/v1/matches", json=body)
+    assert r.status_code == 201, r.json
+    m = Match(client, r.json["match_id"], (r.json["seats"]["0"], r.json["seats"]["1"]), r.json)
+    deliverers()
+    rnd = random.Random(22)
+    g = GAMES[game]
+    for _ in range(8):
+        state = m.state()
+        if state["status"] == "finished":
+            break
+        answer = m.move(state["to_move"], random_move(g, g.load(state), rnd), state["ply"])
+        assert answer.status_code == 200, answer.json
+    if m.state()["status"] != "finished":
+        assert m.resign(m.state()["to_move"]).status_code == 200
+    changes = len(m.record()["moves"])
+    until(lambda: all(len(h.accepted) >= changes for h in hooks), timeout=60, what=f"{changes} posts of {game}")
+    for h in hooks:
+        assert not h.problems, h.problems
+        assert [a["delivery"] for a in h.accepted] == [f"{m.id}:{k}" for k in range(1, changes + 1)]
+    bodies = [a["body"] for a in hooks[1].accepted]
+    assert bodies[-1]["events"][-1]["type"] == "end"
+    assert all(b["announcements"] for b in bodies)
+    assert len({a["png"] for a in hooks[0].accepted}) == changes  # a picture of each position
