@@ -138,7 +138,7 @@ def _is_v6(host: str) -> bool:
 
 
 def check(hooks: Sequence[Mapping[str, str]], app: Flask | None = None) -> list[Hook]:
-    """The webhooks of a new match (as the schema loaded them), or 422 ``invalid_body``
+    """The webhooks of a new match (as the schema loaded them), or 422 ``webhook_refused``
     naming the first one the server will not post to (``webhooks.0.url``)."""
     if not hooks:
         return []
@@ -146,10 +146,10 @@ def check(hooks: Sequence[Mapping[str, str]], app: Flask | None = None) -> list[
     allow = allowed(str(cfg["WEBHOOK_ALLOW"] or ""))
     if not allow:
         message = "This server posts to no webhooks: its operator has not set WEBHOOK_ALLOW."
-        raise ApiError(422, "invalid_body", message, field_details({"webhooks": [message]}))
+        raise ApiError(422, "webhook_refused", message, field_details({"webhooks": [message]}))
     problems = {f"webhooks.{i}.url": [why] for i, h in enumerate(hooks) if (why := refusal(h["url"], allow)) is not None}
     if problems:
-        raise ApiError(422, "invalid_body", next(iter(problems.values()))[0], field_details(problems))
+        raise ApiError(422, "webhook_refused", next(iter(problems.values()))[0], field_details(problems))
     return [Hook(h["url"], h["format"]) for h in hooks]
 
 

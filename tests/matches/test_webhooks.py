@@ -240,7 +240,7 @@ HOOK = {"url": "https://hooks.example.org/a", "format": "json"}
 def test_webhooks_are_refused_when_the_operator_allows_no_host(client: FlaskClient) -> None:
     body = {"game": "catchup", "webhooks": [{"url": "https://discord.com/api/webhooks/1/x", "format": "discord"}]}
     r = client.post("/v1/matches", json=body)
-    assert r.status_code == 422 and r.json["error"]["code"] == "invalid_body"
+    assert r.status_code == 422 and r.json["error"]["code"] == "webhook_refused"
     assert r.json["error"]["details"]["field"] == "webhooks" and "WEBHOOK_ALLOW" in r.json["error"]["message"]
 
 
@@ -262,7 +262,7 @@ def test_a_url_the_server_will_not_post_to_is_named(client: FlaskClient, url: st
     ok = {"url": "https://hooks.example.org/ok", "format": "json"}
     r = client.post("/v1/matches", json={"game": "catchup", "webhooks": [ok, {"url": url, "format": "slack"}]})
     assert r.status_code == 422, r.json
-    assert r.json["error"]["code"] == "invalid_body" and r.json["error"]["details"]["field"] == "webhooks.1.url"
+    assert r.json["error"]["code"] == "webhook_refused" and r.json["error"]["details"]["field"] == "webhooks.1.url"
     assert why in r.json["error"]["message"]
 
 
@@ -279,7 +279,8 @@ def test_a_url_the_server_will_not_post_to_is_named(client: FlaskClient, url: st
 )
 def test_the_webhooks_field_is_checked_by_the_schema(client: FlaskClient, hooks: Any, field: str) -> None:
     r = client.post("/v1/matches", json={"game": "catchup", "webhooks": hooks})
-    assert r.status_code == 422 and r.json["error"]["details"]["field"] == field, r.json
+    assert r.status_code == 422 and r.json["error"]["code"] == "invalid_body", r.json
+    assert r.json["error"]["details"]["field"] == field, r.json
 
 
 @pytest.mark.app_config(WEBHOOK_ALLOW="hooks.example.org")
