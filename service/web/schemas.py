@@ -204,7 +204,7 @@ NAME = validate.Regexp(r"^[^\x00-\x1f\x7f]{1,64}$", error="A name or tag is 1 to
 
 WEBHOOK_FORMATS = ("discord", "slack", "json")  # service/matches/outbox.py: what is posted to each
 MAX_WEBHOOKS = 3
-MAX_WEBHOOK_URL = 2000
+MAX_WEBHOOK_URL = 1000  # the body's limit for any string (service/web/http.py)
 
 
 class WebhookSchema(Schema):
