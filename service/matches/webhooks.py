@@ -210,7 +210,7 @@ def slack_request(change: Change, public: str) -> dict[str, Any]:
     post = change.post("text", url)
     heading = post.split("\n", 1)[0]
     summary = " ".join([heading, *change.announcements])
-    body = slack_escape(post.rstrip("\n"))
+    body = slack_escape(post.rstrip("\n")).replace("```", "'''")  # nothing a player named closes the block
     if len(body) > SLACK_SECTION - 8:
         body = body[: SLACK_SECTION - 9] + "…"
     blocks: list[Json] = [{"type": "section", "text": {"type": "mrkdwn", "text": f"```\n{body}\n```"}}]
@@ -255,9 +255,10 @@ def _retry_after(raw: str | None) -> float:
     return float(raw)
 
 
-def send(client: httpx.Client, hook: Hook, request: dict[str, Any], delivery: str, max_bytes: int) -> Sent:
-    """One try of one post: no redirect followed, at most ``max_bytes`` sent and
-    ``ANSWER_BYTES`` of the answer read.  An error never names the URL."""
+def send(client: httpx.Client, hook: Hook, request: dict[str, Any], delivery: str, max_bytes: int, answer_s: float) -> Sent:
+    """One try of one post: no redirect followed, at most ``max_bytes`` sent, and at most
+    ``ANSWER_BYTES`` of the answer read within ``answer_s`` of its headers (a receiver that
+    drips its answer is cut off there).  An error never names the URL."""
     headers = {"User-Agent": USER_AGENT, "X-Umpire-Delivery": delivery}
     try:
         built = client.build_request("POST", hook.url, headers=headers, **request)
@@ -266,11 +267,11 @@ def send(client: httpx.Client, hook: Hook, request: dict[str, Any], delivery: st
             return Sent(False, None, f"the post is {size} bytes, over WEBHOOK_MAX_BYTES ({max_bytes})")
         answer = client.send(built, stream=True)
         try:
-            read = 0
+            read, until = 0, time.monotonic() + answer_s
             for chunk in answer.iter_raw():
                 read += len(chunk)
-                if read >= ANSWER_BYTES:
-                    break
+                if read >= ANSWER_BYTES or time.monotonic() > until:
+                    break  # the status is what counts: the rest of the answer is not read
         finally:
             answer.close()
     except httpx.TimeoutException as e:
@@ -363,7 +364,8 @@ class Deliverer:
         self.backoff_s, self.backoff_max_s = float(cfg["WEBHOOK_BACKOFF_S"]), float(cfg["WEBHOOK_BACKOFF_MAX_S"])
         self.max_bytes = int(cfg["WEBHOOK_MAX_BYTES"])
         self.public = str(cfg["PUBLIC_URL"] or "")
-        timeout = float(cfg["WEBHOOK_TIMEOUT_S"])
+        self.timeout_s = timeout = float(cfg["WEBHOOK_TIMEOUT_S"])
+        self.down: set[str] = set()  # masters whose last look failed (warned once, until they answer)
         # No redirects, no proxy or .netrc from the environment, certificates verified.
         self.client = httpx.Client(
             timeout=httpx.Timeout(timeout), follow_redirects=False, trust_env=False, verify=True,
@@ -394,8 +396,11 @@ class Deliverer:
                 now = int(secs) * 1000 + int(micros) // 1000
                 rows = outbox.pending(self.store, client, shards)
             except redis.RedisError as e:
-                log.warning("webhooks: master %s is not answering (%s)", name, e)
+                if name not in self.down:
+                    log.warning("webhooks: master %s is not answering (%s); posting for the others", name, e)
+                    self.down.add(name)
                 continue
+            self.down.discard(name)
             for match_id, raw, length in rows:
                 seen.add(match_id)
                 hooks = outbox.hooks_of(raw)
@@ -458,7 +463,7 @@ class Deliverer:
         if refused is not None or request is None:
             sent = Sent(False, None, refused or "nothing to post")
         else:
-            sent = send(self.client, hook, request, f"{match_id}:{change.seq}", self.max_bytes)
+            sent = send(self.client, hook, request, f"{match_id}:{change.seq}", self.max_bytes, self.timeout_s)
         if sent.ok:
             return outbox.finish(store, match_id, webhook, cursor, self.owner, "ok")
         again = sent.again and attempt < self.tries

@@ -110,6 +110,16 @@ class Receiver:
             return Response("late", status=503)
         if step == "302":
             return Response("", status=302, headers={"Location": f"http://127.0.0.1:{self.port}/elsewhere"})
+        if step == "drip":  # a 200 whose body never seems to end: a byte every 0.2 s for 30 s
+
+            def drip() -> Iterator[bytes]:
+                for _ in range(150):
+                    time.sleep(0.2)
+                    yield b"."
+
+            with self.lock:
+                self.accepted.append({"delivery": request.headers["X-Umpire-Delivery"], "dripped": True})
+            return Response(drip(), status=200)
         if step in ("500", "404"):
             return Response("no", status=int(step))
         if request.path != f"/api/webhooks/123/{TOKEN}":
@@ -608,3 +618,36 @@ def test_every_game_is_posted_with_its_picture(
     assert bodies[-1]["events"][-1]["type"] == "end"
     assert all(b["announcements"] for b in bodies)
     assert len({a["png"] for a in hooks[0].accepted}) == changes  # a picture of each position
+
+
+@ADMIN
+def test_an_answer_that_never_ends_is_cut_off(
+    client: FlaskClient, app: Flask, receivers: Callable[..., Receiver], deliverers: Callable[[], Deliverer]
+) -> None:
+    hook = receivers("json", plan=["drip"])
+    allow(app, hook)
+    m = hooked(client, hook)
+    deliverers()
+    assert m.move(0, "C3", 0).status_code == 200
+    assert m.move(1, "B2 B3", 1).status_code == 200
+    # the 200 counts at once; the answer is read for WEBHOOK_TIMEOUT_S (0.5 s) at most, not for its 30 s
+    until(lambda: len(hook.accepted) >= 2, timeout=10, what="the change after the dripping answer")
+    assert [a["delivery"] for a in hook.accepted] == [f"{m.id}:1", f"{m.id}:2"]
+    assert status(client, m)["webhooks"][0]["delivered"] == 2
+
+
+@ADMIN
+def test_a_name_cannot_break_out_of_the_slack_block(
+    client: FlaskClient, app: Flask, receivers: Callable[..., Receiver], deliverers: Callable[[], Deliverer]
+) -> None:
+    hook = receivers("slack")
+    allow(app, hook)
+    m = hooked(client, hook, players=["```<!channel> *Ann*", "Bob"])
+    deliverers()
+    assert m.move(0, "C3", 0).status_code == 200
+    until(lambda: len(hook.accepted) == 1, what="the post")
+    assert not hook.problems
+    text = hook.accepted[0]["blocks"][0]["text"]["text"]
+    assert text.startswith("```\n") and text.endswith("\n```") and text.count("```") == 2
+    assert "<!channel>" not in text and "&lt;!channel&gt;" in text  # Slack's mention syntax is escaped
+    assert "<!channel>" not in hook.accepted[0]["text"]
