@@ -47,7 +47,7 @@ SETTINGS: dict[str, tuple[Any, Any]] = {
     "WEBHOOK_TRIES": (int, 8),  # tries per change and webhook before it is given up
     "WEBHOOK_BACKOFF_S": (float, 1.0),  # the wait after the first failed try; doubled after each
     "WEBHOOK_BACKOFF_MAX_S": (float, 60.0),  # the longest wait between tries
-    "WEBHOOK_POLL_S": (float, 0.25),  # how often the deliverer looks for new changes
+    "WEBHOOK_POLL_S": (float, 1.0),  # the longest a deliverer waits between looks (a change wakes it at once)
     "WEBHOOK_THREADS": (int, 4),  # posts under way at once per deliverer process
     "WEBHOOK_MAX_BYTES": (int, 8 << 20),  # the largest request a deliverer sends (Discord's own cap is 10 MiB)
     "PUBLIC_URL": (str, ""),  # the service's public address (https://umpire.example.org): Slack's picture link

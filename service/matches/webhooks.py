@@ -3,8 +3,9 @@
 The deliverer (``flask --app service deliver``; ``make run`` starts one when
 ``WEBHOOK_ALLOW`` is set, service/run/serve.py) runs beside the app, never in
 a request: a move commits and answers as it always did, and the deliverer
-finds the change in the match's record afterwards.  Every ``WEBHOOK_POLL_S``
-it reads, on each Redis master, the matches indexed as having webhooks
+finds the change in the match's record afterwards.  Woken by the commit's
+publication on the match's channel (the hub's pub/sub), and at least every
+``WEBHOOK_POLL_S``, it reads, on each Redis master, the matches indexed as having webhooks
 (service/matches/outbox.py) with each webhook's cursor and the record's length;
 for each webhook behind the record it builds the next change's payload - once per
 process, for every webhook of the match: the stream's events
@@ -65,6 +66,7 @@ from service.api.pictures import render_pool
 from service.matches import outbox, referee, routes
 from service.matches.db import get_store
 from service.matches.events import Ids, step_events
+from service.matches.hub import Hub
 from service.matches.outbox import Hook
 from service.matches.referee import Meta
 from service.matches.store import Gone, Store
@@ -78,6 +80,7 @@ ANSWER_BYTES = 4096  # of a receiver's answer, at most this much is read
 USER_AGENT = "umpire-webhooks/1"
 SLACK_SECTION = 3000  # characters of a Slack section block's text
 BATCH = 20  # changes one task posts to one webhook before it lets others have the thread
+MIN_ROUND_S = 0.02  # a deliverer looks at most this often, however many matches change
 
 
 # -- who may read a match's webhooks ----------------------------------------------------------
@@ -352,6 +355,19 @@ class Walker:
                 del self.built[k]
 
 
+class Wake(Hub):
+    """The hub's one pub/sub connection (service/matches/hub.py), which every commit publishes on:
+    here it wakes the deliverer whenever any match changes."""
+
+    def __init__(self, store: Store) -> None:
+        super().__init__(store)
+        self.changed = threading.Event()
+
+    def notify(self, match_id: str | None = None) -> None:
+        self.changed.set()
+        super().notify(match_id)
+
+
 class Deliverer:
     """Posts the changes of every match with webhooks, on every master, from a pool of threads."""
 
@@ -375,6 +391,7 @@ class Deliverer:
         self.lock = threading.Lock()
         self.running: set[tuple[str, int]] = set()
         self.walkers: dict[str, Walker] = {}
+        self.wake = Wake(store)
         for name in ("httpx", "httpcore"):  # their INFO and DEBUG lines name the URL, a secret
             logging.getLogger(name).setLevel(logging.WARNING)
 
@@ -438,6 +455,7 @@ class Deliverer:
                 if cursor >= length or not self._deliver(walker, webhook, hook, cursor):
                     return
                 cursor += 1
+                self.wake.changed.set()  # a change made while this one was posted is looked for at once
         except Gone:
             pass  # the match expired: its outbox goes with it
         except (redis.RedisError, renderer.Busy) as e:
@@ -495,13 +513,24 @@ class Deliverer:
         return {"json": json_payload(change, change.png(self.app), self.public)}
 
     def run(self, stop: threading.Event) -> None:
-        """Post until ``stop`` is set."""
-        while not stop.is_set():
-            try:
-                self.round()
-            except Exception:  # a round that fails is tried again: the next poll
-                log.exception("webhooks: a round failed")
-            stop.wait(self.poll_s)
+        """Post until ``stop`` is set: a round as soon as any match changes (the hub's pub/sub
+        wake), else every ``WEBHOOK_POLL_S`` (retries falling due, a wake-up lost), at most one
+        round every ``MIN_ROUND_S``."""
+        self.wake._start()
+        try:
+            while not stop.is_set():
+                started = time.monotonic()
+                self.wake.changed.clear()
+                try:
+                    self.round()
+                except Exception:  # a round that fails is tried again: the next poll
+                    log.exception("webhooks: a round failed")
+                until = started + self.poll_s
+                while not stop.is_set() and not self.wake.changed.is_set() and time.monotonic() < until:
+                    self.wake.changed.wait(min(0.5, max(0.0, until - time.monotonic())))
+                stop.wait(max(0.0, started + MIN_ROUND_S - time.monotonic()))
+        finally:
+            self.wake.stop()
 
 
 def _leased(lease: str | None, now: int) -> bool:

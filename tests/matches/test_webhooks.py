@@ -651,3 +651,20 @@ def test_a_name_cannot_break_out_of_the_slack_block(
     assert text.startswith("```\n") and text.endswith("\n```") and text.count("```") == 2
     assert "<!channel>" not in text and "&lt;!channel&gt;" in text  # Slack's mention syntax is escaped
     assert "<!channel>" not in hook.accepted[0]["text"]
+
+
+@ADMIN
+def test_a_change_wakes_the_deliverer(
+    client: FlaskClient, app: Flask, receivers: Callable[..., Receiver], deliverers: Callable[[], Deliverer]
+) -> None:
+    """The commit's publication on the match's channel wakes the deliverer: with a poll of a minute,
+    posts still follow the moves."""
+    hook = receivers("json")
+    allow(app, hook)
+    m = hooked(client, hook)
+    app.config["WEBHOOK_POLL_S"] = 60.0
+    deliverers()
+    time.sleep(0.3)  # its first round is over: from now on only a wake-up brings the next
+    for ply, move in enumerate(["C3", "B2 B3", "C2 C4 D3"]):
+        assert m.move(ply % 2, move, ply).status_code == 200
+        until(lambda ply=ply: len(hook.accepted) == ply + 1, timeout=10, what="the post, woken")
