@@ -190,11 +190,12 @@ def _scripts(store: Store) -> Scripts:
     return found
 
 
-def register(store: Store, match_id: str, hooks: Sequence[Hook]) -> None:
-    """Keep a new match's webhooks and put it in its shard's index of matches to post for."""
+def register(store: Store, match_id: str, hooks: Sequence[Hook], finished: bool = False) -> None:
+    """Keep a new match's webhooks and put it in its shard's index of matches to post for
+    (``finished``: created over, a set-up position that is decided: nothing will come)."""
     listed = orjson.dumps([{"url": h.url, "format": h.format} for h in hooks]).decode()
     keys = [hooks_key(store, match_id), index_key(store, shard_of(match_id))]
-    _scripts(store).add(keys, [listed, match_id, expiry_s(store)])
+    _scripts(store).add(keys, [listed, match_id, expiry_s(store), "0" if finished else ""])
 
 
 def hooks_of(raw: Mapping[str, str]) -> list[Hook]:

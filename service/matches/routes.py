@@ -232,7 +232,7 @@ def create_match() -> Any:
     else:  # pragma: no cover - 96 random bits clashing three times
         raise ApiError(503, "unavailable", "Could not find a free match id; try again.")
     if hooks:  # before the answer, so before any move: the deliverer posts every change (service/matches/webhooks.py)
-        outbox.register(store, match_id, hooks)
+        outbox.register(store, match_id, hooks, live.finished)
     get_positions().put(match_id, "0", state)  # create.lua starts the rev at 0
     out = {"match_id": match_id, "seats": {"0": tokens[0], "1": tokens[1]}, **match_view(meta, live, now)}
     return with_legal(out, game.name, state), 201, {"Location": f"/v1/matches/{match_id}"}

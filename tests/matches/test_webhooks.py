@@ -668,3 +668,19 @@ def test_a_change_wakes_the_deliverer(
     for ply, move in enumerate(["C3", "B2 B3", "C2 C4 D3"]):
         assert m.move(ply % 2, move, ply).status_code == 200
         until(lambda ply=ply: len(hook.accepted) == ply + 1, timeout=10, what="the post, woken")
+
+
+def test_a_match_with_nothing_left_to_post_leaves_the_index(store: Store) -> None:
+    """A deliverer reads only matches that may still have something to post: one created over
+    (its record stays empty), one whose webhooks have every change up to its end, one expired."""
+    hooks = [outbox.Hook("https://hooks.example.org/a", "json")]
+    over, posted, gone, going = (f"07{c}" + "A" * 15 for c in "abcd")
+    outbox.register(store, over, hooks, finished=True)
+    outbox.register(store, posted, hooks)
+    store.r.hset(outbox.hooks_key(store, posted), mapping={"end": 3, "c:0": 3})
+    outbox.register(store, gone, hooks)
+    store.r.delete(outbox.hooks_key(store, gone))
+    outbox.register(store, going, hooks)
+    client = next(c for c, shards in store.masters().values() if 7 in shards)
+    assert [m for m, _, _ in outbox.pending(store, client, [7])] == [going]
+    assert store.r.smembers(outbox.index_key(store, 7)) == {going}
