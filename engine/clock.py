@@ -17,6 +17,15 @@ What a flag does (``on_flag``): ``"loses"`` ends the game (Catchup, Bug);
 opponent may move for it until ``flag time + turn``, and when that window
 lapses unused the turn passes.  The flagged seat keeps the plain turn
 allowance (bank 0) on its later turns.
+
+An umpire's controls (issue 22: "The umpire is allowed freedom in measuring
+time usage"): a clock may wait for its start (``started`` false: no turn
+runs, no deadline), be paused (``paused_at``: the running turn's time used so
+far is frozen, no deadline) and resumed (the turn's start moves later by the
+pause, so the turn and the bank left are exactly what they were), and a seat
+may be given time (added to its bank; when its turn runs, its deadline moves
+by as much).  A clock waiting for its start is a clock paused at the moment
+its turn began: starting it is resuming it.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ from typing import Any
 from engine.errors import BadOptions
 
 ON_FLAG = ("loses", "proxy")
+STARTS = ("created", "first_move", "umpire")  # when a match's clock starts (issue 22)
 
 # Upper bounds keep deadlines and banks in sane integer ranges.
 MAX_TURN_S = 7 * 24 * 3600
@@ -133,15 +143,52 @@ class MatchClock:
     mover: int | None
     turn_start: int
     proxy: bool = False
+    paused_at: int | None = None  # when the running turn was paused (or, not yet started, when it began)
+    started: bool = True  # False until the clock's first start (the umpire's, or the first move's)
 
     @classmethod
-    def start(cls, spec: ClockSpec, mover: int | None, now: int) -> MatchClock:
-        return cls(spec, (spec.bank_ms, spec.bank_ms), mover, now)
+    def start(cls, spec: ClockSpec, mover: int | None, now: int, running: bool = True) -> MatchClock:
+        """A new match's clocks at ``now``: running, or (``running`` false) waiting for their start."""
+        if running or mover is None:
+            return cls(spec, (spec.bank_ms, spec.bank_ms), mover, now)
+        return cls(spec, (spec.bank_ms, spec.bank_ms), mover, now, paused_at=now, started=False)
+
+    @property
+    def running(self) -> bool:
+        """A turn's time is running: somebody is to move, and the clock is neither paused nor waiting."""
+        return self.mover is not None and self.paused_at is None
+
+    @property
+    def paused(self) -> bool:
+        """Paused by the umpire (a clock waiting for its start is not paused)."""
+        return self.started and self.paused_at is not None
+
+    def used(self, now: int) -> int:
+        """The running (or paused) turn's time used at ``now``."""
+        return (now if self.paused_at is None else self.paused_at) - self.turn_start
+
+    def pause(self, now: int) -> MatchClock:
+        """Stop the running turn's time at ``now``: no deadline until :meth:`resume`."""
+        assert self.running and self.started
+        return replace(self, paused_at=now)
+
+    def resume(self, now: int) -> MatchClock:
+        """Run the paused (or waiting) turn again from ``now``: its start moves later
+        by the pause, so the time used before it and the bank left are unchanged."""
+        assert self.mover is not None and self.paused_at is not None
+        return replace(self, turn_start=self.turn_start + (now - self.paused_at), paused_at=None, started=True)
+
+    def add_time(self, seat: int, ms: int) -> MatchClock:
+        """``ms`` more in ``seat``'s bank (the umpire's gift); its deadline moves by as much
+        when its turn runs (not an R-X6 window's, which lasts one turn timer)."""
+        assert seat in (0, 1) and ms >= 0
+        return replace(self, banks=self._with_bank(seat, self.banks[seat] + ms))
 
     @property
     def deadline(self) -> int | None:
-        """The last millisecond the mover (or, in a proxy window, the opponent) may move in."""
-        if self.mover is None:
+        """The last millisecond the mover (or, in a proxy window, the opponent) may move in;
+        None when nobody is to move, and while the clock is paused or waiting for its start."""
+        if self.mover is None or self.paused_at is not None:
             return None
         if self.proxy:  # R-X6: the window lasts one turn timer
             return self.turn_start + self.spec.turn_ms
@@ -173,7 +220,8 @@ class MatchClock:
         starts.  The mover's bank gets the increment, if any (not after a move
         made for them in an R-X6 window, and not once the game is over)."""
         assert self.mover is not None
-        charge = self.charge(now)
+        # A clock that waits for its start runs from the first move (``first_move``): that move is untimed.
+        charge = self.charge(now) if self.started else Charge(0, 0, self.banks[self.mover])
         if self.spec.increment_ms and not self.proxy and next_mover is not None:
             charge = Charge(charge.used_ms, charge.charged_ms, charge.bank_left_ms + self.spec.increment_ms)
         banks = self._with_bank(self.mover, charge.bank_left_ms)
@@ -207,17 +255,24 @@ class MatchClock:
 
     def to_json(self) -> dict[str, Any]:
         s = self.spec
-        return {
+        out: dict[str, Any] = {
             "spec": [s.turn_ms, s.bank_ms, s.step_ms, s.on_flag, s.increment_ms],
             "banks": list(self.banks),
             "mover": self.mover,
             "turn_start": self.turn_start,
             "proxy": self.proxy,
         }
+        if self.paused_at is not None:  # written only when set: a running clock's form is as it always was
+            out["paused_at"] = self.paused_at
+        if not self.started:
+            out["started"] = False
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> MatchClock:
         turn, bank, step, on_flag, *increment = data["spec"]
         b0, b1 = data["banks"]
         spec = ClockSpec(turn, bank, step, on_flag, increment[0] if increment else 0)
-        return cls(spec, (b0, b1), data["mover"], data["turn_start"], data["proxy"])
+        return cls(
+            spec, (b0, b1), data["mover"], data["turn_start"], data["proxy"], data.get("paused_at"), data.get("started", True)
+        )

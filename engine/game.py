@@ -68,11 +68,13 @@ M = TypeVar("M")
 Json = dict[str, Any]
 MoveInput = str | Sequence[str]
 
-RESERVED = ("timeout", "resign", "forfeit", "abort")  # record entries that are not moves (Game.record_step)
+RESERVED = ("timeout", "resign", "forfeit", "abort", "adjudicate")  # record entries that are not moves (Game.record_step)
 # Ends every game shares; each game adds its natural end.  R-T1: a resignation
 # or a flag; a managed match also ends by an illegal move when its policy is to
-# forfeit, or by an umpire's abort (no winner).
-COMMON_ENDS = ("resign", "flag", "illegal", "aborted")
+# forfeit, by an umpire's abort (no winner), or by an umpire's adjudication
+# (a winner, or a draw, with a reason).
+COMMON_ENDS = ("resign", "flag", "illegal", "aborted", "adjudicated")
+UNDECIDED_ENDS = ("aborted", "adjudicated")  # common ends that may have no winner (adjudicated: a draw)
 ON_THE_MOVER = ("flag", "illegal")  # ends that fall on the player to move, who loses
 
 
@@ -466,6 +468,17 @@ class Game(ABC, Generic[S, M]):
             raise IllegalMove("game_over", "The game is over: it cannot be aborted.", rule=self.end_rule)
         return self._finished(state, None, "aborted"), [{"type": "end", "winner": None, "end": "aborted"}]
 
+    def adjudicate(self, state: S, winner: int | None, reason: str) -> tuple[S, list[Json]]:
+        """An umpire decides the game: ``winner`` (0, 1, or None for a draw) for ``reason``."""
+        if state.to_move is None:
+            raise IllegalMove("game_over", "The game is over: it cannot be adjudicated.", rule=self.end_rule)
+        if winner not in (0, 1, None):
+            raise ValueError("winner must be 0, 1 or None")
+        return self._finished(state, winner, "adjudicated"), [
+            {"type": "adjudicate", "winner": winner, "reason": reason},
+            {"type": "end", "winner": winner, "end": "adjudicated"},
+        ]
+
     def read_end(self, data: Mapping[str, Any]) -> tuple[str | None, int | None, int | None]:
         """The lifecycle fields of a client's state, checked against each other:
         ``end`` one of :attr:`ends` or null, ``status`` following from it,
@@ -493,7 +506,7 @@ class Game(ABC, Generic[S, M]):
                 raise BadState("state.winner", f"winner must be 0, 1 or null, not {winner!r}.")
             if end == "aborted" and winner is not None:
                 raise BadState("state.winner", "An aborted game has no winner.")
-            if end in COMMON_ENDS and end != "aborted" and winner is None:
+            if end in COMMON_ENDS and end not in UNDECIDED_ENDS and winner is None:
                 raise BadState("state.winner", f"A game that ended by {end} has a winner, 0 or 1.")
         return end, to_move, winner
 
@@ -548,7 +561,9 @@ class Game(ABC, Generic[S, M]):
           any time, so the entry names it);
         * ``forfeit 0`` / ``forfeit 1``: that seat, to move, lost by an illegal
           move (a match whose policy is to forfeit);
-        * ``abort``: an umpire stopped the game, with no winner.
+        * ``abort``: an umpire stopped the game, with no winner;
+        * ``adjudicate 0`` / ``adjudicate 1`` / ``adjudicate draw``: an umpire
+          decided the game (the reason is the record's comment, not the game's).
 
         Only a record may say these: :meth:`play` judges moves, and refuses
         them, so a player cannot pass by typing ``timeout``."""
@@ -568,6 +583,8 @@ class Game(ABC, Generic[S, M]):
                 new_state, events = self.abort(state)
             elif words[0] == "resign" and seat is not None:
                 new_state, events = self.resign(state, seat)
+            elif words[0] == "adjudicate" and len(words) == 2 and words[1] in ("0", "1", "draw"):
+                new_state, events = self.adjudicate(state, seat, "")
             elif words[0] == "forfeit" and seat is not None:
                 if seat != state.to_move:
                     raise IllegalMove(
@@ -579,7 +596,8 @@ class Game(ABC, Generic[S, M]):
             else:
                 raise InvalidMove(
                     "A record writes a time-out as 'timeout', a resignation as 'resign 0' or 'resign 1', a forfeit by an "
-                    "illegal move as 'forfeit 0' or 'forfeit 1', and an umpire's abort as 'abort'.",
+                    "illegal move as 'forfeit 0' or 'forfeit 1', an umpire's abort as 'abort' and an umpire's decision as "
+                    "'adjudicate 0', 'adjudicate 1' or 'adjudicate draw'.",
                     rule="R-T1",
                 )
         except (InvalidMove, IllegalMove) as e:

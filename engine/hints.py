@@ -90,6 +90,7 @@ COMMON_END_SENTENCES: dict[str, End] = {
     "flag": End(won=f"{WINNER} wins on time: the opponent's flag fell."),
     "illegal": End(won=f"{WINNER} wins: the opponent's illegal move forfeits the game."),
     "aborted": End(drawn="The umpire aborted the game: no result."),
+    "adjudicated": End(won=f"{WINNER} wins by the umpire's decision.", drawn="The umpire adjudicated a draw."),
 }
 if set(COMMON_END_SENTENCES) != set(COMMON_ENDS):  # pragma: no cover - a new common end needs its sentence here
     raise RuntimeError("engine/hints.py: COMMON_END_SENTENCES must say every one of engine.game.COMMON_ENDS")

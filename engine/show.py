@@ -197,8 +197,12 @@ def common_result(end: Any, winner: Any, names: tuple[str, str], events: Sequenc
     if end == "aborted" or winner not in (0, 1):
         if end == "aborted":
             return "The game was aborted: no result."
+        if end == "adjudicated":
+            return "The umpire adjudicated the game a draw."
         return f"The game is over{' (' + str(end) + ')' if end else ''}: a draw."
     w, loser = names[winner], names[1 - winner]
+    if end == "adjudicated":
+        return f"{w} wins by the umpire's decision."
     if end == "resign":
         return f"{w} wins: {loser} resigned."
     if end == "flag":
@@ -306,7 +310,10 @@ class Show(ABC):
 
     def handlers(self) -> dict[str, Handler]:
         """Event type -> the sentences announcing it; games add theirs to these."""
-        return {"resign": self._resign, "flag": self._flag, "illegal": self._illegal, "end": self._end}
+        return {
+            "resign": self._resign, "flag": self._flag, "illegal": self._illegal, "end": self._end,
+            "adjudicate": self._adjudicate, "umpire": self._umpire,
+        }  # fmt: skip
 
     @property
     def event_types(self) -> frozenset[str]:
@@ -365,6 +372,25 @@ class Show(ABC):
         tried = e.get("move")
         move = f" ({tried})" if isinstance(tried, str) and tried.strip() else ""
         return [said, f"The move{move} is refused: {who} is still to move."]
+
+    def _adjudicate(self, ctx: Context, e: Json) -> list[str]:
+        winner = e.get("winner")
+        decided = f"{ctx.name(winner)} wins" if winner in (0, 1) else "a draw"
+        reason = str(e.get("reason") or "").strip()
+        return [f"The umpire adjudicated: {decided}{' (' + reason.rstrip('.') + ')' if reason else ''}."]
+
+    def _umpire(self, ctx: Context, e: Json) -> list[str]:
+        """An umpire's control over a live match's clocks or seats (service/matches: start,
+        pause, resume, add_time, token); the game does not change."""
+        action, seat = e.get("action"), e.get("seat")
+        if action == "add_time":
+            return [f"The umpire gave {ctx.name(seat)} {float(e.get('seconds') or 0):g} s."]
+        if action == "token":
+            return [f"The umpire issued a new token for {possessive(ctx.name(seat))} seat: the old one no longer works."]
+        said = {"start": "started", "pause": "paused", "resume": "resumed"}.get(str(action))
+        if said is None:
+            return [NO_SENTENCE.format(kind=f"umpire {action}")]
+        return [f"The umpire {said} the clocks."]
 
     def _end(self, ctx: Context, e: Json) -> list[str]:
         end = e.get("end", self.natural_end)

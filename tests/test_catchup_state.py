@@ -396,3 +396,16 @@ def test_huge_and_impossible_plies_are_refused() -> None:
         with pytest.raises(BadState) as e:
             GAME.load({**one, "ply": ply})
         assert e.value.field == field, ply
+
+
+def test_a_resignations_ply_whose_parity_no_game_reaches_is_named() -> None:
+    """Found by tests/test_fuzz_states.py: 2 stones of player 0 and 4 of player 1 are reached only with
+    player 0 next, but ply 5 has player 1 next; the check asserted (a 500) instead of naming state.ply (R-C1)."""
+    state = {
+        "game": "catchup", "version": 1, "options": {"variant": "standard", "size": 5}, "status": "finished",
+        "to_move": None, "ply": 5, "winner": 0, "end": "resign", "scores": [1, 1],
+        "board": {"C7": 0, "D1": 0, "D6": 1, "E1": 1, "G4": 1, "G7": 1}, "blocked": [], "bonus": False, "max_stones": 0,
+    }  # fmt: skip
+    with pytest.raises(BadState) as found:
+        GAME.load(state)
+    assert found.value.field == "state.ply" and "ply 5 has player 1 to move" in str(found.value)

@@ -198,3 +198,59 @@ def test_an_increment_is_added_to_the_bank_after_each_move() -> None:
     final, charge = clock.after_move(61_500 + 6_000, None)  # the game's last move: no increment
     assert final.banks == (10_000, 12_000) and charge.bank_left_ms == 10_000
     assert MatchClock.from_json(clock.to_json()) == clock
+
+
+# -- the umpire's controls (issue 22): pause, resume, start, add time ------------------------
+
+T = 1_800_000_000_000
+SPEC20 = ClockSpec(turn_ms=20 * S, bank_ms=60 * S, step_ms=S, on_flag="loses")
+
+
+def test_a_pause_freezes_the_turn_and_a_resume_restores_it_to_the_millisecond() -> None:
+    clock = MatchClock.start(SPEC20, 0, T)
+    assert clock.deadline == T + 80 * S  # R-T1: turn + bank
+    paused = clock.pause(T + 7_250)
+    assert paused.deadline is None and not paused.due(T + 10**9)  # no flag while paused
+    assert paused.paused and paused.used(T + 500_000) == 7_250
+    resumed = paused.resume(T + 307_250)  # five minutes later
+    assert resumed.turn_start == T + 300_000 and resumed.deadline == T + 380_000  # the same 72.75 s left
+    assert resumed.used(T + 310_000) == 10_000
+    _, charge = resumed.after_move(T + 300_000 + 25_400, 1)
+    assert (charge.used_ms, charge.charged_ms, charge.bank_left_ms) == (25_400, 6 * S, 54 * S)  # 5.4 s over: 6 steps (R-T1)
+
+
+def test_a_pause_in_an_r_x6_window_keeps_the_window_left() -> None:
+    proxy = ClockSpec(turn_ms=20 * S, bank_ms=0, step_ms=S, on_flag="proxy")
+    flagged = MatchClock.start(proxy, 1, T).flag()
+    assert flagged.proxy and flagged.deadline == T + 40 * S
+    back = flagged.pause(T + 25 * S).resume(T + 95 * S)
+    assert back.proxy and back.deadline == T + 110 * S  # 15 s of the window were left, and are again
+
+
+def test_a_clock_waiting_for_its_start_has_no_deadline_and_starts_with_a_whole_turn() -> None:
+    waiting = MatchClock.start(SPEC20, 0, T, running=False)
+    assert not waiting.started and not waiting.paused and waiting.deadline is None
+    started = waiting.resume(T + 11_000)  # the umpire starts it 11 s after creation
+    assert started.started and started.turn_start == T + 11_000 and started.deadline == T + 91_000
+
+
+def test_with_first_move_the_first_move_is_untimed_and_the_next_turn_runs_from_it() -> None:
+    waiting = MatchClock.start(SPEC20, 0, T, running=False)
+    after, charge = waiting.after_move(T + 500_000, 1)  # long after creation: nothing charged
+    assert (charge.used_ms, charge.charged_ms, charge.bank_left_ms) == (0, 0, 60 * S)
+    assert after.started and after.running and after.turn_start == T + 500_000 and after.deadline == T + 580_000
+
+
+def test_time_given_to_the_running_seat_moves_its_deadline() -> None:
+    clock = MatchClock.start(SPEC20, 0, T)
+    given_ = clock.add_time(0, 30 * S)
+    assert given_.banks == (90 * S, 60 * S) and given_.deadline == T + 110 * S
+    other = clock.add_time(1, 1_500)
+    assert other.banks == (60 * S, 61_500) and other.deadline == T + 80 * S
+
+
+def test_the_storage_form_of_a_running_clock_is_unchanged_and_a_paused_one_round_trips() -> None:
+    clock = MatchClock.start(SPEC20, 0, T)
+    assert set(clock.to_json()) == {"spec", "banks", "mover", "turn_start", "proxy"}  # what matches in Redis hold
+    for c in (clock.pause(T + 5), MatchClock.start(SPEC20, 0, T, running=False)):
+        assert MatchClock.from_json(c.to_json()) == c

@@ -163,3 +163,10 @@ def test_formats_a_game_does_not_know(client: FlaskClient) -> None:
     assert [f["name"] for f in games["catchup"]["records"]] == ["littlegolem"]
     bare = next(name for name, g in games.items() if not g["records"])
     assert client.post(f"/v1/games/{bare}/import", json={"format": "littlegolem", "text": "1. a1"}).status_code == 404
+
+
+@pytest.mark.parametrize("entry", ["abort", "adjudicate 1", "adjudicate draw", "timeout"])
+def test_an_end_that_is_no_turn_ends_the_table_as_a_comment(entry: str) -> None:
+    """A managed match's record may end with the umpire's adjudication (issue 22): Little Golem has no word for it."""
+    text = lg.write({"size": 5}, ["E5", "D4 D6", entry])
+    assert text.splitlines()[-1] == f"# {entry}"

@@ -101,7 +101,7 @@ def test_the_managed_match_walkthrough_works(tmp_path: Path, monkeypatch: pytest
     """The section's commands, run as printed against `python -m service.run.serve`
     (what `make run` starts) with the admin token the section names: the legal
     moves in the move's answer, the wait for a turn, the record as text and as
-    data `replay` takes, the live events from the start, the umpire's list."""
+    data `replay` takes, the live events from the start, the umpire's controls, the admin's list."""
     script = match_blocks()
     token = re.search(r"^ADMIN=(\S+)", script, flags=re.M)
     assert token is not None
@@ -119,7 +119,10 @@ def test_the_managed_match_walkthrough_works(tmp_path: Path, monkeypatch: pytest
     for header in ('[Seat0 "Ann"]', '[Seat1 "Bob"]', '[Tags "club-night"]', '[Result "0-1"]'):
         assert header in text
     assert "1. C3 {" in text and "2. B2 B3 {" in text and "3. resign 0 {" in text
-    assert lines[-6:] == ["resign", "event: move", "event: move", "event: resign", "event: end", '["Ann", "Bob"]']
+    assert lines[-11:-6] == ["resign", "event: move", "event: move", "event: resign", "event: end"]
+    # the umpire's controls (issue 22): waiting for the start, started, paused, 30 s given to Bob, adjudicated
+    assert lines[-6:-1] == ["false", "The umpire started the clocks.", "true", "330.0", "adjudicated"]
+    assert lines[-1] == '["Ann", "Bob"]'  # the admin's listing
 
 
 TOURNAMENTS = "## Tournaments"

@@ -53,7 +53,8 @@ def play_to_the_end(room: Room, options: Json, seed: int) -> list[Move]:
 
 
 def common_ends(room: Room, state: Any) -> list[Move]:
-    """The ends every game shares, from a game in play: a resignation, a flag, a forfeit, an abort."""
+    """The ends every game shares, from a game in play: a resignation, a flag, a forfeit, an abort,
+    an umpire's adjudication (a win and a draw)."""
     game = room.game
     before = game.dump(state)
     mover = before["to_move"]
@@ -62,6 +63,8 @@ def common_ends(room: Room, state: Any) -> list[Move]:
         game.timeout(state),
         game.forfeit(state, mover, IllegalMove("occupied", "A1 is already occupied.", step=0, rule="R-H3")),
         game.abort(state),
+        game.adjudicate(state, mover, "a position any player would win"),
+        game.adjudicate(state, None, "agreed"),
     ]
     return [(before, list(events), game.dump(after)) for after, events in ended]
 
@@ -131,7 +134,7 @@ def test_a_room_draws_new_and_finished_positions_and_says_every_event(name: str,
     seen |= check_sentences(room, ends)
     for _, events, finished in ends:
         check_renders(room, finished, events)
-    assert {"resign", "flag", "illegal", "end"} <= seen
+    assert {"resign", "flag", "illegal", "adjudicate", "end"} <= seen
 
 
 def test_every_room_has_a_show() -> None:

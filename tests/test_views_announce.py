@@ -345,6 +345,8 @@ HAND_MADE: list[Json] = [  # events the random games may not reach, and those of
     {"type": "end", "winner": None, "end": "aborted"},
     {"type": "eat_refused", "player": 0, "eater": ["A1"], "spared": [["A2"]]},
     {"type": "swap", "player": 1, "cell": "E5"},
+    {"type": "adjudicate", "winner": None, "reason": "agreed"},
+    {"type": "umpire", "action": "pause"},
 ]
 
 
@@ -378,3 +380,33 @@ def walks_state(game: str) -> Json:
 def test_unknown_events_are_said_not_dropped() -> None:
     state = CATCHUP.dump(CATCHUP.new({}))
     assert views.announcements(state, [{"type": "meteor"}], state) == ["(The umpire has no sentence for the event 'meteor'.)"]
+
+
+@pytest.mark.parametrize(
+    ("event", "said"),
+    [
+        ({"type": "umpire", "action": "start"}, "The umpire started the clocks."),
+        ({"type": "umpire", "action": "pause"}, "The umpire paused the clocks."),
+        ({"type": "umpire", "action": "resume"}, "The umpire resumed the clocks."),
+        ({"type": "umpire", "action": "add_time", "seat": 1, "seconds": 30}, "The umpire gave Bo 30 s."),
+        ({"type": "umpire", "action": "add_time", "seat": 0, "seconds": 2.5}, "The umpire gave Al 2.5 s."),
+        (
+            {"type": "umpire", "action": "token", "seat": 0},
+            "The umpire issued a new token for Al's seat: the old one no longer works.",
+        ),
+        ({"type": "adjudicate", "winner": None, "reason": "agreed"}, "The umpire adjudicated: a draw (agreed)."),
+        ({"type": "adjudicate", "winner": 1, "reason": "won ending."}, "The umpire adjudicated: Bo wins (won ending)."),
+    ],
+)
+def test_the_umpires_controls_are_announced_with_the_players_names(event: Json, said: str) -> None:
+    """Issue 22: every control over a live match is announced, with the players' names when set."""
+    state = walks_state("catchup")
+    assert views.announcements(state, [event], state, names=["Al", "Bo"]) == [said]
+
+
+def test_an_adjudicated_end_says_the_winner_or_the_draw() -> None:
+    state = walks_state("catchup")
+    won = views.announcements(state, [{"type": "end", "winner": 0, "end": "adjudicated"}], state, names=["Al", "Bo"])
+    drawn = views.announcements(state, [{"type": "end", "winner": None, "end": "adjudicated"}], state)
+    assert won == ["Al wins by the umpire's decision."]
+    assert drawn == ["The umpire adjudicated the game a draw."]

@@ -30,7 +30,8 @@ from typing import Any
 
 FORMATS = ("round-robin", "gauntlet")
 OPENINGS_ORDERS = ("sequential", "random")
-RESERVED = re.compile(r"^(timeout|abort|resign [01]|forfeit [01])$")  # record entries that are no move
+# record entries that are no move (engine.game.RESERVED; the umpire's adjudication: issue 22)
+RESERVED = re.compile(r"^(timeout|abort|resign [01]|forfeit [01]|adjudicate ([01]|draw))$")
 
 # --clock turn=5,bank=30,step=1,increment=2: the names on the command line and the
 # fields of the API's clock object.  ``increment`` is passed through for the server

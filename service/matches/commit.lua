@@ -14,16 +14,18 @@
 -- ARGV[5] when this change finished the match (ms), or "" while it goes on
 -- ARGV[6] expiry once finished, s    ARGV[7] expiry while idle, s (refreshed by every change)
 -- ARGV[8] channel to publish the new rev on
--- ARGV[9] n, the number of record entries; ARGV[10 .. 9+n] the entries
--- ARGV[10+n ..] Idempotency-Key pointers to remember, as field, value pairs
+-- ARGV[9] the match's new meta JSON (an umpire reissued a seat's token), or "" when it stays
+-- ARGV[10] n, the number of record entries; ARGV[11 .. 10+n] the entries
+-- ARGV[11+n ..] Idempotency-Key pointers to remember, as field, value pairs
 -- Returns the new rev, 0 when the rev did not match, -1 when the match is gone.
 local rev = redis.call('HGET', KEYS[1], 'rev')
 if not rev then return -1 end
 if rev ~= ARGV[1] then return 0 end
 local new = tonumber(rev) + 1
 redis.call('HSET', KEYS[1], 'rev', new, 'live', ARGV[2])
-local n = tonumber(ARGV[9])
-if n > 0 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 10, 9 + n)) end
+if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'meta', ARGV[9]) end
+local n = tonumber(ARGV[10])
+if n > 0 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 11, 10 + n)) end
 if ARGV[4] == '' then
   redis.call('ZREM', KEYS[4], ARGV[3])
 else
@@ -37,7 +39,7 @@ if ARGV[5] ~= '' then
   redis.call('EXPIRE', KEYS[1], ARGV[6])
   redis.call('EXPIRE', KEYS[2], ARGV[6])
 else
-  for i = 10 + n, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
+  for i = 11 + n, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
   for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[7]) end
 end
 redis.call('PUBLISH', ARGV[8], new)

@@ -1,8 +1,9 @@
 """``GET /v1/matches/{id}/events``: a match as Server-Sent Events (API.md "Streams").
 
 One event per move (``move``), flag (``flag``), R-X6 time-out move
-(``pass``), resignation (``resign``), illegal attempt (``illegal``) and the
-game's end (``end``), each with the verdict's data: the move, the state after
+(``pass``), resignation (``resign``), illegal attempt (``illegal``), umpire's
+control (``start``, ``pause``, ``resume``, ``add_time``, ``token``,
+``adjudicate``: issue 22) and the game's end (``end``), each with the verdict's data: the move, the state after
 it, the engine's events, the umpire's announcements and both clocks.
 
 Event ids are the match's ply after the event: ``5`` for the event that made
@@ -45,15 +46,15 @@ import redis
 from flask import Blueprint, Response, current_app, request
 
 import views
-from engine.clock import MatchClock
 from engine.game import Json, Outcome
 from engine.registry import GAMES
 from service.matches import referee
+from service.matches.cas import Settled, settled
 from service.matches.db import get_hub, get_store
 from service.matches.hub import Crowded
+from service.matches.record import CONTROLS
 from service.matches.referee import Live, Meta, Step
 from service.matches.store import Gone, Store, Unconfirmed
-from service.matches.sweeper import Settled, settled
 from service.web.errors import ApiError
 
 log = logging.getLogger(__name__)
@@ -62,6 +63,8 @@ bp = Blueprint("events", __name__, url_prefix="/v1")
 
 EVENT_ID = re.compile(r"^(0|[1-9][0-9]{0,8})(\.[1-9][0-9]{0,5})?$")
 RETRY_MS = 2000
+# Record kinds with an event of their own (an abort has only `end`); an umpire's control is one event of its kind.
+STREAMED = ("move", "pass", "flag", "resign", "illegal", "adjudicate", *CONTROLS)
 
 
 def sse(event: str, event_id: str, data: Any) -> str:
@@ -88,39 +91,28 @@ class Ids:
         return self.last
 
 
-def clock_after(meta: Meta, step: Step, after: Json) -> MatchClock:
-    """Both clocks right after a record entry (its time, its banks)."""
-    e = step.entry
-    banks = (e["bk"][0], e["bk"][1])
-    if e["k"] == "illegal" and not e.get("f"):  # nothing changed: the turn runs on
-        return MatchClock(meta.spec, banks, e["s"], e["ts"], bool(e.get("x")))
-    if e["k"] == "flag" and e.get("w"):  # R-X6's window opened: the opponent may move for the flagged seat
-        return MatchClock(meta.spec, banks, e["s"], e["t"], True)
-    return MatchClock(meta.spec, banks, after["to_move"], e["t"], False)
-
-
 def step_events(game_name: str, meta: Meta, step: Step, ids: Ids) -> list[tuple[str, str, Json]]:
     """The stream's events for one record entry: ``(event, id, data)``."""
     game = GAMES[game_name]
     before, after = game.dump(step.before), game.dump(step.after)
     e = step.entry
-    clock = clock_after(meta, step, after)
-    live = Live(after, clock, e["t"] if after["to_move"] is None and after["status"] == "finished" else None)
+    clock = e.clock_after(meta.spec, after["to_move"])
+    live = Live(after, clock, e.at if after["to_move"] is None and after["status"] == "finished" else None)
     said = views.announcements(before, step.events, after, names=meta.names)
     data: Json = {
-        "type": {"move": "move", "pass": "pass", "flag": "flag", "resign": "resign", "illegal": "illegal"}.get(e["k"], "end"),
+        "type": e.kind if e.kind in STREAMED else "end",
         "ply": after["ply"],
-        "seat": e["s"],
-        "by": e["b"],
-        "move": e["m"],
+        "seat": e.seat,
+        "by": e.by,
+        "move": e.move,
         "state": after,
         "events": step.events,
         "announcements": said,
-        "clock": referee.clock_json(live, e["t"]),
-        "at": referee.iso(e["t"]),
+        "clock": referee.clock_json(live, e.at),
+        "at": referee.iso(e.at),
     }
     out: list[tuple[str, str, Json]] = []
-    if e["k"] != "abort":
+    if e.kind in STREAMED:
         out.append((data["type"], ids.next(after["ply"]), data))
     if after["status"] == "finished" and before["status"] != "finished":
         outcome = Outcome(after["winner"], after["end"])
@@ -161,7 +153,7 @@ class Feed:
             if cur.length > self.walked:
                 game = GAMES[self.meta.game]
                 raw = self.store.record(self.match_id, self.walked, cur.length - 1)
-                entries = [referee.parse_json(x) for x in raw]
+                entries = referee.entries_of(raw)
                 for step in referee.walk(game, self.meta, entries, self.position):
                     for name, event_id, data in step_events(self.meta.game, self.meta, step, self.ids):
                         self.events.append((event_id, sse(name, event_id, data)))
@@ -259,7 +251,7 @@ def events(match_id: str) -> Any:
 def _last_id(store: Store, match_id: str, meta: Meta) -> str:
     """The id of a finished match's last event (its ``end``)."""
     ids = Ids()
-    entries = [referee.parse_json(x) for x in store.record(match_id)]
+    entries = referee.entries_of(store.record(match_id))
     for step in referee.walk(GAMES[meta.game], meta, entries):
         step_events(meta.game, meta, step, ids)
     return ids.last

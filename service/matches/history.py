@@ -8,10 +8,12 @@ position after ``ply`` of its changes.  Everything the pictures and posts
 need from a match goes through here, so the match storage can change behind it.
 
 ``ply`` counts the record's entries that changed the game - moves, and the
-reserved ``timeout``, ``resign N``, ``forfeit N``, ``abort`` - that is, the
+reserved ``timeout``, ``resign N``, ``forfeit N``, ``abort``, ``adjudicate
+N|draw`` - that is, the
 numbered lines of the record's text (and the entries of its ``replay``
-list); a flag that only opened an R-X6 proxy window, or an illegal attempt
-that was refused, changed nothing and is no ply here.  It is the state's own
+list); a flag that only opened an R-X6 proxy window, an illegal attempt
+that was refused, or an umpire's control of the clocks or the seats changed
+nothing and is no ply here.  It is the state's own
 ``ply`` except after a time-out, a resignation, a forfeit or an abort.
 """
 
@@ -22,9 +24,9 @@ from typing import Any
 
 from engine.registry import GAMES
 from service.matches import referee
+from service.matches.cas import settled
 from service.matches.routes import not_found
 from service.matches.store import Gone, Store
-from service.matches.sweeper import settled
 from service.web.errors import ApiError
 
 Json = dict[str, Any]
@@ -61,7 +63,7 @@ def history(store: Store, match_id: str, ply: int | None) -> History:
     except Gone:
         raise not_found(match_id) from None
     game = GAMES[cur.meta.game]
-    entries = [referee.parse_json(e) for e in store.record(match_id)]
+    entries = referee.entries_of(store.record(match_id))
     changes = [step for step in referee.walk(game, cur.meta, entries) if step.after is not step.before]
     last = len(changes)
     shown = last if ply is None else ply

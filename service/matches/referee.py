@@ -7,12 +7,20 @@ the sweepers, and the tests can drive it with an exact clock.
 
 A match is a fixed :class:`Meta` (game, options, clock, seats, names, tags,
 illegal-move policy) and a :class:`Live` part (the game's JSON state and the
-clocks) that every change replaces, plus its record: one compact entry per
-change (:func:`entry`), about a hundred bytes.  Everything else is derived
-from the record by the engine (:func:`walk`): each entry's events, the
-position at any ply, the event stream, and the answer to a retried move,
-which :func:`move_answer` builds from the same inputs as the first answer,
-so a retry gets the first answer byte for byte without it being stored.
+clocks) that every change replaces, plus its record: one typed
+:class:`~service.matches.record.Entry` per change, about a hundred bytes in
+Redis.  Everything else is derived from the record by the engine
+(:func:`walk`): each entry's events, the position at any ply, the event
+stream, and the answer to a retried move, which :func:`move_answer` builds
+from the same inputs as the first answer, so a retry gets the first answer
+byte for byte without it being stored.
+
+A change is one function here, returning one sealed result that carries its
+answer (lila's ``MovePlayer``): :func:`judge` a move (:class:`Accepted`,
+:class:`Refused`, :class:`Forfeit`), :func:`resign` and :func:`abort`
+(:class:`Ended`), :func:`settle` the flags due.  Every end of a game other
+than by a move goes through :func:`finish` (lila's ``Finisher``), which sets
+the status, the winner and the clocks.
 """
 
 from __future__ import annotations
@@ -22,7 +30,6 @@ import hmac
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -31,23 +38,13 @@ import orjson
 import views
 from engine.clock import ClockSpec, MatchClock
 from engine.errors import MoveError
-from engine.game import Game, Json, MoveInput, Outcome, Verdict
+from engine.game import Game, Json, MoveInput, Outcome
+from service.matches.record import Entry
+from service.matches.record import iso as iso  # the server's time as clients see it (re-exported: many read it here)
 from service.web import schemas
 
 AnyGame = Game[Any, Any]
 POLICIES = ("reject", "forfeit")  # what an illegal move does to a match
-
-
-def iso(ms: int) -> str:
-    """RFC 3339 in UTC with milliseconds: the server's time as clients see it."""
-    seconds, millis = divmod(ms, 1000)
-    return f"{_iso_second(seconds)}.{millis:03d}Z"
-
-
-@lru_cache(maxsize=4096)
-def _iso_second(seconds: int) -> str:
-    # A move writes several times, most of them in the same few seconds: each second is formatted once.
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def token_hash(token: str) -> str:
@@ -93,7 +90,7 @@ def move_digest(move: Any) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Meta:
-    """What is fixed when a match is created."""
+    """What is fixed when a match is created (but for a seat's token, which the umpire may reissue)."""
 
     match_id: str
     game: str
@@ -104,6 +101,17 @@ class Meta:
     players: tuple[str | None, str | None] = (None, None)
     tags: tuple[str, ...] = ()
     illegal: str = "reject"  # POLICIES
+    umpire: str | None = None  # SHA-256 of the match's umpire token (None: a match made before there were any)
+    start: str = "created"  # when the clock starts: engine.clock.STARTS
+
+    def is_umpire(self, token: str | None) -> bool:
+        """Whether ``token`` is this match's umpire token (constant time)."""
+        return bool(token and self.umpire and hmac.compare_digest(token_hash(token), self.umpire))
+
+    def with_token(self, seat: int, digest: str) -> Meta:
+        """The meta with ``seat``'s token replaced by the one whose SHA-256 is ``digest``."""
+        tokens = (digest, self.tokens[1]) if seat == 0 else (self.tokens[0], digest)
+        return replace(self, tokens=tokens)
 
     def seat_of(self, token: str | None) -> int | None:
         """The seat ``token`` belongs to, or None."""
@@ -135,6 +143,8 @@ class Meta:
                 "players": self.players,
                 "tags": self.tags,
                 "illegal": self.illegal,
+                "umpire": self.umpire,
+                "start": self.start,
             }
         )
 
@@ -146,7 +156,7 @@ class Meta:
         p0, p1 = d["players"]
         return cls(
             d["match_id"], d["game"], d["options"], d["created"], (t0, t1), ClockSpec(*d["clock"]),
-            (p0, p1), tuple(d["tags"]), d["illegal"],
+            (p0, p1), tuple(d["tags"]), d["illegal"], d.get("umpire"), d.get("start", "created"),
         )  # fmt: skip
 
 
@@ -185,40 +195,32 @@ class Live:
         return cls(d["state"], MatchClock.from_json(d["clock"]), d["finished"])
 
 
-def start(game: AnyGame, state: Any, spec: ClockSpec, now: int) -> Live:
-    """The live part of a new match: the mover's clock runs from ``now``."""
+def start(game: AnyGame, state: Any, spec: ClockSpec, now: int, when: str = "created") -> Live:
+    """The live part of a new match: the mover's clock runs from ``now`` (``when`` is
+    ``created``), or waits for the first move or the umpire's start (engine.clock.STARTS)."""
     dumped = game.dump(state)
     mover = dumped["to_move"]  # null once finished (API.md)
-    return Live(dumped, MatchClock.start(spec, mover, now), now if mover is None else None)
+    return Live(dumped, MatchClock.start(spec, mover, now, running=when == "created"), now if mover is None else None)
 
 
-# -- the record: one compact entry per change -------------------------------------
-#
-#   k   kind: move, flag, pass, resign, illegal, abort
-#   p   the ply before the change          s   the seat concerned
-#   b   the seat that submitted it (null for a flag, a pass, an abort)
-#   m   the move as written back (a move; a pass that made the draft's default
-#       choice, R-X6), or the text submitted (an illegal attempt)
-#   w   1: a flag that opened R-X6's window (no change to the game)
-#   x   1: during an R-X6 window          f   1: an illegal move that forfeited the game
-#   e   an illegal attempt's error        ts  when the turn started (ms)
-#   t   when it happened (ms)             u   time used (ms)
-#   c   bank charged (ms)                 l   the seat's bank left (ms)
-#   bk  both banks after it (ms)
+# -- changes: each the engine's events and one sealed result that carries its answer --
 
 
-def entry(kind: str, live: Live, seat: int, by: int | None, move: str | None, at: int, **more: Any) -> Json:
-    clock = live.clock
-    out: Json = {"k": kind, "p": live.ply, "s": seat, "b": by, "m": move, "ts": clock.turn_start, "t": at}
-    out.update(more)
-    return out
+def finish(game: AnyGame, spec: ClockSpec, position: Any, made: Entry) -> tuple[Live, Any, list[Json]]:
+    """Every end of a game that is not a move goes through here (lila's
+    ``Finisher``): a flag that loses (R-T1), a resignation, a forfeit by an
+    illegal move, an abort.  The engine ends the game as ``made`` says (status,
+    winner, end), both clocks stop with ``made``'s banks at ``made``'s time.
+    Returns the live part after it, the engine's state, and the engine's events."""
+    after, events = made.apply(game, position, spec)
+    return Live(game.dump(after), made.clock_after(spec, None), made.at), after, events
 
 
-def settle(game: AnyGame, live: Live, now: int) -> tuple[Live, list[Json]]:
+def settle(game: AnyGame, live: Live, now: int) -> tuple[Live, list[Entry]]:
     """Apply every flag due by ``now`` (R-T1, R-X6), each dated at the moment
     it fell due.  Returns the live part and the record entries to add (none
     when nothing was due)."""
-    entries: list[Json] = []
+    entries: list[Entry] = []
     while live.clock.due(now):
         clock = live.clock
         mover = clock.mover
@@ -228,14 +230,16 @@ def settle(game: AnyGame, live: Live, now: int) -> tuple[Live, list[Json]]:
         if not clock.proxy:
             used, bank = at - clock.turn_start, clock.banks[mover]
             flagged = clock.flag()
-            if clock.spec.on_flag == "proxy":  # R-X6: the opponent may move for the flagged seat
+            window = clock.spec.on_flag == "proxy"  # R-X6: the opponent may move for the flagged seat
+            made = Entry(
+                "flag", live.ply, mover, None, None, clock.turn_start, at, flagged.banks, used=used, charged=bank, left=0,
+                window=window,
+            )  # fmt: skip
+            if window:
                 new = replace(live, clock=flagged)
-                window = 1
             else:  # R-T1: the flagged seat loses
-                state, _ = game.timeout(game.load(live.state))
-                new = Live(game.dump(state), flagged, at)
-                window = 0
-            entries.append(entry("flag", live, mover, None, None, at, w=window, u=used, c=bank, l=0, bk=list(flagged.banks)))
+                new, _, _ = finish(game, clock.spec, game.load(live.state), made)
+            entries.append(made)
         else:  # R-X6: the proxy window lapsed unused: the game's timeout passes the turn
             state, events = game.timeout(game.load(live.state))
             dumped = game.dump(state)
@@ -244,9 +248,9 @@ def settle(game: AnyGame, live: Live, now: int) -> tuple[Live, list[Json]]:
             default = next((ev["default"] for ev in events if ev.get("type") == "flag" and "default" in ev), None)
             lapsed = clock.lapse(next_mover)
             entries.append(
-                entry(
-                    "pass", live, mover, None, default, at, x=1, u=at - clock.turn_start, c=0, l=clock.banks[mover],
-                    bk=list(lapsed.banks),
+                Entry(
+                    "pass", live.ply, mover, None, default, clock.turn_start, at, lapsed.banks, used=at - clock.turn_start,
+                    charged=0, left=clock.banks[mover], proxy=True,
                 )
             )  # fmt: skip
             new = Live(dumped, lapsed, at if next_mover is None else None)
@@ -254,65 +258,164 @@ def settle(game: AnyGame, live: Live, now: int) -> tuple[Live, list[Json]]:
     return live, entries
 
 
-def play(
-    game: AnyGame, live: Live, by: int, text: MoveInput, now: int, position: Any = None
-) -> tuple[Verdict[Any], Live, Json | None]:
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    """A legal move, applied: the live part after it, its record entry, the
+    engine's events and state after it, and the answer (200)."""
+
+    live: Live
+    entry: Entry
+    events: list[Json]
+    answer: Json
+    position: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """An illegal move refused (the ``reject`` policy, or a proxy's move): the
+    match is unchanged but for the record entry; the answer (422)."""
+
+    entry: Entry
+    answer: Json
+
+
+@dataclass(frozen=True, slots=True)
+class Forfeit:
+    """An illegal move that lost the game (the ``forfeit`` policy): the live
+    part after it, its record entry, the engine's events, the answer (422)."""
+
+    live: Live
+    entry: Entry
+    events: list[Json]
+    answer: Json
+
+
+@dataclass(frozen=True, slots=True)
+class Ended:
+    """A match ended by a resignation or an abort: the live part after it,
+    its record entry, the engine's events, the answer (200)."""
+
+    live: Live
+    entry: Entry
+    events: list[Json]
+    answer: Json
+
+
+Judged = Accepted | Refused | Forfeit  # what a submitted move comes to
+Result = Accepted | Refused | Forfeit | Ended
+
+
+def judge(
+    game: AnyGame, meta: Meta, live: Live, by: int, text: MoveInput, now: int, position: Any = None, book: bool = False
+) -> Judged:
     """``by`` submits ``text`` for the running turn at ``now`` (the caller has
-    settled flags and checked it is ``by``'s to submit).  An illegal move
-    changes nothing here (see :func:`refuse`).  ``position``, when given, is
-    the engine's state of ``live`` already loaded, which spares loading it again."""
-    mover = live.clock.mover
-    assert mover is not None and live.may_move == by
-    verdict = game.play(game.load(live.state) if position is None else position, text)
-    if not verdict.legal:
-        return verdict, live, None
-    dumped = game.dump(verdict.state)
-    next_mover = dumped["to_move"]
-    clock, charge = live.clock.after_move(now, next_mover)
-    made = entry(
-        "move", live, mover, by, verdict.move, now, x=int(live.clock.proxy), u=charge.used_ms, c=charge.charged_ms,
-        l=charge.bank_left_ms, bk=list(clock.banks),
-    )  # fmt: skip
-    return verdict, Live(dumped, clock, now if next_mover is None else None), made
+    settled flags and checked it is ``by``'s to submit).  ``position``, when
+    given, is the engine's state of ``live`` already loaded, which spares
+    loading it again; ``book`` marks a move played from an opening book.
 
-
-def refuse(
-    game: AnyGame, meta: Meta, live: Live, by: int, text: MoveInput, error: MoveError, now: int, position: Any = None
-) -> tuple[Live, Json]:
-    """An illegal move, kept in the record with its code and sentence.  With
+    An illegal move is kept in the record with its code and sentence.  With
     the ``reject`` policy nothing else changes (the clock keeps running); with
     ``forfeit`` the seat to move loses (end ``illegal``).  An illegal move the
     opponent sends for a flagged seat (R-X6) is only refused, under either
     policy: the flagged seat did not make it, and must not lose by it."""
-    mover = live.clock.mover
-    assert mover is not None
-    raw = text if isinstance(text, str) else compact(list(text))
-    if meta.illegal != "forfeit" or by != mover:
-        return live, entry("illegal", live, mover, by, raw, now, e=error.to_json(), f=0, bk=list(live.clock.banks))
-    state, _ = game.forfeit(game.load(live.state) if position is None else position, mover, error)
-    clock = live.clock.stop(now)
-    made = entry("illegal", live, mover, by, raw, now, e=error.to_json(), f=1, bk=list(clock.banks))
-    return Live(game.dump(state), clock, now), made
-
-
-def resign(game: AnyGame, live: Live, seat: int, now: int) -> tuple[Live, Json]:
-    """``seat`` resigns at ``now`` (any time while the match is on, R-T1's clocks stop)."""
-    state, _ = game.resign(game.load(live.state), seat)
     clock = live.clock
-    running = clock.mover == seat and not clock.proxy
-    used = now - clock.turn_start if running else 0
-    stopped = clock.stop(now)
-    made = entry("resign", live, seat, seat, None, now, u=used, c=0, l=clock.banks[seat], bk=list(stopped.banks))
-    return Live(game.dump(state), stopped, now), made
+    mover = clock.mover
+    assert mover is not None and live.may_move == by
+    position = game.load(live.state) if position is None else position
+    verdict = game.play(position, text)
+    if verdict.legal:
+        dumped = game.dump(verdict.state)
+        next_mover = dumped["to_move"]
+        after, charge = clock.after_move(now, next_mover)
+        made = Entry(
+            "move", live.ply, mover, by, verdict.move, clock.turn_start, now, after.banks, used=charge.used_ms,
+            charged=charge.charged_ms, left=charge.bank_left_ms, proxy=clock.proxy, book=book,
+        )  # fmt: skip
+        answer = move_answer(meta, made, live.state, dumped, verdict.events)
+        new = Live(dumped, after, now if next_mover is None else None)
+        return Accepted(new, made, verdict.events, answer, verdict.state)
+    error = verdict.error
+    assert isinstance(error, MoveError)
+    raw = text if isinstance(text, str) else compact(list(text))
+    forfeit = meta.illegal == "forfeit" and by == mover
+    said_error = error.to_json()
+    made = Entry(
+        "illegal", live.ply, mover, by, raw, clock.turn_start, now, clock.banks, forfeit=forfeit, error=said_error,
+        clock=None if clock.running or forfeit else clock.to_json(),
+    )  # fmt: skip
+    if forfeit:
+        new, _, events = finish(game, clock.spec, position, made)
+        return Forfeit(new, made, events, forfeit_answer(meta, made, live.state, new.state, events))
+    # The answer's event names the seat that sent the move (in an R-X6 window, the flagged seat's opponent).
+    illegal = {"type": "illegal", "player": by, "move": raw, **said_error}
+    said = views.announcements(live.state, [illegal], live.state, names=meta.names)
+    refused = schemas.verdict_json(False, live.state, error=said_error, announcements=said)
+    return Refused(made, verdict_answer(meta, live, now, refused))
 
 
-def abort(game: AnyGame, live: Live, now: int) -> tuple[Live, Json]:
+def resign(game: AnyGame, meta: Meta, live: Live, seat: int, now: int) -> Ended:
+    """``seat`` resigns at ``now`` (any time while the match is on, R-T1's clocks stop)."""
+    clock = live.clock
+    running = clock.mover == seat and not clock.proxy and clock.started
+    used = clock.used(now) if running else 0  # a paused turn's time stopped at the pause
+    left = clock.banks[seat]
+    made = Entry("resign", live.ply, seat, seat, None, clock.turn_start, now, clock.banks, used=used, charged=0, left=left)
+    return _ended(game, meta, live, made)
+
+
+def abort(game: AnyGame, meta: Meta, live: Live, now: int) -> Ended:
     """An umpire stops the match: over, no winner."""
-    state, _ = game.abort(game.load(live.state))
-    stopped = live.clock.stop(now)
-    mover = live.clock.mover
-    made = entry("abort", live, 0 if mover is None else mover, None, None, now, bk=list(stopped.banks))
-    return Live(game.dump(state), stopped, now), made
+    clock = live.clock
+    seat = 0 if clock.mover is None else clock.mover
+    return _ended(game, meta, live, Entry("abort", live.ply, seat, None, None, clock.turn_start, now, clock.banks))
+
+
+def adjudicate(game: AnyGame, meta: Meta, live: Live, winner: int | None, reason: str, now: int) -> Ended:
+    """The umpire decides the match: ``winner`` (0, 1, or None for a draw), for ``reason``."""
+    clock = live.clock
+    seat = 0 if clock.mover is None else clock.mover
+    made = Entry("adjudicate", live.ply, seat, None, None, clock.turn_start, now, clock.banks, winner=winner, reason=reason)
+    return _ended(game, meta, live, made)
+
+
+@dataclass(frozen=True, slots=True)
+class Controlled:
+    """An umpire's control that leaves the game as it is (start, pause, resume,
+    add_time, token): the live part after it, its record entry, its event, the
+    answer (200), and the match's new meta when a seat's token changed."""
+
+    live: Live
+    entry: Entry
+    events: list[Json]
+    answer: Json
+    meta: Meta | None = None
+
+
+def control(game: AnyGame, meta: Meta, live: Live, kind: str, now: int, seat: int | None = None, ms: int = 0) -> Controlled:
+    """The umpire's ``kind`` at ``now`` (the caller has checked it applies: see
+    service/matches/routes.py): ``start`` or ``resume`` the clocks, ``pause``
+    them, ``add_time`` (``ms`` to ``seat``'s bank), reissue ``seat``'s ``token``."""
+    clock = live.clock
+    if kind in ("start", "resume"):
+        clock = clock.resume(now)
+    elif kind == "pause":
+        clock = clock.pause(now)
+    elif kind == "add_time":
+        assert seat is not None
+        clock = clock.add_time(seat, ms)
+    concerned = seat if seat is not None else (0 if clock.mover is None else clock.mover)
+    made = Entry(
+        kind, live.ply, concerned, None, None, clock.turn_start, now, clock.banks, given=ms if kind == "add_time" else None,
+        clock=clock.to_json(),
+    )  # fmt: skip
+    new = replace(live, clock=clock)
+    _, events = made.apply(game, game.load(live.state), clock.spec)
+    return Controlled(new, made, events, control_answer(meta, made, live.state, events))
+
+
+def _ended(game: AnyGame, meta: Meta, live: Live, made: Entry) -> Ended:
+    new, _, events = finish(game, live.clock.spec, game.load(live.state), made)
+    return Ended(new, made, events, ended_answer(meta, made, new.state, events))
 
 
 # -- clocks as clients see them ---------------------------------------------------
@@ -322,7 +425,10 @@ def clock_json(live: Live, now: int) -> Json:
     """The clock object of API.md: each seat's bank and time left, the deadline
     of the seat to move.  ``remaining_s``: for the seat whose turn runs, the
     time until it flags (turn left and bank); for the other, what it will have
-    when its turn starts (the turn allowance and its bank)."""
+    when its turn starts (the turn allowance and its bank).  While the clocks
+    are paused or wait for their start (``paused``, ``started``), no deadline:
+    the seat to move has what it had at the pause (a whole turn and its bank
+    before the start)."""
     clock = live.clock
     deadline = None if clock.deadline is None else iso(clock.deadline)
     seats: dict[str, Json] = {}
@@ -330,12 +436,15 @@ def clock_json(live: Live, now: int) -> Json:
         one: Json = {"bank_s": clock.banks[seat] / 1000}
         if clock.mover is None:
             one["remaining_s"] = 0.0
+        elif seat == clock.mover and not clock.proxy and clock.paused_at is not None:
+            one["remaining_s"] = max(0, clock.spec.turn_ms + clock.banks[seat] - clock.used(now)) / 1000
         elif seat == clock.mover and not clock.proxy:
             one["remaining_s"] = max(0, (clock.deadline or now) - now) / 1000
             one["deadline"] = deadline
         elif seat == clock.mover:  # flagged: R-X6's window is the opponent's to use
             one["remaining_s"] = 0.0
-            one["deadline"] = deadline
+            if deadline is not None:  # not while paused
+                one["deadline"] = deadline
         else:
             one["remaining_s"] = (clock.spec.turn_ms + clock.banks[seat]) / 1000
         seats[str(seat)] = one
@@ -344,9 +453,11 @@ def clock_json(live: Live, now: int) -> Json:
         "seats": seats,
         "to_move": clock.mover,
         "may_move": live.may_move,
-        "turn_started": iso(clock.turn_start) if clock.mover is not None else None,
+        "turn_started": iso(clock.turn_start) if clock.mover is not None and clock.started else None,
         "deadline": deadline,
         "proxy": clock.proxy,
+        "started": clock.started,
+        "paused": clock.paused,
         "now": iso(now),
     }
 
@@ -373,25 +484,43 @@ def verdict_answer(meta: Meta, live: Live, now: int, verdict: Json) -> Json:
     return {**verdict, **match}
 
 
-def move_answer(meta: Meta, made: Json, before: Json, after: Json, events: list[Json]) -> Json:
-    """The answer to an accepted move: from its record entry and the states
-    around it only, so that the answer to a retry, rebuilt from the record,
-    is the first answer byte for byte (nothing of it is stored)."""
-    clock = MatchClock(meta.spec, (made["bk"][0], made["bk"][1]), after["to_move"], made["t"], False)
-    live = Live(after, clock, made["t"] if after["to_move"] is None else None)
-    said = views.announcements(before, events, after, names=meta.names)
-    verdict = schemas.verdict_json(True, after, move=made["m"], events=events, announcements=said)
-    return verdict_answer(meta, live, made["t"], verdict)
+def match_view(meta: Meta, live: Live, now: int) -> Json:
+    """A match as ``GET /v1/matches/{id}`` answers it: the match, then its tags and policy."""
+    return {**match_json(meta, live, now), "tags": list(meta.tags), "illegal": meta.illegal}
 
 
-def forfeit_answer(meta: Meta, made: Json, before: Json, after: Json, events: list[Json]) -> Json:
-    """The answer to an illegal move that forfeited the match (built, like
-    :func:`move_answer`, from the record entry alone)."""
-    clock = MatchClock(meta.spec, (made["bk"][0], made["bk"][1]), None, made["t"], False)
-    live = Live(after, clock, made["t"])
+# Each answer below is built from a record entry and the states around it only, so that
+# the answer to a retry, rebuilt from the record, is the first answer byte for byte
+# (nothing of it is stored).
+
+
+def move_answer(meta: Meta, made: Entry, before: Json, after: Json, events: list[Json]) -> Json:
+    """The answer to an accepted move."""
+    live = Live(after, made.clock_after(meta.spec, after["to_move"]), made.at if after["to_move"] is None else None)
     said = views.announcements(before, events, after, names=meta.names)
-    verdict = schemas.verdict_json(False, after, error=made["e"], events=events, announcements=said)
-    return verdict_answer(meta, live, made["t"], verdict)
+    verdict = schemas.verdict_json(True, after, move=made.move, events=events, announcements=said)
+    return verdict_answer(meta, live, made.at, verdict)
+
+
+def forfeit_answer(meta: Meta, made: Entry, before: Json, after: Json, events: list[Json]) -> Json:
+    """The answer to an illegal move that forfeited the match."""
+    live = Live(after, made.clock_after(meta.spec, None), made.at)
+    said = views.announcements(before, events, after, names=meta.names)
+    verdict = schemas.verdict_json(False, after, error=made.error, events=events, announcements=said)
+    return verdict_answer(meta, live, made.at, verdict)
+
+
+def control_answer(meta: Meta, made: Entry, state: Json, events: list[Json]) -> Json:
+    """The answer to an umpire's control: the match after it, what happened, and the umpire's sentence."""
+    live = Live(state, made.clock_after(meta.spec, state["to_move"]))
+    said = views.announcements(state, events, state, names=meta.names)
+    return {**match_view(meta, live, made.at), "events": events, "announcements": said}
+
+
+def ended_answer(meta: Meta, made: Entry, after: Json, events: list[Json]) -> Json:
+    """The answer to a resignation or an abort: the match after it, and what happened."""
+    live = Live(after, made.clock_after(meta.spec, None), made.at)
+    return {**match_view(meta, live, made.at), "events": events}
 
 
 # -- the record, walked by the engine ------------------------------------------------
@@ -404,45 +533,28 @@ class Step:
     opened R-X6's window, an illegal attempt that changed nothing)."""
 
     index: int
-    entry: Json
+    entry: Entry
     before: Any
     after: Any
     events: list[Json]
 
 
-def walk(game: AnyGame, meta: Meta, entries: Sequence[Json], start: Any = None) -> Iterator[Step]:
+def entries_of(raw: Sequence[str]) -> list[Entry]:
+    """The record as Redis keeps it (compact JSON), parsed once into typed entries."""
+    return [Entry.from_json(parse_json(text)) for text in raw]
+
+
+def walk(game: AnyGame, meta: Meta, entries: Sequence[Entry], start: Any = None) -> Iterator[Step]:
     """Each entry of the record with the positions around it, from the match's
     options (or from ``start``, the position before ``entries[0]``)."""
     state = game.new(meta.options) if start is None else start
     for i, e in enumerate(entries):
-        kind, seat = e["k"], e["s"]
-        events: list[Json]
-        if kind == "move":
-            verdict = game.play(state, e["m"])
-            if not verdict.legal:  # only a corrupted record can say so
-                raise ValueError(f"record entry {i} ({e['m']!r}) is not legal: {verdict.error}")
-            after, events = verdict.state, verdict.events
-        elif kind == "flag" and e.get("w"):
-            until = iso(e["t"] + meta.spec.turn_ms)
-            after, events = state, [{"type": "flag", "player": seat, "proxy": True, "until": until}]
-        elif kind in ("flag", "pass"):
-            after, events = game.timeout(state)
-        elif kind == "resign":
-            after, events = game.resign(state, seat)
-        elif kind == "illegal" and e.get("f"):
-            err = e["e"]  # the error whole, its ruling too: the forfeit's event says what the answer's error says
-            after, events = game.forfeit(state, seat, MoveError(err["code"], err["message"], err.get("step"), err.get("rule")))
-        elif kind == "illegal":
-            after, events = state, [{"type": "illegal", "player": seat, "move": e["m"], **e["e"]}]
-        elif kind == "abort":
-            after, events = game.abort(state)
-        else:
-            raise ValueError(f"record entry {i} has an unknown kind {kind!r}")
+        after, events = e.apply(game, state, meta.spec)
         yield Step(i, e, state, after, events)
         state = after
 
 
-def last_step(game: AnyGame, meta: Meta, entries: Sequence[Json]) -> Step:
+def last_step(game: AnyGame, meta: Meta, entries: Sequence[Entry]) -> Step:
     """The last entry of ``entries`` walked through the engine from the start."""
     found = None
     for found in walk(game, meta, entries):  # noqa: B007 - the last one is wanted
@@ -452,52 +564,15 @@ def last_step(game: AnyGame, meta: Meta, entries: Sequence[Json]) -> Step:
     return found
 
 
-def record_moves(entries: Sequence[Json]) -> list[str]:
+def record_moves(entries: Sequence[Entry]) -> list[str]:
     """The record as ``replay`` takes it: moves, and the reserved entries for
     what changed the game otherwise (``timeout``, ``resign N``, ``forfeit N``,
     ``abort``); flags that only opened R-X6's window and illegal attempts that
     changed nothing are not in it."""
-    out: list[str] = []
-    for e in entries:
-        kind = e["k"]
-        if kind == "move" or (kind == "pass" and e["m"]):
-            out.append(e["m"])
-        elif kind == "pass" or (kind == "flag" and not e.get("w")):
-            out.append("timeout")
-        elif kind == "resign":
-            out.append(f"resign {e['s']}")
-        elif kind == "illegal" and e.get("f"):
-            out.append(f"forfeit {e['s']}")
-        elif kind == "abort":
-            out.append("abort")
-    return out
+    return [word for e in entries if (word := e.replay_word()) is not None]
 
 
-def public_entry(e: Json, events: list[Json]) -> Json:
-    """A record entry in its API form (``GET /v1/matches/{id}/moves``)."""
-    out: Json = {
-        "kind": e["k"],
-        "ply": e["p"],
-        "seat": e["s"],
-        "by": e["b"],
-        "move": e["m"],
-        "proxy": bool(e.get("x") or e.get("w")),
-        "turn_started": iso(e["ts"]),
-        "at": iso(e["t"]),
-        "used_s": e.get("u", 0) / 1000,
-        "bank_charged_s": e.get("c", 0) / 1000,
-        "bank_left_s": e.get("l", (e.get("bk") or [0, 0])[e["s"]]) / 1000,
-        "events": events,
-    }
-    if e["k"] == "illegal":
-        out["error"] = e["e"]
-        out["forfeit"] = bool(e.get("f"))
-    if e.get("o"):
-        out["book"] = True
-    return out
-
-
-def record_text(game: AnyGame, meta: Meta, live: Live, entries: Sequence[Json]) -> str:
+def record_text(game: AnyGame, meta: Meta, live: Live, entries: Sequence[Entry]) -> str:
     """The record as plain text in the seeds' notation: a header of tags, then
     one numbered line per change of the game, which is what ``replay`` checks:
     each move, ``timeout``, ``resign N``, ``forfeit N``, ``abort``.  What did
@@ -525,35 +600,13 @@ def record_text(game: AnyGame, meta: Meta, live: Live, entries: Sequence[Json]) 
         lines.append(f"[Tags {json.dumps(', '.join(meta.tags), ensure_ascii=False)}]")
     lines += [f'[Illegal "{meta.illegal}"]', f'[Result "{result}"]{said}', ""]
     n = 0
-
-    def step(text: str, comment: str) -> None:
-        nonlocal n
-        n += 1
-        lines.append(f"{n}. {text} {{{comment}}}")
-
     for e in entries:
-        seat, kind, at = e["s"], e["k"], iso(e["t"])
-        if kind == "move":
-            who = f"seat {seat}" if e["b"] == seat else f"seat {e['b']} for seat {seat} (R-X6)"
-            book = "book, " if e.get("o") else ""
-            step(e["m"], f"{who}, {book}{e['u'] / 1000:g} s, bank {e['l'] / 1000:g} s, {at}")
-        elif kind == "flag" and e.get("w"):
-            lines.append(f"{{seat {seat} flagged at {at}: the opponent may move for them (R-X6)}}")
-        elif kind == "flag":  # R-T1: the game's timeout ended it
-            step("timeout", f"seat {seat} flagged at {at}: loses")
-        elif kind == "pass" and e["m"]:  # Crystal's draft: the default choice, a move like any other (R-X6)
-            step(e["m"], f"seat {seat} timed out: the default choice (R-X6), {at}")
-        elif kind == "pass":  # the proxy window lapsed unused: the game's timeout
-            then = "loses" if game.flag_rule == "loses" else "the turn passes with no move and is scored (R-X6)"
-            step("timeout", f"seat {seat}'s proxy window ended unused at {at}: {then}")
-        elif kind == "resign":
-            step(f"resign {seat}", f"seat {seat} resigned at {at}")
-        elif kind == "illegal" and e.get("f"):
-            step(f"forfeit {seat}", f"seat {seat} forfeited by an illegal move at {at}: {e['e']['message']}")
-        elif kind == "illegal":
-            lines.append(f"{{seat {seat} tried {json.dumps(e['m'], ensure_ascii=False)} at {at}: {e['e']['message']}}}")
+        word, comment = e.line(game.flag_rule)
+        if word is None:
+            lines.append(f"{{{comment}}}")
         else:
-            step("abort", f"aborted at {at}")
+            n += 1
+            lines.append(f"{n}. {word} {{{comment}}}")
     return "\n".join(lines) + "\n"
 
 

@@ -28,18 +28,19 @@ from flask import Blueprint, Response, current_app, request
 from marshmallow import ValidationError
 from redis.exceptions import ClusterDownError
 
-from engine.clock import MatchClock, spec_from
-from engine.errors import BadOptions, MoveError
+from engine.clock import STARTS, spec_from
+from engine.errors import BadOptions
 from engine.game import Outcome
 from engine.registry import GAMES, PRESETS, get_game
 from service.api.games import record_format
 from service.matches import outbox, referee
+from service.matches.cas import Settled, retried, settled
 from service.matches.db import get_hub, get_positions, get_store
 from service.matches.events import crowded
 from service.matches.hub import Crowded
+from service.matches.record import Entry
 from service.matches.referee import Live, Meta
-from service.matches.store import Conflict, Gone, NoReplicas, Store, Unconfirmed, new_match_id
-from service.matches.sweeper import Settled, settled
+from service.matches.store import Gone, NoReplicas, Store, Unconfirmed, new_match_id
 from service.web import schemas
 from service.web.errors import ApiError, error_response
 from service.web.http import json_body
@@ -51,7 +52,6 @@ bp = Blueprint("matches", __name__, url_prefix="/v1")
 
 WAIT_MAX_S = 30.0  # API: a read waits at most this long
 TOKEN_BYTES = 24  # 192 random bits per seat token
-MAX_ATTEMPTS = 8  # reads after lost races before giving up (each loss means someone else made progress)
 LIST_MAX = 200
 STATUSES = ("ongoing", "finished")
 
@@ -146,7 +146,7 @@ def _admin() -> None:
     if sent is None:
         raise ApiError(401, "unauthorized", "Send the admin token: Authorization: Bearer <token>.")
     if not token:
-        raise ApiError(403, "admin_disabled", "Listing and aborting matches need ADMIN_TOKEN set on the server.")
+        raise ApiError(403, "admin_disabled", "Listing matches needs ADMIN_TOKEN set on the server.")
     if not hmac.compare_digest(sent.encode(), str(token).encode()):
         raise ApiError(401, "unauthorized", "That is not the admin token.")
 
@@ -205,7 +205,8 @@ def create_match() -> Any:
     game = get_game(body["game"])
     state = game.new(body["options"])
     dumped = game.dump(state)
-    spec = spec_from(body["clock"], game.default_preset(dumped["options"]), PRESETS)
+    raw_clock, when = _clock_start(body["clock"])
+    spec = spec_from(raw_clock, game.default_preset(dumped["options"]), PRESETS)
     if spec.on_flag == "loses" and game.flag_rule != "loses":
         # A flag can only end a game whose engine ends games on time; Crystal's own rule is R-X6.
         message = f"In {game.title} a flag is handled by R-X6 (on_flag 'proxy'); it cannot lose the game."
@@ -215,13 +216,15 @@ def create_match() -> Any:
     store = get_store()
     tokens = [secrets.token_urlsafe(TOKEN_BYTES) for _ in (0, 1)]
     hashes = (referee.token_hash(tokens[0]), referee.token_hash(tokens[1]))
+    umpire_token = secrets.token_urlsafe(TOKEN_BYTES)
     for _ in range(3):
         match_id = new_match_id()
         now = store.now_ms(match_id)
-        live = referee.start(game, state, spec, now)
+        live = referee.start(game, state, spec, now, when)
         meta = Meta(
-            match_id, game.name, options, now, hashes, spec, (players[0], players[1]), tuple(body["tags"]), body["illegal"]
-        )
+            match_id, game.name, options, now, hashes, spec, (players[0], players[1]), tuple(body["tags"]), body["illegal"],
+            referee.token_hash(umpire_token), when,
+        )  # fmt: skip
         try:
             made = store.create(match_id, meta.to_json(), live.to_json(), live.clock.deadline, now, live.finished)
         except Unconfirmed as e:
@@ -234,13 +237,23 @@ def create_match() -> Any:
     if hooks:  # before the answer, so before any move: the deliverer posts every change (service/matches/webhooks.py)
         outbox.register(store, match_id, hooks, live.finished)
     get_positions().put(match_id, "0", state)  # create.lua starts the rev at 0
-    out = {"match_id": match_id, "seats": {"0": tokens[0], "1": tokens[1]}, **match_view(meta, live, now)}
+    out = {
+        "match_id": match_id, "seats": {"0": tokens[0], "1": tokens[1]}, "umpire": umpire_token, **match_view(meta, live, now)
+    }  # fmt: skip
     return with_legal(out, game.name, state), 201, {"Location": f"/v1/matches/{match_id}"}
 
 
-def match_view(meta: Meta, live: Live, now: int) -> dict[str, Any]:
-    """A match as ``GET /v1/matches/{id}`` answers it: the match, then its tags and policy."""
-    return {**referee.match_json(meta, live, now), "tags": list(meta.tags), "illegal": meta.illegal}
+match_view = referee.match_view
+
+
+def _clock_start(raw: Any) -> tuple[Any, str]:
+    """A match's ``clock`` without its ``start`` (engine.clock.STARTS; ``created`` when left out), and the start."""
+    if not isinstance(raw, dict) or "start" not in raw:
+        return raw, "created"
+    when = raw["start"]
+    if when not in STARTS:
+        raise BadOptions("clock.start", f"clock.start must be one of {', '.join(STARTS)}.")
+    return {k: v for k, v in raw.items() if k != "start"}, when
 
 
 def _number(name: str, least: float, most: float, whole: bool) -> float | None:
@@ -317,12 +330,13 @@ class Change:
     view has it."""
 
     live: Live
-    entries: list[Any]
+    entries: list[Entry]
     pointers: list[tuple[str, str]]
     answer: dict[str, Any]
     status: int = 200
     position: Any = None
     verdict: str | None = None  # a judged move: accepted, illegal or forfeit (service/web/metrics.py)
+    meta: Meta | None = None  # the match's new meta (an umpire reissued a seat's token)
 
 
 Answer = Response | tuple[Any, int]  # a view's answer as Flask takes it
@@ -339,7 +353,8 @@ def change(store: Store, match_id: str, idem: str | None, judge: Callable[[Settl
     ``outcome_unknown``: sending the same request again, with the same ply
     (and key), is safe.  An answer rebuilt from the record (a retry) is given
     once the match's master has it on a replica too (:meth:`Store.confirm`)."""
-    for _ in range(MAX_ATTEMPTS):
+
+    def attempt() -> Answer:
         cur = read(store, match_id, idem)
         decided = judge(cur)
         if not isinstance(decided, Change):
@@ -356,12 +371,11 @@ def change(store: Store, match_id: str, idem: str | None, judge: Callable[[Settl
                 cur.rev,
                 new.to_json(),
                 new.clock.deadline,
-                [referee.compact(e) for e in decided.entries],
+                [referee.compact(e.to_json()) for e in decided.entries],
                 decided.pointers,
                 new.finished_ms if new.finished and not cur.live.finished else None,
-            )
-        except Conflict:
-            continue  # someone changed the match meanwhile: judge again on what is there now
+                None if decided.meta is None else decided.meta.to_json(),
+            )  # a Conflict (someone changed the match meanwhile): judged again on what is there now
         except Gone:
             raise not_found(match_id) from None
         except Unconfirmed as e:  # once the commit may have been sent, a failure is never "nothing changed"
@@ -371,19 +385,16 @@ def change(store: Store, match_id: str, idem: str | None, judge: Callable[[Settl
         if decided.verdict is not None:
             MOVES.labels(cur.meta.game, decided.verdict).inc()
         return json_text(decided.status, decided.answer)
-    raise ApiError(409, "busy", f"The match changed too often while {what} was judged; send it again.", None)
+
+    return retried(attempt, lambda: ApiError(409, "busy", f"The match changed too often while {what} was judged; send it again."))
 
 
 def replayed(store: Store, cur: Settled, seat: int, ply: int, move: Any) -> Answer | None:
     """The first answer to this seat's move (or forfeiting illegal move) for
     ``ply``, rebuilt from the record, when ``move`` is that move again; else None."""
-    entries = [referee.parse_json(e) for e in store.record(cur.meta.match_id)]
+    entries = referee.entries_of(store.record(cur.meta.match_id))
     index = next(
-        (
-            i
-            for i, e in enumerate(entries)
-            if e["p"] == ply and e["b"] == seat and (e["k"] == "move" or (e["k"] == "illegal" and e.get("f")))
-        ),
+        (i for i, e in enumerate(entries) if e.ply == ply and e.by == seat and (e.kind == "move" or e.forfeited)),
         None,
     )
     if index is None:
@@ -392,13 +403,13 @@ def replayed(store: Store, cur: Settled, seat: int, ply: int, move: Any) -> Answ
     step = referee.last_step(game, cur.meta, entries[: index + 1])
     made = step.entry
     before, after = game.dump(step.before), game.dump(step.after)
-    if made["k"] == "move":
-        if game.play(step.before, move).move != made["m"]:
+    if made.kind == "move":
+        if game.play(step.before, move).move != made.move:
             return None  # another move for that ply: not a retry
         answer = referee.move_answer(cur.meta, made, before, after, step.events)
         return json_text(200, with_legal(answer, game.name, step.after), replayed=True)
     raw = move if isinstance(move, str) else referee.compact(list(move))
-    if raw != made["m"]:
+    if raw != made.move:
         return None
     answer = referee.forfeit_answer(cur.meta, made, before, after, step.events)
     return json_text(422, with_legal(answer, game.name, step.after), replayed=True)
@@ -445,6 +456,7 @@ def submit_move(match_id: str) -> Any:
             raise ApiError(
                 409, "stale_ply", f"The match is at ply {live.ply}, not {body['ply']}: someone moved first.", {"ply": live.ply}
             )
+        _running_for_moves(meta, live)
         if seat != live.may_move:
             message = "It is not this seat's turn."
             if live.clock.proxy:
@@ -452,36 +464,19 @@ def submit_move(match_id: str) -> Any:
             raise ApiError(403, "not_your_turn", message, {"may_move": live.may_move, "proxy": live.clock.proxy})
         game = GAMES[meta.game]
         position = get_positions().get(match_id, cur.rev)
-        verdict, new_live, made = referee.play(game, live, seat, body["move"], now, position)
+        result = referee.judge(game, meta, live, seat, body["move"], now, position, book=bool(body.get("book")))
         pointers = [] if key is None else [(key, f"{live.ply} {seat} {digest}")]
-        if not verdict.legal or made is None:
-            assert isinstance(verdict.error, MoveError)
-            new_live, made = referee.refuse(game, meta, live, seat, body["move"], verdict.error, now, position)
-            if made["f"]:  # a forfeit (never a proxy's illegal move: referee.refuse)
-                step = next(referee.walk(game, meta, [made], game.load(live.state)))
-                answer = referee.forfeit_answer(meta, made, live.state, new_live.state, step.events)
-                answer = with_legal(answer, game.name, new_live.state)
-                return Change(new_live, [made], pointers, answer, 422, verdict="forfeit")
-            illegal = {"type": "illegal", "player": seat, "move": made["m"], **made["e"]}
-            said = views_announcements(live.state, [illegal], live.state, meta)
-            refused = schemas.verdict_json(False, live.state, error=made["e"], announcements=said)
-            answer = referee.verdict_answer(meta, live, now, refused)
-            answer = with_legal(answer, game.name, position or live.state)
-            return Change(live, [made], [], answer, 422, verdict="illegal")
-        if body.get("book"):
-            made["o"] = 1  # played from an opening book: the record says so
-        answer = referee.move_answer(meta, made, live.state, new_live.state, verdict.events)
-        answer = with_legal(answer, game.name, verdict.state)
-        return Change(new_live, [made], pointers, answer, 200, verdict.state, "accepted")
+        if isinstance(result, referee.Accepted):
+            answer = with_legal(result.answer, game.name, result.position)
+            return Change(result.live, [result.entry], pointers, answer, 200, result.position, "accepted")
+        if isinstance(result, referee.Forfeit):
+            answer = with_legal(result.answer, game.name, result.live.state)
+            return Change(result.live, [result.entry], pointers, answer, 422, verdict="forfeit")
+        answer = with_legal(result.answer, game.name, position or live.state)
+        return Change(live, [result.entry], [], answer, 422, verdict="illegal")
 
     store = get_store()
     return change(store, match_id, key, judge, "this move")
-
-
-def views_announcements(before: Any, events: list[Any], after: Any, meta: Meta) -> list[str]:
-    import views
-
-    return views.announcements(before, events, after, names=meta.names)
 
 
 def _plain_move_body() -> dict[str, Any] | None:
@@ -494,29 +489,23 @@ def _plain_move_body() -> dict[str, Any] | None:
     return schemas.plain_move(data)
 
 
-def _ended_answer(meta: Meta, made: Any, after: Any, events: list[Any]) -> dict[str, Any]:
-    """The answer to a resignation or an abort: the match after it, and what happened."""
-    live = Live(after, MatchClock(meta.spec, (made["bk"][0], made["bk"][1]), None, made["t"], False), made["t"])
-    return {**match_view(meta, live, made["t"]), "events": events}
-
-
 def _end_change(kind: str, who: int | None, cur: Settled) -> Change | Answer:
     """A resignation (``who`` the seat) or an abort; the same again returns the first answer."""
     game = GAMES[cur.meta.game]
     if cur.live.finished:
-        entries = [referee.parse_json(e) for e in get_store().record(cur.meta.match_id)]
+        entries = referee.entries_of(get_store().record(cur.meta.match_id))
         last = entries[-1] if entries else None
-        if last is not None and last["k"] == kind and (who is None or last["s"] == who):
+        if last is not None and last.kind == kind and (who is None or last.seat == who):
             step = referee.last_step(game, cur.meta, entries)
-            return json_text(200, _ended_answer(cur.meta, last, game.dump(step.after), step.events), replayed=True)
+            answer = referee.ended_answer(cur.meta, last, game.dump(step.after), step.events)
+            return json_text(200, answer, replayed=True)
         raise _gone(cur.live)
     if kind == "resign":
         assert who is not None
-        new_live, made = referee.resign(game, cur.live, who, cur.now)
+        ended = referee.resign(game, cur.meta, cur.live, who, cur.now)
     else:
-        new_live, made = referee.abort(game, cur.live, cur.now)
-    step = next(referee.walk(game, cur.meta, [made], game.load(cur.live.state)))
-    return Change(new_live, [made], [], _ended_answer(cur.meta, made, new_live.state, step.events))
+        ended = referee.abort(game, cur.meta, cur.live, cur.now)
+    return Change(ended.live, [ended.entry], [], ended.answer)
 
 
 @bp.post("/matches/<match_id>/resign")
@@ -525,11 +514,192 @@ def resign(match_id: str) -> Any:
     return change(get_store(), match_id, None, lambda cur: _end_change("resign", _seat(cur.meta), cur), "the resignation")
 
 
+# -- the umpire's controls over a live match (issue 22) ------------------------------------
+
+
+def _umpire(meta: Meta) -> None:
+    """This match's umpire token, or the server's ``ADMIN_TOKEN``: else 401 (none sent, or
+    one nobody knows) or 403 ``not_umpire`` (a seat's token: a player is not the umpire)."""
+    sent = bearer()
+    if sent is None:
+        raise ApiError(401, "unauthorized", "Send the match's umpire token: Authorization: Bearer <token>.")
+    if meta.is_umpire(sent):
+        return
+    admin = current_app.config["ADMIN_TOKEN"]
+    if admin and hmac.compare_digest(sent.encode(), str(admin).encode()):
+        return
+    if meta.seat_of(sent) is not None:
+        raise ApiError(403, "not_umpire", "That is a seat's token: only the match's umpire may do this.")
+    raise ApiError(401, "unauthorized", "That is not this match's umpire token.")
+
+
+def _running_for_moves(meta: Meta, live: Live) -> None:
+    """409 for a move while the clocks are paused, or before the umpire's start (``clock.start: umpire``)."""
+    clock = live.clock
+    if clock.paused:
+        raise ApiError(409, "paused", "The umpire has paused the clocks: no moves until they resume.")
+    if not clock.started and meta.start == "umpire":
+        raise ApiError(409, "not_started", "The match waits for the umpire's start: no moves before it.")
+
+
+def _ongoing(cur: Settled) -> None:
+    if cur.live.finished:
+        raise _gone(cur.live)
+
+
+def _umpire_change(match_id: str, what: str, act: Callable[[Settled], Change | Answer], key: str | None = None) -> Answer:
+    """``act`` on the match once the umpire is known (API.md's order: 404, then 401/403, then the rest)."""
+
+    def judge(cur: Settled) -> Change | Answer:
+        _umpire(cur.meta)
+        return act(cur)
+
+    return change(get_store(), match_id, key, judge, what)
+
+
+def _controlled(cur: Settled, kind: str, seat: int | None = None, ms: int = 0) -> Change:
+    done = referee.control(GAMES[cur.meta.game], cur.meta, cur.live, kind, cur.now, seat, ms)
+    return Change(done.live, [done.entry], [], done.answer)
+
+
+@bp.post("/matches/<match_id>/start")
+def start_clock(match_id: str) -> Any:
+    """The umpire starts the clocks of a match that waits for the start (``clock.start``: ``umpire``
+    or ``first_move``): the seat to move gets a whole turn from now.  409 ``already_started`` after it."""
+
+    def act(cur: Settled) -> Change:
+        _ongoing(cur)
+        if cur.live.clock.started:
+            raise ApiError(409, "already_started", "The clocks have started already.")
+        return _controlled(cur, "start")
+
+    return _umpire_change(match_id, "the start", act)
+
+
+@bp.post("/matches/<match_id>/pause")
+def pause_clock(match_id: str) -> Any:
+    """The umpire pauses the running clocks: no deadline, no flag, no moves (409 ``paused``) until resumed."""
+
+    def act(cur: Settled) -> Change:
+        _ongoing(cur)
+        clock = cur.live.clock
+        if not clock.started:
+            raise ApiError(409, "not_started", "The clocks have not started: there is nothing to pause.")
+        if clock.paused:
+            raise ApiError(409, "already_paused", "The clocks are paused already.")
+        return _controlled(cur, "pause")
+
+    return _umpire_change(match_id, "the pause", act)
+
+
+@bp.post("/matches/<match_id>/resume")
+def resume_clock(match_id: str) -> Any:
+    """The umpire resumes paused clocks: the turn has exactly the time it had at the pause."""
+
+    def act(cur: Settled) -> Change:
+        _ongoing(cur)
+        clock = cur.live.clock
+        if not clock.started:
+            raise ApiError(409, "not_started", "The clocks have not started: start them (POST .../start).")
+        if not clock.paused:
+            raise ApiError(409, "not_paused", "The clocks are not paused.")
+        return _controlled(cur, "resume")
+
+    return _umpire_change(match_id, "the resumption", act)
+
+
+@bp.post("/matches/<match_id>/add-time")
+def add_time(match_id: str) -> Any:
+    """The umpire gives a seat time (``{"seat", "seconds"}``: 0.001 to 3600 s, kept to the
+    millisecond) in its bank; when its turn runs its deadline moves by as much.  With an
+    ``Idempotency-Key`` a repeat gives the time once and answers the match as it is."""
+    idem = _idempotency_key()
+    body, body_error = _body(schemas.add_time_request)
+    key = None if idem is None else f"a:{idem}"
+
+    def act(cur: Settled) -> Change | Answer:
+        if body is None:
+            assert body_error is not None
+            raise body_error
+        ms = round(body["seconds"] * 1000)
+        digest = referee.move_digest([body["seat"], ms])
+        if cur.pointer is not None:  # this key gave time already: the match as it is, the time given once
+            if cur.pointer != digest:
+                message = "This Idempotency-Key was used for another gift of time."
+                raise ApiError(422, "idempotency_key_reused", message, {"header": "Idempotency-Key"})
+            now = {**match_view(cur.meta, cur.live, cur.now), "events": [], "announcements": []}  # nothing happened now
+            return json_text(200, now, replayed=True)
+        _ongoing(cur)
+        done = _controlled(cur, "add_time", body["seat"], ms)
+        return Change(done.live, done.entries, [] if key is None else [(key, digest)], done.answer)
+
+    return _umpire_change(match_id, "the time given", act, key)
+
+
+@bp.post("/matches/<match_id>/seats/<seat>/token")
+def reissue_token(match_id: str, seat: str) -> Any:
+    """The umpire gives a seat a new token (a player lost theirs, or it leaked): answered once;
+    the old one gets 401 at once, on every server process.  Each call issues another."""
+    if seat not in ("0", "1"):
+        raise ApiError(404, "not_found", "A match has seats 0 and 1.")
+    number = int(seat)
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+
+    def act(cur: Settled) -> Change:
+        _ongoing(cur)
+        done = referee.control(GAMES[cur.meta.game], cur.meta, cur.live, "token", cur.now, number)
+        answer = {"match_id": match_id, "seat": number, "token": token}
+        return Change(done.live, [done.entry], [], answer, meta=cur.meta.with_token(number, referee.token_hash(token)))
+
+    return _umpire_change(match_id, "the new token", act)
+
+
 @bp.post("/matches/<match_id>/abort")
 def abort(match_id: str) -> Any:
-    """An umpire (the admin token) stops a match: over, with no winner; retrying it returns the first answer."""
-    _admin()
-    return change(get_store(), match_id, None, lambda cur: _end_change("abort", None, cur), "the abort")
+    """The umpire (the match's umpire token, or the admin token) stops a match: over, with no
+    winner; retrying it returns the first answer."""
+    return _umpire_change(match_id, "the abort", lambda cur: _end_change("abort", None, cur))
+
+
+@bp.post("/matches/<match_id>/adjudicate")
+def adjudicate(match_id: str) -> Any:
+    """The umpire decides the match (``{"winner": 0 | 1 | null, "reason"}``): over, with that
+    result; the same decision again returns the first answer."""
+    body, body_error = _body(schemas.adjudicate_request)
+
+    def act(cur: Settled) -> Change | Answer:
+        if body is None:
+            assert body_error is not None
+            raise body_error
+        game = GAMES[cur.meta.game]
+        winner, reason = body["winner"], body["reason"]
+        if cur.live.finished:
+            entries = referee.entries_of(get_store().record(cur.meta.match_id))
+            last = entries[-1] if entries else None
+            if last is not None and last.kind == "adjudicate" and (last.winner, last.reason) == (winner, reason):
+                step = referee.last_step(game, cur.meta, entries)
+                answer = referee.ended_answer(cur.meta, last, game.dump(step.after), step.events)
+                return json_text(200, answer, replayed=True)
+            raise _gone(cur.live)
+        ended = referee.adjudicate(game, cur.meta, cur.live, winner, reason, cur.now)
+        return Change(ended.live, [ended.entry], [], ended.answer)
+
+    return _umpire_change(match_id, "the adjudication", act)
+
+
+def _idempotency_key() -> str | None:
+    idem = request.headers.get("Idempotency-Key")
+    if idem is not None and not 1 <= len(idem) <= 200:
+        raise ApiError(422, "invalid_header", "An Idempotency-Key has 1 to 200 characters.", {"header": "Idempotency-Key"})
+    return idem
+
+
+def _body(schema: Any) -> tuple[dict[str, Any] | None, Exception | None]:
+    """The body through ``schema``, or the error to raise once the match and the token are checked (API.md's order)."""
+    try:
+        return json_body(schema), None
+    except (ApiError, ValidationError) as e:
+        return None, e
 
 
 @bp.get("/matches/<match_id>/moves")
@@ -540,7 +710,7 @@ def match_record(match_id: str) -> Any:
     fmt = request.args.get("format", "json")
     store = get_store()
     cur = read(store, match_id)
-    entries = [referee.parse_json(e) for e in store.record(match_id)]
+    entries = referee.entries_of(store.record(match_id))
     game = GAMES[cur.meta.game]
     if fmt != "json":  # another site's record format, as the game declares it (engine/room.py records)
         text = record_format(cur.meta.game, fmt).write(
@@ -562,7 +732,7 @@ def match_record(match_id: str) -> Any:
         "winner": state["winner"],
         "end": state.get("end"),
         "result": outcome,
-        "moves": [referee.public_entry(s.entry, s.events) for s in steps],
+        "moves": [s.entry.public(s.events) for s in steps],
         "text": referee.record_text(game, cur.meta, cur.live, entries),
         "replay": {"options": cur.meta.options, "moves": referee.record_moves(entries)},
     }

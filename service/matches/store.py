@@ -7,9 +7,11 @@ shards); every key of a match, and its shard's deadline and index sets, carry
 the shard's hash tag ``{sXX}``, so each Lua script touches one cluster slot::
 
     {P}{sXX}:m:{id}        hash  rev (bumped by every change), meta (fixed at
-                                 creation), live (state and clocks)
+                                 creation but for a seat token the umpire
+                                 reissues), live (state and clocks)
     {P}{sXX}:m:{id}:rec    list  the record: one compact entry per move, flag,
-                                 pass, resignation, illegal attempt, abort
+                                 pass, resignation, illegal attempt, abort, and
+                                 umpire's control (service/matches/record.py)
     {P}{sXX}:m:{id}:idem   hash  Idempotency-Key -> "ply seat digest" (while ongoing)
     {P}{sXX}:m:{id}:pics   hash  digest -> a PNG picture of a position that can no longer
                                  change (base64; bounded, expiring: service/api/pictures.py)
@@ -355,11 +357,14 @@ class Store:
         entries: Sequence[str],
         pointers: Sequence[tuple[str, str]] = (),
         finished_ms: int | None = None,
+        meta: str | None = None,
     ) -> int:
         """Write one change if the match is still at ``rev``; returns the new rev.
-        ``deadline`` None means nobody is on the clock; ``finished_ms`` that this
-        change ends the match (its keys then expire after the configured time,
-        and what a finished match no longer needs is dropped).  Raises Conflict, Gone."""
+        ``deadline`` None means nobody is on the clock (or the clock is paused);
+        ``finished_ms`` that this change ends the match (its keys then expire after
+        the configured time, and what a finished match no longer needs is
+        dropped); ``meta`` the match's new fixed part (a seat's token reissued by
+        the umpire: the old one stops working at once).  Raises Conflict, Gone."""
         shard = shard_of(match_id)
         keys = [*self.keys(match_id), self.deadlines(shard), self.index(shard, "ongoing"), self.index(shard, "finished")]
         args: list[str | int] = [
@@ -371,6 +376,7 @@ class Store:
             self.ttl_s,
             self.idle_ttl_s,
             self.channel(match_id),
+            meta or "",
             len(entries),
             *entries,
         ]

@@ -8,8 +8,9 @@ settles each due match: it applies the flag
 dated at the deadline and commits it with the same compare-and-set as a
 move.  Any number of sweepers and app processes may do this at once: for
 each change exactly one commit wins, the others find the match already
-settled.  Reads settle too (:func:`settled`), so a match is right even when
-no sweeper runs.
+settled.  Reads settle too (service/matches/cas.py ``settled``, which the
+sweeper reads through like everyone else), so a match is right even when no
+sweeper runs.
 
 Each master is swept on its own (one round trip for its shards' deadlines),
 so a master that is down delays nobody else's flags: the sweeper logs it and
@@ -39,68 +40,19 @@ import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as futures_wait
-from dataclasses import dataclass
 from typing import Any
 
 import click
 import redis
 from flask import current_app
 
-from engine.registry import GAMES
-from service.matches import referee
+from service.matches.cas import OUTAGE_MS, settled
 from service.matches.db import get_store
-from service.matches.referee import Live, Meta
-from service.matches.store import Conflict, Gone, Store, Unconfirmed, beat_ms, shard_of
-from service.web.metrics import FLAGS
+from service.matches.store import Gone, Store, Unconfirmed, beat_ms
 
 log = logging.getLogger(__name__)
 
-MAX_ATTEMPTS = 8
-OUTAGE_MS = 3000  # a shard no sweeper looked at for longer was out of reach: its clocks get the time back (R-T3)
-HOLD_MAX_MS = 60_000  # a shard not looked at for longer than this has no sweeper at all: nobody will credit it
 BEAT_EVERY_S = 0.5  # how often a sweeper marks the shards it looked at
-
-
-@dataclass(frozen=True, slots=True)
-class Settled:
-    """A match read with every due flag applied (and committed): its fixed
-    and live parts, revision, the time of the read, the record's length, and
-    where the Idempotency-Key asked for points."""
-
-    meta: Meta
-    live: Live
-    rev: str
-    now: int
-    length: int
-    pointer: str | None = None
-
-
-def settled(store: Store, match_id: str, idempotency_key: str | None = None) -> Settled:
-    """Read a match and apply the flags due by now, committing them.  Raises
-    Gone for an unknown match; a lost race is read again."""
-    for _ in range(MAX_ATTEMPTS):
-        snap = store.read(match_id, idempotency_key)
-        beat = snap.beat
-        if beat is not None and not beat.endswith(":r") and OUTAGE_MS < snap.now_ms - beat_ms(beat) < HOLD_MAX_MS:
-            # R-T3: out of the service's reach for a while: the shard's clocks get that time back first
-            if store.credit(shard_of(match_id), beat, snap.now_ms, by_sweeper=False) >= 0:
-                gap = snap.now_ms - beat_ms(beat)
-                log.warning("shard %s was out of reach for %d ms: its clocks credited (by a request)", match_id[:2], gap)
-            continue
-        meta, live = Meta.from_json(snap.meta), Live.from_json(snap.live)
-        if not live.clock.due(snap.now_ms):
-            return Settled(meta, live, snap.rev, snap.now_ms, snap.length, snap.pointer)
-        new, entries = referee.settle(GAMES[meta.game], live, snap.now_ms)
-        try:
-            rev = store.commit(
-                match_id, snap.rev, new.to_json(), new.clock.deadline, [referee.compact(e) for e in entries],
-                finished_ms=new.finished_ms if new.finished else None,
-            )  # fmt: skip
-        except Conflict:
-            continue  # another sweeper or request settled or moved first: look again
-        FLAGS.labels(meta.game).inc(sum(1 for e in entries if e["k"] == "flag"))
-        return Settled(meta, new, str(rev), snap.now_ms, snap.length + len(entries), snap.pointer)
-    raise redis.TimeoutError(f"match {match_id} kept changing while its flags were applied")
 
 
 def sweep_once(store: Store, now: int | None = None, batch: int = 500) -> int:

@@ -87,10 +87,9 @@ MIN_ROUND_S = 0.02  # a deliverer looks at most this often, however many matches
 
 
 def _umpire_or_admin(meta: Meta) -> None:
-    """The match's umpire, or the server's admin: for now the admin token (``ADMIN_TOKEN``,
-    as listing and aborting); the match's own umpire token is to be accepted here too."""
-    del meta  # the match's umpire token (stored hashed in its Meta) will be checked against it
-    routes._admin()
+    """The match's umpire token or the server's ``ADMIN_TOKEN``, as for the umpire's controls
+    (401 otherwise; 403 ``not_umpire`` for a seat's token)."""
+    routes._umpire(meta)
 
 
 @bp.get("/matches/<match_id>/webhooks")
@@ -332,7 +331,7 @@ class Walker:
             raw = store.record(self.match_id, self.walked, index)
             if len(raw) < index - self.walked + 1:
                 raise Gone(self.match_id)
-            entries = [referee.parse_json(x) for x in raw]
+            entries = referee.entries_of(raw)
             for step in referee.walk(self.game, self.meta, entries, self.position):
                 made = step_events(self.meta.game, self.meta, step, self.ids)
                 stream = [{"id": event_id, **data} for _, event_id, data in made]

@@ -228,6 +228,23 @@ class MatchCreateRequest(Schema):
     webhooks = fields.List(fields.Nested(WebhookSchema), load_default=list, validate=validate.Length(max=MAX_WEBHOOKS))
 
 
+REASON = validate.Regexp(r"^[^\x00-\x1f\x7f]{1,500}$", error="A reason is 1 to 500 characters, none of them control characters.")
+
+
+class AddTimeRequest(Schema):
+    """``POST /v1/matches/{id}/add-time``: the umpire gives ``seat`` ``seconds`` (kept to the millisecond)."""
+
+    seat = WholeNumber(required=True, validate=validate.OneOf((0, 1)))
+    seconds = Seconds(required=True, validate=validate.Range(min=0.001, max=3600))
+
+
+class AdjudicateRequest(Schema):
+    """``POST /v1/matches/{id}/adjudicate``: the umpire's decision, ``winner`` 0, 1 or null (a draw), and why."""
+
+    winner = WholeNumber(required=True, allow_none=True, validate=validate.OneOf((0, 1)))
+    reason = fields.String(required=True, validate=REASON)
+
+
 class MatchMoveRequest(Schema):
     move = MoveField(required=True)
     ply = WholeNumber(required=True, validate=validate.Range(min=0, max=MAX_PLY))
@@ -376,6 +393,8 @@ class ErrorResponse(Schema):
 new_request = NewRequest()
 match_create_request = MatchCreateRequest()
 match_move_request = MatchMoveRequest()
+add_time_request = AddTimeRequest()
+adjudicate_request = AdjudicateRequest()
 play_request = PlayRequest()
 legal_moves_request = LegalMovesRequest()
 render_request = RenderRequest()

@@ -214,12 +214,16 @@ def test_umpire_lists_and_aborts_matches(client: FlaskClient, new_match: NewMatc
     assert seen == [*reversed(made), b["match_id"]]
 
 
-def test_listing_and_abort_are_off_without_an_admin_token(client: FlaskClient, new_match: NewMatch) -> None:
+def test_listing_is_off_without_an_admin_token_and_abort_takes_the_matchs_umpire_token(
+    client: FlaskClient, new_match: NewMatch
+) -> None:
     m = new_match("catchup", {"size": 3})
     anything = {"Authorization": "Bearer guess"}
     assert client.get("/v1/matches", headers=anything).json["error"]["code"] == "admin_disabled"
-    assert client.post(f"/v1/matches/{m.id}/abort", headers=anything).status_code == 403
+    assert client.post(f"/v1/matches/{m.id}/abort", headers=anything).status_code == 401  # issue 22: not the umpire's
     assert client.get("/v1/matches").status_code == 401  # no token at all
+    umpire = {"Authorization": f"Bearer {m.created['umpire']}"}
+    assert client.post(f"/v1/matches/{m.id}/abort", headers=umpire).json["state"]["end"] == "aborted"
 
 
 @pytest.mark.parametrize(("game", "options"), option_configs(), ids=[config_id(*c) for c in option_configs()])

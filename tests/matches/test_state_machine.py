@@ -37,7 +37,7 @@ import json
 import logging
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -195,7 +195,7 @@ class Model:
         deadline = None if self.deadline is None else iso(self.deadline)
         return {**self.spec, "seats": seats, "to_move": self.mover, "may_move": self.may_move,
                 "turn_started": None if self.mover is None else iso(self.start), "deadline": deadline,
-                "proxy": self.proxy, "now": iso(now)}  # fmt: skip
+                "proxy": self.proxy, "started": True, "paused": False, "now": iso(now)}  # fmt: skip
 
     def view(self, now: int) -> dict[str, Any]:
         """The match as GET answers it."""
@@ -317,7 +317,7 @@ class MatchMachine(RuleBasedStateMachine):
         m = Match(self.client, made["match_id"], (made["seats"]["0"], made["seats"]["1"]), made)
         model = Model(m, game, policy, self.clock())
         nonnegative(made, "created")
-        assert {k: v for k, v in made.items() if k != "seats"} == {"match_id": m.id, **model.view(self.clock())}
+        assert {k: v for k, v in made.items() if k not in ("seats", "umpire")} == {"match_id": m.id, **model.view(self.clock())}
         self.models.append(model)
 
     def send(self, model: Model, seat: int, ply: int, text: str, key: str | None) -> Any:
@@ -482,14 +482,14 @@ def test_the_match_api_against_its_model(client: FlaskClient, fake_clock: FakeCl
 
 
 def _negative_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = referee.entry
+    real = referee.settle
 
-    def entry(kind: str, *args: Any, **more: Any) -> dict[str, Any]:
-        if kind == "flag":
-            more["u"] = -more["u"]  # a sign slip: the flag's time used below zero
-        return real(kind, *args, **more)
+    def settle(*args: Any) -> tuple[referee.Live, list[referee.Entry]]:
+        live, entries = real(*args)
+        # a sign slip: the flag's time used below zero
+        return live, [replace(e, used=-(e.used or 0)) if e.kind == "flag" else e for e in entries]
 
-    monkeypatch.setattr(referee, "entry", entry)
+    monkeypatch.setattr(referee, "settle", settle)
 
 
 def _retry_answers_differently(monkeypatch: pytest.MonkeyPatch) -> None:

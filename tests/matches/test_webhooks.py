@@ -324,19 +324,25 @@ def test_the_url_is_never_answered_only_its_host(client: FlaskClient, app: Flask
 
 
 @pytest.mark.app_config(ADMIN_TOKEN="admin-token", WEBHOOK_ALLOW="hooks.example.org")
-def test_reading_the_webhooks_takes_the_admin_token(client: FlaskClient) -> None:
+def test_the_match_umpire_or_the_admin_reads_the_webhooks(client: FlaskClient) -> None:
     r = client.post("/v1/matches", json={"game": "catchup", "webhooks": [HOOK]})
-    match_id, seat = r.json["match_id"], r.json["seats"]["0"]
-    assert client.get(f"/v1/matches/{match_id}/webhooks").status_code == 401
-    assert client.get(f"/v1/matches/{match_id}/webhooks", headers={"Authorization": f"Bearer {seat}"}).status_code == 401
+    match_id, seat, umpire = r.json["match_id"], r.json["seats"]["0"], r.json["umpire"]
+    path = f"/v1/matches/{match_id}/webhooks"
+    assert client.get(path).status_code == 401
+    assert client.get(path, headers={"Authorization": "Bearer not-a-token"}).status_code == 401
+    by_seat = client.get(path, headers={"Authorization": f"Bearer {seat}"})
+    assert by_seat.status_code == 403 and by_seat.json["error"]["code"] == "not_umpire"
+    for token in (umpire, "admin-token"):
+        got = client.get(path, headers={"Authorization": f"Bearer {token}"})
+        assert got.status_code == 200 and got.json["webhooks"][0]["host"] == "hooks.example.org"
     admin = {"Authorization": "Bearer admin-token"}
     assert client.get("/v1/matches/00AAAAAAAAAAAAAAAA/webhooks", headers=admin).status_code == 404
 
 
-def test_without_an_admin_token_nobody_reads_them(client: FlaskClient) -> None:
+def test_a_match_without_webhooks_has_an_empty_list(client: FlaskClient) -> None:
     r = client.post("/v1/matches", json={"game": "catchup"})
-    got = client.get(f"/v1/matches/{r.json['match_id']}/webhooks", headers={"Authorization": "Bearer x"})
-    assert got.status_code == 403 and got.json["error"]["code"] == "admin_disabled"
+    got = client.get(f"/v1/matches/{r.json['match_id']}/webhooks", headers={"Authorization": f"Bearer {r.json['umpire']}"})
+    assert got.status_code == 200 and got.json == {"match_id": r.json["match_id"], "webhooks": []}
 
 
 # -- delivery -------------------------------------------------------------------------------
@@ -685,3 +691,23 @@ def test_a_match_with_nothing_left_to_post_leaves_the_index(store: Store) -> Non
     client = next(c for c, shards in store.masters().values() if 7 in shards)
     assert [m for m, _, _ in outbox.pending(store, client, [7])] == [going]
     assert store.r.smembers(outbox.index_key(store, 7)) == {going}
+
+
+@ADMIN
+def test_the_umpire_controls_are_posted_too(
+    client: FlaskClient, app: Flask, receivers: Callable[..., Receiver], deliverers: Callable[[], Deliverer]
+) -> None:
+    hook = receivers("json")
+    allow(app, hook)
+    m = hooked(client, hook)
+    umpire = {"Authorization": f"Bearer {m.created['umpire']}"}
+    deliverers()
+    assert m.move(0, "C3", 0).status_code == 200
+    assert client.post(f"/v1/matches/{m.id}/pause", headers=umpire).status_code == 200
+    assert client.post(f"/v1/matches/{m.id}/resume", headers=umpire).status_code == 200
+    assert m.move(1, "B2 B3", 1).status_code == 200
+    until(lambda: len(hook.accepted) >= 4, what="four posts")
+    assert not hook.problems
+    kinds = [[e["type"] for e in a["body"]["events"]] for a in hook.accepted]
+    assert kinds == [["move"], ["pause"], ["resume"], ["move"]]
+    assert all(a["body"]["announcements"] for a in hook.accepted)

@@ -77,3 +77,10 @@ def test_openings_in_order_or_shuffled_by_the_seed(tmp_path: Path) -> None:
     assert sorted(shuffled) == ordered and shuffled != ordered
     assert load_openings(book, order="random", seed=7) == shuffled  # a resume deals them alike
     assert load_openings(book, order="random", seed=8) != shuffled
+
+
+def test_a_records_moves_stop_at_an_umpires_adjudication(tmp_path: Path) -> None:
+    """A server match's record may end `adjudicate 1` (issue 22): no opening move, like `abort`."""
+    records = tmp_path / "records.txt"
+    records.write_text('[Game "catchup"]\n[Result "0-1"]\n\n1. D4 {seat 0}\n2. C3 C4 {seat 1}\n3. adjudicate 1 {the umpire}\n')
+    assert read_records(records) == [["D4", "C3 C4"]]

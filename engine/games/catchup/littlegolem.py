@@ -32,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.errors import FieldError
+from engine.game import RESERVED
 from engine.hexboard import MAX_SIDE, MIN_SIDE, HexBoard, hexhex
 from engine.room import RecordFormat
 
@@ -160,7 +161,7 @@ def read(text: str) -> tuple[dict[str, object], list[str]]:
 def write(options: Mapping[str, object], moves: Sequence[str], names: Sequence[str] = ("", "")) -> str:
     """Moves in the seeds' notation -> a Little Golem record (header of column
     letters and the players' initials, then one numbered line per pair of turns).
-    Record entries that are not turns (``timeout``, ``abort``, ``forfeit``) end the table
+    Record entries that are not turns (``timeout``, ``abort``, ``forfeit``, ``adjudicate``) end the table
     as Little Golem has no word for them: they are written as a comment line."""
     size = options.get("size", 5)
     side = size if isinstance(size, int) else 5
@@ -173,7 +174,7 @@ def write(options: Mapping[str, object], moves: Sequence[str], names: Sequence[s
         words = move.split()
         if words and words[0] in ("resign",):
             row.append("resign")
-        elif words and words[0] in ("timeout", "forfeit", "abort"):
+        elif words and words[0] in RESERVED:  # timeout, forfeit, abort, adjudicate (engine.game.RESERVED)
             note = f"# {move}"
             break
         else:

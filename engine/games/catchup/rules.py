@@ -332,7 +332,12 @@ class Catchup(Game[CatchupState, Move]):
                 f"so player {ply % 2} moves at ply {ply} (R-C1).",
             )
         plies = ply_range(variant, c0, c1, mover)
-        assert plies is not None  # the counts were checked first
+        if plies is None:  # the counts fit some player next, not this one (a resignation's or a full board's ply parity)
+            raise BadState(
+                mover_field or "state.ply",
+                f"ply is {ply}, but no game reaches {_stones(c0)} of player 0 and {_stones(c1)} of player 1 with player "
+                f"{mover} next: turns alternate from player 0, so ply {ply} has player {ply % 2} to move (R-C1).",
+            )
         lo, hi = plies
         if not lo <= ply <= hi or ply % 2 != mover:
             raise BadState(

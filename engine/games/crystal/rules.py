@@ -44,7 +44,7 @@ from typing import Any, NamedTuple
 
 from engine.clock import seconds
 from engine.errors import BadOptions, BadState, IllegalMove, InvalidMove
-from engine.game import Game, Json, LegalMoves, MoveInput, Steps
+from engine.game import UNDECIDED_ENDS, Game, Json, LegalMoves, MoveInput, Steps
 from engine.games.crystal import grid as cg
 from engine.games.crystal.grid import (
     BOMB,
@@ -516,7 +516,7 @@ class Crystal(Game[CrystalState, Move]):
                 "state.end", "The game ends by the threshold only at a round's end with a total past it and no tie (R-X4)."
             )
         end, to_move, winner = self.read_end(data)
-        if end is not None and end != "aborted" and winner is None:
+        if end is not None and end not in UNDECIDED_ENDS and winner is None:
             raise BadState("state.winner", "A finished Crystal Connector game has a winner, 0 or 1 (R-X4: ties play on).")
 
         if phase != "shift" and (turns != (0, 0) or scores != (0, 0)):

@@ -1,0 +1,280 @@
+"""A managed match's record: one :class:`Entry` per change, typed.
+
+Each change to a match (a move, a flag, an R-X6 pass, a resignation, an
+illegal attempt, an abort, and the umpire's controls: start, pause, resume,
+add_time, token, adjudicate) is kept in Redis as one compact JSON object with
+one-letter keys, about a hundred bytes (the storage form, unchanged since
+the first matches: records already in Redis read as they always did).  It is
+parsed once, here, into an :class:`Entry`, and everything else asks the
+entry: what the engine makes of it (:meth:`Entry.apply`), the clocks right
+after it (:meth:`Entry.clock_after`), its word in ``replay``
+(:meth:`Entry.replay_word`), its API form (:meth:`Entry.public`) and its line
+in the record's text (:meth:`Entry.line`).
+
+The storage form's keys::
+
+    k   kind (KINDS)                      p   the ply before the change
+    s   the seat concerned                b   the seat that submitted it (null for a flag, a pass, an abort)
+    m   the move as written back (a move; a pass that made the draft's default
+        choice, R-X6), or the text submitted (an illegal attempt)
+    ts  when the turn started (ms)        t   when it happened (ms)
+    w   1: a flag that opened R-X6's window (no change to the game)
+    x   1: during an R-X6 window          f   1: an illegal move that forfeited the game
+    e   an illegal attempt's error        o   1: a move played from an opening book
+    u   time used (ms)                    c   bank charged (ms)
+    l   the seat's bank left (ms)         bk  both banks after it (ms)
+    a   time given (ms, add_time)         v   the winner adjudicated (0, 1, null: a draw)
+    r   the umpire's reason (adjudicate)  ck  the clocks after it (engine/clock.py's storage form),
+        for a change after which they are not running from ``t`` (an umpire's control; an illegal
+        attempt while the clock waits for its start)
+
+A key is written only when the kind has it (``u``, ``c``, ``l`` are absent
+from an illegal attempt and an abort, for instance), as before.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import lru_cache
+from typing import Any
+
+from engine.clock import ClockSpec, MatchClock
+from engine.errors import MoveError
+from engine.game import Game, Json
+
+AnyGame = Game[Any, Any]
+
+CONTROLS = ("start", "pause", "resume", "add_time", "token")  # the umpire's, which leave the game as it is
+KINDS = ("move", "flag", "pass", "resign", "illegal", "abort", "adjudicate", *CONTROLS)
+
+
+def iso(ms: int) -> str:
+    """RFC 3339 in UTC with milliseconds: the server's time as clients see it."""
+    seconds, millis = divmod(ms, 1000)
+    return f"{_iso_second(seconds)}.{millis:03d}Z"
+
+
+@lru_cache(maxsize=4096)
+def _iso_second(seconds: int) -> str:
+    # A move writes several times, most of them in the same few seconds: each second is formatted once.
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def _flag(value: bool | None) -> int | None:
+    return None if value is None else int(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One change to a match, as the record keeps it.  Optional fields are
+    None when the kind does not have them (and then not stored)."""
+
+    kind: str  # KINDS
+    ply: int  # the ply before the change
+    seat: int  # the seat concerned
+    by: int | None  # the seat that submitted it
+    move: str | None
+    turn_started: int  # ms
+    at: int  # ms
+    banks: tuple[int, int]  # both banks after it (ms)
+    used: int | None = None  # ms
+    charged: int | None = None  # ms
+    left: int | None = None  # the seat's bank left (ms)
+    window: bool | None = None  # a flag that opened R-X6's window
+    proxy: bool | None = None  # during an R-X6 window
+    forfeit: bool | None = None  # an illegal move that forfeited the game
+    error: Json | None = None  # an illegal attempt's error
+    book: bool = False  # played from an opening book
+    given: int | None = None  # ms given (add_time)
+    winner: int | None = None  # adjudicate: the winner, None for a draw
+    reason: str | None = None  # adjudicate: why
+    clock: Json | None = None  # the clocks after it, when not running from `at` (MatchClock.to_json)
+
+    # -- storage form --------------------------------------------------------------
+
+    def to_json(self) -> Json:
+        """The compact storage form (one-letter keys, in the order always written)."""
+        out: Json = {
+            "k": self.kind, "p": self.ply, "s": self.seat, "b": self.by, "m": self.move, "ts": self.turn_started,
+            "t": self.at,
+        }  # fmt: skip
+        optional: tuple[tuple[str, Any], ...] = (
+            ("w", _flag(self.window)),
+            ("x", _flag(self.proxy)),
+            ("e", self.error),
+            ("f", _flag(self.forfeit)),
+            ("u", self.used),
+            ("c", self.charged),
+            ("l", self.left),
+        )
+        for key, value in optional:
+            if value is not None:
+                out[key] = value
+        out["bk"] = list(self.banks)
+        if self.book:
+            out["o"] = 1
+        if self.given is not None:
+            out["a"] = self.given
+        if self.kind == "adjudicate":
+            out["v"], out["r"] = self.winner, self.reason
+        if self.clock is not None:
+            out["ck"] = self.clock
+        return out
+
+    @classmethod
+    def from_json(cls, d: Json) -> Entry:
+        """An entry from its storage form; raises ValueError for one no version of this service wrote."""
+        kind = d.get("k")
+        if kind not in KINDS:
+            raise ValueError(f"a record entry has an unknown kind {kind!r}")
+
+        def flag(key: str) -> bool | None:
+            return None if key not in d else bool(d[key])
+
+        b0, b1 = d["bk"]
+        return cls(
+            kind, d["p"], d["s"], d["b"], d["m"], d["ts"], d["t"], (b0, b1), d.get("u"), d.get("c"), d.get("l"),
+            flag("w"), flag("x"), flag("f"), d.get("e"), bool(d.get("o")), d.get("a"), d.get("v"), d.get("r"), d.get("ck"),
+        )  # fmt: skip
+
+    # -- what it means -------------------------------------------------------------
+
+    @property
+    def opened_window(self) -> bool:
+        """A flag that only opened R-X6's window: the game did not change."""
+        return self.kind == "flag" and bool(self.window)
+
+    @property
+    def forfeited(self) -> bool:
+        return self.kind == "illegal" and bool(self.forfeit)
+
+    def apply(self, game: AnyGame, state: Any, spec: ClockSpec) -> tuple[Any, list[Json]]:
+        """The engine's state after this entry and the events of it, from the state before."""
+        kind, seat = self.kind, self.seat
+        if kind == "move":
+            assert self.move is not None
+            verdict = game.play(state, self.move)
+            if not verdict.legal:  # only a corrupted record can say so
+                raise ValueError(f"record entry at ply {self.ply} ({self.move!r}) is not legal: {verdict.error}")
+            return verdict.state, verdict.events
+        if self.opened_window:
+            return state, [{"type": "flag", "player": seat, "proxy": True, "until": iso(self.at + spec.turn_ms)}]
+        if kind in ("flag", "pass"):
+            return game.timeout(state)
+        if kind == "resign":
+            return game.resign(state, seat)
+        if kind in CONTROLS:
+            event: Json = {"type": "umpire", "action": kind}
+            if kind in ("add_time", "token"):
+                event["seat"] = seat
+            if kind == "add_time":
+                event["seconds"] = (self.given or 0) / 1000
+            return state, [event]
+        if kind == "adjudicate":
+            return game.adjudicate(state, self.winner, self.reason or "")
+        if kind == "illegal":
+            err = self.error or {}
+            if self.forfeit:  # the error whole, its ruling too: the forfeit's event says what the answer's error says
+                return game.forfeit(state, seat, MoveError(err["code"], err["message"], err.get("step"), err.get("rule")))
+            return state, [{"type": "illegal", "player": seat, "move": self.move, **err}]
+        return game.abort(state)
+
+    def clock_after(self, spec: ClockSpec, to_move: int | None) -> MatchClock:
+        """Both clocks right after this entry (its time, its banks); ``to_move``
+        is the game's seat to move after it."""
+        if self.clock is not None:
+            return MatchClock.from_json(self.clock)
+        if self.kind == "illegal" and not self.forfeit:  # nothing changed: the turn runs on
+            return MatchClock(spec, self.banks, self.seat, self.turn_started, bool(self.proxy))
+        if self.opened_window:  # R-X6's window opened: the opponent may move for the flagged seat
+            return MatchClock(spec, self.banks, self.seat, self.at, True)
+        return MatchClock(spec, self.banks, to_move, self.at, False)
+
+    def replay_word(self) -> str | None:
+        """This entry as ``replay`` takes it: the move, or the reserved word for
+        what changed the game otherwise (``timeout``, ``resign N``, ``forfeit N``,
+        ``abort``); None for what did not change it."""
+        kind = self.kind
+        if kind == "move" or (kind == "pass" and self.move):
+            return self.move
+        if kind == "pass" or (kind == "flag" and not self.window):
+            return "timeout"
+        if kind == "resign":
+            return f"resign {self.seat}"
+        if self.forfeited:
+            return f"forfeit {self.seat}"
+        if kind == "abort":
+            return "abort"
+        if kind == "adjudicate":
+            return f"adjudicate {'draw' if self.winner is None else self.winner}"
+        return None
+
+    def public(self, events: list[Json]) -> Json:
+        """The entry in its API form (``GET /v1/matches/{id}/moves``)."""
+        left = self.banks[self.seat] if self.left is None else self.left
+        out: Json = {
+            "kind": self.kind,
+            "ply": self.ply,
+            "seat": self.seat,
+            "by": self.by,
+            "move": self.move,
+            "proxy": bool(self.proxy or self.window),
+            "turn_started": iso(self.turn_started),
+            "at": iso(self.at),
+            "used_s": (self.used or 0) / 1000,
+            "bank_charged_s": (self.charged or 0) / 1000,
+            "bank_left_s": left / 1000,
+            "events": events,
+        }
+        if self.kind == "illegal":
+            out["error"] = self.error
+            out["forfeit"] = bool(self.forfeit)
+        if self.book:
+            out["book"] = True
+        if self.kind == "add_time":
+            out["seconds"] = (self.given or 0) / 1000
+        if self.kind == "adjudicate":
+            out["winner"], out["reason"] = self.winner, self.reason
+        return out
+
+    def line(self, flag_rule: str) -> tuple[str | None, str]:
+        """This entry in the record's text: ``(word, comment)`` for a numbered
+        line (a change of the game: its :meth:`replay_word`), ``(None, text)``
+        for a comment line in braces (what did not change the game).
+        ``flag_rule`` is the game's (``loses``, or ``proxy`` for R-X6)."""
+        seat, kind, at = self.seat, self.kind, iso(self.at)
+        if kind == "move":
+            who = f"seat {seat}" if self.by == seat else f"seat {self.by} for seat {seat} (R-X6)"
+            book = "book, " if self.book else ""
+            return self.move, f"{who}, {book}{(self.used or 0) / 1000:g} s, bank {(self.left or 0) / 1000:g} s, {at}"
+        if self.opened_window:
+            return None, f"seat {seat} flagged at {at}: the opponent may move for them (R-X6)"
+        if kind == "flag":  # R-T1: the game's timeout ended it
+            return "timeout", f"seat {seat} flagged at {at}: loses"
+        if kind == "pass" and self.move:  # Crystal's draft: the default choice, a move like any other (R-X6)
+            return self.move, f"seat {seat} timed out: the default choice (R-X6), {at}"
+        if kind == "pass":  # the proxy window lapsed unused: the game's timeout
+            then = "loses" if flag_rule == "loses" else "the turn passes with no move and is scored (R-X6)"
+            return "timeout", f"seat {seat}'s proxy window ended unused at {at}: {then}"
+        if kind == "resign":
+            return f"resign {seat}", f"seat {seat} resigned at {at}"
+        if kind == "illegal":
+            message = (self.error or {}).get("message", "")
+            if self.forfeit:
+                return f"forfeit {seat}", f"seat {seat} forfeited by an illegal move at {at}: {message}"
+            return None, f"seat {seat} tried {json.dumps(self.move, ensure_ascii=False)} at {at}: {message}"
+        if kind == "adjudicate":
+            decided = "a draw" if self.winner is None else f"seat {self.winner} wins"
+            return self.replay_word(), f"the umpire adjudicated at {at}: {decided} ({self.reason})"
+        if kind in CONTROLS:
+            said = {
+                "start": "started the clocks",
+                "pause": "paused the clocks",
+                "resume": "resumed the clocks",
+                "add_time": f"gave seat {seat} {(self.given or 0) / 1000:g} s",
+                "token": f"issued a new token for seat {seat}",
+            }[kind]
+            return None, f"the umpire {said} at {at}"
+        return "abort", f"aborted at {at}"
