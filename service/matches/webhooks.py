@@ -63,7 +63,7 @@ from engine.game import RESERVED
 from engine.registry import GAMES
 from service.api import renderer
 from service.api.pictures import render_pool
-from service.matches import outbox, referee, routes
+from service.matches import db, outbox, referee, routes
 from service.matches.db import get_store
 from service.matches.events import Ids, step_events
 from service.matches.hub import Hub
@@ -457,7 +457,9 @@ class Deliverer:
                 self.wake.changed.set()  # a change made while this one was posted is looked for at once
         except Gone:
             pass  # the match expired: its outbox goes with it
-        except (redis.RedisError, renderer.Busy) as e:
+        except renderer.Busy:  # every renderer busy: the next round takes it up (nothing was claimed)
+            log.debug("webhooks: match %s waits for a renderer", match_id)
+        except redis.RedisError as e:
             log.warning("webhooks: match %s not posted this round (%s)", match_id, e)
         except Exception:  # one match's fault must not stop every other match's posts
             log.exception("webhooks: match %s could not be posted", match_id)
@@ -558,3 +560,4 @@ def deliver_command() -> None:
         stop.set()
     finally:
         deliverer.close()
+        db.close(app)  # the renderer processes, the hub, Redis's connections
