@@ -724,3 +724,20 @@ def test_the_umpire_controls_are_posted_too(
     kinds = [[e["type"] for e in a["body"]["events"]] for a in hook.accepted]
     assert kinds == [["move"], ["pause"], ["resume"], ["move"]]
     assert all(a["body"]["announcements"] for a in hook.accepted)
+
+
+@ADMIN
+def test_a_post_over_the_size_cap_is_given_up_unsent(
+    client: FlaskClient, app: Flask, receivers: Callable[..., Receiver], deliverers: Callable[[], Deliverer]
+) -> None:
+    big, small = receivers("discord"), receivers("slack")
+    allow(app, big, small)
+    m = hooked(client, big, small)
+    app.config["WEBHOOK_MAX_BYTES"] = 8000  # a Discord post carries a PNG of tens of KB; a Slack one, a few KB of text
+    deliverers()
+    assert m.move(0, "C3", 0).status_code == 200
+    seen = settled_status(client, m, 1)["webhooks"]
+    assert big.tries == [] and [(w["delivered"], w["failed"]) for w in seen] == [(0, 1), (1, 0)]
+    assert "WEBHOOK_MAX_BYTES" in seen[0]["last_error"]["error"] and seen[0]["last_error"]["gave_up"]
+    # without PUBLIC_URL a Slack post has no picture: an incoming webhook takes no file
+    assert [b["type"] for b in small.accepted[0]["blocks"]] == ["section"]
