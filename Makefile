@@ -74,7 +74,7 @@ browser:
 # Then the managed-match suite once more, on a three-master Redis Cluster on loopback.
 CLUSTER_SUITE := tests/matches/test_api.py tests/matches/test_clocks.py tests/matches/test_harness_api.py \
 	tests/matches/test_retries.py tests/matches/test_whole_matches.py tests/matches/test_hot_path.py tests/matches/test_events.py \
-	tests/matches/test_umpire_controls.py
+	tests/matches/test_umpire_controls.py tests/matches/test_webhooks.py
 unit: $(DEV) $(NODE)
 	$(BIN)/python -m pytest -q
 	MATCH_TESTS_CLUSTER=1 $(BIN)/python -m pytest -q $(CLUSTER_SUITE)

@@ -82,7 +82,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     from engine.errors import EngineError
     from service.api import games, page, pictures, suggest
-    from service.matches import db, events, health, routes, sweeper
+    from service.matches import db, events, health, outbox, routes, sweeper, webhooks
     from service.matches.store import Unconfirmed
     from service.web import cors, errors, guard, metrics, ratelimit, requestlog, signing
 
@@ -93,6 +93,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     cors.init_app(app)
     suggest.configure(app)
     db.init_app(app)  # the match store's settings (Redis), connected on first use
+    outbox.init_app(app)  # the webhooks' settings (WEBHOOK_ALLOW...), checked at start
     metrics.init_app(app)  # every request timed
 
     # Every error becomes the one error shape (service/web/errors.py); Redis failures are 503.
@@ -111,8 +112,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(page.bp)  # the page at /, /openapi.yaml, /docs
     app.register_blueprint(routes.bp)  # /v1/matches/...
     app.register_blueprint(events.bp)  # a match's event stream
+    app.register_blueprint(webhooks.bp)  # a match's webhooks, as they went
     app.register_blueprint(health.bp)  # /v1/health
     app.register_blueprint(metrics.bp)  # /metrics
     app.cli.add_command(sweeper.sweep_command)  # flask sweep
+    app.cli.add_command(webhooks.deliver_command)  # flask deliver: posts to matches' webhooks
     ratelimit.init_app(app)  # after the routes: it limits every one of them
     return app

@@ -56,6 +56,7 @@ SEMANTIC_422 = {
     "game_over",
     "budget_too_large",
     "bot_unavailable",
+    "webhook_refused",  # a webhook's host the server's WEBHOOK_ALLOW does not name (a setting, as budget_too_large)
 }
 
 

@@ -33,7 +33,7 @@ from engine.errors import BadOptions
 from engine.game import Outcome
 from engine.registry import GAMES, PRESETS, get_game
 from service.api.games import record_format
-from service.matches import referee
+from service.matches import outbox, referee
 from service.matches.cas import Settled, retried, settled
 from service.matches.db import get_hub, get_positions, get_store
 from service.matches.events import crowded
@@ -201,6 +201,7 @@ def create_match() -> Any:
     if umpire and not hmac.compare_digest((bearer() or "").encode(), str(umpire).encode()):
         raise ApiError(401, "unauthorized", "Creating a match needs the umpire token: Authorization: Bearer <token>.")
     body = json_body(schemas.match_create_request)
+    hooks = outbox.check(body["webhooks"])  # 422 naming webhooks.N.url the server will not post to (WEBHOOK_ALLOW)
     game = get_game(body["game"])
     state = game.new(body["options"])
     dumped = game.dump(state)
@@ -233,6 +234,8 @@ def create_match() -> Any:
             break
     else:  # pragma: no cover - 96 random bits clashing three times
         raise ApiError(503, "unavailable", "Could not find a free match id; try again.")
+    if hooks:  # before the answer, so before any move: the deliverer posts every change (service/matches/webhooks.py)
+        outbox.register(store, match_id, hooks, live.finished)
     get_positions().put(match_id, "0", state)  # create.lua starts the rev at 0
     out = {
         "match_id": match_id, "seats": {"0": tokens[0], "1": tokens[1]}, "umpire": umpire_token, **match_view(meta, live, now)

@@ -5,13 +5,16 @@
    so matches survive restarts.  It is shut down cleanly on exit.
 2. A sweeper (``flask --app service sweep``) that applies flags the moment
    they fall due; ``SWEEPER=0`` leaves it out (run sweepers elsewhere).
+   With ``WEBHOOK_ALLOW`` set, a deliverer too (``flask --app service
+   deliver``) that posts matches' changes to their webhooks
+   (service/matches/webhooks.py); ``DELIVERER=0`` leaves it out.
 3. gunicorn on ``$HOST:$PORT`` with ``WEB_CONCURRENCY`` worker processes of
    gunicorn's ``gevent`` worker class (``WORKER_CLASS``; ``gthread`` with
    ``THREADS`` threads also works): each request is a greenlet, so a waiting
    listener (an event stream, a long-poll) holds no thread and no worker, and
    a thousand of them wait on one process (``WORKER_CONNECTIONS`` each).
 
-Ctrl-C or SIGTERM stops the three in reverse order.  A sweeper that dies is
+Ctrl-C or SIGTERM stops them all.  A sweeper (or deliverer) that dies is
 started again; when gunicorn exits, everything stops.
 """
 
@@ -120,14 +123,21 @@ def main() -> int:
             env["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
         sweep = [sys.executable, "-m", "flask", "--app", "service", "sweep"]
         sweeper = subprocess.Popen(sweep, env=env) if env.get("SWEEPER", "1") != "0" else None
+        deliver = [sys.executable, "-m", "flask", "--app", "service", "deliver"]
+        wanted = env.get("WEBHOOK_ALLOW", "").strip() and env.get("DELIVERER", "1") != "0"
+        deliverer = subprocess.Popen(deliver, env=env) if wanted else None
         web = subprocess.Popen(gunicorn_command(env), env=env)
-        procs = [web] + ([sweeper] if sweeper else [])
+        procs = [p for p in (web, sweeper, deliverer) if p is not None]
         while web.poll() is None:
             if sweeper is not None and sweeper.poll() is not None:
                 print(f"serve: the sweeper exited ({sweeper.returncode}); starting it again", flush=True)
                 time.sleep(1)
                 sweeper = subprocess.Popen(sweep, env=env)
-                procs = [web, sweeper]
+            if deliverer is not None and deliverer.poll() is not None:
+                print(f"serve: the webhooks' deliverer exited ({deliverer.returncode}); starting it again", flush=True)
+                time.sleep(1)
+                deliverer = subprocess.Popen(deliver, env=env)
+            procs = [p for p in (web, sweeper, deliverer) if p is not None]
             time.sleep(0.5)
         code = web.returncode or 0
     except _Stop:

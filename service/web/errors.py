@@ -122,6 +122,11 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "invalid_header": (422, "a header is malformed (`details.header`: `Idempotency-Key`, 1 to 200 characters)"),
     "invalid_query": (422, "a query parameter is out of range (`details.parameter`)"),
     "idempotency_key_reused": (422, "this `Idempotency-Key` was used for another move (`details.header`)"),
+    "webhook_refused": (
+        422,
+        "a webhook of a new match the server will not post to: a host not in `WEBHOOK_ALLOW` (or none allowed), a user"
+        " name, a fragment (`details.field`: `webhooks.N.url`, or `webhooks`)",
+    ),
     "ply_not_reached": (422, "a match picture's or post's `ply` is past the end of its record (`details.last`: the latest)"),
     "bad_state": (
         422,

@@ -205,6 +205,19 @@ class ClockField(fields.Field[Any]):
 NAME = validate.Regexp(r"^[^\x00-\x1f\x7f]{1,64}$", error="A name or tag is 1 to 64 characters, none of them control characters.")
 
 
+WEBHOOK_FORMATS = ("discord", "slack", "json")  # service/matches/outbox.py: what is posted to each
+MAX_WEBHOOKS = 3
+MAX_WEBHOOK_URL = 1000  # the body's limit for any string (service/web/http.py)
+
+
+class WebhookSchema(Schema):
+    """One webhook of a match: where to post each change, and in which format.  Whether
+    the server may post there (``WEBHOOK_ALLOW``) is service/matches/outbox.py's to judge."""
+
+    url = fields.String(required=True, validate=validate.Length(min=1, max=MAX_WEBHOOK_URL))
+    format = fields.String(required=True, validate=validate.OneOf(WEBHOOK_FORMATS))
+
+
 class MatchCreateRequest(Schema):
     game = fields.String(required=True, validate=validate.Length(min=1, max=50))
     options = _object(load_default=dict)
@@ -214,6 +227,8 @@ class MatchCreateRequest(Schema):
     )  # each seat's name, seat 0 first: the record's headers and the announcements use them
     tags = fields.List(fields.String(validate=NAME), load_default=list, validate=validate.Length(max=16))
     illegal = fields.String(load_default="reject", validate=validate.OneOf(("reject", "forfeit")))  # what an illegal move does
+    # where the service posts each change by itself (service/matches/outbox.py); checked against WEBHOOK_ALLOW
+    webhooks = fields.List(fields.Nested(WebhookSchema), load_default=list, validate=validate.Length(max=MAX_WEBHOOKS))
 
 
 class ExportRequest(Schema):

@@ -1,0 +1,272 @@
+"""A match's webhooks and their outbox in Redis (issue 22, "Post to the channel by itself").
+
+At creation a match may name up to three webhooks (``{"url", "format"}``,
+``discord``, ``slack`` or ``json``); each URL must be http(s) on a host the
+operator allows (``WEBHOOK_ALLOW``: a comma-separated list of ``host``, which
+allows the scheme's default port, or ``host:port``; empty: no webhooks at all).
+The deliverer (service/matches/webhooks.py, in a process of its own) posts every
+change of the match there; a move never waits for it.
+
+Keys, all under the match's shard hash tag (one cluster slot, as the match's own):
+
+    {P}{sXX}:m:{id}:hooks       hash  ``list`` (the webhooks as JSON: the URLs are secrets,
+                                      never answered nor logged), and per webhook i:
+                                      ``c:i`` the next record entry to post, ``a:i`` tries
+                                      made on it, ``due:i`` when the next try may start
+                                      (ms), ``lease:i`` "owner until_ms" while a deliverer
+                                      posts, ``ok:i`` / ``bad:i`` changes posted / given up,
+                                      ``err:i`` the last failure (JSON); ``end``: the
+                                      record's length once the match has ended
+    {P}{sXX}:m:{id}:hooks:fail  list  the latest failures (JSON), newest first, at most 50
+    {P}{sXX}:hooked             set   the shard's matches with something still to post
+
+The cursor ``c:i`` only moves forward, and only by the deliverer that holds
+the webhook's lease (``hook_claim.lua``, ``hook_finish.lua``, Redis time): two
+deliverers never post the same change to the same webhook, and a webhook gets
+the changes in the record's order.  The outbox keys expire with the match
+(refreshed by each delivery).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import orjson
+from flask import Flask, current_app
+
+from service.matches.store import Lua, Store, shard_of
+from service.web.errors import ApiError, field_details
+
+SETTINGS: dict[str, tuple[Any, Any]] = {
+    "WEBHOOK_ALLOW": (str, ""),  # hosts (host or host:port, comma-separated) webhooks may post to; empty: none
+    "WEBHOOK_TIMEOUT_S": (float, 5.0),  # to connect, to send, and to read the answer, each
+    "WEBHOOK_TRIES": (int, 8),  # tries per change and webhook before it is given up
+    "WEBHOOK_BACKOFF_S": (float, 1.0),  # the wait after the first failed try; doubled after each
+    "WEBHOOK_BACKOFF_MAX_S": (float, 60.0),  # the longest wait between tries
+    "WEBHOOK_POLL_S": (float, 1.0),  # the longest a deliverer waits between looks (a change wakes it at once)
+    "WEBHOOK_THREADS": (int, 4),  # posts under way at once per deliverer process
+    "WEBHOOK_MAX_BYTES": (int, 8 << 20),  # the largest request a deliverer sends (Discord's own cap is 10 MiB)
+    "PUBLIC_URL": (str, ""),  # the service's public address (https://umpire.example.org): Slack's picture link
+}
+FAILURES_KEPT = 50
+LEASE_MS = 120_000  # a post holds its webhook this long at most (its timeouts are far shorter)
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def init_app(app: Flask) -> None:
+    """The webhooks' settings (environment, unless the app's config has them), checked now."""
+    import os
+
+    for name, (kind, default) in SETTINGS.items():
+        if name in app.config:
+            continue
+        raw = os.environ.get(name)
+        try:
+            app.config[name] = default if raw is None or raw == "" else kind(raw)
+        except ValueError:
+            raise ValueError(f"{name}={raw!r} is not a valid setting") from None
+    allowed(str(app.config["WEBHOOK_ALLOW"] or ""))  # a malformed list fails at start, not at the first match
+
+
+def allowed(setting: str) -> frozenset[tuple[str, int | None]]:
+    """``WEBHOOK_ALLOW`` as (host, port) pairs; port None: the scheme's default port."""
+    out: set[tuple[str, int | None]] = set()
+    for raw in setting.split(","):
+        entry = raw.strip().lower()
+        if not entry:
+            continue
+        try:
+            parts = urlsplit("//" + entry)
+            host, port = parts.hostname, parts.port
+        except ValueError:
+            host, port = None, None
+        if not host or parts.path or parts.query or parts.username is not None or "@" in entry:
+            raise ValueError(f"WEBHOOK_ALLOW: {raw.strip()!r} is not a host or host:port")
+        out.add((host, port))
+    return frozenset(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Hook:
+    """One webhook of a match.  ``url`` is a secret (a Discord webhook's holds its
+    token): only :attr:`host` is ever answered or logged."""
+
+    url: str
+    format: str
+
+    @property
+    def host(self) -> str:
+        parts = urlsplit(self.url)
+        port = parts.port
+        host = parts.hostname or ""
+        if ":" in host:
+            host = f"[{host}]"
+        return host if port is None or port == DEFAULT_PORTS.get(parts.scheme) else f"{host}:{port}"
+
+
+def refusal(url: str, allow: frozenset[tuple[str, int | None]]) -> str | None:
+    """Why the server will not post to ``url``, or None when it may."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return "The URL is not a valid http or https URL."
+    if parts.scheme not in DEFAULT_PORTS or not parts.hostname:
+        return "The URL must be an absolute http or https URL."
+    if parts.username is not None or parts.password is not None:
+        return "The URL must not hold a user name or password."
+    if parts.fragment or any(ch.isspace() or ord(ch) < 32 for ch in url):
+        return "The URL must not hold a fragment (#...), spaces or control characters."
+    host = parts.hostname.lower()
+    default = DEFAULT_PORTS[parts.scheme]
+    if (host, port) in allow or (host, default) in allow or ((port is None or port == default) and (host, None) in allow):
+        return None
+    shown = f"[{host}]" if _is_v6(host) else host
+    where = shown if port is None else f"{shown}:{port}"
+    return f"This server does not post to {where}: the host is not in its WEBHOOK_ALLOW setting."
+
+
+def _is_v6(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).version == 6
+    except ValueError:
+        return False
+
+
+def check(hooks: Sequence[Mapping[str, str]], app: Flask | None = None) -> list[Hook]:
+    """The webhooks of a new match (as the schema loaded them), or 422 ``webhook_refused``
+    naming the first one the server will not post to (``webhooks.0.url``)."""
+    if not hooks:
+        return []
+    cfg = (app or current_app).config
+    allow = allowed(str(cfg["WEBHOOK_ALLOW"] or ""))
+    if not allow:
+        message = "This server posts to no webhooks: its operator has not set WEBHOOK_ALLOW."
+        raise ApiError(422, "webhook_refused", message, field_details({"webhooks": [message]}))
+    problems = {f"webhooks.{i}.url": [why] for i, h in enumerate(hooks) if (why := refusal(h["url"], allow)) is not None}
+    if problems:
+        raise ApiError(422, "webhook_refused", next(iter(problems.values()))[0], field_details(problems))
+    return [Hook(h["url"], h["format"]) for h in hooks]
+
+
+# -- the outbox in Redis ----------------------------------------------------------------------
+
+
+def hooks_key(store: Store, match_id: str) -> str:
+    return store.key(match_id) + ":hooks"
+
+
+def failures_key(store: Store, match_id: str) -> str:
+    return store.key(match_id) + ":hooks:fail"
+
+
+def index_key(store: Store, shard: int) -> str:
+    return f"{store.tag(shard)}:hooked"
+
+
+def expiry_s(store: Store) -> int:
+    """The outbox lives as long as the match can (refreshed by every delivery)."""
+    return max(store.ttl_s, store.idle_ttl_s)
+
+
+class Scripts:
+    """The outbox's Lua scripts on a store's client."""
+
+    def __init__(self, store: Store) -> None:
+        self.add = Lua(store.r, "hook_add.lua")
+        self.claim = Lua(store.r, "hook_claim.lua")
+        self.finish = Lua(store.r, "hook_finish.lua")
+
+
+def _scripts(store: Store) -> Scripts:
+    found: Scripts | None = getattr(store, "_hook_scripts", None)
+    if found is None:
+        found = Scripts(store)
+        store._hook_scripts = found  # type: ignore[attr-defined]  # one set per store (its client)
+    return found
+
+
+def register(store: Store, match_id: str, hooks: Sequence[Hook], finished: bool = False) -> None:
+    """Keep a new match's webhooks and put it in its shard's index of matches to post for
+    (``finished``: created over, a set-up position that is decided: nothing will come)."""
+    listed = orjson.dumps([{"url": h.url, "format": h.format} for h in hooks]).decode()
+    keys = [hooks_key(store, match_id), index_key(store, shard_of(match_id))]
+    _scripts(store).add(keys, [listed, match_id, expiry_s(store), "0" if finished else ""])
+
+
+def hooks_of(raw: Mapping[str, str]) -> list[Hook]:
+    """The webhooks in an outbox hash as read (none when it has expired)."""
+    listed = raw.get("list")
+    return [] if not listed else [Hook(h["url"], h["format"]) for h in orjson.loads(listed)]
+
+
+def read(store: Store, match_id: str) -> dict[str, str]:
+    """A match's outbox hash (empty: no webhooks)."""
+    found: dict[str, str] = store.r.hgetall(hooks_key(store, match_id))
+    return found
+
+
+def failures(store: Store, match_id: str) -> list[dict[str, Any]]:
+    """The latest failures of every webhook of the match, newest first."""
+    return [orjson.loads(x) for x in store.r.lrange(failures_key(store, match_id), 0, FAILURES_KEPT - 1)]
+
+
+def claim(store: Store, match_id: str, webhook: int, cursor: int, owner: str) -> int:
+    """Take webhook ``webhook``'s lease to post record entry ``cursor``: the try's number
+    (1, 2, ...), or 0 when it is not to be posted now (posted already, leased by another
+    deliverer, or its next try is not due yet)."""
+    keys = [hooks_key(store, match_id)]
+    return int(_scripts(store).claim(keys, [webhook, cursor, owner, LEASE_MS]))
+
+
+def finish(
+    store: Store, match_id: str, webhook: int, cursor: int, owner: str, outcome: str, wait_ms: int = 0, failure: Any = None
+) -> bool:
+    """End a claimed try: ``ok`` (the cursor moves on), ``retry`` (again after ``wait_ms``) or
+    ``fail`` (given up: the cursor moves on); ``failure`` is recorded.  False when the lease was lost."""
+    keys = [hooks_key(store, match_id), failures_key(store, match_id)]
+    text = "" if failure is None else orjson.dumps(failure).decode()
+    args: list[str | int] = [webhook, cursor, owner, outcome, wait_ms, text, FAILURES_KEPT, expiry_s(store)]
+    return bool(_scripts(store).finish(keys, args))
+
+
+def mark_end(store: Store, match_id: str, length: int) -> None:
+    """The match ended with ``length`` record entries: once each webhook has them, it leaves the index."""
+    store.r.hset(hooks_key(store, match_id), "end", length)
+
+
+def pending(store: Store, client: Any, shards: Sequence[int]) -> list[tuple[str, dict[str, str], int]]:
+    """On one master: each indexed match of ``shards`` with its outbox hash and its record's
+    length.  Matches with nothing left to post (ended and all posted, or expired) leave the index."""
+    pipe = client.pipeline(transaction=False)
+    for shard in shards:
+        pipe.smembers(index_key(store, shard))
+    ids = sorted(m for found in pipe.execute() for m in found)
+    if not ids:
+        return []
+    pipe = client.pipeline(transaction=False)
+    for match_id in ids:
+        pipe.hgetall(hooks_key(store, match_id))
+        pipe.llen(store.keys(match_id)[1])
+    rows = pipe.execute()
+    out: list[tuple[str, dict[str, str], int]] = []
+    done: list[str] = []
+    for i, match_id in enumerate(ids):
+        raw, length = rows[2 * i], int(rows[2 * i + 1])
+        hooks = hooks_of(raw)
+        end = raw.get("end")
+        cursors = [int(raw.get(f"c:{w}", 0)) for w in range(len(hooks))]
+        if not hooks or (end is not None and all(c >= int(end) for c in cursors)):
+            done.append(match_id)
+            continue
+        out.append((match_id, raw, length))
+    if done:
+        pipe = client.pipeline(transaction=False)
+        for match_id in done:
+            pipe.srem(index_key(store, shard_of(match_id)), match_id)
+        pipe.execute()
+    return out
