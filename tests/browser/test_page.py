@@ -163,6 +163,7 @@ def test_a_managed_match_from_two_windows_on_a_running_clock(page: WebDriver, sh
         box = page.find_element(By.ID, field)
         box.clear()
         box.send_keys(value)
+    Select(page.find_element(By.ID, "u-clock-start")).select_by_value("created")  # running from creation, as before
     page.find_element(By.CSS_SELECTOR, "#u-match-form button[type=submit]").click()
     idle(page)
     seat0 = link(page, "0").get_attribute("href")

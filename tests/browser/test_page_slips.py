@@ -42,8 +42,10 @@ def click(d: WebDriver, element_id: str) -> None:
     idle(d)
 
 
-def create_match(d: WebDriver, *names: str) -> str:
-    """A match of the game on the board, created from the page with these names; its id."""
+def create_match(d: WebDriver, *names: str, start: str = "created") -> str:
+    """A match of the game on the board, created from the page with these names, its clocks
+    starting as ``start`` says (``clock.start``; the page's own default is ``umpire``); its id."""
+    Select(d.find_element(By.ID, "u-clock-start")).select_by_value(start)
     for seat in (0, 1):
         box = d.find_element(By.ID, f"u-name-{seat}")
         box.clear()

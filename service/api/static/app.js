@@ -19,6 +19,8 @@
   // A record's entries that are not moves (engine/game.py RESERVED): replayed by the server.
   const RESERVED = ['timeout', 'resign', 'forfeit', 'abort', 'adjudicate'];
   const POLL_S = 25;
+  // The stream's events of the umpire's controls (service/matches/events.py, API.md "The umpire's controls").
+  const CONTROLS = ['start', 'pause', 'resume', 'add_time', 'token'];
 
   const desk = {
     games: {},     // name -> GET /v1/games description, with its `hints`
@@ -675,8 +677,10 @@
     if (m && m.data) {
       const s = m.data.state;
       const seatName = m.seat === null ? null : who[m.seat];
-      let line = m.seat === null ? "Umpire's view: read only." : `You are seat ${m.seat} (${seatName}).`;
+      let line = m.seat === null ? (umpireToken() && s.status !== 'finished' ? "Umpire's view, with the umpire's controls." : "Umpire's view: read only.") : `You are seat ${m.seat} (${seatName}).`;
       if (s.status === 'finished') line += ' The match is over.';
+      else if (m.data.clock.started === false) line += ' The clocks wait for the start.';
+      else if (m.data.clock.paused) line += ' The umpire has paused the clocks.';
       else if (m.seat !== null && m.data.clock.may_move !== m.seat) line += ` Waiting for ${who[1 - m.seat]}…`;
       else if (m.seat !== null) line += ' Your move.';
       $('u-seat').textContent = line;
@@ -1112,7 +1116,8 @@
       const at = `${base}${encodeURIComponent(k.id)}`;
       const links = [
         ...k.seats.map((token, seat) => ({ href: `${at}&seat=${seat}&token=${encodeURIComponent(token)}`, text: `Seat ${seat} (${k.names[seat]})`, seat: String(seat) })),
-        { href: at, text: "Umpire's view (read only)", seat: 'umpire' },
+        // The umpire's token stays in this browser (never in a link): the view opened here has the controls.
+        { href: at, text: k.umpire ? "Umpire's view (controls here, read only elsewhere)" : "Umpire's view (read only)", seat: 'umpire' },
       ];
       const items = links.map((l) => {
         // The umpire's view opens in a tab of its own: this one keeps the desk (and the links).
@@ -1149,12 +1154,83 @@
     say('info', `Seat ${seat} (${k.names[seat]}) has a new link; the old one no longer works. Copy it and send it on.`);
   }
 
+  // The umpire's token of the match shown: kept in this browser beside its seat links (never in a URL), used
+  // only on the umpire's view (no seat's token in the address): a seat's page never shows the controls.
+  function umpireToken() {
+    const m = desk.match;
+    if (!m || m.seat !== null) return null;
+    const k = keptMatches().find((other) => other.id === m.id);
+    return k && typeof k.umpire === 'string' ? k.umpire : null;
+  }
+
+  // The controls as the match's clocks allow them now (a refusal still comes back as the server's sentence).
+  function showUmpire() {
+    const m = desk.match;
+    const token = umpireToken();
+    const on = !!(m && m.data && token && m.data.state.status !== 'finished');
+    $('u-umpire').hidden = !on;
+    if (!on) return;
+    const c = m.data.clock;
+    $('u-start-clock').disabled = c.started !== false;
+    $('u-pause').disabled = c.started === false || !!c.paused;
+    $('u-resume').disabled = !c.paused;
+    const who = names();
+    const fillSelect = (sel, choices) => {
+      const was = sel.value;
+      sel.replaceChildren(...choices.map(([value, label]) => el('option', { value }, label)));
+      if (choices.some(([value]) => value === was)) sel.value = was;
+    };
+    fillSelect($('u-add-seat'), [0, 1].map((seat) => [String(seat), who[seat]]));
+    fillSelect($('u-adj-winner'), [['0', `${who[0]} wins`], ['1', `${who[1]} wins`], ['draw', 'a draw']]);
+  }
+
+  // One of the umpire's controls (POST /v1/matches/ID/<action>, the umpire's token as bearer): the match as
+  // it answers, and the umpire's sentence; a refusal (409 paused, 410 finished...) as the server says it.
+  async function control(action, body, question, done) {
+    const m = desk.match;
+    const token = umpireToken();
+    if (!m || !token) return;
+    if (question && !window.confirm(question)) return;
+    const r = await api('POST', `/v1/matches/${encodeURIComponent(m.id)}/${action}`, body, { Authorization: `Bearer ${token}` });
+    if (!r.ok) return say('bad', errorText(r));
+    const { events, announcements, legal, move, error, ...data } = r.data;
+    if (data.state && data.clock) await changed({ ...m.data, ...data });
+    say('info', announcements && announcements.length ? announcements.join(' ') : done);
+  }
+
+  function wireUmpire() {
+    $('u-start-clock').addEventListener('click', () => control('start', undefined, null, 'The clocks are started.'));
+    $('u-pause').addEventListener('click', () => control('pause', undefined, null, 'The clocks are paused.'));
+    $('u-resume').addEventListener('click', () => control('resume', undefined, null, 'The clocks run again.'));
+    $('u-add-time').addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      const seat = Number($('u-add-seat').value);
+      control('add-time', { seat, seconds: Number($('u-add-s').value) }, null, `${names()[seat]} has more time.`);
+    });
+    $('u-adjudicate').addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      const choice = $('u-adj-winner').value;
+      const winner = choice === 'draw' ? null : Number(choice);
+      const result = winner === null ? 'a draw' : `${names()[winner]} wins`;
+      const reason = $('u-adj-reason').value.trim();
+      control('adjudicate', { winner, reason }, `End the match now: ${result} (${reason || 'no reason given'})? This cannot be undone.`,
+        `The umpire adjudicated: ${result} (${reason}).`);
+    });
+    $('u-abort').addEventListener('click', () => control('abort', undefined,
+      'Abort the match? It ends at once with no result, and cannot be resumed.', 'The umpire aborted the match.'));
+  }
+
   async function createMatch() {
     const preset = $('u-clock-preset').value;
-    const clock = preset === 'custom' ? { turn_s: Number($('u-turn-s').value), bank_s: Number($('u-bank-s').value) } : preset;
+    const clock = preset === 'custom' ? { turn_s: Number($('u-turn-s').value), bank_s: Number($('u-bank-s').value) } : { preset };
+    clock.start = $('u-clock-start').value; // when the clocks start: the umpire's start (the page's default), the first move, at once
     const typed = [0, 1].map((seat) => $(`u-name-${seat}`).value.trim());
     const body = { game: desk.game, options: desk.options, clock };
     if (typed.some(Boolean)) body.players = typed.map((n) => n || null);
+    // A channel the server posts every change to.  Whether the server may post there (its WEBHOOK_ALLOW) only
+    // it knows: a refusal is its 422, shown as its sentence, and no match is made.
+    const hook = $('u-hook-url').value.trim();
+    if (hook) body.webhooks = [{ url: hook, format: $('u-hook-format').value }];
     const r = await api('POST', '/v1/matches', body);
     if (!r.ok) return say('bad', `No match: ${errorText(r)}`);
     const own = hints().players;
@@ -1168,7 +1244,8 @@
       created: new Date().toLocaleString(),
     });
     keepMatches(kept);
-    say('info', 'The match is created: open a seat link here, and send the other to the opponent. The links are kept below until you dismiss them.');
+    const start = { umpire: " The clocks wait for the umpire's start (the umpire's view).", first_move: ' The clocks start at the first move.' }[clock.start] || '';
+    say('info', `The match is created: open a seat link here, and send the other to the opponent. The links are kept below until you dismiss them.${start}`);
   }
 
   function readHash() {
@@ -1216,6 +1293,7 @@
     desk.match = null;
     desk.names = null;
     $('u-match-bar').hidden = true;
+    $('u-umpire').hidden = true;
     $('u-resign').hidden = true;
     $('u-leave').hidden = true;
     $('u-match-form').hidden = false;
@@ -1269,10 +1347,12 @@
     }
     await show();
     tick();
+    showUmpire();
     if (desk.at > 0 && atLatest() && (grew || first)) {
       last.announcements = last.announcements || (await matchAnnouncements(plyQuery(desk.at)));
       if (gen === matchGen) sayLegal(last, `Move ${desk.at}: ${last.move}`);
-    } else if (first) say('info', 'The match has not started: the first move is awaited.');
+    } else if (first && data.clock.started === false) say('info', 'The clocks wait for the start: no time runs yet.');
+    else if (first) say('info', 'The match has not started: the first move is awaited.');
   }
 
   // The announcements of a match's position: the list at the top of its forum post.
@@ -1304,7 +1384,18 @@
       if (ev.type !== 'state') d = { ...desk.match.data, match_id: m.id, ply: d.ply, state: d.state, clock: d.clock };
       changed(d);
     };
-    for (const type of ['state', 'move', 'pass', 'flag', 'resign', 'illegal', 'end']) es.addEventListener(type, onEvent);
+    for (const type of ['state', 'move', 'pass', 'flag', 'resign', 'illegal', 'end', 'adjudicate']) es.addEventListener(type, onEvent);
+    // The umpire's controls of the clocks and the seats: the match after them, and the umpire's sentence
+    // ("The umpire paused the clocks.") for every page that follows the match.
+    for (const type of CONTROLS) {
+      es.addEventListener(type, async (ev) => {
+        if (gen !== matchGen) return es.close();
+        let d;
+        try { d = JSON.parse(ev.data); } catch (err) { return; }
+        await changed({ ...desk.match.data, match_id: m.id, ply: d.ply, state: d.state, clock: d.clock });
+        if (gen === matchGen && Array.isArray(d.announcements) && d.announcements.length) say('info', d.announcements.join(' '));
+      });
+    }
     es.onerror = () => {
       if (opened && es.readyState !== EventSource.CLOSED) return; // it reconnects by itself
       es.close();
@@ -1327,7 +1418,7 @@
   }
 
   function signature(d) {
-    return JSON.stringify([d.ply, d.state.status, d.clock.to_move, d.clock.deadline, d.clock.proxy, d.state.board]);
+    return JSON.stringify([d.ply, d.state.status, d.clock.to_move, d.clock.deadline, d.clock.proxy, d.clock.started, d.clock.paused, d.state.board]);
   }
 
   async function changed(data) {
@@ -1336,6 +1427,7 @@
     if (m.data && signature(m.data) === signature(data)) {
       m.data.clock = data.clock; // the same position: only the server's time moved on
       m.offset = Date.now() - Date.parse(data.clock.now);
+      showUmpire();
       return;
     }
     await takeMatch(data, false);
@@ -1389,16 +1481,23 @@
       let text = `bank ${duration(one.bank_s)}`;
       let running = false;
       let left = null;
+      const waiting = clock.to_move === seat && state.status !== 'finished' && (clock.started === false || !!clock.paused);
       if (clock.to_move === seat && one.deadline) {
         running = true;
         left = (Date.parse(one.deadline) - (Date.now() - m.offset)) / 1000;
         if (clock.proxy) text = `out of time: ${who[1 - seat]} may move for them, ${duration(left)} more (R-X6)`;
         else text = `turn ${duration(Math.max(0, left - one.bank_s))} left · bank ${duration(Math.min(one.bank_s, Math.max(0, left)))}`;
+      } else if (waiting && !clock.proxy) {
+        // No deadline: the turn stands still at what the server says is left (a whole turn before the start).
+        const have = one.remaining_s;
+        const still = `turn ${duration(Math.max(0, have - one.bank_s))} left · bank ${duration(Math.min(one.bank_s, Math.max(0, have)))}`;
+        text = `${clock.started === false ? 'waiting for the start' : 'paused'} · ${still}`;
       }
       const fell = (state.end === 'flag' && state.winner === 1 - seat) || (clock.proxy && clock.to_move === seat) || (left !== null && left <= 0);
       box.querySelector('.u-clock-time').textContent = text;
       box.querySelector('.u-flag').hidden = !fell;
       box.classList.toggle('u-running', running && state.status !== 'finished');
+      box.classList.toggle('u-waiting', waiting);
       box.classList.toggle('u-low', left !== null && left < 10);
     }
   }
@@ -1485,6 +1584,7 @@
     $('u-bot-seat').addEventListener('change', () => computerMove(false));
     $('u-bot-move').addEventListener('click', () => computerMove(true));
     $('u-leave').addEventListener('click', () => leaveMatch(true));
+    wireUmpire();
     window.addEventListener('hashchange', onHash);
     setInterval(tick, 250);
   }
