@@ -9,8 +9,6 @@ test, as ``flask deliver`` runs them, with short timeouts and waits.
 
 from __future__ import annotations
 
-import base64
-import io
 import json
 import logging
 import random
@@ -18,7 +16,6 @@ import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,22 +23,17 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from gamekit import random_move
+from hookkit import PNG_MAGIC, TOKEN, Receiver, until
 from liveserver import serve
 from matchkit import Match
 from openapi_check import SpecChecker
-from PIL import Image
-from werkzeug.serving import BaseWSGIServer, make_server
-from werkzeug.wrappers import Request, Response
 
 from engine.registry import GAMES
 from service.matches import outbox
 from service.matches.store import Store, shard_of
 from service.matches.webhooks import Deliverer
-from umpire.server import free_port
 
 Json = dict[str, Any]
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-TOKEN = "s3cr3t-t0ken-of-the-webhook"  # in the path, as a Discord webhook's token is
 FAST = {
     "WEBHOOK_POLL_S": 0.05,
     "WEBHOOK_BACKOFF_S": 0.05,
@@ -49,130 +41,6 @@ FAST = {
     "WEBHOOK_TIMEOUT_S": 3.0,  # well above a loaded machine's answer time: a try that times out is tried again
     "WEBHOOK_TRIES": 8,
 }
-
-
-def until(done: Callable[[], bool], timeout: float = 15.0, what: str = "") -> None:
-    end = time.monotonic() + timeout
-    while not done():
-        assert time.monotonic() < end, f"timed out waiting for {what or done}"
-        time.sleep(0.02)
-
-
-@dataclass
-class Receiver:
-    """A webhook's far end: checks each request against ``fmt``'s documented shape, answers as
-    ``plan`` says (one word per request: ok, 500, hang, 302, 404; then ok), and keeps what it accepted."""
-
-    fmt: str
-    spec: SpecChecker
-    port: int = field(default_factory=free_port)
-    plan: list[str] = field(default_factory=list)
-    accepted: list[Json] = field(default_factory=list)  # each accepted request, parsed
-    tries: list[str] = field(default_factory=list)  # X-Umpire-Delivery of every request, accepted or not
-    problems: list[str] = field(default_factory=list)
-    hang_s: float = 2.0
-    gate: threading.Event = field(default_factory=threading.Event)  # cleared: requests wait for it
-    server: BaseWSGIServer | None = None
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def __post_init__(self) -> None:
-        self.gate.set()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/api/webhooks/123/{TOKEN}"
-
-    def start(self) -> Receiver:
-        self.server = make_server("127.0.0.1", self.port, self.wsgi, threaded=True)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
-            self.server = None
-
-    def wsgi(self, environ: Any, start_response: Any) -> Any:
-        request = Request(environ)
-        try:
-            return self.answer(request)(environ, start_response)
-        finally:
-            request.close()  # the upload's temporary file
-
-    def answer(self, request: Request) -> Response:
-        self.gate.wait(10)
-        with self.lock:
-            self.tries.append(request.headers.get("X-Umpire-Delivery", ""))
-            step = self.plan.pop(0) if self.plan else "ok"
-        if step == "hang":
-            time.sleep(self.hang_s)  # past the deliverer's read timeout: it has given up on this try
-            return Response("late", status=503)
-        if step == "302":
-            return Response("", status=302, headers={"Location": f"http://127.0.0.1:{self.port}/elsewhere"})
-        if step == "drip":  # a 200 whose body never seems to end: a byte every 0.2 s for 30 s
-
-            def drip() -> Iterator[bytes]:
-                for _ in range(150):
-                    time.sleep(0.2)
-                    yield b"."
-
-            with self.lock:
-                self.accepted.append({"delivery": request.headers["X-Umpire-Delivery"], "dripped": True})
-            return Response(drip(), status=200)
-        if step in ("500", "404"):
-            return Response("no", status=int(step))
-        if request.path != f"/api/webhooks/123/{TOKEN}":
-            self.problems.append(f"posted to {request.path}")
-        try:
-            got = getattr(self, f"check_{self.fmt}")(request)
-        except AssertionError as e:
-            self.problems.append(f"{self.fmt}: {e}")
-            return Response("bad", status=400)
-        with self.lock:
-            self.accepted.append({"delivery": request.headers["X-Umpire-Delivery"], **got})
-        return Response(status=204)
-
-    def check_discord(self, request: Request) -> Json:
-        """Discord's Execute Webhook with a file: multipart/form-data, ``payload_json`` and ``files[0]``."""
-        assert request.mimetype == "multipart/form-data", request.mimetype
-        assert set(request.form) == {"payload_json"} and set(request.files) == {"files[0]"}, (request.form, request.files)
-        payload = json.loads(request.form["payload_json"])
-        assert set(payload) == {"content", "allowed_mentions", "embeds", "attachments"}, payload
-        assert isinstance(payload["content"], str) and 0 < len(payload["content"]) <= 2000
-        assert payload["allowed_mentions"] == {"parse": []}
-        assert payload["embeds"] == [{"image": {"url": "attachment://board.png"}}]
-        assert len(payload["attachments"]) == 1
-        assert {k: payload["attachments"][0][k] for k in ("id", "filename")} == {"id": 0, "filename": "board.png"}
-        upload = request.files["files[0]"]
-        assert upload.filename == "board.png" and upload.mimetype == "image/png"
-        png = upload.read()
-        assert png.startswith(PNG_MAGIC) and Image.open(io.BytesIO(png)).size[0] > 100
-        return {"text": payload["content"], "png": png}
-
-    def check_slack(self, request: Request) -> Json:
-        """Slack's incoming webhook: JSON with ``text`` and ``blocks`` (a section, an image when linked)."""
-        assert request.mimetype == "application/json"
-        body = request.get_json()
-        assert set(body) == {"text", "blocks"} and isinstance(body["text"], str) and body["text"]
-        section = body["blocks"][0]
-        assert section["type"] == "section" and section["text"]["type"] == "mrkdwn"
-        assert len(section["text"]["text"]) <= 3000 and section["text"]["text"].startswith("```")
-        for block in body["blocks"][1:]:
-            assert block["type"] == "image" and set(block) == {"type", "image_url", "alt_text"}
-            assert len(block["image_url"]) <= 3000 and 0 < len(block["alt_text"]) <= 2000
-        return {"text": body["text"], "blocks": body["blocks"]}
-
-    def check_json(self, request: Request) -> Json:
-        """The service's own payload: openapi.yaml ``WebhookPayload``."""
-        assert request.mimetype == "application/json"
-        body = request.get_json()
-        errors = self.spec.validate("/components/schemas/WebhookPayload", body)
-        assert not errors, errors
-        assert request.headers["X-Umpire-Delivery"] == f"{body['match_id']}:{body['seq']}"
-        png = base64.b64decode(body["picture"])
-        assert png.startswith(PNG_MAGIC)
-        return {"body": body}
 
 
 @pytest.fixture
