@@ -1427,6 +1427,7 @@
     if (m.data && signature(m.data) === signature(data)) {
       m.data.clock = data.clock; // the same position: only the server's time moved on
       m.offset = Date.now() - Date.parse(data.clock.now);
+      tick(); // time given shows at once, not at the next tick
       showUmpire();
       return;
     }
