@@ -308,10 +308,14 @@ def test_the_umpire_runs_a_match_from_the_page_and_the_channel_alone(
             idle(page)
             control(page, "u-resume")
         page.switch_to.window(windows[seat])
-        WebDriverWait(page, 10).until(lambda d: d.find_element(By.ID, "u-play-button").is_enabled())
-        page.execute_script("document.getElementById('u-move').value = arguments[0]", now["legal_moves"][0])
+        # the seat's page has caught up (the start, the resumption, the last move): its move now
+        caught_up = f"(ply {now['ply']})"
+        WebDriverWait(page, 10).until(lambda d: text(d, "u-seat").endswith("Your move.") and caught_up in text(d, "u-turn"))
+        page.execute_script("document.getElementById('u-move').value = arguments[0]", now["legal_moves"]["moves"][0])
         page.find_element(By.ID, "u-play-button").click()
         idle(page)
+        after = api(server, "GET", f"/v1/matches/{match_id}")
+        assert after["ply"] > now["ply"] or after["state"]["status"] == "finished", text(page, "u-verdict")
         ply += 1
         assert ply < 200
     for w in (*windows, desk):
