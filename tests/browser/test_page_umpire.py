@@ -122,6 +122,19 @@ def control(d: WebDriver, element_id: str) -> None:
     click(d, element_id)
 
 
+def on_phone(d: WebDriver, shot: Shot, name: str) -> None:
+    """A screenshot on a 390 px phone screen (no part of the page wider than it), then back to the desktop."""
+    phone(d)
+    d.execute_script("document.getElementById('u-match-bar').scrollIntoView()")
+    shot(d, name)
+    d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def offered(d: WebDriver) -> list[str]:
+    """The clock's controls the umpire's view offers now."""
+    return [b for b in ("u-start-clock", "u-pause", "u-resume") if d.find_element(By.ID, b).is_displayed()]
+
+
 def try_move(d: WebDriver, move: str) -> None:
     box = d.find_element(By.ID, "u-move")
     box.clear()
@@ -147,7 +160,8 @@ def test_the_clock_waits_for_the_start_then_pause_resume_add_time_and_adjudicate
     desk = page.current_window_handle
     page.get(umpire)  # the umpire's view, in the browser that keeps the match's umpire token
     idle(page)
-    assert umpire_controls_shown(page) and text(page, "u-seat").startswith("Umpire's view, with the umpire's controls.")
+    assert umpire_controls_shown(page) and offered(page) == ["u-start-clock"]
+    assert text(page, "u-seat").startswith("Umpire's view, with the umpire's controls.")
     assert "The clocks wait for the start." in text(page, "u-seat")
     waiting = text(page, "u-clock-0")
     assert "waiting for the start" in waiting and seconds(waiting, "turn") == 20 and seconds(waiting, "bank") == 10
@@ -169,6 +183,7 @@ def test_the_clock_waits_for_the_start_then_pause_resume_add_time_and_adjudicate
     page.switch_to.window(desk)
     control(page, "u-start-clock")
     assert "The umpire started the clocks." in text(page, "u-verdict")
+    assert offered(page) == ["u-pause"]  # started: only Pause of the clock's controls
     page.switch_to.window(player)
     WebDriverWait(page, 10).until(lambda d: "waiting" not in text(d, "u-clock-0"))
     running = text(page, "u-clock-0")
@@ -179,7 +194,7 @@ def test_the_clock_waits_for_the_start_then_pause_resume_add_time_and_adjudicate
     page.switch_to.window(desk)
     time.sleep(1.0)
     control(page, "u-pause")
-    assert "The umpire paused the clocks." in text(page, "u-verdict")
+    assert "The umpire paused the clocks." in text(page, "u-verdict") and offered(page) == ["u-resume"]
     paused = text(page, "u-clock-0")
     assert paused.startswith("Ann") and "paused" in paused
     left = seconds(paused, "turn")
@@ -193,6 +208,7 @@ def test_the_clock_waits_for_the_start_then_pause_resume_add_time_and_adjudicate
     assert "The umpire has paused the clocks: no moves until they resume." in text(page, "u-verdict")
     refused(page, 409)
     shot(page, "seat-paused")
+    on_phone(page, shot, "seat-paused-phone")
 
     # Time given to Ann shows on her clock; resumed, the turn runs on from what it had at the pause.
     page.switch_to.window(desk)
@@ -205,6 +221,7 @@ def test_the_clock_waits_for_the_start_then_pause_resume_add_time_and_adjudicate
     assert "The umpire gave Ann 30 s." in text(page, "u-verdict")
     assert seconds(text(page, "u-clock-0"), "bank") == 40 and seconds(text(page, "u-clock-0"), "turn") == left
     shot(page, "umpire-paused")
+    on_phone(page, shot, "umpire-paused-phone")
     control(page, "u-resume")
     assert "The umpire resumed the clocks." in text(page, "u-verdict")
     page.switch_to.window(player)
@@ -310,7 +327,9 @@ def test_the_umpire_runs_a_match_from_the_page_and_the_channel_alone(
         page.switch_to.window(windows[seat])
         # the seat's page has caught up (the start, the resumption, the last move): its move now
         caught_up = f"(ply {now['ply']})"
-        WebDriverWait(page, 10).until(lambda d: text(d, "u-seat").endswith("Your move.") and caught_up in text(d, "u-turn"))
+        WebDriverWait(page, 10).until(
+            lambda d, at=caught_up: text(d, "u-seat").endswith("Your move.") and at in text(d, "u-turn")
+        )
         page.execute_script("document.getElementById('u-move').value = arguments[0]", now["legal_moves"]["moves"][0])
         page.find_element(By.ID, "u-play-button").click()
         idle(page)

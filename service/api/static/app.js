@@ -694,6 +694,8 @@
     if (desk.thinking || !h || !h.state || h.state.status === 'finished') return false;
     const m = desk.match;
     if (!m) return true;
+    // While the clocks are paused or wait for the start the move may still be built and sent: the server
+    // takes it (clock.start first_move) or says why not (409 paused, not_started), and the page shows its sentence.
     return atLatest() && m.seat !== null && m.data && m.data.clock.may_move === m.seat;
   }
 
@@ -1171,9 +1173,10 @@
     $('u-umpire').hidden = !on;
     if (!on) return;
     const c = m.data.clock;
-    $('u-start-clock').disabled = c.started !== false;
-    $('u-pause').disabled = c.started === false || !!c.paused;
-    $('u-resume').disabled = !c.paused;
+    // Only the control the clocks' state allows is offered: Start before the start, then Pause or Resume.
+    $('u-start-clock').hidden = c.started !== false;
+    $('u-pause').hidden = c.started === false || !!c.paused;
+    $('u-resume').hidden = !c.paused;
     const who = names();
     const fillSelect = (sel, choices) => {
       const was = sel.value;
