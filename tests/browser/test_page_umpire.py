@@ -350,9 +350,11 @@ def test_the_umpire_runs_a_match_from_the_page_and_the_channel_alone(
     assert all(p["png"].startswith(PNG_MAGIC) for p in posts) and not receiver.problems
     said = [p["text"] for p in posts]
     assert [e["kind"] for e in record[:5]] == ["start", "move", "pause", "add_time", "resume"]
-    for entry, text_ in zip(record, said, strict=True):
-        if entry["kind"] == "move":
-            assert "Ann" in text_ or "Bob" in text_, text_
+    # each move's post shows the position it reached (its ply) and names the player who moved
+    played = [(entry, post) for entry, post in zip(record, said, strict=True) if entry["kind"] == "move"]
+    assert len(played) == ply
+    for k, (entry, post) in enumerate(played, start=1):
+        assert re.search(rf"\bply {k}\b", post) and ("Ann" if entry["seat"] == 0 else "Bob") in post, (k, post)
     assert any("The umpire paused the clocks." in t for t in said) and any("The umpire gave" in t for t in said)
 
 
