@@ -270,7 +270,7 @@ def test_abort_asks_first_and_ends_the_match(page: WebDriver, server: str) -> No
     assert "The umpire aborted the game: no result." in text(page, "u-turn") and not umpire_controls_shown(page)
 
 
-def test_a_webhook_the_server_will_not_post_to_is_its_sentence(page: WebDriver) -> None:
+def test_a_webhook_the_server_will_not_post_to_is_its_sentence(page: WebDriver, shot: Shot) -> None:
     """The page cannot know the operator's WEBHOOK_ALLOW: the server's 422 is shown, and no match is kept."""
     new_game(page, "catchup", size="3")
     page.find_element(By.CSS_SELECTOR, ".u-hooks summary").click()
@@ -279,8 +279,14 @@ def test_a_webhook_the_server_will_not_post_to_is_its_sentence(page: WebDriver) 
     idle(page)
     said = text(page, "u-verdict")
     assert said.startswith("No match: ") and "(webhooks.0.url)" in said, said
+    assert text(page, "u-match-said") == said  # beside the form's button too
     refused(page, 422)
     assert not page.find_elements(By.CSS_SELECTOR, "#u-kept .u-kept")
+    page.execute_script("document.getElementById('u-match-form').scrollIntoView()")
+    shot(page, "form")
+    phone(page)
+    page.execute_script("document.getElementById('u-match-form').scrollIntoView()")
+    shot(page, "form-phone")
 
 
 def small_options(game: Json) -> dict[str, str]:

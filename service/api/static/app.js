@@ -1235,6 +1235,9 @@
     const hook = $('u-hook-url').value.trim();
     if (hook) body.webhooks = [{ url: hook, format: $('u-hook-format').value }];
     const r = await api('POST', '/v1/matches', body);
+    // Said twice: in the verdict, and beside the form's button, where the umpire looks.
+    $('u-match-said').textContent = r.ok ? '' : `No match: ${errorText(r)}`;
+    $('u-match-said').hidden = r.ok;
     if (!r.ok) return say('bad', `No match: ${errorText(r)}`);
     const own = hints().players;
     const kept = keptMatches().filter((k) => k.id !== r.data.match_id);
