@@ -156,6 +156,7 @@ def test_the_clock_waits_for_the_start_then_pause_resume_add_time_and_adjudicate
     new_game(page, "catchup", size="3")
     match_id = create(page, ("Ann", "Bob"), 20, 10)
     seat0, umpire = href(page, "0", match_id), href(page, "umpire", match_id)
+    href_seat1 = href(page, "1", match_id)
     # The umpire's token is kept in this browser beside the seat links (localStorage), in no link.
     secret = str(page.execute_script("return JSON.parse(localStorage.getItem('umpire-desk.matches'))[0].umpire"))
     assert len(secret) > 20 and "token=" not in umpire and secret not in page.page_source
@@ -189,6 +190,12 @@ def test_the_clock_waits_for_the_start_then_pause_resume_add_time_and_adjudicate
     running = text(page, "u-clock-0")
     assert seconds(running, "turn") >= 18, running  # the whole turn, from the umpire's start
     assert "u-running" in str(page.find_element(By.ID, "u-clock-0").get_attribute("class"))
+    # Bob's page in a browser without Server-Sent Events follows the match by long polls.
+    page.switch_to.new_window("window")
+    page.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": "delete window.EventSource;"})
+    page.get(href_seat1)
+    idle(page)
+    polling = page.current_window_handle
 
     # Pause: the seat's clock stands still, and a move is refused with the server's sentence.
     page.switch_to.window(desk)
@@ -204,6 +211,11 @@ def test_the_clock_waits_for_the_start_then_pause_resume_add_time_and_adjudicate
     assert seconds(text(page, "u-clock-0"), "turn") == left
     time.sleep(1.2)
     assert seconds(text(page, "u-clock-0"), "turn") == left  # not ticking
+    page.switch_to.window(polling)
+    WebDriverWait(page, 30).until(lambda d: "paused" in text(d, "u-clock-0"))
+    assert "The clocks are paused: no moves until they resume." in text(page, "u-verdict")
+    assert seconds(text(page, "u-clock-0"), "turn") == left
+    page.switch_to.window(player)
     try_move(page, "C3")
     assert "The umpire has paused the clocks: no moves until they resume." in text(page, "u-verdict")
     refused(page, 409)

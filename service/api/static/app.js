@@ -1417,10 +1417,24 @@
       const started = Date.now();
       const r = await api('GET', `/v1/matches/${encodeURIComponent(m.id)}?wait_ply=${m.data.ply}&timeout_s=${POLL_S}`, undefined, undefined, true);
       if (gen !== matchGen) return;
-      if (r.ok) await changed(r.data);
-      else await sleep(2000);
+      const before = m.data;
+      if (r.ok) {
+        await changed(r.data);
+        if (gen === matchGen) sayClocks(before, r.data);
+      } else await sleep(2000);
       if (Date.now() - started < 200) await sleep(300); // answered at once without a change: never spin
     }
+  }
+
+  // A long poll brings the match, not the stream's announcements: what the umpire did to the clocks
+  // (with no move in between) is said from the clocks themselves.
+  function sayClocks(before, after) {
+    if (after.ply !== before.ply || after.state.status === 'finished') return;
+    const was = before.clock;
+    const now = after.clock;
+    if (was.started === false && now.started) say('info', 'The clocks have started.');
+    else if (!was.paused && now.paused) say('info', 'The clocks are paused: no moves until they resume.');
+    else if (was.paused && !now.paused) say('info', 'The clocks run again.');
   }
 
   function signature(d) {
