@@ -59,11 +59,11 @@ def request(
         return e.code, json.loads(e.read() or b"null")
 
 
-def wait_up(base: str, proc: subprocess.Popen[bytes], wait_s: float = 60) -> None:
+def wait_up(base: str, proc: subprocess.Popen[bytes], wait_s: float = 60, path: str = "/v1/health") -> None:
     end = time.monotonic() + wait_s
     while True:
         try:
-            if request(base, "GET", "/v1/health", timeout=2)[0] == 200:
+            if request(base, "GET", path, timeout=2)[0] == 200:
                 return
         except OSError:
             pass
