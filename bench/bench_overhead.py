@@ -71,7 +71,8 @@ def main() -> None:
             gevent_proc, gevent_base = bare("gevent", devnull)
             procs.append(gevent_proc)
         app_env = {"REDIS_URL": redis.url, "DATA_DIR": str(work / "data"), "REDIS_PREFIX": "bench:"}
-        app_env["ACCESS_LOG"] = os.environ.get("ACCESS_LOG", "-")  # make run's default, unless told
+        if os.environ.get("ACCESS_LOG"):
+            app_env["ACCESS_LOG"] = os.environ["ACCESS_LOG"]  # else make run's default (none but the request log)
         app_proc, app_base = serve(app_env)
         procs.append(app_proc)
         state = call(app_base, "POST", "/v1/games/catchup/new", {"options": {"size": 5}})["state"]

@@ -55,8 +55,10 @@ def gunicorn_command(env: dict[str, str]) -> list[str]:
     # gunicorn 27 opens a control socket at one fixed path per user; several servers on one
     # machine (tests, benchmarks beside `make run`) would fight over it, and nothing here uses it.
     control = ["--no-control-socket"] if gunicorn.version_info >= (27,) else []
-    # ACCESS_LOG: where the access log goes ("-" standard output, the default); empty for none.
-    access_log = env.get("ACCESS_LOG", "-")
+    # ACCESS_LOG: where gunicorn's access log goes ("-" standard output); unset or empty, none: the service's
+    # request log (service/web/requestlog.py) already writes one line per answer, with its request id, so a second
+    # line per request from gunicorn only cost time (issue 20, cost per request).
+    access_log = env.get("ACCESS_LOG", "")
     worker_class = env.get("WORKER_CLASS") or "gevent"
     logging = ["--access-logfile", access_log] if access_log else []
     return [
