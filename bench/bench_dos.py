@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.bench_render import engine_position
-from bench.common import TcpRedis, call, descendants, free_port, gunicorn_workers, nginx, request, rss_bytes, serve, stop
+from bench.common import TcpRedis, call, cpu_s, descendants, free_port, gunicorn_workers, nginx, request, rss_bytes, serve, stop
 
 Json = dict[str, Any]
 
@@ -327,7 +327,11 @@ def _slowbody(base: str, proc: Any, proxy: Any, count: int, connections: int, vi
     try:
         time.sleep(8)  # the connections are open and the first bodies have timed out
         held = attack.held
+        cpu_before = _cpu(proc, proxy)
+        loaded_started = time.perf_counter()
         loaded = timed(base, play, mover, count)
+        spent = time.perf_counter() - loaded_started
+        cpu_used = [b - a for a, b in zip(cpu_before, _cpu(proc, proxy), strict=True)]
         rss_during = workers_rss(proc.pid)
         proxy_during = 0.0 if proxy is None else proxy_rss(proxy.pid)
         load = load_average()
@@ -344,8 +348,19 @@ def _slowbody(base: str, proc: Any, proxy: Any, count: int, connections: int, vi
         f"{held_after} at its end; the server answered {statuses} and closed {attack.closed_by_server}"
     )
     print(f"workers' RSS: {rss_before:.1f} MiB before, {rss_during:.1f} during, {rss_after:.1f} after; load average {load}")
+    who = ("app", "nginx", "this benchmark")
+    shares = ", ".join(f"{name} {used / spent:.2f}" for name, used in zip(who, cpu_used, strict=True))
+    print(f"CPU while timing under the attack ({spent:.1f} s), in cores: {shares} (the attacker is a thread of the benchmark)")
     if proxy is not None:
         print(f"nginx's RSS (master and workers): {proxy_before:.1f} MiB before, {proxy_during:.1f} during")
+
+
+def _cpu(proc: Any, proxy: Any) -> list[float]:
+    """CPU seconds so far of the app (service.run.serve and its children), of nginx, and of this process."""
+    times = os.times()
+    app = cpu_s([proc.pid]) or 0.0
+    front = 0.0 if proxy is None else cpu_s([proxy.pid]) or 0.0
+    return [app, front, times.user + times.system]
 
 
 def proxy_rss(pid: int) -> float:
