@@ -7,7 +7,8 @@ In one run, three servers side by side on the same two cores, each on a port of 
   command ``make run`` uses (service/run/serve.py ``gunicorn_command``: 2 gevent workers);
 * ``bare/sync``: the same app under gunicorn's ``sync`` workers (2), the tail's yardstick;
 * ``app``: ``python -m service.run.serve`` (what ``make run`` starts: gunicorn, the sweeper, its
-  logging defaults) on an embedded Redis, its output thrown away.
+  logging defaults) on an embedded Redis, its output thrown away; and the same with ``KEEP_ALIVE_S=0``
+  (one request a connection), for the tail.
 
 wrk (2 threads) asks ``GET /bare`` of both bare servers, and ``GET /v1/games`` and a stateless Catchup
 ``POST /v1/games/catchup/play`` of the app, at 4 and at 16 connections; ``BENCH_ROUNDS`` (3) rounds of
@@ -75,6 +76,9 @@ def main() -> None:
             app_env["ACCESS_LOG"] = os.environ["ACCESS_LOG"]  # else make run's default (none but the request log)
         app_proc, app_base = serve(app_env)
         procs.append(app_proc)
+        # The same app with KEEP_ALIVE_S=0: one request a connection (the tail's trade, README "Settings").
+        once_proc, once_base = serve({**app_env, "DATA_DIR": str(work / "data-once"), "KEEP_ALIVE_S": "0"})
+        procs.append(once_proc)
         state = call(app_base, "POST", "/v1/games/catchup/new", {"options": {"size": 5}})["state"]
         for move in ("E5", "D4 D5", "F5 F6 E6"):
             state = call(app_base, "POST", "/v1/games/catchup/play", {"state": state, "move": move})["state"]
@@ -84,6 +88,7 @@ def main() -> None:
             "bare/gevent GET /bare": (gevent_base, gevent_proc, ["get", "/bare"]),
             "app GET /v1/games": (app_base, app_proc, ["get", "/v1/games"]),
             "app POST play": (app_base, app_proc, ["play", str(work / "play.json")]),
+            "app KEEP_ALIVE_S=0 play": (once_base, once_proc, ["play", str(work / "play.json")]),
         }
         for base, proc, args in loads.values():  # warm every worker
             wrk(base, args[0], 4, 2, 2, *args[1:], server=[proc.pid])
@@ -130,6 +135,14 @@ def main() -> None:
         pairs = zip(runs["bare/sync GET /bare", c], runs["app POST play", c], strict=True)
         rounds_tail = [f"{p['p99_ms'] / s['p99_ms']:.1f}" for s, p in pairs]
         print(f"c={c}: play p99 {tail:.1f}x the bare sync route's p99 (aim <= 3 at 16); rounds: {' '.join(rounds_tail)}")
+        once = med["app KEEP_ALIVE_S=0 play", c]
+        pairs = zip(runs["bare/sync GET /bare", c], runs["app KEEP_ALIVE_S=0 play", c], strict=True)
+        once_rounds = " ".join(f"{p['p99_ms'] / s['p99_ms']:.1f}" for s, p in pairs)
+        print(
+            f"c={c}: with KEEP_ALIVE_S=0, play {once['rps'] / base:.2f} of the bare route, p99 "
+            f"{once['p99_ms'] / med['bare/sync GET /bare', c]['p99_ms']:.1f}x the bare sync route's; "
+            f"rounds: {once_rounds}"
+        )
 
 
 if __name__ == "__main__":

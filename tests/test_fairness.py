@@ -87,3 +87,17 @@ def _call(port: int, method: str, path: str, body: object) -> dict[str, object]:
     with urllib.request.urlopen(req, timeout=30) as resp:
         out: dict[str, object] = json.loads(resp.read())
         return out
+
+
+def test_keep_alive_0_answers_one_request_a_connection(tmp_path: Path) -> None:
+    """``KEEP_ALIVE_S=0`` (README; service/run/serve.py): each connection carries one request, so that the
+    next goes to whichever worker accepts it first."""
+    with serve(tmp_path, KEEP_ALIVE_S="0") as base:
+        port = int(base.rsplit(":", 1)[1])
+        state = _call(port, "POST", "/v1/games/catchup/new", {"options": {"size": 5}})["state"]
+        body = json.dumps({"state": state, "move": "C3"}).encode()
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+            sock.sendall(_play(body, "ka-0", last=False) + _play(body, "ka-1", last=False))
+            answer = _read_all(sock)  # the server closes the connection after the first answer
+    assert answer.count(b"HTTP/1.1 200 ") == 1
+    assert b"\r\nConnection: close\r\n" in answer

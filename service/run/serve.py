@@ -74,6 +74,11 @@ def gunicorn_command(env: dict[str, str]) -> list[str]:
         *(["--threads", env.get("THREADS") or "32"] if worker_class == "gthread" else []),
         "--worker-connections",
         env.get("WORKER_CONNECTIONS") or "4000",  # gevent: requests (waiting listeners included) at once per worker
+        # How long an idle keep-alive connection is kept (gunicorn's default); 0: one request a connection, which
+        # trades throughput for the latency tail (a kept connection belongs to one worker: BENCHMARKS.md
+        # "Cost per request").
+        "--keep-alive",
+        env.get("KEEP_ALIVE_S") or "2",
         "--timeout",
         "60",  # above the longest waiting read (30 s); an event stream keeps its worker alive by its heartbeats
         "--graceful-timeout",
