@@ -57,7 +57,9 @@ def list_games() -> Any:
     body, etag = games_answer(current_app._get_current_object())  # type: ignore[attr-defined]
     response = Response(body, mimetype="application/json")
     response.set_etag(etag)
-    return response.make_conditional(request)
+    if "If-None-Match" in request.headers:  # only then is there anything to compare (Range is not served here)
+        return response.make_conditional(request)
+    return response
 
 
 @bp.post("/games/<game>/new")
