@@ -17,7 +17,10 @@ after any restart, with never a gap or a duplicate.
 
 Every stream of one match in one process shares a :class:`Feed`: the events
 are built and serialised once, and a change is read from Redis once for all
-of them.  Listeners are capped per match and per client address
+of them.  Under gunicorn's gevent worker (``make run``) the feed also writes
+them: one writer per match and process reads each change and writes its
+events to every sleeping stream's socket, so a move wakes one greenlet, not
+one per listener (:meth:`Feed.fan_out`).  Listeners are capped per match and per client address
 (``MAX_LISTENERS_PER_MATCH``, ``MAX_LISTENERS_PER_ADDRESS``, per process:
 ``503 too_many_listeners``, ``429 too_many_concurrent``).
 
