@@ -43,6 +43,7 @@ _COLOURS: dict[str, dict[str, str]] = {
         "board": "#f3ead7",
         "grid": "#8a7a5e",
         "off": "#262626",
+        "off-line": "#8a7a5e",
         "last": "#f9ef9a",
         "lastline": "#111111",
         "bonus": "#bfe3f5",
@@ -81,6 +82,7 @@ _COLOURS: dict[str, dict[str, str]] = {
         "board": "#ffffff",
         "grid": "#555555",
         "off": "#000000",
+        "off-line": "#555555",
         "last": "#dddddd",
         "lastline": "#000000",
         "bonus": "#bbbbbb",
@@ -119,6 +121,7 @@ _COLOURS: dict[str, dict[str, str]] = {
         "board": "#ffffff",
         "grid": "#000000",
         "off": "#000000",
+        "off-line": "#ffffff",  # a white edge: neighbouring black cells stay apart on paper (issue 22)
         "last": "#d0d0d0",
         "lastline": "#000000",
         "bonus": "#a8a8a8",
@@ -153,6 +156,11 @@ _COLOURS: dict[str, dict[str, str]] = {
 }
 
 
+# A black or blocked cell's edge, where it is light (print: white on black) is drawn wide enough
+# to show between two such cells side by side even in a small picture (tests/test_views_print.py).
+_OFF_EDGE = {"print": 2.4}
+
+
 def check_palette(palette: str) -> None:
     if palette not in _COLOURS:
         raise ValueError(f"There is no palette {palette!r}; palettes: {', '.join(PALETTES)}.")
@@ -168,7 +176,7 @@ def stylesheet(palette: str, styles: tuple[Style, ...]) -> str:
     rules = [
         f".bg{{fill:{c['bg']}}}",
         f".hex,.tile{{fill:{c['board']};stroke:{c['grid']};stroke-width:1.2}}",
-        f".off{{fill:{c['off']};stroke:{c['grid']};stroke-width:1.2}}",
+        f".off{{fill:{c['off']};stroke:{c['off-line']};stroke-width:{_OFF_EDGE.get(palette, 1.2):g}}}",
         f".last{{fill:{c['last']};stroke:{c['lastline']};stroke-width:3}}",
         f".bonus{{fill:{c['bonus']};stroke:{c['lastline']};stroke-width:3}}",
         f".badge{{fill:{c['ink']};stroke:{c['bg']};stroke-width:1.2}}",
