@@ -27,7 +27,7 @@ PALETTES: tuple[str, ...] = ("default", "colorblind", "print")
 
 FONT = "DejaVu Sans"
 MARGIN = 14.0
-MIN_WIDTH = 400.0  # the panel's sentences need room; a small board is centred in it
+MIN_WIDTH = 400.0  # the panel's sentences need room: a smaller board is drawn larger (views.fit)
 LINE = 21.0  # panel line height
 TEXT_PX = 14.0
 # DejaVu Sans averages about 0.55 em a character in English text (bold about 0.62): lines are wrapped on that
@@ -256,9 +256,18 @@ def panel_height(wrapped: Sequence[tuple[Line, list[str]]]) -> float:
     return sum(len(parts) for _, parts in wrapped) * LINE + (8.0 if wrapped else 0.0)
 
 
-def panel_svg(wrapped: Sequence[tuple[Line, list[str]]], top: float) -> str:
-    parts = ['<g class="panel">']
-    y = top + 8.0 + LINE * 0.7
+def scale_text(k: float) -> str:
+    """A scale factor for SVG: four decimals at most (two, as coordinates have, would draw a
+    large board a pixel or more away from where views.geometry says)."""
+    return f"{k:.4f}".rstrip("0").rstrip(".")
+
+
+def panel_svg(wrapped: Sequence[tuple[Line, list[str]]], top: float, scale: float = 1.0) -> str:
+    """The panel's lines from ``top`` down, drawn ``scale`` times their own size
+    (the text grows with the picture: :func:`document`)."""
+    transform = "" if scale == 1 else f' transform="scale({scale_text(scale)})"'
+    parts = [f'<g class="panel"{transform}>']
+    y = top / scale + 8.0 + LINE * 0.7
     for line, texts in wrapped:
         x = MARGIN
         for glyph in line.icons:
@@ -281,11 +290,14 @@ def document(
     game: str,
     body: Sequence[str],
     panel: Sequence[Line],
+    text_scale: float = 1.0,
 ) -> str:
     """The whole SVG: the board's ``body`` (drawn in a ``width`` x ``height``
-    area at the top) and the panel under it."""
-    wrapped = wrap(panel, width)
-    total = height + panel_height(wrapped) + MARGIN / 2
+    area at the top) and the panel under it, its lines wrapped for a picture
+    ``width / text_scale`` wide and drawn ``text_scale`` times their size, so
+    the text keeps its share of the picture whatever the board's size."""
+    wrapped = wrap(panel, width / text_scale)
+    total = height + (panel_height(wrapped) + MARGIN / 2) * text_scale
     w, h = num(width), num(total)
     return "".join(
         [
@@ -295,7 +307,7 @@ def document(
             stylesheet(palette, styles),
             f'<rect class="bg" width="{w}" height="{h}"/>',
             *body,
-            panel_svg(wrapped, height),
+            panel_svg(wrapped, height, text_scale),
             "</svg>",
         ]
     )
