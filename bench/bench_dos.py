@@ -16,11 +16,15 @@ by the count of timed requests.
   off, so the renderers' pool and its queue are what holds (answers counted
   by status); a client refused ``503`` waits its ``Retry-After`` (1 s), or
   with ``--impolite`` asks again at once.  Aim: the plays' and moves' medians within 1.5x of idle.
-* ``slowbody``: ``--connections`` (4000) connections from 40 addresses
+* ``slowbody``: ``--connections`` (8300, the issue's) connections from 40 addresses
   (127.0.0.10-49) that send a request's headers announcing a 1000-byte body,
   then one byte every 10 s; a connection the server closes is opened again
-  at once (the attacker keeps the pressure).  Aim: plays within 2x of idle.
-  Also the workers' memory before, during and after.
+  at once (the attacker keeps the pressure).  ``--via direct`` attacks the
+  app and times plays and moves on it; ``--via nginx`` puts deploy/nginx.conf
+  (Debian's nginx) in front of the same app (``TRUSTED_PROXIES=1``) and
+  attacks and times through it; ``both`` (the default) does one, then the
+  other.  Aim: plays within 2x of idle.  Also the workers' memory before,
+  during and after (and nginx's).
 * ``spectators``: ``--listeners`` (5000) event streams from 50 addresses
   (127.0.1.x) on one Catchup side-10 match, whose moves are the timed ones
   (each move is an event to all 5000); the baseline is a match like it
@@ -53,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.bench_render import engine_position
-from bench.common import TcpRedis, call, free_port, gunicorn_workers, request, rss_bytes, serve, stop
+from bench.common import TcpRedis, call, cpu_s, descendants, free_port, gunicorn_workers, nginx, request, rss_bytes, serve, stop
 
 Json = dict[str, Any]
 
@@ -85,9 +89,15 @@ class Mover:
         cell = self.free.pop(0)
         headers = {"Authorization": f"Bearer {self.match['seats'][seat]}"}
         start = time.perf_counter()
-        status, answer = request(
-            self.base, "POST", f"/v1/matches/{self.match['match_id']}/moves", {"move": cell, "ply": self.ply}, headers
-        )
+        try:
+            status, answer = request(
+                self.base, "POST", f"/v1/matches/{self.match['match_id']}/moves", {"move": cell, "ply": self.ply}, headers,
+                timeout=TIMEOUT_S,
+            )  # fmt: skip
+        except OSError:  # no answer in time (counted; the move may or may not have been made: a new match)
+            FAILED["move"] += 1
+            self.new()
+            return time.perf_counter() - start
         took = time.perf_counter() - start
         if status != 200:
             raise RuntimeError(f"move {cell}: {status} {answer}")
@@ -98,6 +108,8 @@ class Mover:
 
 
 PACE = [0.0]  # seconds between two timed pairs (--pace)
+TIMEOUT_S = 30.0  # a timed request without an answer this long is counted as failed, its time as this long
+FAILED: Counter[str] = Counter()  # timed requests that got no answer in time, by kind
 
 
 def timed(base: str, play: Json, mover: Mover, count: int) -> dict[str, list[float]]:
@@ -105,7 +117,11 @@ def timed(base: str, play: Json, mover: Mover, count: int) -> dict[str, list[flo
     for _ in range(count):
         time.sleep(PACE[0])
         start = time.perf_counter()
-        status, _ = request(base, "POST", "/v1/games/catchup/play", play)
+        try:
+            status, _ = request(base, "POST", "/v1/games/catchup/play", play, timeout=TIMEOUT_S)
+        except OSError:
+            FAILED["play"] += 1
+            status = 200
         plays.append(time.perf_counter() - start)
         if status != 200:
             raise RuntimeError(f"play: {status}")
@@ -126,6 +142,9 @@ def report(title: str, idle: dict[str, list[float]], loaded: dict[str, list[floa
             f"{kind:<6} {row[0]:9.2f} {row[1]:7.2f} {row[2]:7.2f} {row[3]:11.2f} {row[4]:7.2f} {row[5]:7.2f} "
             f"{ratio:10.2f} {'met' if ratio <= aim else 'NOT':>5}"
         )
+    if FAILED:
+        print(f"timed requests with no answer within {TIMEOUT_S:g} s (counted at that time): {dict(FAILED)}")
+        FAILED.clear()
     means = ", ".join(f"{k} {1000 * statistics.mean(idle[k]):.2f} -> {1000 * statistics.mean(loaded[k]):.2f}" for k in idle)
     print(f"mean ms: {means}")
 
@@ -285,33 +304,67 @@ class SlowBodies:
             key.fileobj.close()  # type: ignore[union-attr]
 
 
-def case_slowbody(base: str, proc: Any, count: int, connections: int) -> None:
+def case_slowbody(base: str, proc: Any, count: int, connections: int, via: str, work: Path) -> None:
+    """The attack on ``base`` itself (``via`` direct) or on deploy/nginx.conf in front of it (``via`` nginx),
+    plays and moves timed the same way as the attack comes."""
+    with contextlib.ExitStack() as stack:
+        front, proxy = base, None
+        if via == "nginx":
+            front, proxy = stack.enter_context(nginx(work / "nginx", base.removeprefix("http://")))
+        _slowbody(front, proc, proxy, count, connections, via)
+
+
+def _slowbody(base: str, proc: Any, proxy: Any, count: int, connections: int, via: str) -> None:
     mover = Mover(base, 5)
     empty = call(base, "POST", "/v1/games/catchup/new", {"options": {"size": 5}})["state"]
     play = {"state": empty, "move": "C3"}
     timed(base, play, mover, 20)
     idle = timed(base, play, mover, count)
     rss_before = workers_rss(proc.pid)
+    proxy_before = 0.0 if proxy is None else proxy_rss(proxy.pid)
     port = int(base.rsplit(":", 1)[1])
     attack = SlowBodies(port, connections, [f"127.0.0.{k}" for k in range(10, 50)])
     try:
         time.sleep(8)  # the connections are open and the first bodies have timed out
         held = attack.held
+        cpu_before = _cpu(proc, proxy)
+        loaded_started = time.perf_counter()
         loaded = timed(base, play, mover, count)
+        spent = time.perf_counter() - loaded_started
+        cpu_used = [b - a for a, b in zip(cpu_before, _cpu(proc, proxy), strict=True)]
         rss_during = workers_rss(proc.pid)
+        proxy_during = 0.0 if proxy is None else proxy_rss(proxy.pid)
         load = load_average()
         held_after = attack.held
     finally:
         attack.close()
     time.sleep(3)
     rss_after = workers_rss(proc.pid)
-    report(f"(b) {connections} slow bodies from 40 addresses (a byte every 10 s)", idle, loaded, 2.0)
+    where = "through nginx (deploy/nginx.conf)" if via == "nginx" else "direct to the app"
+    report(f"(b) {connections} slow bodies from 40 addresses (a byte every 10 s), {where}", idle, loaded, 2.0)
     statuses = ", ".join(f"{s}: {n}" for s, n in sorted(attack.statuses.items()))
     print(
         f"attack: {attack.opened} connections opened ({attack.failed} could not), held {held} when the timing began, "
         f"{held_after} at its end; the server answered {statuses} and closed {attack.closed_by_server}"
     )
     print(f"workers' RSS: {rss_before:.1f} MiB before, {rss_during:.1f} during, {rss_after:.1f} after; load average {load}")
+    who = ("app", "nginx", "this benchmark")
+    shares = ", ".join(f"{name} {used / spent:.2f}" for name, used in zip(who, cpu_used, strict=True))
+    print(f"CPU while timing under the attack ({spent:.1f} s), in cores: {shares} (the attacker is a thread of the benchmark)")
+    if proxy is not None:
+        print(f"nginx's RSS (master and workers): {proxy_before:.1f} MiB before, {proxy_during:.1f} during")
+
+
+def _cpu(proc: Any, proxy: Any) -> list[float]:
+    """CPU seconds so far of the app (service.run.serve and its children), of nginx, and of this process."""
+    times = os.times()
+    app = cpu_s([proc.pid]) or 0.0
+    front = 0.0 if proxy is None else cpu_s([proxy.pid]) or 0.0
+    return [app, front, times.user + times.system]
+
+
+def proxy_rss(pid: int) -> float:
+    return sum(rss_bytes(p) for p in [pid, *descendants(pid)]) / 2**20
 
 
 # -- (c) spectators -------------------------------------------------------------------------
@@ -422,20 +475,26 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench dos", description=__doc__.split("\n\n")[0])
     parser.add_argument("--case", choices=["png", "slowbody", "spectators", "all"], default="all")
     parser.add_argument("--requests", type=int, default=200, help="timed plays and moves, idle and loaded")
-    parser.add_argument("--connections", type=int, default=4000, help="slow-body connections")
+    parser.add_argument("--connections", type=int, default=8300, help="slow-body connections (the issue's 8,300)")
+    parser.add_argument("--via", choices=["direct", "nginx", "both"], default="both", help="slowbody: at the app, or at nginx")
     parser.add_argument("--listeners", type=int, default=5000, help="event streams on the moved match")
     parser.add_argument("--workers", default="2")
     parser.add_argument("--pace", type=float, default=0.0, help="seconds between timed play-and-move pairs (0: back to back)")
+    parser.add_argument("--timeout", type=float, default=30.0, help="a timed request unanswered this long counts as failed")
     parser.add_argument("--impolite", action="store_true", help="png: the clients ignore Retry-After")
     parser.add_argument("--nice", default=None, help="png: RENDER_NICE (the service's default: 10)")
     args = parser.parse_args(argv or [])
     cases = ["png", "slowbody", "spectators"] if args.case == "all" else [args.case]
     PACE[0] = args.pace
+    global TIMEOUT_S
+    TIMEOUT_S = args.timeout
     print(f"{args.workers} gevent workers, {os.cpu_count()} cpus; pace {args.pace} s; load average at the start {load_average()}")
     for case in cases:
         work = Path(tempfile.mkdtemp(prefix=f"bench-dos-{case}-"))
         redis = TcpRedis(work / "redis", free_port()).start()
         env = {"REDIS_URL": redis.url, "WEB_CONCURRENCY": args.workers, "EVENTS_LIFETIME_S": "600"}
+        if case == "slowbody" and args.via != "direct":
+            env["TRUSTED_PROXIES"] = "1"  # behind nginx, as deploy/nginx.conf says; direct, nobody sends X-Forwarded-For
         if case == "png":
             env["RENDER_RATE_LIMIT"] = env["PNG_RATE_LIMIT"] = "off"  # no budget: the pool alone holds the load
             if args.nice is not None:
@@ -445,7 +504,8 @@ def main(argv: list[str] | None = None) -> None:
             if case == "png":
                 case_png(base, proc, args.requests, not args.impolite, args.nice or "10")
             elif case == "slowbody":
-                case_slowbody(base, proc, args.requests, args.connections)
+                for via in ("direct", "nginx") if args.via == "both" else (args.via,):
+                    case_slowbody(base, proc, args.requests, args.connections, via, work)
             else:
                 case_spectators(base, proc, args.requests, args.listeners)
         finally:

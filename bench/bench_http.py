@@ -4,7 +4,7 @@
 * ``POST /v1/games/catchup/play``         (a stateless verdict: load, play, dump)
 * ``POST /v1/matches/{id}/moves``         (a managed move: read, engine, atomic Lua commit)
 
-against the real thing: ``python -m service.run.serve`` (gunicorn, gthread workers)
+against the real thing: ``python -m service.run.serve`` (gunicorn, its gevent workers unless ``WORKER_CLASS``)
 on a real Redis - ``REDIS_URL`` when set, else the embedded ``redis-server``
 in a temporary folder - with a sweeper running, driven by ``wrk`` (apt-get
 install wrk) and ``bench/wrk_umpire.lua``.
@@ -115,9 +115,9 @@ def main() -> None:
             server.stop()
         shutil.rmtree(work, ignore_errors=True)
     results = {name: _median(r) for name, r in runs.items()}
-    workers, gthreads = env.get("WEB_CONCURRENCY") or "2", env.get("THREADS") or "32"
+    workers, kind = env.get("WEB_CONCURRENCY") or "2", env.get("WORKER_CLASS") or "gevent"
     load = f"wrk -t{threads} -c{connections}, {rounds} rounds of {seconds} s (medians)"
-    print(f"gunicorn gthread {workers} workers x {gthreads} threads; {load}; {os.cpu_count()} cpus")
+    print(f"gunicorn {kind}, {workers} workers; {load}; {os.cpu_count()} cpus")
     print(
         f"{'endpoint':<10} {'req/s':>9} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>7} {'cpu ms/req':>11}"
     )

@@ -59,11 +59,11 @@ def request(
         return e.code, json.loads(e.read() or b"null")
 
 
-def wait_up(base: str, proc: subprocess.Popen[bytes], wait_s: float = 60) -> None:
+def wait_up(base: str, proc: subprocess.Popen[bytes], wait_s: float = 60, path: str = "/v1/health") -> None:
     end = time.monotonic() + wait_s
     while True:
         try:
-            if request(base, "GET", "/v1/health", timeout=2)[0] == 200:
+            if request(base, "GET", path, timeout=2)[0] == 200:
                 return
         except OSError:
             pass
@@ -226,3 +226,31 @@ def old_tree() -> Any:
     finally:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(folder)], capture_output=True)
         shutil.rmtree(folder.parent, ignore_errors=True)
+
+
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+
+
+@contextlib.contextmanager
+def nginx(folder: Path, upstream: str) -> Any:
+    """deploy/nginx.conf (its marks filled in, as tests/test_proxy.py does) on a free loopback port in front of
+    ``upstream`` (host:port); yields its base URL and its process."""
+    if not Path(NGINX).exists():
+        raise SystemExit("nginx is not installed (apt-get install nginx)")
+    folder.mkdir(parents=True, exist_ok=True)
+    for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
+        (folder / sub).mkdir(exist_ok=True)
+    port = free_port()
+    text = (ROOT / "deploy" / "nginx.conf").read_text()
+    text = text.replace("@PREFIX@", str(folder)).replace("@LISTEN@", f"127.0.0.1:{port}").replace("@UPSTREAM@", upstream)
+    if os.geteuid() == 0:
+        text = "user root;\n" + text  # as root nginx's workers would be nobody's, who cannot write the folder
+    conf = folder / "nginx.conf"
+    conf.write_text(text)
+    proc = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(folder)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_up(base, proc, 20)
+        yield base, proc
+    finally:
+        stop(proc, 10)

@@ -1,5 +1,6 @@
 -- wrk load script for bench/bench_http.py:  wrk ... -s bench/wrk_umpire.lua URL -- MODE [FILE [THREADS]]
 --   health  GET /v1/health
+--   get     GET the path in FILE's place (bench/bench_overhead.py: GET /bare, GET /v1/games)
 --   play    POST /v1/games/catchup/play with the body in FILE (a stateless verdict)
 --   move    POST /v1/matches/{id}/moves: FILE holds the cells to play, one per turn, and the
 --           matches ("id token0 token1" per line); each wrk thread takes its share of the
@@ -26,6 +27,8 @@ function init(args)
   mode = args[1]
   if mode == "health" then
     fixed = wrk.format("GET", "/v1/health")
+  elseif mode == "get" then
+    fixed = wrk.format("GET", args[2])
   elseif mode == "play" then
     local f = assert(io.open(args[2]))
     local body = f:read("*a")

@@ -193,3 +193,43 @@ def test_an_end_that_is_no_turn_ends_the_table_as_a_comment(entry: str) -> None:
     """A managed match's record may end with the umpire's adjudication (issue 22): Little Golem has no word for it."""
     text = lg.write({"size": 5}, ["E5", "D4 D6", entry])
     assert text.splitlines()[-1] == f"# {entry}"
+
+
+# -- what a Little Golem record cannot carry ---------------------------------------------------------
+
+SET_UP = [
+    ({"size": 5, "position": {"E5": 0, "D4": 1}}, "options.position", "set-up position"),
+    ({"size": 5, "blocked": ["A1"]}, "options.blocked", "blocked cells"),
+    ({"size": 5, "bonus": True}, "options.bonus", "opening bonus"),
+    ({"size": 5, "to_move": 1}, "options.to_move", "player 0 to move"),
+    ({"size": 5, "variant": "mindsports"}, "options.variant", "standard rules (R-C3)"),
+    ({"size": 5, "variant": "ludii"}, "options.variant", "standard rules (R-C3)"),
+]
+
+
+@pytest.mark.parametrize(("options", "field", "words"), SET_UP)
+def test_a_game_the_record_cannot_carry_is_refused_not_written_wrong(options: dict[str, object], field: str, words: str) -> None:
+    """A record starts from the empty board under the standard rules: without the check the writer
+    dropped the set-up position and wrote a record that replays to another game."""
+    with pytest.raises(lg.BadOptions) as caught:
+        lg.write(options, ["C3"])
+    assert caught.value.field == field and words in caught.value.message
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"size": 5}, {"size": 5, "variant": "littlegolem", "position": {}, "blocked": [], "bonus": False, "to_move": 0}],
+)
+def test_options_that_say_the_empty_board_are_written(options: dict[str, object]) -> None:
+    assert lg.write(options, ["E5"]).splitlines()[1] == "1.\t... i5\t"
+
+
+def test_exporting_a_set_up_game_answers_422_naming_the_option(client: FlaskClient) -> None:
+    """POST /v1/games/catchup/export of a game begun from a position (it replays: the engine takes it)."""
+    options = {"size": 3, "position": {"A1": 0, "C3": 1}}
+    body = {"format": "littlegolem", "options": options, "moves": ["B2"], "players": ["Ann", "Bob"]}
+    assert client.post("/v1/games/catchup/replay", json={"options": options, "moves": ["B2"]}).status_code == 200
+    r = client.post("/v1/games/catchup/export", json=body)
+    error = r.get_json()["error"]
+    assert r.status_code == 422 and error["code"] == "bad_options", error
+    assert "options.position" in str(error["details"]) and "start from the empty board" in error["message"]

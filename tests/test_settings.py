@@ -218,7 +218,7 @@ def test_every_setting_the_service_reads_is_in_the_readme_with_its_default() -> 
 
     documented = readme_settings()
     code = {**DEFAULTS, **{k: v for k, v in CONFIG_DEFAULTS.items() if k != "MATCH_CLOCK"}, **SETTINGS}  # MATCH_CLOCK: tests only
-    served = ("HOST", "PORT", "WEB_CONCURRENCY", "WORKER_CLASS", "WORKER_CONNECTIONS", "SWEEPER", "ACCESS_LOG")
+    served = ("HOST", "PORT", "WEB_CONCURRENCY", "WORKER_CLASS", "WORKER_CONNECTIONS", "KEEP_ALIVE_S", "SWEEPER", "ACCESS_LOG")
     missing = [name for name in [*code, *served, "PROMETHEUS_MULTIPROC_DIR", "REDIS_APPENDFSYNC"] if name not in documented]
     assert missing == []
     for name, default in code.items():

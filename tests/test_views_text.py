@@ -3,6 +3,7 @@ words, and the geometry a front end draws from."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -229,8 +230,13 @@ def test_geometry_matches_the_picture() -> None:
     for cell in geo["cells"][:5]:
         x, y = cell["x"], cell["y"]
         assert f'cx="{x:g}" cy="{y:g}"' in svg or f'data-cell="{cell["name"]}"' in svg
+    # the board is drawn at its natural size, scaled to fill the picture (issue 22): geometry gives the places in the picture
+    scaled = re.search(r'<g transform="scale\(([\d.]+)\)">', svg)
+    k = float(scaled.group(1)) if scaled else 1.0
     a1 = next(c for c in geo["cells"] if c["name"] == "A1")
-    assert f'<circle class="stone p0" cx="{a1["x"]:g}" cy="{a1["y"]:g}"' in svg
+    drawn = re.search(r'<circle class="stone p0" cx="([\d.]+)" cy="([\d.]+)"', svg.split('data-cell="A1"', 1)[1])
+    assert drawn is not None
+    assert (float(drawn.group(1)) * k, float(drawn.group(2)) * k) == pytest.approx((a1["x"], a1["y"]), abs=0.02)
     assert f'width="{geo["width"]:g}"' in svg
 
 

@@ -27,14 +27,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.registry import ROOMS
-from engine.show import Line, Picture, Show
+from engine.show import BoardShape, Line, Picture, Show
 from engine.words import possessive
 from views import posts, raster
 from views.gridsvg import grid_board_svg, grid_diagram, grid_layout
 from views.hexsvg import hex_board_svg, hex_layout, hex_picture_diagram
-from views.kit import Json, clock_lines, player_names, seat_clock
+from views.kit import Json, clock_lines, num, player_names, seat_clock
 from views.layout import Layout
-from views.svgkit import PALETTES, check_palette, document
+from views.svgkit import MIN_WIDTH, PALETTES, check_palette, document, scale_text
 
 __all__ = ["PALETTES", "announcements", "geometry", "png", "post", "show_for", "svg", "text"]
 
@@ -54,17 +54,35 @@ def show_of(state: Any) -> Show:
     return show_for(state.get("game"))
 
 
-def layout(game: str, show: Show, picture: Picture) -> Layout:
-    """Where the picture's board goes (any board kind a show declares)."""
-    if picture.board.kind == "grid":
-        return grid_layout(game, picture.board, show.extra_width)
-    return hex_layout(game, picture.board, show.extra_width)
+def natural_layout(game: str, shape: BoardShape) -> Layout:
+    """Where a board goes at its own size (any board kind a show declares)."""
+    if shape.kind == "grid":
+        return grid_layout(game, shape)
+    return hex_layout(game, shape)
 
 
-def _board_svg(show: Show, picture: Picture, where: Layout, coords: bool) -> list[str]:
+def fit(show: Show, natural: Layout) -> tuple[float, float]:
+    """How much larger than its natural size a board is drawn, and the panel's
+    text: the picture is at least as wide as the panel's lines need
+    (``MIN_WIDTH`` and the show's ``extra_width``), and the board always
+    fills that width - a small board is drawn large, never small beside the
+    text (issue 22) - while the text grows with a picture wider than that,
+    keeping its share of it."""
+    least = MIN_WIDTH + show.extra_width
+    board = round(max(1.0, least / natural.width), 4)  # as the SVG writes it (scale_text), so geometry's places are the picture's
+    return board, round(natural.width * board / least, 4)
+
+
+def layout(game: str, show: Show, shape: BoardShape) -> Layout:
+    """Where everything of the board is in the picture, its scale included."""
+    natural = natural_layout(game, shape)
+    return natural.scaled(fit(show, natural)[0])
+
+
+def _board_svg(picture: Picture, where: Layout, coords: bool) -> list[str]:
     if picture.board.kind == "grid":
         return grid_board_svg(picture, where, coords)
-    return hex_board_svg(picture, show.extra_width, coords)
+    return hex_board_svg(picture, coords)
 
 
 def _diagram(picture: Picture, coords: bool) -> list[str]:
@@ -105,13 +123,17 @@ def svg(
     show = show_of(state)
     who = player_names(names, show.default_names)
     picture = show.picture(state, _events(events), who)
-    where = layout(str(state["game"]), show, picture)
-    body = _board_svg(show, picture, where, coords)
+    natural = natural_layout(str(state["game"]), picture.board)
+    board_scale, text_scale = fit(show, natural)
+    body = _board_svg(picture, natural, coords)
+    if board_scale != 1:  # the board drawn larger: places, strokes and labels alike (views.geometry says where)
+        body = [f'<g transform="scale({scale_text(board_scale)})">', *body, "</g>"]
     lines: list[Line] = list(picture.lines)
     if clock:
         lines.append(Line("Clock: " + "; ".join(clock_lines(clock, who)), "line"))
     lines += picture.notes
-    return document(where.width, where.height, palette, show.styles, picture.title, str(state["game"]), body, lines)
+    width, height = num(natural.width * board_scale), num(natural.height * board_scale)
+    return document(float(width), float(height), palette, show.styles, picture.title, str(state["game"]), body, lines, text_scale)
 
 
 def png(
@@ -228,7 +250,4 @@ def geometry(game: str, options: dict[str, Any]) -> dict[str, Any]:
     blocked = options.get("blocked") or ()
     if isinstance(blocked, str) or not isinstance(blocked, Sequence):
         raise ValueError("blocked must be a list of cells.")
-    shape = show.shape(options, blocked)
-    if shape.kind == "grid":
-        return grid_layout(game, shape, show.extra_width).to_json()
-    return hex_layout(game, shape, show.extra_width).to_json()
+    return layout(game, show, show.shape(options, blocked)).to_json()

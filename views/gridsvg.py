@@ -13,7 +13,7 @@ from engine.show import BoardShape, Picture
 from views.glyphs import glyph_svg
 from views.kit import num
 from views.layout import CellPos, Label, Layout, labels_svg
-from views.svgkit import MARGIN, MIN_WIDTH
+from views.svgkit import MARGIN
 
 S = 48.0  # a cell's side
 LEFT, TOP, RIGHT, BOTTOM = 26.0, 26.0, 44.0, 24.0  # label and arrow strips around the grid
@@ -24,19 +24,19 @@ def column_name(c: int) -> str:
 
 
 @cache
-def _geometry(columns: int, rows: int, extra_width: float) -> tuple[float, float, float, float]:
-    """(x0, y0, width, height): the grid's top-left corner and the board area's size."""
-    natural = MARGIN + LEFT + columns * S + RIGHT + MARGIN
-    width = max(natural, MIN_WIDTH + extra_width)
-    x0 = MARGIN + LEFT + (width - natural) / 2
+def _geometry(columns: int, rows: int) -> tuple[float, float, float, float]:
+    """(x0, y0, width, height): the grid's top-left corner and the board area's natural size."""
+    width = MARGIN + LEFT + columns * S + RIGHT + MARGIN
+    x0 = MARGIN + LEFT
     y0 = MARGIN + TOP
     return x0, y0, width, y0 + rows * S + BOTTOM + MARGIN
 
 
 @lru_cache(maxsize=64)
-def grid_layout(game: str, shape: BoardShape, extra_width: float = 0.0) -> Layout:
+def grid_layout(game: str, shape: BoardShape) -> Layout:
+    """The grid's layout at its natural size (the picture scales it: :func:`views.fit`)."""
     cols, rows = shape.columns, shape.rows
-    x0, y0, width, height = _geometry(cols, rows, extra_width)
+    x0, y0, width, height = _geometry(cols, rows)
     off = frozenset(shape.off)
 
     def centre(c: int, r: int) -> tuple[float, float]:

@@ -25,7 +25,7 @@ from engine.show import BoardShape, Glyph, Picture
 from views.glyphs import S, glyph_svg, stone_svg
 from views.kit import num
 from views.layout import CellPos, Label, Layout, labels_svg
-from views.svgkit import MARGIN, MIN_WIDTH
+from views.svgkit import MARGIN
 
 R = 22.0  # hexagon circumradius (SVG user units)
 SQ3 = math.sqrt(3.0)
@@ -75,9 +75,9 @@ def _outline(x: float, y: float, r: float) -> str:
 
 
 @cache
-def hex_geometry(kind: str, side: int, extra_width: float = 0.0) -> HexGeometry:
-    """The picture geometry of a hexhex board of ``side`` or of Green Meadow;
-    at least ``MIN_WIDTH + extra_width`` wide, for the panel's lines."""
+def hex_geometry(kind: str, side: int) -> HexGeometry:
+    """The picture geometry of a hexhex board of ``side`` or of Green Meadow,
+    at its natural size (the picture scales it: :func:`views.fit`)."""
     board = hex_board(kind, side)
     raw: dict[str, tuple[float, float]] = {}
     names: list[str] = []
@@ -105,9 +105,8 @@ def hex_geometry(kind: str, side: int, extra_width: float = 0.0) -> HexGeometry:
     max_x = max(xs) + SQ3 * R / 2
     min_y = min(min(ys) - R, *(y - 10 for _, _, y in labels))
     max_y = max(ys) + R
-    natural = max_x - min_x + 2 * MARGIN
-    width = max(natural, MIN_WIDTH + extra_width)
-    dx = MARGIN - min_x + (width - natural) / 2
+    width = max_x - min_x + 2 * MARGIN
+    dx = MARGIN - min_x
     dy = MARGIN - min_y
     centre = {n: (round(x + dx, 2), round(y + dy, 2)) for n, (x, y) in raw.items()}
     placed = tuple(Label(t, round(x + dx, 2), round(y + dy, 2)) for t, x, y in labels)
@@ -132,8 +131,8 @@ def hex_geometry(kind: str, side: int, extra_width: float = 0.0) -> HexGeometry:
 
 
 @lru_cache(maxsize=512)
-def hex_layout(game: str, shape: BoardShape, extra_width: float = 0.0) -> Layout:
-    geo = hex_geometry(shape.kind, shape.side, extra_width)
+def hex_layout(game: str, shape: BoardShape) -> Layout:
+    geo = hex_geometry(shape.kind, shape.side)
     board = geo.board
     off_bits = 0
     for name in shape.off:
@@ -200,10 +199,10 @@ def hex_diagram(
     return lines
 
 
-def hex_board_svg(picture: Picture, extra_width: float, coords: bool) -> list[str]:
-    """The board's SVG elements: labels, cells (off, marked or plain), pieces, badges."""
+def hex_board_svg(picture: Picture, coords: bool) -> list[str]:
+    """The board's SVG elements at its natural size: labels, cells (off, marked or plain), pieces, badges."""
     shape = picture.board
-    geo = hex_geometry(shape.kind, shape.side, extra_width)
+    geo = hex_geometry(shape.kind, shape.side)
     off = frozenset(shape.off)
     kinds: dict[str, set[str]] = {}
     for mark in picture.last.marks:

@@ -6,7 +6,7 @@ Built from a show's :class:`~engine.show.BoardShape` by
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from views.kit import Json, num
 
@@ -44,6 +44,24 @@ class Layout:
     height: float
     cell_size: float  # hexagon circumradius, or a square's side
     side: int | None = None
+
+    def scaled(self, k: float) -> Layout:
+        """The same board drawn ``k`` times as large: every place, the size and the cell's."""
+        if k == 1:
+            return self
+
+        def at(c: CellPos) -> CellPos:
+            return replace(c, x=round(c.x * k, 2), y=round(c.y * k, 2))
+
+        return replace(
+            self,
+            cells=tuple(at(c) for c in self.cells),
+            off=tuple(at(c) for c in self.off),
+            labels=tuple(Label(lb.text, round(lb.x * k, 2), round(lb.y * k, 2)) for lb in self.labels),
+            width=round(self.width * k, 2),
+            height=round(self.height * k, 2),
+            cell_size=round(self.cell_size * k, 2),
+        )
 
     def to_json(self) -> Json:
         out: Json = {

@@ -27,7 +27,7 @@ PALETTES: tuple[str, ...] = ("default", "colorblind", "print")
 
 FONT = "DejaVu Sans"
 MARGIN = 14.0
-MIN_WIDTH = 400.0  # the panel's sentences need room; a small board is centred in it
+MIN_WIDTH = 400.0  # the panel's sentences need room: a smaller board is drawn larger (views.fit)
 LINE = 21.0  # panel line height
 TEXT_PX = 14.0
 # DejaVu Sans averages about 0.55 em a character in English text (bold about 0.62): lines are wrapped on that
@@ -43,6 +43,7 @@ _COLOURS: dict[str, dict[str, str]] = {
         "board": "#f3ead7",
         "grid": "#8a7a5e",
         "off": "#262626",
+        "off-line": "#8a7a5e",
         "last": "#f9ef9a",
         "lastline": "#111111",
         "bonus": "#bfe3f5",
@@ -81,6 +82,7 @@ _COLOURS: dict[str, dict[str, str]] = {
         "board": "#ffffff",
         "grid": "#555555",
         "off": "#000000",
+        "off-line": "#555555",
         "last": "#dddddd",
         "lastline": "#000000",
         "bonus": "#bbbbbb",
@@ -119,6 +121,7 @@ _COLOURS: dict[str, dict[str, str]] = {
         "board": "#ffffff",
         "grid": "#000000",
         "off": "#000000",
+        "off-line": "#ffffff",  # a white edge: neighbouring black cells stay apart on paper (issue 22)
         "last": "#d0d0d0",
         "lastline": "#000000",
         "bonus": "#a8a8a8",
@@ -153,6 +156,11 @@ _COLOURS: dict[str, dict[str, str]] = {
 }
 
 
+# A black or blocked cell's edge, where it is light (print: white on black) is drawn wide enough
+# to show between two such cells side by side even in a small picture (tests/test_views_print.py).
+_OFF_EDGE = {"print": 2.4}
+
+
 def check_palette(palette: str) -> None:
     if palette not in _COLOURS:
         raise ValueError(f"There is no palette {palette!r}; palettes: {', '.join(PALETTES)}.")
@@ -168,7 +176,7 @@ def stylesheet(palette: str, styles: tuple[Style, ...]) -> str:
     rules = [
         f".bg{{fill:{c['bg']}}}",
         f".hex,.tile{{fill:{c['board']};stroke:{c['grid']};stroke-width:1.2}}",
-        f".off{{fill:{c['off']};stroke:{c['grid']};stroke-width:1.2}}",
+        f".off{{fill:{c['off']};stroke:{c['off-line']};stroke-width:{_OFF_EDGE.get(palette, 1.2):g}}}",
         f".last{{fill:{c['last']};stroke:{c['lastline']};stroke-width:3}}",
         f".bonus{{fill:{c['bonus']};stroke:{c['lastline']};stroke-width:3}}",
         f".badge{{fill:{c['ink']};stroke:{c['bg']};stroke-width:1.2}}",
@@ -248,9 +256,18 @@ def panel_height(wrapped: Sequence[tuple[Line, list[str]]]) -> float:
     return sum(len(parts) for _, parts in wrapped) * LINE + (8.0 if wrapped else 0.0)
 
 
-def panel_svg(wrapped: Sequence[tuple[Line, list[str]]], top: float) -> str:
-    parts = ['<g class="panel">']
-    y = top + 8.0 + LINE * 0.7
+def scale_text(k: float) -> str:
+    """A scale factor for SVG: four decimals at most (two, as coordinates have, would draw a
+    large board a pixel or more away from where views.geometry says)."""
+    return f"{k:.4f}".rstrip("0").rstrip(".")
+
+
+def panel_svg(wrapped: Sequence[tuple[Line, list[str]]], top: float, scale: float = 1.0) -> str:
+    """The panel's lines from ``top`` down, drawn ``scale`` times their own size
+    (the text grows with the picture: :func:`document`)."""
+    transform = "" if scale == 1 else f' transform="scale({scale_text(scale)})"'
+    parts = [f'<g class="panel"{transform}>']
+    y = top / scale + 8.0 + LINE * 0.7
     for line, texts in wrapped:
         x = MARGIN
         for glyph in line.icons:
@@ -273,11 +290,14 @@ def document(
     game: str,
     body: Sequence[str],
     panel: Sequence[Line],
+    text_scale: float = 1.0,
 ) -> str:
     """The whole SVG: the board's ``body`` (drawn in a ``width`` x ``height``
-    area at the top) and the panel under it."""
-    wrapped = wrap(panel, width)
-    total = height + panel_height(wrapped) + MARGIN / 2
+    area at the top) and the panel under it, its lines wrapped for a picture
+    ``width / text_scale`` wide and drawn ``text_scale`` times their size, so
+    the text keeps its share of the picture whatever the board's size."""
+    wrapped = wrap(panel, width / text_scale)
+    total = height + (panel_height(wrapped) + MARGIN / 2) * text_scale
     w, h = num(width), num(total)
     return "".join(
         [
@@ -287,7 +307,7 @@ def document(
             stylesheet(palette, styles),
             f'<rect class="bg" width="{w}" height="{h}"/>',
             *body,
-            panel_svg(wrapped, height),
+            panel_svg(wrapped, height, text_scale),
             "</svg>",
         ]
     )

@@ -8,9 +8,10 @@ server has a ``STATE_SECRET``."""
 
 from __future__ import annotations
 
-from typing import Any
+import hashlib
+from typing import Any, cast
 
-from flask import Blueprint, Response
+from flask import Blueprint, Flask, Response, current_app, request
 
 import views
 from engine.errors import MoveError
@@ -25,8 +26,8 @@ from views import diagram
 bp = Blueprint("games", __name__, url_prefix="/v1")
 
 
-@bp.get("/games")
-def list_games() -> Any:
+def describe_games() -> dict[str, Any]:
+    """The answer of ``GET /v1/games``: every game's description, its record formats and the page's hints."""
     games = [
         {
             **room.game.describe(),
@@ -36,7 +37,30 @@ def list_games() -> Any:
         for room in ROOMS.values()
     ]
     not_built = [{"name": name, "why": why} for name, why in NOT_BUILT.items()]
-    return schemas.games_response.dump({"games": games, "not_built": not_built})
+    dumped: dict[str, Any] = schemas.games_response.dump({"games": games, "not_built": not_built})
+    return dumped
+
+
+def games_answer(app: Flask) -> tuple[bytes, str]:
+    """``GET /v1/games``'s body (the app's JSON, as a view's dict would be) and its ETag, made once per app:
+    the games cannot change while a process runs (issue 20: rebuilding and dumping them on every request
+    cost about half of the request)."""
+    made: tuple[bytes, str] | None = app.extensions.get("umpire.games_answer")
+    if made is None:
+        body = cast(Response, app.json.response(describe_games())).get_data()  # exactly what returning the dict gives
+        made = app.extensions["umpire.games_answer"] = (body, hashlib.sha256(body).hexdigest()[:32])
+    return made
+
+
+@bp.get("/games")
+def list_games() -> Any:
+    """Every game; with ``If-None-Match`` naming the ETag of this answer, ``304`` and no body."""
+    body, etag = games_answer(current_app._get_current_object())  # type: ignore[attr-defined]
+    response = Response(body, mimetype="application/json")
+    response.set_etag(etag)
+    if "If-None-Match" in request.headers:  # only then is there anything to compare (Range is not served here)
+        return response.make_conditional(request)
+    return response
 
 
 @bp.post("/games/<game>/new")

@@ -54,7 +54,7 @@ from engine.game import RESERVED
 from engine.registry import get_game
 from service.api import renderer
 from service.matches.db import get_store
-from service.matches.history import History, history
+from service.matches.history import History, history, picture_ply
 from service.web import ratelimit, schemas
 from service.web.errors import ApiError, field_details
 from service.web.http import json_body
@@ -413,9 +413,8 @@ def match_post(match_id: str) -> Response:
     if fmt not in posts.FORMATS:
         raise _query("format", f"format must be one of {', '.join(posts.FORMATS)}.")
     h = _match_position(match_id)
-    # The picture of this very position: its ply, unless an end without a move (a resignation...)
-    # kept the ply of the move before it; such an end is a finished match's latest, which never changes.
-    query: Json = {} if h.before is not None and h.before["ply"] == h.state["ply"] else {"ply": h.state["ply"]}
+    shown = picture_ply(h.before, h.state)  # the picture of this very position
+    query: Json = {} if shown is None else {"ply": shown}
     if draw.names is not None:
         query["names"] = ",".join(draw.names)
     if draw.palette != "default":

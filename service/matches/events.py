@@ -18,7 +18,10 @@ after any restart, with never a gap or a duplicate.
 
 Every stream of one match in one process shares a :class:`Feed`: the events
 are built and serialised once, and a change is read from Redis once for all
-of them.  Listeners are capped per match and per client address
+of them.  Under gunicorn's gevent worker (``make run``) the feed also writes
+them: one writer per match and process reads each change and writes its
+events to every sleeping stream's socket, so a move wakes one greenlet, not
+one per listener (:meth:`Feed.fan_out`).  Listeners are capped per match and per client address
 (``MAX_LISTENERS_PER_MATCH``, ``MAX_LISTENERS_PER_ADDRESS``, per process:
 ``503 too_many_listeners``, ``429 too_many_concurrent``).
 
@@ -35,6 +38,7 @@ tells an ``EventSource`` to stop reconnecting (the SSE specification's way).
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
 import time
@@ -121,6 +125,37 @@ def step_events(game_name: str, meta: Meta, step: Step, ids: Ids) -> list[tuple[
     return out
 
 
+class Parked:
+    """A stream asleep while its :class:`Feed` writes its events straight to its socket (``fd``): ``sent``
+    counts the feed's events it has had; ``pending`` is the rest of a chunk its socket did not take,
+    ``broken`` says its socket failed, ``reread`` that the feed could not read the match."""
+
+    def __init__(self, sock: Any, chunked: bool) -> None:
+        self.sock, self.fd, self.chunked = sock, sock.fileno(), chunked
+        self.sent = 0
+        self.wake = threading.Event()
+        self.pending = b""
+        self.broken = self.reread = False
+
+
+def direct_socket(environ: dict[str, Any]) -> Parked | None:
+    """A stream's :class:`Parked` when its events may be written to the client's socket directly: under
+    gunicorn's gevent worker (greenlets, so nothing runs between two writes of the feed's), for a GET over
+    HTTP/1.1, whose answer gunicorn sends in chunks (the feed then writes chunks as gunicorn would), or
+    HTTP/1.0 (as they are).  None otherwise: the stream yields its events as any answer does."""
+    sock = environ.get("gunicorn.socket")
+    protocol = environ.get("SERVER_PROTOCOL")
+    if sock is None or environ.get("REQUEST_METHOD") != "GET" or protocol not in ("HTTP/1.0", "HTTP/1.1"):
+        return None
+    if not str(environ.get("SERVER_SOFTWARE", "")).startswith("gunicorn"):
+        return None
+    try:
+        from gevent import monkey  # type: ignore[import-untyped]
+    except ImportError:  # pragma: no cover - gevent is a dependency
+        return None
+    return Parked(sock, protocol == "HTTP/1.1") if monkey.is_module_patched("socket") else None
+
+
 class Feed:
     """One match's stream as this process built it, shared by every stream of
     the match here: each event is built and serialised once per process, not
@@ -140,6 +175,8 @@ class Feed:
         self.read_started = float("-inf")  # when the read that gave `cur` began (monotonic)
         self._state: tuple[Settled, str] | None = None
         self.users = 0
+        self.parked: dict[int, Parked] = {}  # streams whose events this feed writes itself (see fan_out)
+        self.writer: threading.Thread | None = None  # reads the match for them when it changes (see write_for)
 
     def update(self, since: float) -> Settled:
         """The match as read no earlier than ``since`` (monotonic): the last
@@ -163,6 +200,82 @@ class Feed:
             self.due = None if deadline is None else started + max(0.0, (deadline + 1 - cur.now) / 1000)
             self.cur, self.read_started = cur, started
             return cur
+
+    def park(self, stream: Parked) -> bool:
+        """Let :meth:`fan_out` write ``stream``'s next events; False (not parked) when it is behind already."""
+        if stream.sent < len(self.events):
+            return False
+        self.parked[id(stream)] = stream
+        return True
+
+    def unpark(self, stream: Parked) -> None:
+        self.parked.pop(id(stream), None)
+
+    def fan_out(self) -> None:
+        """Write to every parked stream's socket the events it has not had, without waking its greenlet
+        (issue 20: 5,000 streams on one match were 5,000 wake-ups a move).  The bytes of one chunk are made
+        once for every stream at the same point.  A socket that takes only part of them (a slow reader), or
+        fails, has its stream woken with the rest to write, or to end; so does every stream once the match
+        is over.  Under gevent nothing here yields, so no stream writes between two of these writes."""
+        total = len(self.events)
+        over = self.cur is not None and self.cur.live.finished
+        chunks: dict[tuple[int, bool], bytes] = {}
+        for stream in list(self.parked.values()):
+            if stream.sent < total:
+                data = chunks.get((stream.sent, stream.chunked))
+                if data is None:
+                    data = "".join(text for _, text in self.events[stream.sent :]).encode()
+                    if stream.chunked:
+                        data = b"%X\r\n%s\r\n" % (len(data), data)
+                    chunks[stream.sent, stream.chunked] = data
+                try:
+                    written = os.write(stream.fd, data)
+                except BlockingIOError:
+                    written = 0
+                except OSError:
+                    stream.broken, written = True, len(data)
+                stream.sent = total
+                if written < len(data):
+                    stream.pending = data[written:]
+            if over or stream.pending or stream.broken:
+                self.unpark(stream)
+                stream.wake.set()
+
+    def wake_all(self) -> None:
+        """Every parked stream looks at the match itself (the writer failed to read it)."""
+        for stream in list(self.parked.values()):
+            stream.reread = True
+            self.unpark(stream)
+            stream.wake.set()
+
+    def write_for(self, hub: Any) -> None:
+        """Start this feed's writer, once: it waits on the hub for the match to change, reads it once
+        (:meth:`update`) and writes the new events to the parked streams (:meth:`fan_out`), until the feed
+        has no streams left."""
+        if self.writer is not None:
+            return
+        watching = hub.watch(self.match_id, counted=False)
+        changed = watching.__enter__()  # registered now, before the caller reads the match: no change is missed
+        self.writer = threading.Thread(
+            target=self._write_loop, args=(hub, watching, changed), name=f"feed-{self.match_id}", daemon=True
+        )
+        self.writer.start()
+
+    def _write_loop(self, hub: Any, watching: Any, changed: threading.Event) -> None:
+        try:
+            while self.users > 0:
+                if not changed.wait(1.0):
+                    continue
+                changed.clear()
+                try:
+                    self.update(hub.notified_at(self.match_id))
+                except Exception as e:  # the streams read it themselves, and end as they always did
+                    log.warning("events of %s: the feed's writer: %s", self.match_id, e)
+                    self.wake_all()
+                    continue
+                self.fan_out()
+        finally:
+            watching.__exit__(None, None, None)
 
     def state_event(self, cur: Settled) -> str:
         """The ``state`` event of ``cur`` (built once for every stream that starts with it)."""
@@ -238,7 +351,8 @@ def events(match_id: str) -> Any:
     cfg = current_app.config
     heartbeat, lifetime = float(cfg["EVENTS_HEARTBEAT_S"]), float(cfg["EVENTS_LIFETIME_S"])
     feeds = get_feeds()
-    stream = _stream(feeds, store, hub, match_id, first.meta, None if last is None else last.strip(), heartbeat, lifetime)
+    parked = direct_socket(request.environ)
+    stream = _stream(feeds, store, hub, match_id, first.meta, None if last is None else last.strip(), heartbeat, lifetime, parked)
     response = Response(
         stream,
         mimetype="text/event-stream",
@@ -258,15 +372,25 @@ def _last_id(store: Store, match_id: str, meta: Meta) -> str:
 
 
 def _stream(
-    feeds: Feeds, store: Store, hub: Any, match_id: str, meta: Meta, last: str | None, heartbeat: float, lifetime: float
+    feeds: Feeds,
+    store: Store,
+    hub: Any,
+    match_id: str,
+    meta: Meta,
+    last: str | None,
+    heartbeat: float,
+    lifetime: float,
+    parked: Parked | None = None,
 ) -> Iterator[str]:
     end_at = time.monotonic() + lifetime
     sent = 0  # the feed's events this stream has passed
     sending = last == "0"  # a reconnect sends only what comes after its id ("0": from the start)
     first_round = True
-    yield f"retry: {RETRY_MS}\n\n"
+    yield f"retry: {RETRY_MS}\n\n"  # gunicorn has sent the headers once this generator runs on
     try:
         with feeds.join(store, match_id, meta) as feed, hub.watch(match_id) as changed:
+            if parked is not None:
+                feed.write_for(hub)  # registered before the read below: nothing committed since is missed
             cur = feed.update(time.monotonic())  # read after registering: nothing committed since is missed
             while True:
                 built = feed.events
@@ -286,6 +410,39 @@ def _stream(
                 due = feed.due
                 if due is not None:  # apply a flag the moment it falls due
                     wait = min(wait, max(0.0, due - now) + 0.001)
+                if parked is not None:  # the feed's writer writes the events; this greenlet sleeps
+                    parked.sent = sent
+                    parked.wake.clear()
+                    if not feed.park(parked):
+                        continue  # events came while this stream was writing: send them first
+                    try:
+                        woke = parked.wake.wait(max(0.0, wait))
+                    finally:
+                        feed.unpark(parked)
+                    sent = parked.sent
+                    if parked.pending:  # the rest of a chunk its socket did not take at once
+                        pending, parked.pending = parked.pending, b""
+                        try:
+                            parked.sock.sendall(pending)
+                        except OSError:  # the client went away
+                            return
+                    if parked.broken:
+                        return
+                    if parked.reread:
+                        parked.reread = False
+                        cur = feed.update(time.monotonic())
+                    elif feed.cur is not None:
+                        cur = feed.cur
+                    if woke:
+                        continue
+                    if due is not None and time.monotonic() >= due:
+                        before = len(feed.events)
+                        cur = feed.update(due)
+                        if len(feed.events) > before:  # this stream read the flag first: the sleeping ones get it too
+                            feed.fan_out()
+                    else:
+                        yield ": ping\n\n"
+                    continue
                 woke = changed.wait(max(0.0, wait))
                 changed.clear()
                 if woke:  # the match changed: one read for every stream of it woken with this one

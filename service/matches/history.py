@@ -61,6 +61,17 @@ class History:
         return self.finished or self.ply < self.last_ply
 
 
+def picture_ply(before: Json | None, after: Json) -> int | None:
+    """The ``?ply=`` that names the picture of ``after`` (the position a change
+    left, ``before`` the one it found): the state's own ply, or None for an end
+    without a move (a resignation, an abort...), which kept the ply of the move
+    before it and is a finished match's latest position, one that never changes."""
+    if before is not None and after["status"] == "finished" and before["ply"] == after["ply"]:
+        return None
+    ply: int = after["ply"]
+    return ply
+
+
 def history(store: Store, match_id: str, ply: int | None, *, by_state_ply: bool = False) -> History:
     """The match's position after ``ply`` record entries (the latest when
     None; with ``by_state_ply``, the first position whose state's ply is

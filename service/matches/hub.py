@@ -54,6 +54,7 @@ class Hub:
         self._waiters: dict[str, set[threading.Event]] = {}
         self._notified: dict[str, float] = {}  # match id -> when it was last notified (monotonic), while watched
         self._reset_at = 0.0  # when every waiter was last woken (a reconnect)
+        self._uncounted = 0  # watchers that are not listeners (feeds' writers)
         self._admitted: dict[str, int] = {}  # match id -> listeners admitted
         self._by_address: dict[str, int] = {}  # client address -> listeners admitted
         self._lock = threading.Lock()
@@ -63,9 +64,9 @@ class Hub:
 
     @property
     def listeners(self) -> int:
-        """Requests waiting on a match in this process now."""
+        """Requests waiting on a match in this process now (feeds' writers aside)."""
         with self._lock:
-            return sum(len(events) for events in self._waiters.values())
+            return sum(len(events) for events in self._waiters.values()) - self._uncounted
 
     def admit(self, match_id: str, address: str | None) -> Callable[[], None]:
         """Count one more listener of ``match_id`` from ``address``, or raise
@@ -108,19 +109,25 @@ class Hub:
                 self._thread.start()
 
     @contextmanager
-    def watch(self, match_id: str) -> Iterator[threading.Event]:
+    def watch(self, match_id: str, counted: bool = True) -> Iterator[threading.Event]:
         """An event set whenever ``match_id`` changes (or the hub reconnects)
-        while the block runs.  Read the match *inside* the block, then wait."""
+        while the block runs.  Read the match *inside* the block, then wait.
+        ``counted``: a listener (``umpire_listeners``); a feed's writer is not one
+        (service/matches/events.py)."""
         self._start()
         event = threading.Event()
         with self._lock:
             self._waiters.setdefault(match_id, set()).add(event)
-        LISTENERS.inc()
+            self._uncounted += not counted
+        if counted:
+            LISTENERS.inc()
         try:
             yield event
         finally:
-            LISTENERS.dec()
+            if counted:
+                LISTENERS.dec()
             with self._lock:
+                self._uncounted -= not counted
                 waiting = self._waiters.get(match_id)
                 if waiting is not None:
                     waiting.discard(event)

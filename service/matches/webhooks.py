@@ -66,6 +66,7 @@ from service.api.pictures import render_pool
 from service.matches import db, outbox, referee, routes
 from service.matches.db import get_store
 from service.matches.events import Ids, step_events
+from service.matches.history import picture_ply
 from service.matches.hub import Hub
 from service.matches.outbox import Hook
 from service.matches.referee import Meta
@@ -134,7 +135,7 @@ class Change:
     match_id: str
     meta: Meta
     seq: int  # the entry's number in the record, from 1
-    ply: int  # the game's changes so far: the ply of GET .../board.png?ply=N and of the post
+    ply: int  # the position's own ply (the state's), as board.png?ply=N and the post's heading count
     before: Json
     after: Json
     events: list[Json]  # the engine's
@@ -181,7 +182,9 @@ def picture_url(public: str, change: Change) -> str | None:
     """The change's picture at the service's public address (``PUBLIC_URL``), when it has one."""
     if not public:
         return None
-    return f"{public.rstrip('/')}/v1/matches/{change.match_id}/board.png?ply={change.ply}"
+    shown = picture_ply(change.before, change.after)
+    query = "" if shown is None else f"?ply={shown}"
+    return f"{public.rstrip('/')}/v1/matches/{change.match_id}/board.png{query}"
 
 
 def discord_request(change: Change, png: bytes) -> dict[str, Any]:
@@ -317,7 +320,6 @@ class Walker:
         self.walked = 0
         self.position: Any = None
         self.ids = Ids()
-        self.changes = 0
         self.built: dict[int, Change] = {}
 
     def get(self, store: Store, index: int) -> Change:
@@ -335,14 +337,12 @@ class Walker:
             for step in referee.walk(self.game, self.meta, entries, self.position):
                 made = step_events(self.meta.game, self.meta, step, self.ids)
                 stream = [{"id": event_id, **data} for _, event_id, data in made]
-                changed = step.after is not step.before
-                self.changes += int(changed)
                 before, after = self.game.dump(step.before), self.game.dump(step.after)
                 moves = referee.record_moves([step.entry])
                 move = moves[0] if moves and moves[0].split()[0] not in RESERVED else None
                 ended = after["status"] == "finished" and before["status"] != "finished"
                 self.built[self.walked] = Change(
-                    self.match_id, self.meta, self.walked + 1, self.changes, before, after, step.events, stream, move, ended
+                    self.match_id, self.meta, self.walked + 1, after["ply"], before, after, step.events, stream, move, ended
                 )
                 self.position = step.after
                 self.walked += 1

@@ -58,8 +58,10 @@ def gunicorn_command(env: dict[str, str]) -> list[str]:
     # gunicorn 27 opens a control socket at one fixed path per user; several servers on one
     # machine (tests, benchmarks beside `make run`) would fight over it, and nothing here uses it.
     control = ["--no-control-socket"] if gunicorn.version_info >= (27,) else []
-    # ACCESS_LOG: where the access log goes ("-" standard output, the default); empty for none.
-    access_log = env.get("ACCESS_LOG", "-")
+    # ACCESS_LOG: where gunicorn's access log goes ("-" standard output); unset or empty, none: the service's
+    # request log (service/web/requestlog.py) already writes one line per answer, with its request id, so a second
+    # line per request from gunicorn only cost time (issue 20, cost per request).
+    access_log = env.get("ACCESS_LOG", "")
     worker_class = env.get("WORKER_CLASS") or "gevent"
     logging = ["--access-logfile", access_log] if access_log else []
     return [
@@ -75,6 +77,11 @@ def gunicorn_command(env: dict[str, str]) -> list[str]:
         *(["--threads", env.get("THREADS") or "32"] if worker_class == "gthread" else []),
         "--worker-connections",
         env.get("WORKER_CONNECTIONS") or "4000",  # gevent: requests (waiting listeners included) at once per worker
+        # How long an idle keep-alive connection is kept (gunicorn's default); 0: one request a connection, which
+        # trades throughput for the latency tail (a kept connection belongs to one worker: BENCHMARKS.md
+        # "Cost per request").
+        "--keep-alive",
+        env.get("KEEP_ALIVE_S") or "2",
         "--timeout",
         "60",  # above the longest waiting read (30 s); an event stream keeps its worker alive by its heartbeats
         "--graceful-timeout",

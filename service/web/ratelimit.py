@@ -167,6 +167,12 @@ def init_app(app: Flask) -> Limiter | None:
             view: Callable[..., Any] = app.view_functions[endpoint]
             exempt = _umpire if endpoint in CREATE_ENDPOINTS else _exempt
             app.view_functions[endpoint] = limiter.limit(budget, key_func=address, scope=scope, exempt_when=exempt)(view)
+    if not limits:
+        # Only the budgets of a few views: their decorators check them (flask-limiter's own path for a decorated
+        # view), so its hook before every request has nothing to check, yet it resolved every request's limits
+        # (issue 20: about a third of a GET /v1/games; BENCHMARKS.md "Cost per request").
+        hooks = app.before_request_funcs.get(None, [])
+        hooks[:] = [h for h in hooks if h != limiter._check_request_limit]
     app.extensions["umpire.limiter"] = limiter
     return limiter
 

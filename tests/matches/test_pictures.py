@@ -97,6 +97,17 @@ def test_a_finished_match_is_cached_at_its_end(client: FlaskClient, new_match: N
     assert before.startswith("**Catchup, ply 2: Blue plays") and "Red to move" in before and "resign" not in before
 
 
+def test_after_an_illegal_attempt_the_post_links_the_position_by_its_ply(client: FlaskClient, new_match: NewMatch) -> None:
+    """An illegal attempt (the reject policy) leaves the position and its ply as they were, and the match
+    goes on: the post's picture must name that ply, not "the latest", which the next move changes."""
+    m = new_match("catchup", {"size": 3})
+    play_some(m, "catchup", 2)
+    occupied = next(iter(m.state()["board"]))
+    assert m.move(0, occupied, 2).status_code == 422  # R-C1: a stone goes on an empty cell
+    post = get(client, m, "post").get_data(as_text=True)
+    assert f"(<http://localhost/v1/matches/{m.id}/board.png?ply=2>)" in post
+
+
 BUG_POSITION = {"A1": 0, "A2": 1, "A3": 0, "B2": 1, "B4": 0, "C1": 0, "C4": 0, "D1": 0, "D2": 1, "E1": 0, "E2": 1, "E3": 1}
 
 

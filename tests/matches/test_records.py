@@ -225,3 +225,13 @@ def test_a_match_record_in_little_golems_format_reads_back(client: FlaskClient) 
     back = client.post("/v1/games/catchup/import", json={"format": "littlegolem", "text": text.get_data(as_text=True)})
     assert back.get_json()["moves"] == m.record()["replay"]["moves"]
     assert client.get(f"/v1/matches/{m.id}/moves?format=pgn").status_code == 422
+
+
+def test_a_set_up_match_in_little_golems_format_answers_422(client: FlaskClient) -> None:
+    """GET /v1/matches/{id}/moves?format=littlegolem of a match made from a position."""
+    r = client.post("/v1/matches", json={"game": "catchup", "options": {"size": 3, "blocked": ["A1", "E3"]}})
+    assert r.status_code == 201, r.get_json()
+    got = client.get(f"/v1/matches/{r.get_json()['match_id']}/moves?format=littlegolem")
+    error = got.get_json()["error"]
+    assert got.status_code == 422 and error["code"] == "bad_options" and "options.blocked" in str(error["details"])
+    assert client.get(f"/v1/matches/{r.get_json()['match_id']}/moves").status_code == 200  # the JSON record still there

@@ -251,10 +251,13 @@ def test_each_format_gets_every_change_once_in_order(
     # Slack: the picture by its public address, the ply of board.png
     slack = hooks[1].accepted
     for k, a in enumerate(slack):
-        ply = min(k + 1, 3) if k < 4 else 4  # the illegal attempt is no ply; the resignation is the fourth change
+        # The position's own ply: an illegal attempt shows ply 3 again; the resignation, an end without a move,
+        # is the finished match's latest position (no ply: it kept ply 3, which names the position before it).
+        ply = min(k + 1, 3) if k < 4 else None
+        query = "" if ply is None else f"?ply={ply}"
         image = a["blocks"][1]
-        assert image["image_url"] == f"https://umpire.example.org/v1/matches/{m.id}/board.png?ply={ply}", image
-        picture = client.get(f"/v1/matches/{m.id}/board.png", query_string={"ply": ply})
+        assert image["image_url"] == f"https://umpire.example.org/v1/matches/{m.id}/board.png{query}", image
+        picture = client.get(f"/v1/matches/{m.id}/board.png", query_string={} if ply is None else {"ply": ply})
         assert picture.status_code == 200 and picture.data.startswith(PNG_MAGIC)
     # json: the event stream's events, the record's changes
     bodies = [a["body"] for a in hooks[2].accepted]

@@ -23,6 +23,11 @@ Golem prints it before the opening stone); a leading ``:`` is a quote mark.
 The first player (player 0, RULES "Players are indexed 0 and 1") is the
 first column.  Little Golem plays Catchup's standard rules (R-C3's
 ``littlegolem`` alias).
+
+A record starts from the empty board: it has no place for a set-up position
+(``position``, ``blocked``, ``bonus``, ``to_move``) nor for other rules than
+the standard ones, so :func:`write` refuses such a game (a 422 ``bad_options``
+naming the option) rather than write a record that replays to another game.
 """
 
 from __future__ import annotations
@@ -31,8 +36,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from engine.errors import FieldError
+from engine.errors import BadOptions, FieldError
 from engine.game import RESERVED
+from engine.games.catchup.rules import ALIASES
 from engine.hexboard import MAX_SIDE, MIN_SIDE, HexBoard, hexhex
 from engine.room import RecordFormat
 
@@ -158,11 +164,34 @@ def read(text: str) -> tuple[dict[str, object], list[str]]:
     return {"size": side, "variant": "standard"}, moves
 
 
+_EMPTY_BOARD = "Little Golem's records start from the empty board"
+
+
+def check_writable(options: Mapping[str, object]) -> None:
+    """BadOptions naming the first of ``options`` a Little Golem record cannot
+    carry: a set-up position or rules other than the standard ones (R-C3)."""
+    variant = options.get("variant", "standard")
+    if isinstance(variant, str) and ALIASES.get(variant.lower(), variant.lower()) != "standard":
+        raise BadOptions(
+            "options.variant",
+            f"Little Golem plays Catchup's standard rules (R-C3): a {variant} game cannot be written as its record.",
+        )
+    for name, what in (("position", "a set-up position"), ("blocked", "blocked cells"), ("bonus", "an opening bonus")):
+        if options.get(name):
+            raise BadOptions(
+                f"options.{name}", f"{_EMPTY_BOARD}, so a game begun with {what} (options.{name}) cannot be written as one."
+            )
+    if options.get("to_move") not in (None, 0):  # on the empty board player 0 opens
+        raise BadOptions("options.to_move", f"{_EMPTY_BOARD} with player 0 to move, so options.to_move cannot be written.")
+
+
 def write(options: Mapping[str, object], moves: Sequence[str], names: Sequence[str] = ("", "")) -> str:
     """Moves in the seeds' notation -> a Little Golem record (header of column
     letters and the players' initials, then one numbered line per pair of turns).
     Record entries that are not turns (``timeout``, ``abort``, ``forfeit``, ``adjudicate``) end the table
-    as Little Golem has no word for them: they are written as a comment line."""
+    as Little Golem has no word for them: they are written as a comment line.
+    A game the record cannot carry (:func:`check_writable`) is a BadOptions."""
+    check_writable(options)
     size = options.get("size", 5)
     side = size if isinstance(size, int) else 5
     board = hexhex(side)

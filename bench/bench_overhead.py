@@ -1,0 +1,149 @@
+"""What the service costs per request beside a bare Flask route, and its latency tail (issue 20, "Cost
+per request"): ``python -m bench overhead``.
+
+In one run, three servers side by side on the same two cores, each on a port of its own:
+
+* ``bare/gevent``: ``bench/bare.py`` (a Flask app with one route and nothing else) under the gunicorn
+  command ``make run`` uses (service/run/serve.py ``gunicorn_command``: 2 gevent workers);
+* ``bare/sync``: the same app under gunicorn's ``sync`` workers (2), the tail's yardstick;
+* ``app``: ``python -m service.run.serve`` (what ``make run`` starts: gunicorn, the sweeper, its
+  logging defaults) on an embedded Redis, its output thrown away; and the same with ``KEEP_ALIVE_S=0``
+  (one request a connection), for the tail.
+
+wrk (2 threads) asks ``GET /bare`` of both bare servers, and ``GET /v1/games`` and a stateless Catchup
+``POST /v1/games/catchup/play`` of the app, at 4 and at 16 connections; ``BENCH_ROUNDS`` (3) rounds of
+``BENCH_SECONDS`` (5) each, the loads taken in turn within a round so that a busy moment of the shared
+machine weighs on all alike.  Printed: each load's median over the rounds (requests/s, p50, p99, the
+servers' CPU per request) and the ratios the issue sets aims for: ``GET /v1/games`` at least 0.8 and
+``play`` at least 0.65 of the bare route's throughput (gevent, as served); ``play``'s p99 at 16
+connections within 3x of the bare route's on sync workers.  Every round's figures are printed too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from bench.bench_http import wrk
+from bench.common import ROOT, call, free_port, serve, stop, wait_up
+from service.run import embedded
+from service.run.serve import gunicorn_command
+
+
+def bare(worker_class: str, log: Any) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(port), "ACCESS_LOG": "", "WORKER_CLASS": worker_class}
+    cmd = [*gunicorn_command(env)[:-1], "bench.bare:app"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=log)
+    base = f"http://127.0.0.1:{port}"
+    wait_up(base, proc, path="/bare")
+    return proc, base
+
+
+def load_average() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
+def main() -> None:
+    if shutil.which("wrk") is None:
+        raise SystemExit("bench_overhead: wrk is not installed (apt-get install wrk)")
+    seconds = int(os.environ.get("BENCH_SECONDS", "5"))
+    rounds = int(os.environ.get("BENCH_ROUNDS", "3"))
+    levels = [int(c) for c in os.environ.get("BENCH_CONNECTIONS", "4,16").split(",")]
+    work = Path(tempfile.mkdtemp(prefix="bench-overhead-"))
+    redis = embedded.start(work / "redis")
+    procs: list[subprocess.Popen[bytes]] = []
+    runs: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    print(f"load average at the start {load_average()}; {os.cpu_count()} cpus; {rounds} rounds of {seconds} s", flush=True)
+    try:
+        with open(os.devnull, "wb") as devnull:
+            sync_proc, sync_base = bare("sync", devnull)
+            procs.append(sync_proc)
+            gevent_proc, gevent_base = bare("gevent", devnull)
+            procs.append(gevent_proc)
+        app_env = {"REDIS_URL": redis.url, "DATA_DIR": str(work / "data"), "REDIS_PREFIX": "bench:"}
+        if os.environ.get("ACCESS_LOG"):
+            app_env["ACCESS_LOG"] = os.environ["ACCESS_LOG"]  # else make run's default (none but the request log)
+        app_proc, app_base = serve(app_env)
+        procs.append(app_proc)
+        # The same app with KEEP_ALIVE_S=0: one request a connection (the tail's trade, README "Settings").
+        once_proc, once_base = serve({**app_env, "DATA_DIR": str(work / "data-once"), "KEEP_ALIVE_S": "0"})
+        procs.append(once_proc)
+        state = call(app_base, "POST", "/v1/games/catchup/new", {"options": {"size": 5}})["state"]
+        for move in ("E5", "D4 D5", "F5 F6 E6"):
+            state = call(app_base, "POST", "/v1/games/catchup/play", {"state": state, "move": move})["state"]
+        (work / "play.json").write_text(json.dumps({"state": state, "move": "A1 A2"}))
+        loads = {
+            "bare/sync GET /bare": (sync_base, sync_proc, ["get", "/bare"]),
+            "bare/gevent GET /bare": (gevent_base, gevent_proc, ["get", "/bare"]),
+            "app GET /v1/games": (app_base, app_proc, ["get", "/v1/games"]),
+            "app POST play": (app_base, app_proc, ["play", str(work / "play.json")]),
+            "app KEEP_ALIVE_S=0 play": (once_base, once_proc, ["play", str(work / "play.json")]),
+        }
+        for base, proc, args in loads.values():  # warm every worker
+            wrk(base, args[0], 4, 2, 2, *args[1:], server=[proc.pid])
+        for r in range(rounds):
+            for c in levels:
+                for name, (base, proc, args) in loads.items():
+                    figures = wrk(base, args[0], c, 2, seconds, *args[1:], server=[proc.pid])
+                    figures["load"] = load_average()
+                    runs.setdefault((name, c), []).append(figures)
+                    print(
+                        f"round {r + 1} c={c:<3} {name:<24} {figures['rps']:>7.0f} req/s  p50 {figures['p50_ms']:7.2f}  "
+                        f"p99 {figures['p99_ms']:8.2f}  max {figures['max_ms']:8.2f} ms  cpu {figures['cpu_ms']:.3f} ms/req  "
+                        f"errors {figures['socket_errors'] + figures['non2xx']}  load {figures['load']}",
+                        flush=True,
+                    )
+    finally:
+        for proc in reversed(procs):
+            stop(proc)
+        redis.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"\nmedians over {rounds} rounds; load average at the end {load_average()}")
+    print(f"{'connections':>11} {'load':<24} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'cpu ms/req':>10}")
+    med: dict[tuple[str, int], dict[str, float]] = {}
+    for (name, c), rs in runs.items():
+        med[name, c] = {k: statistics.median(x[k] for x in rs) for k in ("rps", "p50_ms", "p99_ms", "cpu_ms")}
+        m = med[name, c]
+        print(f"{c:>11} {name:<24} {m['rps']:>8.0f} {m['p50_ms']:>8.2f} {m['p99_ms']:>8.2f} {m['cpu_ms']:>10.3f}")
+    for c in levels:
+        base = med["bare/gevent GET /bare", c]["rps"]
+        games = med["app GET /v1/games", c]["rps"] / base
+        play = med["app POST play", c]["rps"] / base
+        # Per round too: the spread the shared machine gives.
+        per_round = [
+            f"{g['rps'] / b['rps']:.2f}/{p['rps'] / b['rps']:.2f}"
+            for b, g, p in zip(
+                runs["bare/gevent GET /bare", c], runs["app GET /v1/games", c], runs["app POST play", c], strict=True
+            )
+        ]
+        print(
+            f"c={c}: GET /v1/games {games:.2f} of the bare route (aim >= 0.8), play {play:.2f} (aim >= 0.65); "
+            f"rounds (games/play): {' '.join(per_round)}"
+        )
+        tail = med["app POST play", c]["p99_ms"] / med["bare/sync GET /bare", c]["p99_ms"]
+        pairs = zip(runs["bare/sync GET /bare", c], runs["app POST play", c], strict=True)
+        rounds_tail = [f"{p['p99_ms'] / s['p99_ms']:.1f}" for s, p in pairs]
+        print(f"c={c}: play p99 {tail:.1f}x the bare sync route's p99 (aim <= 3 at 16); rounds: {' '.join(rounds_tail)}")
+        once = med["app KEEP_ALIVE_S=0 play", c]
+        pairs = zip(runs["bare/sync GET /bare", c], runs["app KEEP_ALIVE_S=0 play", c], strict=True)
+        once_rounds = " ".join(f"{p['p99_ms'] / s['p99_ms']:.1f}" for s, p in pairs)
+        print(
+            f"c={c}: with KEEP_ALIVE_S=0, play {once['rps'] / base:.2f} of the bare route, p99 "
+            f"{once['p99_ms'] / med['bare/sync GET /bare', c]['p99_ms']:.1f}x the bare sync route's; "
+            f"rounds: {once_rounds}"
+        )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+"""Fairness between keep-alive connections under what ``make run`` serves (issue 20, "the tail"):
+gunicorn's gevent worker (one here), service/run/gunicorn_conf.py, the service's request log.
+
+A greenlet whose connection already holds its client's next request reads it at once and never gives
+the event loop a turn, so without a yield after each request one connection is served request after
+request while the others' requests wait in their sockets: the latency tail (p99 in the hundreds of
+milliseconds for a route that takes one).  Each of four clients here pipelines its requests on one
+connection (so that its next request is always waiting, the worst case); the order in which the
+server answered them is read from its request log (one line per answer, in order, naming the
+request id the client chose), so fairness is counted, not timed: no client waits for more than
+two rounds of the others' requests.  Before the yield (service/run/gunicorn_conf.py post_request),
+the first client's thirty requests were all answered before anybody else's.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import socket
+import urllib.request
+from pathlib import Path
+
+from liveserver import serve
+
+CLIENTS = 4
+EACH = 30
+
+
+def test_no_keep_alive_connection_starves_the_others(tmp_path: Path) -> None:
+    with serve(tmp_path) as base:
+        port = int(base.rsplit(":", 1)[1])
+        state = _call(port, "POST", "/v1/games/catchup/new", {"options": {"size": 5}})["state"]
+        body = json.dumps({"state": state, "move": "C3"}).encode()
+        socks = [socket.create_connection(("127.0.0.1", port), timeout=30) for _ in range(CLIENTS)]
+        try:
+            for c, sock in enumerate(socks):
+                requests = b"".join(_play(body, f"fair-{c}-{k}", last=k == EACH - 1) for k in range(EACH))
+                sock.sendall(requests)  # pipelined: the next request is always already there
+            answers = [_read_all(sock) for sock in socks]
+        finally:
+            for sock in socks:
+                sock.close()
+    assert [a.count(b"HTTP/1.1 200 ") for a in answers] == [EACH] * CLIENTS
+    order = [
+        line["request_id"]
+        for line in map(_json, (tmp_path / "server.log").read_text().splitlines())
+        if line and str(line.get("request_id", "")).startswith("fair-")
+    ]
+    assert len(order) == CLIENTS * EACH
+    # For each client: how many of the others' requests were answered before its first, and between two of its own.
+    worst = 0
+    for c in range(CLIENTS):
+        mine = [i for i, rid in enumerate(order) if rid.startswith(f"fair-{c}-")]
+        assert [order[i] for i in mine] == [f"fair-{c}-{k}" for k in range(EACH)]  # a connection's answers in order
+        gaps = [mine[0]] + [b - a - 1 for a, b in itertools.pairwise(mine)]
+        worst = max(worst, *gaps)
+    assert worst <= 2 * (CLIENTS - 1), f"a client waited for {worst} of the others' requests: {order}"
+
+
+def _play(body: bytes, rid: str, last: bool) -> bytes:
+    head = (
+        f"POST /v1/games/catchup/play HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        f"X-Request-ID: {rid}\r\nContent-Length: {len(body)}\r\n" + ("Connection: close\r\n" if last else "") + "\r\n"
+    )
+    return head.encode() + body
+
+
+def _read_all(sock: socket.socket) -> bytes:
+    chunks = []
+    while chunk := sock.recv(65536):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _json(line: str) -> dict[str, object]:
+    try:
+        out = json.loads(line)
+    except ValueError:  # gunicorn's own lines are not JSON
+        return {}
+    return out if isinstance(out, dict) else {}
+
+
+def _call(port: int, method: str, path: str, body: object) -> dict[str, object]:
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}", json.dumps(body).encode(), {"Content-Type": "application/json"}, method=method
+    )
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        out: dict[str, object] = json.loads(resp.read())
+        return out
+
+
+def test_keep_alive_0_answers_one_request_a_connection(tmp_path: Path) -> None:
+    """``KEEP_ALIVE_S=0`` (README; service/run/serve.py): each connection carries one request, so that the
+    next goes to whichever worker accepts it first."""
+    with serve(tmp_path, KEEP_ALIVE_S="0") as base:
+        port = int(base.rsplit(":", 1)[1])
+        state = _call(port, "POST", "/v1/games/catchup/new", {"options": {"size": 5}})["state"]
+        body = json.dumps({"state": state, "move": "C3"}).encode()
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+            sock.sendall(_play(body, "ka-0", last=False) + _play(body, "ka-1", last=False))
+            answer = _read_all(sock)  # the server closes the connection after the first answer
+    assert answer.count(b"HTTP/1.1 200 ") == 1
+    assert b"\r\nConnection: close\r\n" in answer
