@@ -60,3 +60,45 @@ def test_functions_made_per_request_do_not_grow_the_memo_past_its_size() -> None
 
         assert app.ensure_sync(fresh) is fresh
     assert len(app._plain) <= app.MEMO_SIZE  # type: ignore[attr-defined]
+
+
+def test_a_view_with_a_budget_still_answers_flask_limiters_headers_and_deducts() -> None:
+    # RENDER_RATE_LIMIT's budget is checked by the view's decorator: its headers come from the after-request hook
+    # that now runs only where a limit was checked.
+    app = create_app({"RENDER_RATE_LIMIT": "2/minute", "PNG_RATE_LIMIT": "off"})
+    client = app.test_client()
+    state = client.post("/v1/games/catchup/new", json={"options": {}}).get_json()["state"]
+    body = {"state": state, "format": "text"}
+    first = client.post("/v1/games/catchup/render", json=body)
+    assert first.status_code == 200
+    assert first.headers["X-RateLimit-Limit"] == "2"
+    assert first.headers["X-RateLimit-Remaining"] == "1"
+    assert "X-RateLimit-Reset" in first.headers
+    assert client.post("/v1/games/catchup/render", json=body).headers["X-RateLimit-Remaining"] == "0"
+    refused = client.post("/v1/games/catchup/render", json=body)
+    assert refused.status_code == 429
+    assert refused.get_json()["error"]["code"] == "rate_limited"
+    assert "Retry-After" in refused.headers
+
+
+def test_rate_limit_puts_its_headers_on_every_answer() -> None:
+    client = create_app({"RATE_LIMIT": "5/minute"}).test_client()
+    answer = client.get("/v1/games")
+    assert answer.headers["X-RateLimit-Limit"] == "5"
+    assert answer.headers["X-RateLimit-Remaining"] == "4"
+
+
+def test_a_view_without_a_budget_leaves_the_limiter_untouched() -> None:
+    app = create_app({})
+    seen: list[bool] = []
+
+    @app.teardown_request
+    def _look(_: BaseException | None) -> None:
+        from flask.globals import request_ctx
+
+        seen.append(hasattr(request_ctx._get_current_object(), "_limiter_request_context"))  # type: ignore[attr-defined]
+
+    answer = app.test_client().get("/v1/games")
+    assert answer.status_code == 200
+    assert not any(h.startswith("X-RateLimit") for h, _ in answer.headers.items())
+    assert seen == [False]
