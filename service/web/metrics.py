@@ -71,9 +71,13 @@ def init_app(app: Flask) -> None:
     @app.after_request
     def _done(response: Response) -> Response:
         start = g.pop("metrics_start", None)
-        if start is not None and request.endpoint != "metrics.metrics":
-            route = request.url_rule.rule if request.url_rule is not None else "(none)"
-            REQUESTS.labels(request.method, route, str(response.status_code)).observe(time.perf_counter() - start)
+        if start is None:
+            return response
+        req = request._get_current_object()  # type: ignore[attr-defined]  # one proxy lookup, not four (issue 20)
+        rule = req.url_rule
+        if req.endpoint != "metrics.metrics":
+            route = rule.rule if rule is not None else "(none)"
+            REQUESTS.labels(req.method, route, str(response.status_code)).observe(time.perf_counter() - start)
         return response
 
 
