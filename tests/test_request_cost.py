@@ -6,9 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import service
 from service import create_app
+from service.web import http
+from service.web.errors import ApiError
 
 
 def test_a_hook_is_asked_whether_it_is_async_once_not_on_every_request(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -102,3 +106,39 @@ def test_a_view_without_a_budget_leaves_the_limiter_untouched() -> None:
     assert answer.status_code == 200
     assert not any(h.startswith("X-RateLimit") for h, _ in answer.headers.items())
     assert seen == [False]
+
+
+# The quick look at a body's limits (http.within_limits) must refuse exactly what the walk that names the field
+# (http.check_limits) refuses: tried on small limits, where random bodies reach them.
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=5), inner, max_size=5),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_json_values)
+def test_the_quick_look_at_a_bodys_limits_agrees_with_the_walk_that_names_the_field(data: Any) -> None:
+    with pytest.MonkeyPatch.context() as mp:
+        for name, value in (("MAX_DEPTH", 3), ("MAX_STRING_CHARS", 3), ("MAX_ARRAY_ITEMS", 3), ("MAX_OBJECT_MEMBERS", 3)):
+            mp.setattr(http, name, value)
+        try:
+            http.check_limits(data)
+        except ApiError:
+            refused = True
+        else:
+            refused = False
+        assert http.within_limits(data) is not refused
+
+
+def test_a_body_at_the_limits_passes_and_one_past_them_is_refused() -> None:
+    deep: Any = "x" * http.MAX_STRING_CHARS
+    for _ in range(http.MAX_DEPTH):
+        deep = [deep]
+    assert http.within_limits(deep)
+    assert not http.within_limits([deep])
+    assert not http.within_limits({"a": ["x" * (http.MAX_STRING_CHARS + 1)]})
+    assert not http.within_limits({"k" * (http.MAX_STRING_CHARS + 1): 1})
+    assert not http.within_limits({"a": list(range(http.MAX_ARRAY_ITEMS + 1))})
+    assert not http.within_limits({"a": {str(i): i for i in range(http.MAX_OBJECT_MEMBERS + 1)}})
