@@ -142,3 +142,27 @@ def test_a_body_at_the_limits_passes_and_one_past_them_is_refused() -> None:
     assert not http.within_limits({"k" * (http.MAX_STRING_CHARS + 1): 1})
     assert not http.within_limits({"a": list(range(http.MAX_ARRAY_ITEMS + 1))})
     assert not http.within_limits({"a": {str(i): i for i in range(http.MAX_OBJECT_MEMBERS + 1)}})
+
+
+def _count(method: str, route: str, status: str) -> float:
+    from prometheus_client import REGISTRY
+
+    value = REGISTRY.get_sample_value(
+        "umpire_http_request_duration_seconds_count", {"method": method, "route": route, "status": status}
+    )
+    return value or 0.0
+
+
+def test_every_request_is_timed_by_route_and_status_from_the_request_logs_start() -> None:
+    client = create_app({}).test_client()
+    games, missing, wrong = _count("GET", "/v1/games", "200"), _count("GET", "(none)", "404"), _count("PUT", "(none)", "405")
+    for _ in range(3):
+        assert client.get("/v1/games").status_code == 200
+    assert client.get("/nowhere").status_code == 404
+    assert client.put("/v1/games").status_code == 405
+    assert _count("GET", "/v1/games", "200") == games + 3
+    assert _count("GET", "(none)", "404") == missing + 1
+    assert _count("PUT", "(none)", "405") == wrong + 1
+    before = _count("GET", "/metrics", "200")
+    assert client.get("/metrics").status_code == 200
+    assert _count("GET", "/metrics", "200") == before  # the scrape itself is not counted
