@@ -166,3 +166,26 @@ def test_every_request_is_timed_by_route_and_status_from_the_request_logs_start(
     before = _count("GET", "/metrics", "200")
     assert client.get("/metrics").status_code == 200
     assert _count("GET", "/metrics", "200") == before  # the scrape itself is not counted
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.floats(min_value=0, max_value=4_102_444_800, allow_nan=False) | st.integers(0, 4_102_444_800).map(lambda s: s - 5e-7))
+def test_a_log_lines_time_is_what_datetime_writes(created: float) -> None:
+    import datetime
+
+    from service.web.requestlog import _Clock
+
+    clock = _Clock()
+    expected = datetime.datetime.fromtimestamp(created, datetime.UTC).isoformat(timespec="milliseconds")
+    assert clock(created) == expected
+    assert clock(created) == expected  # and again, from the second it kept
+
+
+def test_a_log_lines_time_follows_the_clock_across_seconds() -> None:
+    import datetime
+
+    from service.web.requestlog import _Clock
+
+    clock = _Clock()
+    for created in (1_700_000_000.9994, 1_700_000_000.9999996, 1_700_000_001.0004, 1_699_999_999.5, 1_700_000_001.25):
+        assert clock(created) == datetime.datetime.fromtimestamp(created, datetime.UTC).isoformat(timespec="milliseconds")

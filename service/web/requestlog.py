@@ -27,6 +27,7 @@ from __future__ import annotations
 import datetime
 import json
 import logging
+import math
 import re
 import sys
 import time
@@ -71,12 +72,39 @@ class RequestFilter(logging.Filter):
         return True
 
 
+class _Clock:
+    """A record's time as ``isoformat(timespec="milliseconds")`` of its UTC datetime writes it, the date and
+    time of day made once a second (issue 20: building a datetime for each line cost 3 µs of the ~10 its
+    formatting takes)."""
+
+    def __init__(self) -> None:
+        self.second = -1
+        self.text = ""
+
+    def __call__(self, created: float) -> str:
+        # datetime.fromtimestamp's own rounding: to the nearest microsecond, half to even, carrying into the second.
+        fraction, whole = math.modf(created)
+        micro = round(fraction * 1e6)
+        second = int(whole)
+        if micro >= 1_000_000:
+            second, micro = second + 1, micro - 1_000_000
+        elif micro < 0:
+            second, micro = second - 1, micro + 1_000_000
+        if second != self.second:
+            self.text = datetime.datetime.fromtimestamp(second, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S")
+            self.second = second
+        return f"{self.text}.{micro // 1000:03d}+00:00"
+
+
+when = _Clock()
+
+
 class JsonFormatter(logging.Formatter):
     """One JSON object per line."""
 
     def format(self, record: logging.LogRecord) -> str:
         out: dict[str, Any] = {
-            "time": datetime.datetime.fromtimestamp(record.created, datetime.UTC).isoformat(timespec="milliseconds"),
+            "time": when(record.created),
             "level": record.levelname.lower(),
             "message": record.getMessage(),
         }
@@ -106,11 +134,11 @@ class TextFormatter(logging.Formatter):
     The message is escaped (:func:`escape`): one record, one line, and a traceback's lines behind ``  | ``."""
 
     def format(self, record: logging.LogRecord) -> str:
-        when = datetime.datetime.fromtimestamp(record.created, datetime.UTC).isoformat(timespec="milliseconds")
+        at = when(record.created)
         rid = getattr(record, "request_id", None) or "-"
         took = getattr(record, "duration_ms", None)
         message = escape(record.getMessage())
-        line = f"{when} {record.levelname.lower()} [{escape(str(rid))}] {message}" + ("" if took is None else f" {took} ms")
+        line = f"{at} {record.levelname.lower()} [{escape(str(rid))}] {message}" + ("" if took is None else f" {took} ms")
         if record.exc_info:
             line += "".join(f"\n  | {escape(part)}" for part in self.formatException(record.exc_info).split("\n"))
         return line
