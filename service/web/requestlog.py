@@ -99,6 +99,9 @@ class _Clock:
 when = _Clock()
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), default=str)  # json.dumps with these made one for every line
+
+
 class JsonFormatter(logging.Formatter):
     """One JSON object per line."""
 
@@ -113,7 +116,7 @@ class JsonFormatter(logging.Formatter):
         out["logger"] = record.name
         if record.exc_info:
             out["exception"] = self.formatException(record.exc_info)
-        return json.dumps(out, separators=(",", ":"), default=str)
+        return _ENCODER.encode(out)
 
 
 # Control characters (C0, DEL, C1), the characters str.splitlines() also breaks at, and the backslash.
