@@ -35,6 +35,7 @@ every answer under a limit).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import math
@@ -43,6 +44,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, Response, current_app, request
+from flask.globals import request_ctx
 from flask_limiter import ApplicationLimit, Limiter
 from limits import parse_many
 from limits.storage import MemoryStorage, storage_from_string
@@ -173,8 +175,40 @@ def init_app(app: Flask) -> Limiter | None:
         # (issue 20: about a third of a GET /v1/games; BENCHMARKS.md "Cost per request").
         hooks = app.before_request_funcs.get(None, [])
         hooks[:] = [h for h in hooks if h != limiter._check_request_limit]
+    _only_where_checked(app, limiter)
     app.extensions["umpire.limiter"] = limiter
     return limiter
+
+
+def _checked() -> bool:
+    """Whether flask-limiter checked a limit in this request (it keeps what it found on the request's context)."""
+    return hasattr(request_ctx._get_current_object(), "_limiter_request_context")  # type: ignore[attr-defined]
+
+
+def _only_where_checked(app: Flask, limiter: Limiter) -> None:
+    """flask-limiter's after-request hook (the ``X-RateLimit-*`` headers, conditional deductions) and its
+    teardown act only on a request whose limits it checked, yet on every other one (most requests, with only
+    the budgets of a few views) they built its per-request context three times (issue 20, "Cost per
+    request"): they run now only where it checked, and do there all they did."""
+    after = app.after_request_funcs.get(None, [])
+    for i, hook in enumerate(after):
+        if isinstance(hook, functools.partial) and hook.func is getattr(Limiter, "_Limiter__inject_headers", None):
+            inject = hook
+
+            def _headers(response: Response, inject: Callable[[Response], Response] = inject) -> Response:
+                return inject(response) if _checked() else response
+
+            after[i] = _headers
+    teardown = app.teardown_request_funcs.get(None, [])
+    release = getattr(limiter, "_Limiter__release_context", None)
+    for i, hook in enumerate(teardown):
+        if release is not None and hook == release:
+
+            def _release(exc: BaseException | None = None, release: Callable[..., None] = release) -> None:
+                if _checked():
+                    release(exc)
+
+            teardown[i] = _release
 
 
 class RenderBudget:

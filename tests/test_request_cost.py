@@ -1,0 +1,191 @@
+"""Issue 20, cost per request: what the shortcuts of the request path keep (the figures are in BENCHMARKS.md,
+measured by ``python -m bench overhead``, never here)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import service
+from service import create_app
+from service.web import http
+from service.web.errors import ApiError
+
+
+def test_a_hook_is_asked_whether_it_is_async_once_not_on_every_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[Any] = []
+    real = service.iscoroutinefunction  # type: ignore[attr-defined]
+
+    def counting(func: Any) -> bool:
+        asked.append(func)
+        return real(func)
+
+    monkeypatch.setattr(service, "iscoroutinefunction", counting)
+    app = create_app({})
+    client = app.test_client()
+    assert client.get("/v1/games").status_code == 200
+    first = len(asked)
+    assert first > 0  # the hooks and the view were asked the first time
+    for _ in range(3):
+        assert client.get("/v1/games").status_code == 200
+    assert len(asked) == first
+
+
+def test_an_async_function_is_still_wrapped_as_flask_does() -> None:
+    app = create_app({})
+
+    async def view() -> str:  # pragma: no cover - never awaited here
+        return "x"
+
+    def plain() -> str:
+        return "x"
+
+    assert app.ensure_sync(plain) is plain
+    # Flask wraps an async function with asgiref's async_to_sync (not installed here: Flask says so);
+    # either way it is never handed back as it is, the first time or the second.
+    for _ in range(2):
+        try:
+            wrapped = app.ensure_sync(view)
+        except RuntimeError as e:
+            assert "async" in str(e)
+        else:
+            assert wrapped is not view
+
+
+def test_functions_made_per_request_do_not_grow_the_memo_past_its_size() -> None:
+    app = create_app({})
+    for _ in range(app.MEMO_SIZE + 50):  # type: ignore[attr-defined]
+
+        def fresh() -> None:
+            return None
+
+        assert app.ensure_sync(fresh) is fresh
+    assert len(app._plain) <= app.MEMO_SIZE  # type: ignore[attr-defined]
+
+
+def test_a_view_with_a_budget_still_answers_flask_limiters_headers_and_deducts() -> None:
+    # RENDER_RATE_LIMIT's budget is checked by the view's decorator: its headers come from the after-request hook
+    # that now runs only where a limit was checked.
+    app = create_app({"RENDER_RATE_LIMIT": "2/minute", "PNG_RATE_LIMIT": "off"})
+    client = app.test_client()
+    state = client.post("/v1/games/catchup/new", json={"options": {}}).get_json()["state"]
+    body = {"state": state, "format": "text"}
+    first = client.post("/v1/games/catchup/render", json=body)
+    assert first.status_code == 200
+    assert first.headers["X-RateLimit-Limit"] == "2"
+    assert first.headers["X-RateLimit-Remaining"] == "1"
+    assert "X-RateLimit-Reset" in first.headers
+    assert client.post("/v1/games/catchup/render", json=body).headers["X-RateLimit-Remaining"] == "0"
+    refused = client.post("/v1/games/catchup/render", json=body)
+    assert refused.status_code == 429
+    assert refused.get_json()["error"]["code"] == "rate_limited"
+    assert "Retry-After" in refused.headers
+
+
+def test_rate_limit_puts_its_headers_on_every_answer() -> None:
+    client = create_app({"RATE_LIMIT": "5/minute"}).test_client()
+    answer = client.get("/v1/games")
+    assert answer.headers["X-RateLimit-Limit"] == "5"
+    assert answer.headers["X-RateLimit-Remaining"] == "4"
+
+
+def test_a_view_without_a_budget_leaves_the_limiter_untouched() -> None:
+    app = create_app({})
+    seen: list[bool] = []
+
+    @app.teardown_request
+    def _look(_: BaseException | None) -> None:
+        from flask.globals import request_ctx
+
+        seen.append(hasattr(request_ctx._get_current_object(), "_limiter_request_context"))  # type: ignore[attr-defined]
+
+    answer = app.test_client().get("/v1/games")
+    assert answer.status_code == 200
+    assert not any(h.startswith("X-RateLimit") for h, _ in answer.headers.items())
+    assert seen == [False]
+
+
+# The quick look at a body's limits (http.within_limits) must refuse exactly what the walk that names the field
+# (http.check_limits) refuses: tried on small limits, where random bodies reach them.
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=5), inner, max_size=5),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_json_values)
+def test_the_quick_look_at_a_bodys_limits_agrees_with_the_walk_that_names_the_field(data: Any) -> None:
+    with pytest.MonkeyPatch.context() as mp:
+        for name, value in (("MAX_DEPTH", 3), ("MAX_STRING_CHARS", 3), ("MAX_ARRAY_ITEMS", 3), ("MAX_OBJECT_MEMBERS", 3)):
+            mp.setattr(http, name, value)
+        try:
+            http.check_limits(data)
+        except ApiError:
+            refused = True
+        else:
+            refused = False
+        assert http.within_limits(data) is not refused
+
+
+def test_a_body_at_the_limits_passes_and_one_past_them_is_refused() -> None:
+    deep: Any = "x" * http.MAX_STRING_CHARS
+    for _ in range(http.MAX_DEPTH):
+        deep = [deep]
+    assert http.within_limits(deep)
+    assert not http.within_limits([deep])
+    assert not http.within_limits({"a": ["x" * (http.MAX_STRING_CHARS + 1)]})
+    assert not http.within_limits({"k" * (http.MAX_STRING_CHARS + 1): 1})
+    assert not http.within_limits({"a": list(range(http.MAX_ARRAY_ITEMS + 1))})
+    assert not http.within_limits({"a": {str(i): i for i in range(http.MAX_OBJECT_MEMBERS + 1)}})
+
+
+def _count(method: str, route: str, status: str) -> float:
+    from prometheus_client import REGISTRY
+
+    value = REGISTRY.get_sample_value(
+        "umpire_http_request_duration_seconds_count", {"method": method, "route": route, "status": status}
+    )
+    return value or 0.0
+
+
+def test_every_request_is_timed_by_route_and_status_from_the_request_logs_start() -> None:
+    client = create_app({}).test_client()
+    games, missing, wrong = _count("GET", "/v1/games", "200"), _count("GET", "(none)", "404"), _count("PUT", "(none)", "405")
+    for _ in range(3):
+        assert client.get("/v1/games").status_code == 200
+    assert client.get("/nowhere").status_code == 404
+    assert client.put("/v1/games").status_code == 405
+    assert _count("GET", "/v1/games", "200") == games + 3
+    assert _count("GET", "(none)", "404") == missing + 1
+    assert _count("PUT", "(none)", "405") == wrong + 1
+    before = _count("GET", "/metrics", "200")
+    assert client.get("/metrics").status_code == 200
+    assert _count("GET", "/metrics", "200") == before  # the scrape itself is not counted
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.floats(min_value=0, max_value=4_102_444_800, allow_nan=False) | st.integers(0, 4_102_444_800).map(lambda s: s - 5e-7))
+def test_a_log_lines_time_is_what_datetime_writes(created: float) -> None:
+    import datetime
+
+    from service.web.requestlog import _Clock
+
+    clock = _Clock()
+    expected = datetime.datetime.fromtimestamp(created, datetime.UTC).isoformat(timespec="milliseconds")
+    assert clock(created) == expected
+    assert clock(created) == expected  # and again, from the second it kept
+
+
+def test_a_log_lines_time_follows_the_clock_across_seconds() -> None:
+    import datetime
+
+    from service.web.requestlog import _Clock
+
+    clock = _Clock()
+    for created in (1_700_000_000.9994, 1_700_000_000.9999996, 1_700_000_001.0004, 1_699_999_999.5, 1_700_000_001.25):
+        assert clock(created) == datetime.datetime.fromtimestamp(created, datetime.UTC).isoformat(timespec="milliseconds")
