@@ -57,7 +57,20 @@ from pathlib import Path
 from typing import Any
 
 from bench.bench_render import engine_position
-from bench.common import TcpRedis, call, cpu_s, descendants, free_port, gunicorn_workers, nginx, request, rss_bytes, serve, stop
+from bench.common import (
+    TcpRedis,
+    call,
+    cpu_s,
+    descendants,
+    free_port,
+    gunicorn_workers,
+    load_average,
+    nginx,
+    request,
+    rss_bytes,
+    serve,
+    stop,
+)
 
 Json = dict[str, Any]
 
@@ -147,13 +160,6 @@ def report(title: str, idle: dict[str, list[float]], loaded: dict[str, list[floa
         FAILED.clear()
     means = ", ".join(f"{k} {1000 * statistics.mean(idle[k]):.2f} -> {1000 * statistics.mean(loaded[k]):.2f}" for k in idle)
     print(f"mean ms: {means}")
-
-
-def load_average() -> str:
-    try:
-        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    except OSError:
-        return "?"
 
 
 def workers_rss(serve_pid: int) -> float:

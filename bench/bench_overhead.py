@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.bench_http import wrk
-from bench.common import ROOT, call, free_port, serve, stop, wait_up
+from bench.common import ROOT, call, free_port, load_average, serve, stop, wait_up
 from service.run import embedded
 from service.run.serve import gunicorn_command
 
@@ -45,13 +45,6 @@ def bare(worker_class: str, log: Any) -> tuple[subprocess.Popen[bytes], str]:
     base = f"http://127.0.0.1:{port}"
     wait_up(base, proc, path="/bare")
     return proc, base
-
-
-def load_average() -> str:
-    try:
-        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    except OSError:
-        return "?"
 
 
 def main() -> None:

@@ -21,8 +21,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any
+
+from bench.common import load_average
 
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -56,13 +57,6 @@ def call(app: WsgiApp, path: str, body: bytes = b"", method: str = "GET") -> str
     if close is not None:
         close()
     return status[0]
-
-
-def load_average() -> str:
-    try:
-        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    except OSError:
-        return "?"
 
 
 def main() -> None:

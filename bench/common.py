@@ -254,3 +254,11 @@ def nginx(folder: Path, upstream: str) -> Any:
         yield base, proc
     finally:
         stop(proc, 10)
+
+
+def load_average() -> str:
+    """The machine's load averages (1, 5, 15 minutes), printed beside every figure: these benches share two cores."""
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
