@@ -56,7 +56,11 @@ def request(
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             return resp.status, json.loads(resp.read())
     except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read() or b"null")
+        raw = e.read()
+        try:
+            return e.code, json.loads(raw or b"null")
+        except ValueError:  # not the service's answer: a proxy's own error page (nginx's 503 of a rate limit, say)
+            return e.code, raw.decode("utf-8", "replace")
 
 
 def wait_up(base: str, proc: subprocess.Popen[bytes], wait_s: float = 60, path: str = "/v1/health") -> None:
