@@ -71,7 +71,9 @@ def _number(x: Any) -> float | None:
 
 def seat_clock(clock: Mapping[str, Any], seat: int) -> str:
     """One seat's clock in words: "turn 0:47 left, bank 4:10" for the seat whose
-    turn runs, "bank 5:00" for the other.
+    turn runs ("paused by the umpire, turn 0:47 left, ..." while the umpire has
+    paused the clocks, "waiting for the start, ..." before the umpire starts
+    them), "bank 5:00" for the other.
 
     The seat to move flags at ``deadline`` = turn start + turn + bank (R-T1), so
     what is left now is ``deadline - now``: the turn's allowance first, then the
@@ -99,7 +101,12 @@ def seat_clock(clock: Mapping[str, Any], seat: int) -> str:
         return f"out of time; the opponent may move for them for {duration(left)} more (R-X6)"
     turn_left = max(0.0, left - bank)
     bank_left = min(bank, max(0.0, left))
-    return f"turn {duration(turn_left)} left, bank {duration(bank_left)}"
+    said = f"turn {duration(turn_left)} left, bank {duration(bank_left)}"
+    if clock.get("started") is False:  # the umpire's controls (issue 22): nothing runs until the start
+        return f"waiting for the start, {said}"
+    if clock.get("paused"):
+        return f"paused by the umpire, {said}"
+    return said
 
 
 def clock_lines(clock: Mapping[str, Any], names: tuple[str, str]) -> list[str]:

@@ -248,3 +248,18 @@ def test_every_control_is_an_event_of_the_stream_with_its_sentence(client: Flask
     assert events[1][1]["clock"]["paused"] is True and events[2][1]["clock"]["paused"] is False
     text = m.record()["text"]
     assert "{the umpire paused the clocks at" in text and "{the umpire gave seat 1 30 s at" in text
+
+
+def test_the_post_says_the_clocks_wait_for_the_start_and_are_paused(new_match: NewMatch, fake_clock: FakeClock) -> None:
+    """An umpire posting while the clocks wait or are paused says so: the times are frozen, not running."""
+    m = new_match("catchup", {"size": 3}, clock={**CLOCK, "start": "umpire"})
+    post = m.client.get(f"/v1/matches/{m.id}/post").get_data(as_text=True)
+    assert "- Red: waiting for the start, turn 0:20 left, bank 1:00" in post and "- Blue: bank 1:00" in post
+    assert control(m, "start").status_code == 200
+    fake_clock.advance(5)
+    assert control(m, "pause").status_code == 200
+    post = m.client.get(f"/v1/matches/{m.id}/post").get_data(as_text=True)
+    assert "- Red: paused by the umpire, turn 0:15 left, bank 1:00" in post
+    assert control(m, "resume").status_code == 200
+    post = m.client.get(f"/v1/matches/{m.id}/post").get_data(as_text=True)
+    assert "- Red: turn 0:15 left, bank 1:00" in post and "paused" not in post
