@@ -417,17 +417,12 @@ def replayed(store: Store, cur: Settled, seat: int, ply: int, move: Any) -> Answ
 
 @bp.post("/matches/<match_id>/moves")
 def submit_move(match_id: str) -> Any:
-    idem = request.headers.get("Idempotency-Key")
-    if idem is not None and not 1 <= len(idem) <= 200:
-        raise ApiError(422, "invalid_header", "An Idempotency-Key has 1 to 200 characters.", {"header": "Idempotency-Key"})
+    idem = _idempotency_key()
     # The body is read first but judged after 404 and 401 (API.md's order).
     body: dict[str, Any] | None = _plain_move_body()
     body_error: Exception | None = None
     if body is None:
-        try:
-            body = json_body(schemas.match_move_request)
-        except (ApiError, ValidationError) as e:
-            body_error = e
+        body, body_error = _body(schemas.match_move_request)
     key = None if idem is None else f"k:{idem}"
 
     def judge(cur: Settled) -> Change | Answer:
@@ -493,19 +488,25 @@ def _end_change(kind: str, who: int | None, cur: Settled) -> Change | Answer:
     """A resignation (``who`` the seat) or an abort; the same again returns the first answer."""
     game = GAMES[cur.meta.game]
     if cur.live.finished:
-        entries = referee.entries_of(get_store().record(cur.meta.match_id))
-        last = entries[-1] if entries else None
-        if last is not None and last.kind == kind and (who is None or last.seat == who):
-            step = referee.last_step(game, cur.meta, entries)
-            answer = referee.ended_answer(cur.meta, last, game.dump(step.after), step.events)
-            return json_text(200, answer, replayed=True)
-        raise _gone(cur.live)
+        return _ended_again(cur, lambda last: last.kind == kind and (who is None or last.seat == who))
     if kind == "resign":
         assert who is not None
         ended = referee.resign(game, cur.meta, cur.live, who, cur.now)
     else:
         ended = referee.abort(game, cur.meta, cur.live, cur.now)
     return Change(ended.live, [ended.entry], [], ended.answer)
+
+
+def _ended_again(cur: Settled, same: Callable[[Entry], bool]) -> Answer:
+    """A finished match's first answer to the end that finished it, when ``same`` says this
+    request is that end again (a retried resignation, abort or adjudication); else 410."""
+    entries = referee.entries_of(get_store().record(cur.meta.match_id))
+    last = entries[-1] if entries else None
+    if last is None or not same(last):
+        raise _gone(cur.live)
+    game = GAMES[cur.meta.game]
+    step = referee.last_step(game, cur.meta, entries)
+    return json_text(200, referee.ended_answer(cur.meta, last, game.dump(step.after), step.events), replayed=True)
 
 
 @bp.post("/matches/<match_id>/resign")
@@ -674,13 +675,7 @@ def adjudicate(match_id: str) -> Any:
         game = GAMES[cur.meta.game]
         winner, reason = body["winner"], body["reason"]
         if cur.live.finished:
-            entries = referee.entries_of(get_store().record(cur.meta.match_id))
-            last = entries[-1] if entries else None
-            if last is not None and last.kind == "adjudicate" and (last.winner, last.reason) == (winner, reason):
-                step = referee.last_step(game, cur.meta, entries)
-                answer = referee.ended_answer(cur.meta, last, game.dump(step.after), step.events)
-                return json_text(200, answer, replayed=True)
-            raise _gone(cur.live)
+            return _ended_again(cur, lambda last: last.kind == "adjudicate" and (last.winner, last.reason) == (winner, reason))
         ended = referee.adjudicate(game, cur.meta, cur.live, winner, reason, cur.now)
         return Change(ended.live, [ended.entry], [], ended.answer)
 
