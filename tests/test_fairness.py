@@ -57,12 +57,66 @@ def test_no_keep_alive_connection_starves_the_others(tmp_path: Path) -> None:
     assert worst <= 2 * (CLIENTS - 1), f"a client waited for {worst} of the others' requests: {order}"
 
 
+def test_a_connection_whose_request_arrives_later_waits_one_round(tmp_path: Path) -> None:
+    """A request that has to be read from its socket while others' connections are busy (their next
+    requests already read) waits for one round of them, not for the busy ones to run out of requests.
+    Without any yield after a request it waited for a whole pipeline; tests/test_gunicorn_conf.py holds
+    that the yield lets the loop poll its sockets.  Four clients pipeline sixty requests each; a fifth sends
+    one request at a time, the next as soon as the last is answered.  Counted from the request log, as
+    above: between two of the fifth client's answers, at most two rounds of the others' requests."""
+    with serve(tmp_path) as base:
+        port = int(base.rsplit(":", 1)[1])
+        state = _call(port, "POST", "/v1/games/catchup/new", {"options": {"size": 5}})["state"]
+        body = json.dumps({"state": state, "move": "C3"}).encode()
+        busy = [socket.create_connection(("127.0.0.1", port), timeout=30) for _ in range(CLIENTS)]
+        late = socket.create_connection(("127.0.0.1", port), timeout=30)
+        try:
+            for c, sock in enumerate(busy):
+                sock.sendall(b"".join(_play(body, f"busy-{c}-{k}", last=k == 2 * EACH - 1) for k in range(2 * EACH)))
+            for k in range(10):
+                late.sendall(_play(body, f"late-{k}", last=False))
+                _read_answer(late)
+            for sock in busy:
+                _read_all(sock)
+        finally:
+            for sock in [*busy, late]:
+                sock.close()
+    order = [
+        str(line["request_id"])
+        for line in map(_json, (tmp_path / "server.log").read_text().splitlines())
+        if line and str(line.get("request_id", "")).startswith(("busy-", "late-"))
+    ]
+    mine = [i for i, rid in enumerate(order) if rid.startswith("late-")]
+    assert len(mine) == 10
+    # Only while the others were still busy: after the last of their requests nobody is left to wait for.
+    last_busy = max(i for i, rid in enumerate(order) if rid.startswith("busy-"))
+    gaps = [b - a - 1 for a, b in itertools.pairwise(mine) if b < last_busy]
+    assert gaps, f"the busy clients finished before the late one was answered twice: {order}"
+    assert max(gaps) <= 2 * CLIENTS, f"the late client waited for {max(gaps)} of the others' requests: {gaps}"
+
+
 def _play(body: bytes, rid: str, last: bool) -> bytes:
     head = (
         f"POST /v1/games/catchup/play HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         f"X-Request-ID: {rid}\r\nContent-Length: {len(body)}\r\n" + ("Connection: close\r\n" if last else "") + "\r\n"
     )
     return head.encode() + body
+
+
+def _read_answer(sock: socket.socket) -> bytes:
+    """One whole answer (headers and a Content-Length body) from ``sock``."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        assert chunk, f"the server closed the connection mid-answer: {data!r}"
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:"))
+    while len(rest) < length:
+        chunk = sock.recv(65536)
+        assert chunk, "the server closed the connection mid-answer"
+        rest += chunk
+    return head + b"\r\n\r\n" + rest
 
 
 def _read_all(sock: socket.socket) -> bytes:
