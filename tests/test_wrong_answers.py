@@ -5,7 +5,9 @@ Every answer passes the spec check of the ``client`` fixture's class."""
 
 from __future__ import annotations
 
+import io
 import json
+import time
 from typing import Any
 
 import pytest
@@ -142,7 +144,6 @@ FORGED = "/v1/x%0A2026-01-01T00:00:00.000+00:00 info [admin] POST /v1/matches/ab
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_a_newline_in_the_path_does_not_forge_a_log_line(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    import io
 
     from service.web import requestlog
 
@@ -224,7 +225,6 @@ def test_metrics_may_need_a_token(client: FlaskClient) -> None:
 
 
 def test_a_chunked_body_over_the_limit_is_413_like_a_sized_one(client: FlaskClient) -> None:
-    import io
 
     big = json.dumps({"options": {"size": 3}, "pad": "x" * 300_000}).encode()
     sized = client.post("/v1/games/catchup/new", data=big, content_type="application/json")
@@ -237,3 +237,26 @@ def test_a_chunked_body_over_the_limit_is_413_like_a_sized_one(client: FlaskClie
     small = json.dumps(OPTIONS).encode()
     resp = client.post("/v1/games/catchup/new", input_stream=io.BytesIO(small), headers=chunked, environ_overrides=terminated)
     assert resp.status_code == 200
+
+
+def test_a_request_without_a_body_never_waits_for_a_reading_slot() -> None:
+    """gunicorn marks every request's input terminated, a GET's too; only a request with a body (sized,
+    or ``Transfer-Encoding: chunked``) takes one of its address's reading slots (service/web/guard.py).
+    Before, a GET was read as a chunked body: with the address's slots taken by slow bodies it waited for
+    one and was answered ``429 too_many_concurrent``."""
+    from service import create_app
+
+    app = create_app({"TESTING": True, "MAX_BODIES_PER_ADDRESS": 1, "BODY_TIMEOUT_S": 0.2})
+    guard = app.wsgi_app
+    assert guard._enter("127.0.0.1", time.monotonic() + 1)  # type: ignore[attr-defined]  # a slow body holds the slot
+    try:
+        client = app.test_client()
+        terminated = {"wsgi.input_terminated": True, "REMOTE_ADDR": "127.0.0.1"}
+        assert client.get("/v1/games", environ_overrides=terminated).status_code == 200
+        # A body, though, waits for the slot, and none frees up in time.
+        chunked = {"Transfer-Encoding": "chunked", "Content-Type": "application/json"}
+        body = io.BytesIO(b'{"options": {}}')
+        busy = client.post("/v1/games/catchup/new", input_stream=body, headers=chunked, environ_overrides=terminated)
+        error_of(busy, 429, "too_many_concurrent")
+    finally:
+        guard._leave("127.0.0.1")  # type: ignore[attr-defined]

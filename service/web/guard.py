@@ -120,7 +120,13 @@ class BodyGuard:
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         length_text = environ.get("CONTENT_LENGTH") or ""
-        chunked = bool(environ.get("wsgi.input_terminated")) and not length_text
+        # A chunked body is one gunicorn de-chunks (it marks every request's input terminated, a GET's too):
+        # only Transfer-Encoding says a body is coming (issue 20: every GET was read as a body, for nothing).
+        chunked = (
+            not length_text
+            and bool(environ.get("wsgi.input_terminated"))
+            and "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
+        )
         limit = int(self.flask_app.config["MAX_CONTENT_LENGTH"] or 0)
         try:
             length = int(length_text) if length_text else 0
