@@ -28,10 +28,10 @@ import datetime
 import json
 import logging
 import math
+import os
 import re
 import sys
 import time
-import uuid
 from typing import IO, Any
 
 from flask import Flask, Response, g, has_request_context, request
@@ -230,13 +230,13 @@ def init_app(app: Flask) -> None:
     def _start() -> None:
         raw = request.environ.get(ENVIRON_KEY)
         here = g._get_current_object()
-        here.request_id = raw if valid_id(raw) else uuid.uuid4().hex
+        here.request_id = raw if valid_id(raw) else os.urandom(16).hex()  # 32 hex digits; uuid4 cost 1.5 µs, this 0.3
         here.started = time.perf_counter()
 
     @app.after_request
     def _finish(response: Response) -> Response:
         here = g._get_current_object()
-        rid = here.get("request_id") or uuid.uuid4().hex  # a failure before _start (none known) still gets one
+        rid = here.get("request_id") or os.urandom(16).hex()  # a failure before _start (none known) still gets one
         response.headers[HEADER] = rid
         started = here.get("started")
         duration = None if started is None else round((time.perf_counter() - started) * 1000, 3)
