@@ -99,7 +99,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from service.web.http import StrictJSONProvider
 
     app.json = StrictJSONProvider(app)
-    app.json.sort_keys = False
 
     import redis
     from marshmallow import ValidationError

@@ -23,8 +23,10 @@ import json
 import re
 from typing import Any
 
+import orjson
 from flask import current_app, request
 from flask.json.provider import DefaultJSONProvider
+from werkzeug.sansio.response import Response
 from marshmallow import Schema
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge
 
@@ -107,10 +109,44 @@ def _surrogate_at(data: Any) -> str | None:
 
 
 class StrictJSONProvider(DefaultJSONProvider):
-    """Flask's JSON, reading as :func:`loads` does (``app.json``)."""
+    """Flask's JSON (``app.json``), reading as :func:`loads` does, and writing with orjson: the same compact
+    JSON, in the order given, as UTF-8 (as the managed matches' answers already were), several times faster
+    (issue 20, "Cost per request": a ``play``'s answer took 7 µs to write with the standard library, under
+    one with orjson).  What orjson does not write itself goes to Flask's ``default`` (dates as HTTP dates,
+    as before); what it refuses (an integer beyond 64 bits) is written by the standard library."""
+
+    ensure_ascii = False  # the standard library's way writes what orjson writes
+    sort_keys = False
+
+    def _options(self) -> int:
+        return _ORJSON_OPTIONS | (orjson.OPT_SORT_KEYS if self.sort_keys else 0)
 
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         return loads(s)
+
+    def dumps(self, obj: Any, **kwargs: Any) -> str:
+        if not kwargs and self.compact is not False:
+            try:
+                return orjson.dumps(obj, default=self.default, option=self._options()).decode()
+            except orjson.JSONEncodeError:
+                pass
+        kwargs.setdefault("separators", (",", ":"))
+        return super().dumps(obj, **kwargs)
+
+    def response(self, *args: Any, **kwargs: Any) -> Response:
+        if self.compact is False or (self.compact is None and self._app.debug):
+            return super().response(*args, **kwargs)  # indented, for a person reading it
+        obj = self._prepare_response_obj(args, kwargs)
+        try:
+            body = orjson.dumps(obj, default=self.default, option=self._options() | orjson.OPT_APPEND_NEWLINE)
+        except orjson.JSONEncodeError:
+            body = f"{super().dumps(obj, separators=(',', ':'))}\n".encode()
+        answer: Response = self._app.response_class(body, mimetype=self.mimetype)  # type: ignore[arg-type]  # bytes are a body
+        return answer
+
+
+# Dates, times and dataclasses go to Flask's ``default``, as the standard library sent them.
+_ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 
 
 def _path(parts: tuple[str, ...]) -> str:
