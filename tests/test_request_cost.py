@@ -189,3 +189,21 @@ def test_a_log_lines_time_follows_the_clock_across_seconds() -> None:
     clock = _Clock()
     for created in (1_700_000_000.9994, 1_700_000_000.9999996, 1_700_000_001.0004, 1_699_999_999.5, 1_700_000_001.25):
         assert clock(created) == datetime.datetime.fromtimestamp(created, datetime.UTC).isoformat(timespec="milliseconds")
+
+
+def test_a_body_the_guard_read_is_parsed_from_its_bytes_not_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """service/web/guard.py reads every body (within its deadline) before the app runs; ``json_body`` parses
+    those bytes rather than reading the stream a second time through Werkzeug."""
+    from werkzeug.wrappers import Request
+
+    client = create_app({"TESTING": True}).test_client()
+
+    def no_second_read(self: Any, *args: Any, **kwargs: Any) -> bytes:
+        raise AssertionError("the body was read again")
+
+    monkeypatch.setattr(Request, "get_data", no_second_read)
+    resp = client.post("/v1/games/catchup/new", json={"options": {"size": 3}})
+    assert resp.status_code == 200 and resp.json["state"]["options"]["size"] == 3
+    # Refusals still name what they name: the same checks on the same bytes.
+    dup = client.post("/v1/games/catchup/new", data=b'{"options": {}, "options": {}}', content_type="application/json")
+    assert dup.status_code == 400 and dup.json["error"]["code"] == "duplicate_key"

@@ -43,6 +43,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.web.errors import ApiError
 
+BODY = "umpire.body"  # the WSGI environment's key for a body read here: the bytes, as the client sent them
+
 SETTINGS: dict[str, tuple[Callable[[str], Any], Any]] = {
     "BODY_TIMEOUT_S": (float, 5.0),  # the whole body within this, else 408 body_timeout
     "MAX_BODIES_PER_ADDRESS": (int, 16),  # bodies being read at once per address and app process, else 429
@@ -153,6 +155,7 @@ class BodyGuard:
         finally:
             self._leave(who)
         environ["wsgi.input"] = io.BytesIO(body)
+        environ[BODY] = body  # json_body reads these bytes, not the stream again (issue 20, cost per request)
         if not chunked:
             environ["CONTENT_LENGTH"] = str(len(body))
         return self.app(environ, start_response)
