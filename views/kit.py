@@ -73,7 +73,8 @@ def seat_clock(clock: Mapping[str, Any], seat: int) -> str:
     """One seat's clock in words: "turn 0:47 left, bank 4:10" for the seat whose
     turn runs ("paused by the umpire, turn 0:47 left, ..." while the umpire has
     paused the clocks, "waiting for the start, ..." before the umpire starts
-    them), "bank 5:00" for the other.
+    them, "starts with the first move, ..." before a ``first_move`` match's first
+    move), "bank 5:00" for the other.
 
     The seat to move flags at ``deadline`` = turn start + turn + bank (R-T1), so
     what is left now is ``deadline - now``: the turn's allowance first, then the
@@ -103,6 +104,8 @@ def seat_clock(clock: Mapping[str, Any], seat: int) -> str:
     bank_left = min(bank, max(0.0, left))
     said = f"turn {duration(turn_left)} left, bank {duration(bank_left)}"
     if clock.get("started") is False:  # the umpire's controls (issue 22): nothing runs until the start
+        if clock.get("start") == "first_move":
+            return f"starts with the first move, {said}"
         return f"waiting for the start, {said}"
     if clock.get("paused"):
         return f"paused by the umpire, {said}"

@@ -112,7 +112,7 @@ def step_events(game_name: str, meta: Meta, step: Step, ids: Ids) -> list[tuple[
         "state": after,
         "events": step.events,
         "announcements": said,
-        "clock": referee.clock_json(live, e.at),
+        "clock": referee.clock_json(live, e.at, meta.start),
         "at": referee.iso(e.at),
     }
     out: list[tuple[str, str, Json]] = []

@@ -119,6 +119,6 @@ def history(store: Store, match_id: str, ply: int | None, *, by_state_ply: bool 
         before=None if step is None else game.dump(step.before),
         move=None if step is None else referee.record_moves([step.entry])[0],
         events=[] if step is None else list(step.events),
-        clock=referee.clock_json(cur.live, cur.now) if shown == last else None,
+        clock=referee.clock_json(cur.live, cur.now, cur.meta.start) if shown == last else None,
         finished=cur.live.finished,
     )

@@ -421,7 +421,7 @@ def _ended(game: AnyGame, meta: Meta, live: Live, made: Entry) -> Ended:
 # -- clocks as clients see them ---------------------------------------------------
 
 
-def clock_json(live: Live, now: int) -> Json:
+def clock_json(live: Live, now: int, start: str) -> Json:
     """The clock object of API.md: each seat's bank and time left, the deadline
     of the seat to move.  ``remaining_s``: for the seat whose turn runs, the
     time until it flags (turn left and bank); for the other, what it will have
@@ -456,6 +456,7 @@ def clock_json(live: Live, now: int) -> Json:
         "turn_started": iso(clock.turn_start) if clock.mover is not None and clock.started else None,
         "deadline": deadline,
         "proxy": clock.proxy,
+        "start": start,  # when the clocks start (engine/clock.py STARTS): a page says what a waiting clock waits for
         "started": clock.started,
         "paused": clock.paused,
         "now": iso(now),
@@ -472,7 +473,7 @@ def match_json(meta: Meta, live: Live, now: int) -> Json:
         "game": meta.game,
         "players": list(meta.players),
         "state": live.state,
-        "clock": clock_json(live, now),
+        "clock": clock_json(live, now, meta.start),
         "ply": live.ply,
     }
 

@@ -74,9 +74,9 @@ def api(server: str, method: str, path: str, body: object = None, token: str | N
         return answer
 
 
-def create(d: WebDriver, names: tuple[str, str], turn_s: int, bank_s: int, hook: str = "") -> str:
+def create(d: WebDriver, names: tuple[str, str], turn_s: int, bank_s: int, hook: str = "", start: str = "") -> str:
     """A match of the game on the board, from the page's form, with the clocks' start left at the
-    page's default (the umpire's); its id."""
+    page's default (the umpire's) or ``start``; its id."""
     for seat in (0, 1):
         box = d.find_element(By.ID, f"u-name-{seat}")
         box.clear()
@@ -87,6 +87,8 @@ def create(d: WebDriver, names: tuple[str, str], turn_s: int, bank_s: int, hook:
         box.clear()
         box.send_keys(str(value))
     assert Select(d.find_element(By.ID, "u-clock-start")).first_selected_option.get_attribute("value") == "umpire"
+    if start:
+        Select(d.find_element(By.ID, "u-clock-start")).select_by_value(start)
     if hook:
         d.find_element(By.CSS_SELECTOR, ".u-hooks summary").click()
         d.find_element(By.ID, "u-hook-url").send_keys(hook)
@@ -263,6 +265,33 @@ def test_the_clock_waits_for_the_start_then_pause_resume_add_time_and_adjudicate
     kinds = [e["kind"] for e in record["moves"]]
     assert kinds == ["start", "pause", "add_time", "resume", "move", "adjudicate"], kinds  # the refused moves changed nothing
     assert record["result"] == "1/2-1/2"
+
+
+def test_clocks_that_start_with_the_first_move_say_so_and_the_seat_to_move_is_told_to_move(page: WebDriver, shot: Shot) -> None:
+    """``clock.start: first_move``: no umpire's start is awaited, so the page does not say so (before, it said
+    "waiting for the start" and never told the seat to move that it was its move)."""
+    new_game(page, "catchup", size="3")
+    match_id = create(page, ("Ann", "Bob"), 20, 10, start="first_move")
+    assert "The clocks start at the first move." in text(page, "u-verdict")
+    seat0, seat1 = href(page, "0", match_id), href(page, "1", match_id)
+    page.get(href(page, "umpire", match_id))
+    idle(page)
+    assert "The clocks start with the first move." in text(page, "u-seat") and "wait" not in text(page, "u-seat")
+    assert offered(page) == ["u-start-clock"]  # the umpire may still start them before the first move
+    ann = open_window(page, seat0)
+    assert text(page, "u-seat") == "You are seat 0 (Ann). Your move: the clocks start with it."
+    waiting = text(page, "u-clock-0")
+    assert "starts with the first move · turn 0:20 left · bank 0:10" in waiting, waiting
+    shot(page, "seat-first-move")
+    time.sleep(1.2)
+    assert text(page, "u-clock-0") == waiting  # no time runs before the first move
+    open_window(page, seat1)
+    assert text(page, "u-seat") == "You are seat 1 (Bob). Waiting for Ann…"
+    assert "starts with the first move" in text(page, "u-clock-0")
+    page.switch_to.window(ann)
+    try_move(page, "C3")
+    WebDriverWait(page, 10).until(lambda d: "u-running" in str(d.find_element(By.ID, "u-clock-1").get_attribute("class")))
+    assert "starts with" not in text(page, "u-clock-1") and seconds(text(page, "u-clock-1"), "turn") >= 18
 
 
 def test_abort_asks_first_and_ends_the_match(page: WebDriver, server: str) -> None:

@@ -47,7 +47,7 @@ def test_creating_a_match_answers_its_umpire_token_and_a_running_clock_by_defaul
     token = m.created["umpire"]
     assert isinstance(token, str) and len(token) >= 32 and token not in m.tokens
     clock = m.created["clock"]
-    assert (clock["started"], clock["paused"], clock["deadline"]) == (True, False, at(80))  # clock.start: created
+    assert (clock["start"], clock["started"], clock["paused"], clock["deadline"]) == ("created", True, False, at(80))
 
 
 def test_with_start_umpire_no_clock_runs_and_no_move_is_taken_until_the_start(new_match: NewMatch, fake_clock: FakeClock) -> None:
@@ -56,6 +56,7 @@ def test_with_start_umpire_no_clock_runs_and_no_move_is_taken_until_the_start(ne
     clock = m.created["clock"]
     assert (clock["started"], clock["paused"], clock["deadline"], clock["turn_started"]) == (False, False, None, None)
     assert clock["seats"]["0"]["remaining_s"] == 80.0
+    assert clock["start"] == "umpire" and m.client.get(f"/v1/matches/{m.id}").json["clock"]["start"] == "umpire"
     fake_clock.advance(11)
     r = m.move(0, "A1", 0)
     assert r.status_code == 409 and r.json["error"]["code"] == "not_started"
@@ -82,13 +83,17 @@ def m_store(m: Match) -> Store:
 
 def test_with_start_first_move_the_first_move_is_untimed(new_match: NewMatch, fake_clock: FakeClock) -> None:
     m = new_match("catchup", {"size": 3}, clock={**CLOCK, "start": "first_move"})
-    assert m.created["clock"]["started"] is False
+    assert (m.created["clock"]["start"], m.created["clock"]["started"]) == ("first_move", False)
+    # What it waits for is the first move, not the umpire: the post says so (it said "waiting for the start").
+    post = m.client.get(f"/v1/matches/{m.id}/post").get_data(as_text=True)
+    assert "- Red: starts with the first move, turn 0:20 left, bank 1:00" in post and "waiting" not in post
     fake_clock.advance(500)  # far past a turn and a bank: no flag, the clock waits for the first move
     r = m.move(0, "A1", 0)
     assert r.status_code == 200, r.json
     first = m.record()["moves"][0]
     assert (first["used_s"], first["bank_charged_s"], first["bank_left_s"]) == (0.0, 0.0, 60.0)
-    assert (r.json["clock"]["started"], r.json["clock"]["deadline"]) == (True, at(500 + 80))
+    clock = r.json["clock"]
+    assert (clock["start"], clock["started"], clock["deadline"]) == ("first_move", True, at(500 + 80))
 
 
 def test_a_pause_freezes_the_turn_and_resume_restores_it_to_the_millisecond(

@@ -678,11 +678,14 @@
       const s = m.data.state;
       const seatName = m.seat === null ? null : who[m.seat];
       let line = m.seat === null ? (umpireToken() && s.status !== 'finished' ? "Umpire's view, with the umpire's controls." : "Umpire's view: read only.") : `You are seat ${m.seat} (${seatName}).`;
+      const clk = m.data.clock;
+      const firstMove = clk.started === false && clk.start === 'first_move'; // the clocks start with the first move
       if (s.status === 'finished') line += ' The match is over.';
-      else if (m.data.clock.started === false) line += ' The clocks wait for the start.';
-      else if (m.data.clock.paused) line += ' The umpire has paused the clocks.';
-      else if (m.seat !== null && m.data.clock.may_move !== m.seat) line += ` Waiting for ${who[1 - m.seat]}…`;
-      else if (m.seat !== null) line += ' Your move.';
+      else if (clk.started === false && !firstMove) line += ' The clocks wait for the start.';
+      else if (clk.paused) line += ' The umpire has paused the clocks.';
+      else if (m.seat !== null && clk.may_move !== m.seat) line += ` Waiting for ${who[1 - m.seat]}…`;
+      else if (m.seat !== null) line += firstMove ? ' Your move: the clocks start with it.' : ' Your move.';
+      else if (firstMove) line += ' The clocks start with the first move.';
       $('u-seat').textContent = line;
     }
   }
@@ -1357,7 +1360,9 @@
     if (desk.at > 0 && atLatest() && (grew || first)) {
       last.announcements = last.announcements || (await matchAnnouncements(plyQuery(desk.at)));
       if (gen === matchGen) sayLegal(last, `Move ${desk.at}: ${last.move}`);
-    } else if (first && data.clock.started === false) say('info', 'The clocks wait for the start: no time runs yet.');
+    } else if (first && data.clock.started === false) {
+      say('info', data.clock.start === 'first_move' ? 'The clocks start with the first move: no time runs yet.' : 'The clocks wait for the start: no time runs yet.');
+    }
     else if (first) say('info', 'The match has not started: the first move is awaited.');
   }
 
@@ -1512,7 +1517,8 @@
         // No deadline: the turn stands still at what the server says is left (a whole turn before the start).
         const have = one.remaining_s;
         const still = `turn ${duration(Math.max(0, have - one.bank_s))} left · bank ${duration(Math.min(one.bank_s, Math.max(0, have)))}`;
-        text = `${clock.started === false ? 'waiting for the start' : 'paused'} · ${still}`;
+        const why = clock.started !== false ? 'paused' : clock.start === 'first_move' ? 'starts with the first move' : 'waiting for the start';
+        text = `${why} · ${still}`;
       }
       const fell = (state.end === 'flag' && state.winner === 1 - seat) || (clock.proxy && clock.to_move === seat) || (left !== null && left <= 0);
       box.querySelector('.u-clock-time').textContent = text;
