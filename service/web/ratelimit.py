@@ -136,13 +136,6 @@ def init_app(app: Flask) -> Limiter | None:
         if (b := _budget(app, name))
     ]
 
-    @app.after_request
-    def _retry_after_only_when_refused(response: Response) -> Response:
-        # Registered before the limiter's own hook, so it runs after it (Flask runs them in reverse).
-        if response.status_code not in RETRY_STATUSES:
-            response.headers.pop("Retry-After", None)
-        return response
-
     if not rate and not budgets:
         return None
     limits: list[str | Callable[[], str] | ApplicationLimit] = []
@@ -185,20 +178,35 @@ def _checked() -> bool:
     return hasattr(request_ctx._get_current_object(), "_limiter_request_context")  # type: ignore[attr-defined]
 
 
+INJECT_HEADERS = "_Limiter__inject_headers"  # flask-limiter's after-request hook (a private name: see below)
+
+
+def _retry_after_only_when_refused(response: Response) -> Response:
+    """flask-limiter puts ``Retry-After`` on every answer whose limits it checked; only a refusal keeps it."""
+    if response.status_code not in RETRY_STATUSES:
+        response.headers.pop("Retry-After", None)
+    return response
+
+
 def _only_where_checked(app: Flask, limiter: Limiter) -> None:
     """flask-limiter's after-request hook (the ``X-RateLimit-*`` headers, conditional deductions) and its
     teardown act only on a request whose limits it checked, yet on every other one (most requests, with only
     the budgets of a few views) they built its per-request context three times (issue 20, "Cost per
-    request"): they run now only where it checked, and do there all they did."""
-    after = app.after_request_funcs.get(None, [])
+    request"): they run now only where it checked, and do there all they did, then keep ``Retry-After`` to
+    refusals.  Should a version of flask-limiter name its hook otherwise, its hook stays as it is, and the
+    ``Retry-After`` rule runs after it on every answer."""
+    after = app.after_request_funcs.setdefault(None, [])
     for i, hook in enumerate(after):
-        if isinstance(hook, functools.partial) and hook.func is getattr(Limiter, "_Limiter__inject_headers", None):
+        if isinstance(hook, functools.partial) and hook.func is getattr(Limiter, INJECT_HEADERS, None):
             inject = hook
 
             def _headers(response: Response, inject: Callable[[Response], Response] = inject) -> Response:
-                return inject(response) if _checked() else response
+                return _retry_after_only_when_refused(inject(response)) if _checked() else response
 
             after[i] = _headers
+            break
+    else:
+        after.insert(0, _retry_after_only_when_refused)  # Flask runs after-request hooks last first: after them all
     teardown = app.teardown_request_funcs.get(None, [])
     release = getattr(limiter, "_Limiter__release_context", None)
     for i, hook in enumerate(teardown):
