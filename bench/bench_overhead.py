@@ -6,6 +6,8 @@ In one run, three servers side by side on the same two cores, each on a port of 
 * ``bare/gevent``: ``bench/bare.py`` (a Flask app with one route and nothing else) under the gunicorn
   command ``make run`` uses (service/run/serve.py ``gunicorn_command``: 2 gevent workers);
 * ``bare/sync``: the same app under gunicorn's ``sync`` workers (2), the tail's yardstick;
+* ``bare/gevent POST /bare``: the bare app reading ``play``'s body and answering as its GET does, the floor
+  under any ``play`` (gunicorn and Werkzeug reading a body);
 * ``app``: ``python -m service.run.serve`` (what ``make run`` starts: gunicorn, the sweeper, its
   logging defaults) on an embedded Redis, its output thrown away; and the same with ``KEEP_ALIVE_S=0``
   (one request a connection), for the tail.
@@ -79,6 +81,7 @@ def main() -> None:
         loads = {
             "bare/sync GET /bare": (sync_base, sync_proc, ["get", "/bare"]),
             "bare/gevent GET /bare": (gevent_base, gevent_proc, ["get", "/bare"]),
+            "bare/gevent POST /bare": (gevent_base, gevent_proc, ["play", str(work / "play.json"), "/bare"]),
             "app GET /v1/games": (app_base, app_proc, ["get", "/v1/games"]),
             "app POST play": (app_base, app_proc, ["play", str(work / "play.json")]),
             "app KEEP_ALIVE_S=0 play": (once_base, once_proc, ["play", str(work / "play.json")]),
@@ -123,6 +126,17 @@ def main() -> None:
         print(
             f"c={c}: GET /v1/games {games:.2f} of the bare route (aim >= 0.8), play {play:.2f} (aim >= 0.65); "
             f"rounds (games/play): {' '.join(per_round)}"
+        )
+        cpu = med["bare/gevent GET /bare", c]["cpu_ms"]
+        print(
+            f"c={c}: in the servers' CPU a request (what a busy shared machine moves least): GET /v1/games "
+            f"{cpu / med['app GET /v1/games', c]['cpu_ms']:.2f}, play {cpu / med['app POST play', c]['cpu_ms']:.2f} "
+            f"of the bare route's"
+        )
+        floor = med["bare/gevent POST /bare", c]["rps"] / base
+        print(
+            f"c={c}: the bare route's POST of play's body (read, not parsed) {floor:.2f} of its GET; "
+            f"play {med['app POST play', c]['rps'] / med['bare/gevent POST /bare', c]['rps']:.2f} of that POST"
         )
         tail = med["app POST play", c]["p99_ms"] / med["bare/sync GET /bare", c]["p99_ms"]
         pairs = zip(runs["bare/sync GET /bare", c], runs["app POST play", c], strict=True)

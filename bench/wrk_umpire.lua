@@ -1,7 +1,8 @@
 -- wrk load script for bench/bench_http.py:  wrk ... -s bench/wrk_umpire.lua URL -- MODE [FILE [THREADS]]
 --   health  GET /v1/health
 --   get     GET the path in FILE's place (bench/bench_overhead.py: GET /bare, GET /v1/games)
---   play    POST /v1/games/catchup/play with the body in FILE (a stateless verdict)
+--   play    POST /v1/games/catchup/play with the body in FILE (a stateless verdict), or to PATH
+--           when given after FILE (bench/bench_overhead.py: the same body to the bare app's POST /bare)
 --   move    POST /v1/matches/{id}/moves: FILE holds the cells to play, one per turn, and the
 --           matches ("id token0 token1" per line); each wrk thread takes its share of the
 --           matches and always submits the next legal move of a match not in flight, reading
@@ -33,7 +34,7 @@ function init(args)
     local f = assert(io.open(args[2]))
     local body = f:read("*a")
     f:close()
-    fixed = wrk.format("POST", "/v1/games/catchup/play", { ["Content-Type"] = "application/json" }, body)
+    fixed = wrk.format("POST", args[3] or "/v1/games/catchup/play", { ["Content-Type"] = "application/json" }, body)
   else
     local lines = read_lines(args[2])
     local nthreads = tonumber(args[3])
