@@ -32,6 +32,7 @@ import os
 import re
 import sys
 import time
+from json.encoder import encode_basestring_ascii
 from typing import IO, Any
 
 from flask import Flask, Response, g, has_request_context, request
@@ -100,6 +101,7 @@ when = _Clock()
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"), default=str)  # json.dumps with these made one for every line
+_quote = encode_basestring_ascii  # a string as _ENCODER writes it (ensure_ascii: no raw U+2028 in a line)
 
 
 class JsonFormatter(logging.Formatter):
@@ -119,19 +121,13 @@ class JsonFormatter(logging.Formatter):
         return _ENCODER.encode(out)
 
     def access_line(self, created: float, rid: str, method: str, path: str, status: int, took: float | None) -> str:
-        """What :meth:`format` writes of an answer's record (:func:`init_app`), without the record."""
-        return _ENCODER.encode(
-            {
-                "time": when(created),
-                "level": "info",
-                "message": f"{method} {path} {status}",
-                "request_id": rid,
-                "method": method,
-                "path": path,
-                "status": status,
-                "duration_ms": took,
-                "logger": access.name,
-            }
+        """What :meth:`format` writes of an answer's record (:func:`init_app`), without the record: the same
+        object, its strings escaped by the encoder's own function (tests/test_request_log.py compares)."""
+        text = _quote
+        return (
+            f'{{"time":"{when(created)}","level":"info","message":{text(f"{method} {path} {status}")},'
+            f'"request_id":{text(rid)},"method":{text(method)},"path":{text(path)},"status":{int(status)},'
+            f'"duration_ms":{"null" if took is None else float.__repr__(took)},"logger":"{access.name}"}}'
         )
 
 
