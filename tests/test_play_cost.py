@@ -1,0 +1,89 @@
+"""Issue 20, cost per request: the shortcuts of a stateless ``play`` keep every answer
+(the figures are in BENCHMARKS.md, measured by ``python -m bench request_cpu``, never here).
+
+* A state's board is read on bit sets when nothing in it is wrong (engine/stateio.py
+  ``_state_board``); otherwise the walk cell by cell names the first wrong cell, as it always did.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.errors import BadOptions, BadState, FieldError
+from engine.hexboard import green_meadow, hexhex
+from engine.stateio import _walk_board, read_board
+
+# -- a state's board: on bit sets when nothing is wrong, else cell by cell -------------------------------
+
+BOARDS = [hexhex(3), hexhex(5), green_meadow()]
+NEAR_MISSES = st.sampled_from([2, -1, True, False, 1.0, 0.0, None, "0", [0]])
+
+
+@st.composite
+def boards(draw: st.DrawFn) -> tuple[int, Any, int]:
+    """A board as a state holds it (each occupied cell, 0 or 1, none blocked), then up to three
+    near misses: a cell spelt in lower case or not at all, a black cell (R-H4), a blocked one, a
+    value that is not the integer 0 or 1."""
+    which = draw(st.integers(0, len(BOARDS) - 1))
+    board = BOARDS[which]
+    names = [board.name(b) for b in board.cells]
+    black = [board.name(b) for b in board.labels if board.black >> b & 1]
+    cells = draw(st.lists(st.sampled_from(names), unique=True, max_size=12))
+    raw: dict[Any, Any] = {c: draw(st.sampled_from([0, 1])) for c in cells}
+    blocked = 0
+    for _ in range(draw(st.integers(0, 3))):
+        kind = draw(st.sampled_from(["lower", "unknown", "black", "blocked", "blocked-free", "value"]))
+        if kind in ("lower", "unknown", "black"):
+            name = {
+                "lower": draw(st.sampled_from(names)).lower(),
+                "unknown": draw(st.sampled_from(["Z1", "A0", "A01", "a", "", "E55", " E5", "E5 "])),
+                "black": draw(st.sampled_from(black or names)),
+            }[kind]
+            raw[name] = draw(st.sampled_from([0, 1]))
+        elif kind.startswith("blocked"):
+            free = [b for b in board.cells if board.name(b) not in raw] if kind == "blocked-free" else []
+            pick = free or [board.index[c] for c in raw if c in board.index] or list(board.cells)
+            blocked |= 1 << draw(st.sampled_from(pick))
+        elif raw:
+            raw[draw(st.sampled_from(list(raw)))] = draw(NEAR_MISSES)
+    if draw(st.booleans()):  # the same cells in another order: the walk names the first wrong one as given
+        keys = draw(st.permutations(list(raw)))
+        raw = {k: raw[k] for k in keys}
+    return which, raw, blocked
+
+
+def outcome(read: Any, *args: Any, **kwargs: Any) -> Any:
+    """What ``read(*args, **kwargs)`` gives: its bit sets, or its error's kind, field and sentence."""
+    try:
+        return read(*args, **kwargs)
+    except FieldError as e:
+        return type(e), e.field, e.message
+
+
+@settings(max_examples=400, deadline=None)
+@given(boards())
+def test_a_state_board_is_read_as_the_walk_cell_by_cell_reads_it(case: tuple[int, Any, int]) -> None:
+    which, raw, blocked = case
+    board = BOARDS[which]
+    for err in (BadState, BadOptions):
+        fast = outcome(read_board, board, raw, blocked, "state.board", err, piece="stone")
+        walked = outcome(_walk_board, board, raw, blocked, "state.board", err, "stone")
+        assert fast == walked
+
+
+def test_a_right_board_and_a_wrong_one_still_read_as_before() -> None:
+    board = hexhex(5)
+    assert read_board(board, {"E5": 0, "D4": 1, "A1": 1}, 0, "state.board", BadState, piece="stone") == (
+        1 << board.parse_cell("E5"),
+        1 << board.parse_cell("D4") | 1 << board.parse_cell("A1"),
+    )
+    with pytest.raises(BadState) as got:  # the first wrong cell in the order given, not the first on the board
+        read_board(board, {"E5": 0, "e4": 1, "A1": 2}, 0, "state.board", BadState, piece="stone")
+    assert got.value.field == "state.board.e4"
+    with pytest.raises(BadState) as got:
+        read_board(board, {"E5": 0, "A1": 1}, 1 << board.parse_cell("A1"), "state.board", BadState, piece="stone")
+    assert (got.value.field, got.value.message) == ("state.board.A1", "A1 is blocked, so no stone can be on it.")
