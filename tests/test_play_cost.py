@@ -3,6 +3,8 @@
 
 * A state's board is read on bit sets when nothing in it is wrong (engine/stateio.py
   ``_state_board``); otherwise the walk cell by cell names the first wrong cell, as it always did.
+* Catchup's ``load`` checks the stone counts and the ply with one range when they fit; otherwise
+  ``_check_counts`` and ``_check_ply`` say what does not, blaming the same field as before.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import BadOptions, BadState, FieldError
+from engine.games.catchup.rules import VARIANTS, Catchup, reachable
 from engine.hexboard import green_meadow, hexhex
 from engine.stateio import _walk_board, read_board
 
@@ -87,3 +90,23 @@ def test_a_right_board_and_a_wrong_one_still_read_as_before() -> None:
     with pytest.raises(BadState) as got:
         read_board(board, {"E5": 0, "A1": 1}, 1 << board.parse_cell("A1"), "state.board", BadState, piece="stone")
     assert (got.value.field, got.value.message) == ("state.board.A1", "A1 is blocked, so no stone can be on it.")
+
+
+# -- Catchup: the stone counts and the ply in one range ------------------------------------------------
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.sampled_from(VARIANTS), st.integers(0, 40), st.integers(0, 40), st.integers(0, 1), st.integers(0, 90))
+def test_the_one_range_passes_exactly_the_positions_the_two_checks_pass(
+    variant: str, c0: int, c1: int, to_move: int, ply: int
+) -> None:
+    """R-C1: ``load`` of an ongoing game skips ``_check_counts`` and ``_check_ply`` when ``reachable``
+    says the position is; they must raise exactly when it is not."""
+    fits = reachable(variant, c0, c1, to_move, ply)
+    try:
+        Catchup._check_counts(variant, c0, c1, to_move, "state.board", "state.to_move", BadState)
+        Catchup._check_ply(variant, c0, c1, ply, to_move, "state.to_move")
+    except BadState:
+        assert not fits
+    else:
+        assert fits
