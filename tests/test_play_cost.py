@@ -5,6 +5,7 @@
   ``_state_board``); otherwise the walk cell by cell names the first wrong cell, as it always did.
 * Catchup's ``load`` checks the stone counts and the ply with one range when they fit; otherwise
   ``_check_counts`` and ``_check_ply`` say what does not, blaming the same field as before.
+* A show makes its table of sentences once, not on every announcement.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import views
 from engine.errors import BadOptions, BadState, FieldError
 from engine.games.catchup.rules import VARIANTS, Catchup, reachable
 from engine.hexboard import green_meadow, hexhex
+from engine.registry import GAMES, ROOMS
 from engine.stateio import _walk_board, read_board
 
 # -- a state's board: on bit sets when nothing is wrong, else cell by cell -------------------------------
@@ -110,3 +113,30 @@ def test_the_one_range_passes_exactly_the_positions_the_two_checks_pass(
         assert not fits
     else:
         assert fits
+
+
+# -- announcements: the table of sentences made once ------------------------------------------------
+
+
+def test_a_show_makes_its_table_of_sentences_once_not_for_every_announcement(monkeypatch: pytest.MonkeyPatch) -> None:
+    g = GAMES["catchup"]
+    show = ROOMS["catchup"].show
+    show.__dict__.pop("handler_table", None)  # as a fresh process has it
+    made: list[int] = []
+    real = type(show).handlers
+
+    def counting(self: Any) -> Any:
+        made.append(1)
+        return real(self)
+
+    monkeypatch.setattr(type(show), "handlers", counting)
+    state = g.new({})
+    for move in ("E5", "D4 F6", "C3 G7"):
+        before = g.dump(state)
+        v = g.play(state, move)
+        assert v.legal
+        said = views.announcements(before, v.events, g.dump(v.state))
+        assert said and not any("no sentence" in s for s in said)
+        state = v.state
+    assert len(made) == 1
+    show.__dict__.pop("handler_table", None)  # the next reader makes it with the real handlers
