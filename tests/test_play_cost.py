@@ -1,6 +1,10 @@
-"""Issue 20, cost per request: the shortcuts of a stateless ``play`` keep every answer
+"""Issue 20, cost per request: the shortcuts of a stateless ``play`` keep every answer, for every game
 (the figures are in BENCHMARKS.md, measured by ``python -m bench request_cpu``, never here).
 
+* The view returns ``verdict_json``'s dict as it is, no longer dumped through marshmallow's
+  ``verdict_response``, and announces from the state as sent, not dumped again after ``load``: its
+  answer is byte for byte the one the view made before (:func:`reference`), legal and illegal,
+  moves as text and as steps, states with their keys in any order, signed or not.
 * A state's board is read on bit sets when nothing in it is wrong (engine/stateio.py
   ``_state_board``); otherwise the walk cell by cell names the first wrong cell, as it always did.
 * Catchup's ``load`` checks the stone counts and the ply with one range when they fit; otherwise
@@ -10,18 +14,120 @@
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+import random
+from typing import Any, cast
 
 import pytest
+from flask import Flask, Response
+from gamekit import config_id, option_configs, random_game, random_move
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import views
 from engine.errors import BadOptions, BadState, FieldError
+from engine.game import Game
 from engine.games.catchup.rules import VARIANTS, Catchup, reachable
 from engine.hexboard import green_meadow, hexhex
 from engine.registry import GAMES, ROOMS
 from engine.stateio import _walk_board, read_board
+from service import create_app
+from service.web import schemas, signing
+
+Json = dict[str, Any]
+
+CONFIGS = option_configs()
+SECRETS = [None, "issue-20-secret"]
+BUDGETS_OFF = {"CREATE_RATE_LIMIT": "off", "RENDER_RATE_LIMIT": "off", "PNG_RATE_LIMIT": "off", "SUGGEST_RATE_LIMIT": "off"}
+
+
+def reference(app: Flask, g: Game[Any, Any], body: Json) -> bytes:
+    """The answer of ``play`` as the view made it before issue 20's shortcuts: the verdict dumped
+    through ``verdict_response``, the announcements told from the loaded state dumped again."""
+    with app.app_context():
+        sent, origin = signing.read(body["state"])
+        state = g.load(sent)
+        verdict = g.play(state, body["move"])
+        error = None if verdict.error is None else verdict.error.to_json()
+        after = signing.signed(g.dump(verdict.state), origin)
+        out = schemas.verdict_json(verdict.legal, after, move=verdict.move, error=error, events=verdict.events)
+        out["announcements"] = views.announcements(g.dump(state), verdict.events, after) if verdict.legal else []
+        response = cast(Response, app.json.response(schemas.verdict_response.dump(out)))
+        return response.get_data()
+
+
+def shuffled(value: Any, rnd: random.Random) -> Any:
+    """``value`` with the keys of every object in another order (the same JSON to any reader)."""
+    if isinstance(value, dict):
+        keys = list(value)
+        rnd.shuffle(keys)
+        return {k: shuffled(value[k], rnd) for k in keys}
+    if isinstance(value, list):
+        return [shuffled(v, rnd) for v in value]
+    return value
+
+
+ILLEGAL = ["pass", "A1", "Z9", "A1 A1", "timeout", "resign 0", "x", ["pass"], ["A1", "A1"], "E5 E5 E5 E5"]
+
+
+@pytest.mark.parametrize("secret", SECRETS, ids=["unsigned", "signed"])
+@pytest.mark.parametrize(("name", "options"), CONFIGS, ids=[config_id(n, o) for n, o in CONFIGS])
+def test_a_play_answers_the_bytes_the_marshmallow_dump_and_the_second_dump_gave(
+    name: str, options: Json, secret: str | None
+) -> None:
+    app = create_app({"TESTING": True, **BUDGETS_OFF, **({"STATE_SECRET": secret} if secret else {})})
+    client = app.test_client()
+    g = GAMES[name]
+    rnd = random.Random(f"{name}-{sorted(options.items())}-{secret}")
+    replay_options, _, moves = random_game(g, options, 200, rnd)
+    state = client.post(f"/v1/games/{name}/new", json={"options": replay_options}).get_json()["state"]
+    checked = {"legal": 0, "illegal": 0}
+    for ply, move in enumerate([*moves, None]):
+        if ply % 3 == 0 or move is None:  # a third of the positions, and the last (finished, or 200 plies on)
+            loaded = g.load({k: v for k, v in state.items() if k not in (signing.FIELD, signing.ORIGIN)})
+            tries: list[Any] = [rnd.choice(ILLEGAL)]
+            if not g.is_over(loaded):
+                legal = random_move(g, loaded, rnd)
+                tries += [legal, g.split_move(legal), f"  {legal.lower()} "]
+            for tried in tries:
+                for sent in (state, shuffled(state, rnd)):
+                    body = {"state": copy.deepcopy(sent), "move": tried}
+                    got = client.post(f"/v1/games/{name}/play", json=body)
+                    assert got.status_code == 200, got.get_data(as_text=True)
+                    assert got.get_data() == reference(app, g, body), (ply, tried)
+                    checked["legal" if got.get_json()["legal"] else "illegal"] += 1
+        if move is not None:
+            answer = client.post(f"/v1/games/{name}/play", json={"state": state, "move": move}).get_json()
+            assert answer["legal"], answer
+            state = answer["state"]
+    assert checked["illegal"] > 0
+    assert checked["legal"] > 0 or not moves
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_every_verdict_is_already_what_verdict_response_dumps(name: str) -> None:
+    """What let the view stop dumping: for real verdicts of every game, legal and illegal, dumping
+    ``verdict_json``'s dict through ``verdict_response`` gives it back unchanged, key order and
+    JSON types included."""
+    g = GAMES[name]
+    rnd = random.Random(name)
+    app = create_app({"TESTING": True, **BUDGETS_OFF})
+    seen = set()
+    for _ in range(4):
+        _, state, _ = random_game(g, {}, rnd.randrange(0, 30), rnd)
+        for tried in [*ILLEGAL[:4], *([] if g.is_over(state) else [random_move(g, state, rnd)])]:
+            v = g.play(state, tried)
+            after = g.dump(v.state)
+            error = None if v.error is None else v.error.to_json()
+            out = schemas.verdict_json(v.legal, after, move=v.move, error=error, events=v.events)
+            out["announcements"] = views.announcements(g.dump(state), v.events, after) if v.legal else []
+            dumped = schemas.verdict_response.dump(out)
+            assert dumped == out
+            with app.app_context():
+                assert app.json.dumps(dumped) == app.json.dumps(out)  # the same text: key order, 1 not 1.0
+            seen.add(v.legal)
+    assert seen == {True, False}
+
 
 # -- a state's board: on bit sets when nothing is wrong, else cell by cell -------------------------------
 
