@@ -7,6 +7,8 @@
   moves as text and as steps, states with their keys in any order, signed or not.
 * A state's board is read on bit sets when nothing in it is wrong (engine/stateio.py
   ``_state_board``); otherwise the walk cell by cell names the first wrong cell, as it always did.
+* A group of one stone is found from the board's neighbour table, without a dilation
+  (engine/groups.py ``groups``).
 * Catchup's ``load`` checks the stone counts and the ply with one range when they fit; otherwise
   ``_check_counts`` and ``_check_ply`` say what does not, blaming the same field as before.
 * A show makes its table of sentences once, not on every announcement.
@@ -28,7 +30,8 @@ import views
 from engine.errors import BadOptions, BadState, FieldError
 from engine.game import Game
 from engine.games.catchup.rules import VARIANTS, Catchup, reachable
-from engine.hexboard import green_meadow, hexhex
+from engine.groups import _grow, groups
+from engine.hexboard import HexBoard, green_meadow, hexhex
 from engine.registry import GAMES, ROOMS
 from engine.stateio import _walk_board, read_board
 from service import create_app
@@ -199,6 +202,32 @@ def test_a_right_board_and_a_wrong_one_still_read_as_before() -> None:
     with pytest.raises(BadState) as got:
         read_board(board, {"E5": 0, "A1": 1}, 1 << board.parse_cell("A1"), "state.board", BadState, piece="stone")
     assert (got.value.field, got.value.message) == ("state.board.A1", "A1 is blocked, so no stone can be on it.")
+
+
+# -- groups: a lone stone without a dilation --------------------------------------------------------
+
+
+def dilated_groups(board: HexBoard, stones: int) -> list[int]:
+    """Every group as engine/groups.py found them before issue 20: each grown from its lowest bit
+    by dilation alone."""
+    out, rest = [], stones
+    while rest:
+        grp = _grow(board.width, rest & -rest, stones)
+        out.append(grp)
+        rest &= ~grp
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_groups_are_the_groups_dilation_alone_finds(data: st.DataObject) -> None:
+    """The same groups in the same order, on playing cells, and with black cells or the padding
+    column between rows among the bits (where the neighbour table, of playing cells, is not used)."""
+    board = data.draw(st.sampled_from(BOARDS))
+    every = list(range(board.width * len(board.rows)))
+    cells = data.draw(st.sets(st.sampled_from(board.cells if data.draw(st.booleans()) else every)))
+    stones = sum(1 << b for b in cells)
+    assert groups(board, stones) == dilated_groups(board, stones)
 
 
 # -- Catchup: the stone counts and the ply in one range ------------------------------------------------
