@@ -1,5 +1,5 @@
 """Issue 20, cost per request: the shortcuts of a stateless ``play`` keep every answer, for every game
-(the figures are in BENCHMARKS.md, measured by ``python -m bench request_cpu``, never here).
+(the figures are in BENCHMARKS.md, measured by ``python -m bench play_parts`` and ``request_cpu``, never here).
 
 * The view returns ``verdict_json``'s dict as it is, no longer dumped through marshmallow's
   ``verdict_response``, and announces from the state as sent, not dumped again after ``load``: its
