@@ -38,6 +38,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from engine.clock import ClockSpec
@@ -203,12 +204,20 @@ class Game(ABC, Generic[S, M]):
         out["flag_rule"] = self.flag_rule
         return out
 
+    @cached_property
+    def declared(self) -> dict[str, Option]:
+        """The declarations by name, made once: every ``load`` reads its options through them."""
+        out: dict[str, Option] = {}
+        for opt in self.options:
+            out.setdefault(opt.name, opt)
+        return out
+
     def option(self, name: str) -> Option:
         """The declaration of option ``name``."""
-        for opt in self.options:
-            if opt.name == name:
-                return opt
-        raise KeyError(name)
+        opt = self.declared.get(name)
+        if opt is None:
+            raise KeyError(name)
+        return opt
 
     def check_options(self, options: Any) -> Mapping[str, Any]:
         """``options`` is an object naming only options this game declares (BadOptions)."""
@@ -233,14 +242,15 @@ class Game(ABC, Generic[S, M]):
         opts = data["options"]
         if not isinstance(opts, Mapping):
             raise BadState("state.options", "state.options must be an object.")
+        allowed = names + optional
         for key in opts:
-            if key not in names + optional:
-                held = ", ".join(names + optional)
+            if key not in allowed:
+                held = ", ".join(allowed)
                 raise BadState(f"state.options.{key}", f"A {self.title} state's options hold only {held}, not '{key}'.")
         for key in names:
             if key not in opts:
                 raise BadState(f"state.options.{key}", f"state.options lacks '{key}'.")
-        return {key: self.read_option(opts, key, BadState, "state.options") for key in names + optional if key in opts}
+        return {key: self.read_option(opts, key, BadState, "state.options") for key in allowed if key in opts}
 
     def default_preset(self, options: Mapping[str, Any]) -> str:
         """The clock preset a match gets when it names none (R-T2); ``options``

@@ -29,12 +29,26 @@ def group_of(board: HexBoard, stones: int, bit: int) -> int:
 
 
 def groups(board: HexBoard, stones: int) -> list[int]:
-    """Every maximal group of ``stones``, each a bit set, in order of lowest bit."""
+    """Every maximal group of ``stones``, each a bit set, in order of lowest bit.
+
+    Each group is grown from its lowest stone and the stones that touch it, read from the board's
+    neighbour table; a stone touching none is a group by itself, without a dilation (issue 20: most
+    groups of a position in play are one or two stones, and every ``load`` finds them all).  The
+    table knows playing cells only, so a set with any other bit is grown by dilation alone."""
     out = []
     w = board.width
     rest = stones
+    if stones & ~board.mask:
+        while rest:
+            grp = _grow(w, rest & -rest, stones)
+            out.append(grp)
+            rest &= ~grp
+        return out
+    nbrs = board.neighbours
     while rest:
-        grp = _grow(w, rest & -rest, stones)
+        low = rest & -rest
+        touch = nbrs[low.bit_length() - 1] & stones
+        grp = _grow(w, low | touch, stones) if touch else low
         out.append(grp)
         rest &= ~grp
     return out

@@ -53,8 +53,9 @@ class HexBoard:
     cells: tuple[int, ...] = field(init=False)  # playing cells in reading order
     neighbours: tuple[int, ...] = field(init=False)  # bit -> neighbour bit set (playing cells)
     labels: dict[int, str] = field(init=False, repr=False)  # bit -> notation, for hot loops; see name()
-    _index: dict[str, int] = field(init=False, repr=False)
-    _lookup: dict[str, int] = field(init=False, repr=False)  # _index plus lower-case spellings ("d7")
+    index: dict[str, int] = field(init=False, repr=False)  # notation exactly as the engine writes it -> bit
+    masks: dict[str, int] = field(init=False, repr=False)  # the same -> its one-cell bit set (1 << bit), for reading states
+    _lookup: dict[str, int] = field(init=False, repr=False)  # index plus lower-case spellings ("d7")
 
     def __post_init__(self) -> None:
         all_mask = 0
@@ -77,8 +78,9 @@ class HexBoard:
         object.__setattr__(self, "cells", tuple(b for row in self.rows for b in row if (mask >> b) & 1))
         object.__setattr__(self, "neighbours", tuple(nbrs))
         object.__setattr__(self, "labels", names)
-        object.__setattr__(self, "_index", {v: k for k, v in names.items()})
-        object.__setattr__(self, "_lookup", {**{v.lower(): k for k, v in names.items()}, **self._index})
+        object.__setattr__(self, "index", {v: k for k, v in names.items()})
+        object.__setattr__(self, "masks", {v: 1 << k for k, v in names.items()})
+        object.__setattr__(self, "_lookup", {**{v.lower(): k for k, v in names.items()}, **self.index})
 
     # -- notation (R-H3) ---------------------------------------------------
 
@@ -101,7 +103,7 @@ class HexBoard:
         return self._lookup.get(text)
 
     def has(self, text: str) -> bool:
-        return text.upper() in self._index
+        return text.upper() in self.index
 
     def parse_cell(self, text: str, step: int | None = None) -> int:
         """``"d7"`` -> bit.  Raises InvalidMove for text that names no cell."""
@@ -112,10 +114,10 @@ class HexBoard:
         if not m:
             raise InvalidMove(f"'{text}' is not a cell: write a letter and a number, like C3.", step=step, rule="R-H3")
         key = text.upper()
-        if key not in self._index:
+        if key not in self.index:
             rule = "R-H4" if self.kind == "green-meadow" else "R-H1"
             raise InvalidMove(f"{key} is not a cell of this board.", code="unknown_cell", step=step, rule=rule)
-        return self._index[key]
+        return self.index[key]
 
     def parse_cells(self, text: str) -> list[int]:
         """A move of several cells, separated by spaces and/or commas (R-H3)."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, ClassVar
 
 from engine.game import COMMON_ENDS
@@ -315,14 +316,20 @@ class Show(ABC):
             "adjudicate": self._adjudicate, "umpire": self._umpire,
         }  # fmt: skip
 
+    @cached_property
+    def handler_table(self) -> dict[str, Handler]:
+        """:meth:`handlers`, made once per show: a show holds no state, so its table never changes
+        (issue 20: making it again for every announcement was a third of announcing a Catchup move)."""
+        return self.handlers()
+
     @property
     def event_types(self) -> frozenset[str]:
-        return frozenset(self.handlers())
+        return frozenset(self.handler_table)
 
     def announce(self, before: Json | None, events: Sequence[Json], after: Json, names: tuple[str, str]) -> list[str]:
         """One sentence per thing announced about one move; the end is said last."""
         ctx = Context(before, after, names, events)
-        table = self.handlers()
+        table = self.handler_table
         out: list[str] = []
         ending: list[str] = []
         for i, e in enumerate(events):

@@ -144,6 +144,14 @@ def ply_range(variant: str, c0: int, c1: int, to_move: int) -> tuple[int, int] |
     return 2 * lo + to_move, 2 * hi + to_move
 
 
+def reachable(variant: str, c0: int, c1: int, to_move: int, ply: int) -> bool:
+    """Does some game reach ``c0``/``c1`` stones at ``ply`` with ``to_move`` next? (R-C1)  What
+    ``Catchup._check_counts`` and ``Catchup._check_ply`` together let through, in one range: ``load``
+    asks them only when it is not (issue 20), to say what does not fit."""
+    plies = ply_range(variant, c0, c1, to_move)  # None exactly when not counts_feasible
+    return plies is not None and plies[0] <= ply <= plies[1] and ply % 2 == to_move
+
+
 def _stones(n: int) -> str:
     """``n`` with the right noun: "1 stone", "2 stones"."""
     return f"{n} stone" if n == 1 else f"{n} stones"
@@ -232,15 +240,13 @@ class Catchup(Game[CatchupState, Move]):
 
     def dump(self, state: CatchupState) -> Json:
         board = state.board
-        cells = cells_json(board, *state.stones)
-        return {
-            **self.state_head(state, VERSION, {"variant": state.variant, "size": board.side}),
-            "scores": list(state.scores),
-            "board": cells,
-            "blocked": board.names(state.blocked),
-            "bonus": state.bonus,
-            "max_stones": self.max_stones(state),
-        }
+        out = self.state_head(state, VERSION, {"variant": state.variant, "size": board.side})
+        out["scores"] = list(state.scores)
+        out["board"] = cells_json(board, *state.stones)
+        out["blocked"] = board.names(state.blocked) if state.blocked else []
+        out["bonus"] = state.bonus
+        out["max_stones"] = self.max_stones(state)
+        return out
 
     def load(self, data: Mapping[str, Any]) -> CatchupState:
         """A client's state, checked field by field; nothing is taken on trust."""
@@ -265,8 +271,10 @@ class Catchup(Game[CatchupState, Move]):
             raise BadState("state.bonus", "bonus must be true or false.")
         if end is None:
             assert to_move is not None
-            self._check_counts(variant, c0, c1, to_move, "state.board", "state.to_move", BadState)
-            self._check_ply(variant, c0, c1, ply, to_move, "state.to_move")
+            if not reachable(variant, c0, c1, to_move, ply):
+                # something does not fit: these say what, blaming the right field
+                self._check_counts(variant, c0, c1, to_move, "state.board", "state.to_move", BadState)
+                self._check_ply(variant, c0, c1, ply, to_move, "state.to_move")
             state = self._build(variant, board, stones, blocked, to_move, ply, bonus)
             self._check_bonus(state, "state.bonus", BadState)
         else:
@@ -293,7 +301,13 @@ class Catchup(Game[CatchupState, Move]):
                 state = self._finished(state, winner, end)
 
         scores = data["scores"]
-        if not isinstance(scores, list) or list(state.scores) != scores or any(type(s) is not int for s in scores):
+        if not (
+            isinstance(scores, list)
+            and len(scores) == 2
+            and type(scores[0]) is int
+            and type(scores[1]) is int
+            and (scores[0], scores[1]) == state.scores
+        ):
             raise BadState(
                 "state.scores",
                 f"state.scores is {scores!r} but the score track must equal each player's largest group, "
