@@ -56,3 +56,11 @@ def test_a_view_s_dict_is_answered_so() -> None:
     assert resp.status_code == 200
     assert resp.data.endswith(b"}\n") and b", " not in resp.data and b'": ' not in resp.data
     assert resp.data == (_stdlib(json.loads(resp.data)) + "\n").encode()
+
+
+def test_what_is_not_text_is_escaped_not_refused() -> None:
+    """A lone surrogate is no text (a request holding one is 422, issue 20 item 4), but the test client writes
+    its requests with the app's JSON: tests/test_fuzz_states.py sends them, so they are written, escaped."""
+    with APP.app_context():
+        assert APP.json.dumps({"game": "\ud800", "n": 1}) == '{"game":"\\ud800","n":1}'
+        assert APP.json.response({"game": "\ud800"}).get_data() == b'{"game":"\\ud800"}\n'

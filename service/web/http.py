@@ -114,7 +114,8 @@ class StrictJSONProvider(DefaultJSONProvider):
     JSON, in the order given, as UTF-8 (as the managed matches' answers already were), several times faster
     (issue 20, "Cost per request": a ``play``'s answer took 7 µs to write with the standard library, under
     one with orjson).  What orjson does not write itself goes to Flask's ``default`` (dates as HTTP dates,
-    as before); what it refuses (an integer beyond 64 bits) is written by the standard library."""
+    as before); what it refuses (an integer beyond 64 bits) is written by the standard library, and what is
+    not text (a lone surrogate, which only a test sends: tests/test_fuzz_states.py) as ``\\u`` escapes."""
 
     ensure_ascii = False  # the standard library's way writes what orjson writes
     sort_keys = False
@@ -132,7 +133,13 @@ class StrictJSONProvider(DefaultJSONProvider):
             except orjson.JSONEncodeError:
                 pass
         kwargs.setdefault("separators", (",", ":"))
-        return super().dumps(obj, **kwargs)
+        text = super().dumps(obj, **kwargs)
+        if "ensure_ascii" not in kwargs and not text.isascii():
+            try:
+                text.encode()
+            except UnicodeEncodeError:  # a lone surrogate: not text, so escaped
+                text = super().dumps(obj, **kwargs, ensure_ascii=True)
+        return text
 
     def response(self, *args: Any, **kwargs: Any) -> Response:
         if self.compact is False or (self.compact is None and self._app.debug):
@@ -141,7 +148,7 @@ class StrictJSONProvider(DefaultJSONProvider):
         try:
             body = orjson.dumps(obj, default=self.default, option=self._options() | orjson.OPT_APPEND_NEWLINE)
         except orjson.JSONEncodeError:
-            body = f"{super().dumps(obj, separators=(',', ':'))}\n".encode()
+            body = f"{self.dumps(obj, separators=(',', ':'))}\n".encode()
         answer: Response = self._app.response_class(body, mimetype=self.mimetype)  # type: ignore[arg-type]  # bytes are a body
         return answer
 
