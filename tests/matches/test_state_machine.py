@@ -195,7 +195,7 @@ class Model:
         deadline = None if self.deadline is None else iso(self.deadline)
         return {**self.spec, "seats": seats, "to_move": self.mover, "may_move": self.may_move,
                 "turn_started": None if self.mover is None else iso(self.start), "deadline": deadline,
-                "proxy": self.proxy, "started": True, "paused": False, "now": iso(now)}  # fmt: skip
+                "proxy": self.proxy, "start": "created", "started": True, "paused": False, "now": iso(now)}  # fmt: skip
 
     def view(self, now: int) -> dict[str, Any]:
         """The match as GET answers it."""
