@@ -234,6 +234,10 @@ def test_the_clock_waits_for_the_start_then_pause_resume_add_time_and_adjudicate
     idle(page)
     assert "The umpire gave Ann 30 s." in text(page, "u-verdict")
     assert seconds(text(page, "u-clock-0"), "bank") == 40 and seconds(text(page, "u-clock-0"), "turn") == left
+    page.switch_to.window(polling)  # a page without EventSource says it too, from the clocks its long poll brings
+    WebDriverWait(page, 30).until(lambda d: seconds(text(d, "u-clock-0"), "bank") == 40)
+    assert "The umpire gave Ann 30 s." in text(page, "u-verdict")
+    page.switch_to.window(desk)
     shot(page, "umpire-paused")
     requested = page.execute_script("return performance.getEntriesByType('resource').map((e) => e.name).join(' ')")
     assert "/pause" in requested and secret not in requested and secret not in page.page_source  # a bearer header only

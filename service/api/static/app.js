@@ -1422,7 +1422,7 @@
       const started = Date.now();
       const r = await api('GET', `/v1/matches/${encodeURIComponent(m.id)}?wait_ply=${m.data.ply}&timeout_s=${POLL_S}`, undefined, undefined, true);
       if (gen !== matchGen) return;
-      const before = m.data;
+      const before = { ...m.data }; // its clock as it was: changed() may put the new one on m.data itself
       if (r.ok) {
         await changed(r.data);
         if (gen === matchGen) sayClocks(before, r.data);
@@ -1437,9 +1437,17 @@
     if (after.ply !== before.ply || after.state.status === 'finished') return;
     const was = before.clock;
     const now = after.clock;
-    if (was.started === false && now.started) say('info', 'The clocks have started.');
-    else if (!was.paused && now.paused) say('info', 'The clocks are paused: no moves until they resume.');
-    else if (was.paused && !now.paused) say('info', 'The clocks run again.');
+    const said = [];
+    if (was.started === false && now.started) said.push('The clocks have started.');
+    else if (!was.paused && now.paused) said.push('The clocks are paused: no moves until they resume.');
+    else if (was.paused && !now.paused) said.push('The clocks run again.');
+    // Time given: with no move in between, a bank grows only by the umpire's hand.
+    const who = names();
+    for (const seat of [0, 1]) {
+      const more = now.seats[seat].bank_s - was.seats[seat].bank_s;
+      if (more > 0) said.push(`The umpire gave ${who[seat]} ${+more.toFixed(3)} s.`);
+    }
+    if (said.length) say('info', said.join(' '));
   }
 
   function signature(d) {
