@@ -63,7 +63,10 @@ def test_a_connection_whose_request_arrives_later_waits_one_round(tmp_path: Path
     Without any yield after a request it waited for a whole pipeline; tests/test_gunicorn_conf.py holds
     that the yield lets the loop poll its sockets.  Four clients pipeline sixty requests each; a fifth sends
     one request at a time, the next as soon as the last is answered.  Counted from the request log, as
-    above: between two of the fifth client's answers, at most two rounds of the others' requests."""
+    above: between two of the fifth client's answers, one round of the others' requests (4) and a turn
+    of the loop (4 more) as a rule; the bound allows four rounds, for this test's own process losing the
+    CPU to a busy machine between an answer and its next request, and is still far below a pipeline's
+    240 requests."""
     with serve(tmp_path) as base:
         port = int(base.rsplit(":", 1)[1])
         state = _call(port, "POST", "/v1/games/catchup/new", {"options": {"size": 5}})["state"]
@@ -92,7 +95,7 @@ def test_a_connection_whose_request_arrives_later_waits_one_round(tmp_path: Path
     last_busy = max(i for i, rid in enumerate(order) if rid.startswith("busy-"))
     gaps = [b - a - 1 for a, b in itertools.pairwise(mine) if b < last_busy]
     assert gaps, f"the busy clients finished before the late one was answered twice: {order}"
-    assert max(gaps) <= 2 * CLIENTS, f"the late client waited for {max(gaps)} of the others' requests: {gaps}"
+    assert max(gaps) <= 4 * CLIENTS, f"the late client waited for {max(gaps)} of the others' requests: {gaps}"
 
 
 def _play(body: bytes, rid: str, last: bool) -> bytes:
