@@ -123,10 +123,9 @@ class JsonFormatter(logging.Formatter):
     def access_line(self, created: float, rid: str, method: str, path: str, status: int, took: float | None) -> str:
         """What :meth:`format` writes of an answer's record (:func:`init_app`), without the record: the same
         object, its strings escaped by the encoder's own function (tests/test_request_log.py compares)."""
-        text = _quote
         return (
-            f'{{"time":"{when(created)}","level":"info","message":{text(f"{method} {path} {status}")},'
-            f'"request_id":{text(rid)},"method":{text(method)},"path":{text(path)},"status":{int(status)},'
+            f'{{"time":"{when(created)}","level":"info","message":{_quote(f"{method} {path} {status}")},'
+            f'"request_id":{_quote(rid)},"method":{_quote(method)},"path":{_quote(path)},"status":{int(status)},'
             f'"duration_ms":{"null" if took is None else float.__repr__(took)},"logger":"{access.name}"}}'
         )
 
@@ -176,6 +175,15 @@ class _Handler(logging.StreamHandler):  # type: ignore[type-arg]
         if self.follow:
             self.stream = sys.stderr
         super().emit(record)
+
+    def write_line(self, line: str) -> None:
+        """``line`` written as :meth:`emit` writes a record's (to the same stream, under the lock, flushed),
+        for a line made without a record."""
+        with self.lock:  # type: ignore[union-attr]  # created with the handler
+            if self.follow:
+                self.stream = sys.stderr
+            self.stream.write(line + self.terminator)
+            self.stream.flush()
 
 
 _FAST = (JsonFormatter, TextFormatter)  # formatters with an access_line
@@ -256,13 +264,7 @@ def _write(handler: _Handler, created: float, rid: str, method: str, path: str, 
     formatter = handler.formatter
     assert isinstance(formatter, _FAST)
     try:
-        line = formatter.access_line(created, rid, method, path, status, took)
-        with handler.lock:  # type: ignore[union-attr]  # created with the handler
-            if handler.follow:
-                handler.stream = sys.stderr
-            stream = handler.stream
-            stream.write(line + handler.terminator)
-            stream.flush()
+        handler.write_line(formatter.access_line(created, rid, method, path, status, took))
     except Exception:  # e.g. a closed stream: logging's own way reports it
         return False
     return True
