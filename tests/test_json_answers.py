@@ -64,3 +64,11 @@ def test_what_is_not_text_is_escaped_not_refused() -> None:
     with APP.app_context():
         assert APP.json.dumps({"game": "\ud800", "n": 1}) == '{"game":"\\ud800","n":1}'
         assert APP.json.response({"game": "\ud800"}).get_data() == b'{"game":"\\ud800"}\n'
+
+
+def test_in_debug_an_answer_is_indented_as_flask_writes_it() -> None:
+    debug = create_app({"TESTING": True})
+    debug.debug = True
+    with debug.app_context():
+        value = {"name": "Zoë", "order": [3, 1]}
+        assert debug.json.response(value).get_data() == (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode()

@@ -132,7 +132,8 @@ class StrictJSONProvider(DefaultJSONProvider):
                 return orjson.dumps(obj, default=self.default, option=self._options()).decode()
             except orjson.JSONEncodeError:
                 pass
-        kwargs.setdefault("separators", (",", ":"))
+        if "indent" not in kwargs:  # compact as orjson writes it; indented as Flask writes it for a person
+            kwargs.setdefault("separators", (",", ":"))
         text = super().dumps(obj, **kwargs)
         if "ensure_ascii" not in kwargs and not text.isascii():
             try:
