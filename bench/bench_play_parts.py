@@ -17,11 +17,8 @@ and one 15 random turns in (seed 3: 27 stones).  For each:
 from __future__ import annotations
 
 import json
-import os
 import random
 import statistics
-import sys
-import tempfile
 import time
 import timeit
 from collections.abc import Callable
@@ -117,18 +114,12 @@ def in_requests(label: str, state: Any, move: str, batches: int, size: int) -> N
 
 
 def main() -> None:
-    batches = int(os.environ.get("BENCH_BATCHES", "20"))
-    size = int(os.environ.get("BENCH_BATCH", "300"))
-    os.environ["LOG_FORMAT"] = "json"
-    os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="bench-play-parts-"))
-    real_stderr, sys.stderr = sys.stderr, open(os.devnull, "w")  # noqa: SIM115  # the request log, discarded
-    try:
+    from bench.bench_request_cpu import as_make_run_configures
+
+    with as_make_run_configures("play-parts") as (batches, size):
         for label, state, move in positions():
             steps(label, state, move)
             in_requests(label, state, move, batches, size)
-    finally:
-        sys.stderr.close()
-        sys.stderr = real_stderr
     print(f"load average at the end {load_average()}")
 
 

@@ -13,6 +13,7 @@ server's throughput is the inverse of its CPU per request)."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -20,7 +21,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from bench.common import load_average
@@ -59,13 +60,23 @@ def call(app: WsgiApp, path: str, body: bytes = b"", method: str = "GET") -> str
     return status[0]
 
 
-def main() -> None:
-    batches = int(os.environ.get("BENCH_BATCHES", "20"))
-    size = int(os.environ.get("BENCH_BATCH", "300"))
+@contextlib.contextmanager
+def as_make_run_configures(name: str) -> Iterator[tuple[int, int]]:
+    """Apps made inside are configured as ``make run`` configures them (``LOG_FORMAT=json``, metrics in
+    ``PROMETHEUS_MULTIPROC_DIR``), their request log discarded; yields ``BENCH_BATCHES`` (20) and
+    ``BENCH_BATCH`` (300)."""
     os.environ["LOG_FORMAT"] = "json"
-    os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="bench-request-cpu-"))
+    os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix=f"bench-{name}-"))
     real_stderr, sys.stderr = sys.stderr, open(os.devnull, "w")  # noqa: SIM115  # the request log, discarded
     try:
+        yield int(os.environ.get("BENCH_BATCHES", "20")), int(os.environ.get("BENCH_BATCH", "300"))
+    finally:
+        sys.stderr.close()
+        sys.stderr = real_stderr
+
+
+def main() -> None:
+    with as_make_run_configures("request-cpu") as (batches, size):
         from bench.bare import app as bare
         from service import create_app
 
@@ -90,9 +101,6 @@ def main() -> None:
                 for _ in range(size):
                     call(wsgi, path, body, method)
                 took[name].append((time.process_time() - start) / size * 1e6)
-    finally:
-        sys.stderr.close()
-        sys.stderr = real_stderr
     load = load_average()
     print(f"{batches} batches of {size} requests each, load average at the end {load}")
     best = {name: min(v) for name, v in took.items()}
