@@ -237,8 +237,8 @@ NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 
 @contextlib.contextmanager
 def nginx(folder: Path, upstream: str) -> Any:
-    """deploy/nginx.conf (its marks filled in, as tests/test_proxy.py does) on a free loopback port in front of
-    ``upstream`` (host:port); yields its base URL and its process."""
+    """deploy/nginx.conf (its marks filled in) on a free loopback port in front of ``upstream`` (host:port);
+    yields its base URL and its process (bench dos --via nginx, tests/test_proxy.py)."""
     if not Path(NGINX).exists():
         raise SystemExit("nginx is not installed (apt-get install nginx)")
     folder.mkdir(parents=True, exist_ok=True)
@@ -254,7 +254,11 @@ def nginx(folder: Path, upstream: str) -> Any:
     proc = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(folder)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
-        wait_up(base, proc, 20)
+        try:
+            wait_up(base, proc, 20)
+        except RuntimeError as e:
+            log = folder / "error.log"
+            raise RuntimeError(f"{e}: {log.read_text(errors='replace') if log.exists() else 'no error.log'}") from None
         yield base, proc
     finally:
         stop(proc, 10)

@@ -8,58 +8,15 @@ test fails: it never skips."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import socket
-import subprocess
 import time
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-from liveserver import ROOT, serve
+from liveserver import serve
 from test_dos import answer_of, post
 
-from umpire.server import free_port
-
-NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
-
-
-@contextmanager
-def nginx(folder: Path, upstream: str) -> Iterator[str]:
-    """deploy/nginx.conf on a free loopback port in front of ``upstream`` (host:port); its base URL."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
-        (folder / sub).mkdir(exist_ok=True)
-    port = free_port()
-    text = (ROOT / "deploy" / "nginx.conf").read_text()
-    text = text.replace("@PREFIX@", str(folder)).replace("@LISTEN@", f"127.0.0.1:{port}").replace("@UPSTREAM@", upstream)
-    if os.geteuid() == 0:
-        text = "user root;\n" + text  # as root nginx's workers would be nobody's, who cannot write the test's folder
-    conf = folder / "nginx.conf"
-    conf.write_text(text)
-    proc = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(folder)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        end = time.monotonic() + 20
-        while True:
-            try:
-                with urllib.request.urlopen(base + "/v1/health", timeout=2) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                pass
-            assert proc.poll() is None and time.monotonic() < end, (folder / "error.log").read_text(errors="replace")
-            time.sleep(0.1)
-        yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+from bench.common import NGINX, nginx
 
 
 def slow_body(port: int, source: str) -> socket.socket:
@@ -74,7 +31,7 @@ def test_nginx_in_front_cuts_slow_bodies_off_caps_addresses_and_streams_events(t
     (tmp_path / "app").mkdir()
     with (
         serve(tmp_path / "app", TRUSTED_PROXIES="1", BODY_TIMEOUT_S="30") as app,
-        nginx(tmp_path / "nginx", app.removeprefix("http://")) as base,
+        nginx(tmp_path / "nginx", app.removeprefix("http://")) as (base, _),
     ):
         port = int(base.rsplit(":", 1)[1])
         state = post(base, "/v1/games/catchup/new", {"options": {"size": 5}})
