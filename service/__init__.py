@@ -111,7 +111,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from service.web import cors, errors, guard, metrics, ratelimit, requestlog, signing
 
     # Settings and hooks, in the order every request meets them.
-    requestlog.init_app(app)  # first: every later hook and every answer has the request id
+    requestlog.init_app(app)  # first, around the app: every answer has the request id, a log line, its metrics
     guard.init_app(app)  # request bodies read within a deadline, before any view (service/web/guard.py)
     signing.init_app(app)
     cors.init_app(app)

@@ -119,6 +119,7 @@ def test_the_service_layers_as_db_says() -> None:
         "service.matches.store",
         "service.matches.referee",
         "service.web.metrics",
+        "service.web.requestlog",  # metrics are told of each answer by the request log
         "service.web.schemas",
         "service.run.embedded",
     }

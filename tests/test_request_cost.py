@@ -207,3 +207,33 @@ def test_a_body_the_guard_read_is_parsed_from_its_bytes_not_read_again(monkeypat
     # Refusals still name what they name: the same checks on the same bytes.
     dup = client.post("/v1/games/catchup/new", data=b'{"options": {}, "options": {}}', content_type="application/json")
     assert dup.status_code == 400 and dup.json["error"]["code"] == "duplicate_key"
+
+
+def test_what_every_answer_gets_is_given_around_the_app_not_by_flask_hooks() -> None:
+    """The request id, ``nosniff``, the log line and the figures come from one WSGI middleware
+    (service/web/requestlog.py ``RequestLog``), not from four Flask hooks each reaching ``request`` and ``g``
+    through their proxies (about a fifth of ``GET /v1/games`` through gunicorn, BENCHMARKS.md): only
+    flask-limiter's hooks are left on every request, and every kind of answer still gets them all."""
+    app = create_app({})
+    every = (app.before_request_funcs, app.after_request_funcs, app.teardown_request_funcs)
+    hooks = [f for funcs in every for f in funcs.get(None, [])]
+    assert [f.__module__ for f in hooks] == ["service.web.ratelimit"] * len(hooks)
+
+    @app.get("/boom")
+    def boom() -> None:
+        raise RuntimeError("a view that fails")
+
+    client = app.test_client()
+    answers = {
+        "a view's": client.get("/v1/games"),
+        "a conditional": client.get("/v1/games", headers={"If-None-Match": client.get("/v1/games").headers["ETag"]}),
+        "routing's": client.get("/nowhere"),
+        "a method's": client.put("/v1/games"),
+        "a refusal's": client.post("/v1/games/catchup/new", data="{", content_type="application/json"),
+        "a failure's": client.get("/boom"),
+    }
+    assert [r.status_code for r in answers.values()] == [200, 304, 404, 405, 400, 500]
+    for name, r in answers.items():
+        assert len(r.headers.getlist("X-Request-ID")) == 1 and len(r.headers["X-Request-ID"]) == 32, name
+        assert r.headers.getlist("X-Content-Type-Options") == ["nosniff"], name
+    assert _count("GET", "/boom", "500") == 1  # a failed answer is timed under its route

@@ -10,7 +10,7 @@ The page is sent with a Content-Security-Policy that lets it run only its own
 script and reach only its own origin (a picture's ``<style>`` block, drawn
 into the page, is the one inline thing allowed), and may not be framed
 (``frame-ancestors 'none'``, ``X-Frame-Options: DENY``); every answer of the
-service carries ``X-Content-Type-Options: nosniff``.
+service carries ``X-Content-Type-Options: nosniff`` (service/web/requestlog.py ``EVERY_ANSWER``).
 """
 
 from __future__ import annotations
@@ -43,12 +43,6 @@ PAGE_HEADERS = {"Content-Security-Policy": CSP, "X-Frame-Options": "DENY"}
 def index() -> Response:
     resp = bp.send_static_file("index.html")
     resp.headers.update(PAGE_HEADERS)
-    return resp
-
-
-@bp.after_app_request
-def _no_sniffing(resp: Response) -> Response:
-    resp.headers["X-Content-Type-Options"] = "nosniff"
     return resp
 
 

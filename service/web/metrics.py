@@ -21,7 +21,7 @@ worker answers ``/metrics`` with the sum of all of them (``make run`` sets the
 folder; service/run/gunicorn_conf.py drops a dead worker's live gauges).  Without
 the variable, one process's own figures.
 
-The Flask side is a before/after-request pair and one view, registered on
+The Flask side is one observer of the request log's (every answer, timed) and one view, registered on
 every app the factory makes (prometheus-flask-exporter hooks only the first
 app of a process, which a test run or a tool making several apps defeats).
 """
@@ -30,12 +30,14 @@ from __future__ import annotations
 
 import hmac
 import os
-import time
 from typing import Any
 
-from flask import Blueprint, Flask, Response, current_app, g, request
+from flask import Blueprint, Flask, Response, current_app, request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest, multiprocess
 from werkzeug.exceptions import Unauthorized
+from werkzeug.routing import Rule
+
+from service.web import requestlog
 
 SERIES_MEMO = 4096  # series kept at hand per app (a client's made-up methods are counted, just not kept)
 BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5)
@@ -63,28 +65,23 @@ def _scrape() -> bytes:
 
 
 def init_app(app: Flask) -> None:
-    """Every request of this app timed (the view, ``bp``, create_app registers), from the request log's start
-    (service/web/requestlog.py, the first hook of every request): one clock and one hook fewer a request than a
-    start of its own (issue 20, "Cost per request")."""
+    """Every answer of this app timed, told by the request log's middleware (service/web/requestlog.py
+    ``RequestLog``, which times it): no hook, clock or request lookup of its own (issue 20, "Cost per
+    request").  A scrape of ``/metrics`` is not counted."""
     series: dict[tuple[str, str, int], Any] = {}  # each (method, route, status)'s histogram, looked up once
 
-    @app.after_request
-    def _done(response: Response) -> Response:
-        start = g.get("started")
-        if start is None:
-            return response
-        req = request._get_current_object()  # type: ignore[attr-defined]  # one proxy lookup, not four (issue 20)
-        if req.endpoint == "metrics.metrics":
-            return response
-        rule = req.url_rule
-        key = (req.method, rule.rule if rule is not None else "(none)", response.status_code)
+    def _done(method: str, rule: Rule | None, status: int, seconds: float) -> None:
+        if rule is not None and rule.endpoint == "metrics.metrics":
+            return
+        key = (method, rule.rule if rule is not None else "(none)", status)
         child = series.get(key)
         if child is None:
-            child = REQUESTS.labels(key[0], key[1], str(key[2]))
+            child = REQUESTS.labels(method, key[1], str(status))
             if len(series) < SERIES_MEMO:
                 series[key] = child
-        child.observe(time.perf_counter() - start)
-        return response
+        child.observe(seconds)
+
+    requestlog.observe(app, _done)
 
 
 bp = Blueprint("metrics", __name__)

@@ -32,13 +32,17 @@ import os
 import re
 import sys
 import time
+from collections.abc import Callable, Iterable
 from json.encoder import encode_basestring_ascii
 from typing import IO, Any
 
-from flask import Flask, Response, g, has_request_context, request
+from flask import Flask, has_request_context, request
+from werkzeug.routing import Rule
+from werkzeug.wrappers import Request
 
 HEADER = "X-Request-ID"
 ENVIRON_KEY = "HTTP_X_REQUEST_ID"  # the header's key in the WSGI environment
+ID_KEY = "umpire.request_id"  # the WSGI environment's key for the request's id (the client's, or made)
 MAX_ID_CHARS = 128
 SAFE_ID = re.compile(rf"[A-Za-z0-9\-._:/+=@]{{1,{MAX_ID_CHARS}}}")
 LOGGER = "service"  # the package's logger: every module's log goes through it
@@ -51,7 +55,7 @@ def request_id() -> str | None:
     """The current request's id (None outside a request)."""
     if not has_request_context():
         return None
-    rid: str | None = g.get("request_id")
+    rid: str | None = request.environ.get(ID_KEY)
     return rid
 
 
@@ -65,7 +69,7 @@ class RequestFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if has_request_context():
             if not hasattr(record, "request_id"):
-                record.request_id = g.get("request_id")
+                record.request_id = request.environ.get(ID_KEY)
             if not hasattr(record, "method"):
                 record.method = request.method
             if not hasattr(record, "path"):
@@ -224,38 +228,77 @@ def configure(fmt: str, stream: IO[str] | None = None) -> logging.Handler:
     return handler
 
 
+# What every answer of the app carries, whatever answered it (a view, an error handler, Werkzeug's routing).
+# nosniff: no browser guesses a type other than the one sent (issue 20: the page's hook set it on each answer).
+EVERY_ANSWER = (("X-Content-Type-Options", "nosniff"),)
+
+# Told of every answer when it leaves, after its line is written: (method, the URL rule or None, status, seconds).
+Observer = Callable[[str, Rule | None, int, float], None]
+
+
 def init_app(app: Flask) -> None:
+    """The log's format, and :class:`RequestLog` around the app (inside the body guard, service/web/guard.py,
+    whose refusals an attacker can make by the hundred a second, and which therefore cost no line)."""
     configure(app.config["LOG_FORMAT"])
+    observers: list[Observer] = app.extensions.setdefault("umpire.observers", [])
+    app.wsgi_app = RequestLog(app.wsgi_app, observers)  # type: ignore[method-assign]
 
-    # Each hook reads ``request`` and ``g`` through their proxies once (a proxy's lookup cost a few µs each,
-    # twenty-odd times a request: issue 20, "Cost per request"), and the header from the WSGI environment
-    # (what ``request.headers.get`` reads).
-    @app.before_request
-    def _start() -> None:
-        raw = request.environ.get(ENVIRON_KEY)
-        here = g._get_current_object()
-        here.request_id = raw if valid_id(raw) else os.urandom(16).hex()  # 32 hex digits; uuid4 cost 1.5 µs, this 0.3
-        here.started = time.perf_counter()
 
-    @app.after_request
-    def _finish(response: Response) -> Response:
-        here = g._get_current_object()
-        rid = here.get("request_id") or os.urandom(16).hex()  # a failure before _start (none known) still gets one
-        response.headers[HEADER] = rid
-        started = here.get("started")
-        duration = None if started is None else round((time.perf_counter() - started) * 1000, 3)
+def observe(app: Flask, observer: Observer) -> None:
+    """``observer`` told of each answer of ``app`` (service/web/metrics.py times them so)."""
+    app.extensions.setdefault("umpire.observers", []).append(observer)
+
+
+class RequestLog:
+    """WSGI middleware around the Flask app: each request's id (the client's ``X-Request-ID`` when valid, else 32
+    hex digits made here) in the environment (:data:`ID_KEY`) for every log line written while answering; on
+    its answer the id and :data:`EVERY_ANSWER`'s headers; once the app has answered, its line in the log and
+    its figures to the observers.
+
+    As Flask hooks this cost about a fifth of ``GET /v1/games`` through gunicorn (issue 20, "Cost per request":
+    four hooks, each reaching ``request`` and ``g`` through their proxies, and Werkzeug's checked header
+    setters); here the request is read once, from the environment, when the app starts its answer, and the
+    headers are appended to the list it sends.  An answer's time runs from when the app is called to when it
+    has returned (an event stream's, to its first bytes' leaving: the stream itself is not timed)."""
+
+    def __init__(self, app: Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]], observers: list[Observer]):
+        self.app, self.observers = app, observers
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        raw = environ.get(ENVIRON_KEY)
+        rid = environ[ID_KEY] = raw if raw is not None and SAFE_ID.fullmatch(raw) is not None else os.urandom(16).hex()
+        started = time.perf_counter()
+        answer: list[Any] = []  # the status, method, path and URL rule the app answered with
+
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            headers.append((HEADER, rid))
+            headers.extend(EVERY_ANSWER)
+            req = environ.get("werkzeug.request")  # Flask's request (until its context ends, after this)
+            if req is not None:
+                answer[:] = (status, req.method, req.path, req.url_rule)
+            else:  # an app below Flask's answering by itself: what the environment says
+                answer[:] = (status, environ.get("REQUEST_METHOD", ""), Request(environ).path, None)
+            return start_response(status, headers, exc_info)
+
+        body = self.app(environ, start)
+        if answer:
+            self.answered(rid, started, *answer)
+        return body
+
+    def answered(self, rid: str, started: float, status: str, method: str, path: str, rule: Rule | None) -> None:
+        seconds = time.perf_counter() - started
+        code = int(status[:3])
         if access.isEnabledFor(logging.INFO):
-            req = request._get_current_object()  # type: ignore[attr-defined]
-            method, path, status = req.method, req.path, response.status_code
+            took = round(seconds * 1000, 3)
             handler = _sole_handler()
-            if handler is not None and _write(handler, time.time(), rid, method, path, status, duration):
-                return response
-            # access.info(...) without its search of the stack for the caller (no format writes it) and with every
-            # field given, so the filter looks nothing up: the same record, for less (issue 20, cost per request).
-            fields = {"request_id": rid, "method": method, "path": path, "status": status, "duration_ms": duration}
-            access.handle(access.makeRecord(access.name, logging.INFO, __file__, 0, "%s %s %s", (method, path, status), None,
-                                            extra=fields))  # fmt: skip
-        return response
+            if handler is None or not _write(handler, time.time(), rid, method, path, code, took):
+                # access.info(...) without its search of the stack for the caller (no format writes it) and with
+                # every field given, as the filter finds no request now: the same record, for less.
+                fields = {"request_id": rid, "method": method, "path": path, "status": code, "duration_ms": took}
+                access.handle(access.makeRecord(access.name, logging.INFO, __file__, 0, "%s %s %s", (method, path, code), None,
+                                                extra=fields))  # fmt: skip
+        for observer in self.observers:
+            observer(method, rule, code, seconds)
 
 
 def _write(handler: _Handler, created: float, rid: str, method: str, path: str, status: int, took: float | None) -> bool:
