@@ -3,6 +3,8 @@ measured by ``python -m bench overhead``, never here)."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -237,3 +239,54 @@ def test_what_every_answer_gets_is_given_around_the_app_not_by_flask_hooks() -> 
         assert len(r.headers.getlist("X-Request-ID")) == 1 and len(r.headers["X-Request-ID"]) == 32, name
         assert r.headers.getlist("X-Content-Type-Options") == ["nosniff"], name
     assert _count("GET", "/boom", "500") == 1  # a failed answer is timed under its route
+
+
+FORKED = r"""
+import json, os, sys
+from prometheus_client import CollectorRegistry, multiprocess, values
+from service.web import metrics, requestlog
+
+assert values.ValueClass is metrics.MULTIPROCESS_VALUE  # every value made from here on asks process_id()
+child = metrics.REQUESTS.labels("GET", "/fork", "200")
+child.observe(0.001)
+ids = [requestlog.new_id() for _ in range(3)]
+read, write = os.pipe()
+pid = os.fork()
+if pid == 0:  # the child: its own figures, its own ids
+    child.observe(0.001)
+    child.observe(0.001)
+    os.write(write, json.dumps([metrics.process_id(), [requestlog.new_id() for _ in range(3)]]).encode())
+    os._exit(0)
+os.waitpid(pid, 0)
+seen_pid, child_ids = json.loads(os.read(read, 65536))
+parent_ids = [requestlog.new_id() for _ in range(3)]
+registry = CollectorRegistry()
+multiprocess.MultiProcessCollector(registry)
+labels = {"method": "GET", "route": "/fork", "status": "200"}
+count = registry.get_sample_value("umpire_http_request_duration_seconds_count", labels)
+files = sorted(os.listdir(os.environ["PROMETHEUS_MULTIPROC_DIR"]))
+print(json.dumps({"parent": os.getpid(), "child": pid, "seen": seen_pid, "files": files, "count": count,
+                  "ids": ids + parent_ids, "child_ids": child_ids}))
+"""
+
+
+def test_a_forked_worker_keeps_its_own_figures_and_ids_without_asking_the_system_each_time(tmp_path: Path) -> None:
+    """Metrics in multiprocess mode ask service/web/metrics.py ``process_id`` (no system call) whether the process
+    forked, and request ids come from a generator of the process's own: both made again in a forked child,
+    as gunicorn forks its workers.  The child's figures go to a file of its own and are summed with the parent's;
+    its ids are not the parent's."""
+    import json
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", FORKED], env=env, capture_output=True, text=True, timeout=60, cwd=Path(__file__).parent.parent
+    )
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got["seen"] == got["child"] != got["parent"]
+    assert f"histogram_{got['parent']}.db" in got["files"] and f"histogram_{got['child']}.db" in got["files"]
+    assert got["count"] == 3.0  # one observation in the parent, two in the child
+    ids = got["ids"] + got["child_ids"]
+    assert len(set(ids)) == len(ids) and all(len(i) == 32 and int(i, 16) >= 0 for i in ids)

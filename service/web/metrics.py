@@ -33,7 +33,16 @@ import os
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, request
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest, multiprocess
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    multiprocess,
+    values,
+)
 from werkzeug.exceptions import Unauthorized
 from werkzeug.routing import Rule
 
@@ -41,6 +50,25 @@ from service.web import requestlog
 
 SERIES_MEMO = 4096  # series kept at hand per app (a client's made-up methods are counted, just not kept)
 BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5)
+
+_pid = [os.getpid()]
+os.register_at_fork(after_in_child=lambda: _pid.__setitem__(0, os.getpid()))
+
+
+def process_id() -> int:
+    """This process's id, as os.getpid() gives it, without a system call each time: kept, and taken again in a
+    forked child."""
+    return _pid[0]
+
+
+# In multiprocess mode (PROMETHEUS_MULTIPROC_DIR) every change of a value asks whether the process has forked, by
+# default with os.getpid(): a system call, two for each request timed, 3.5% of a worker's time serving
+# GET /v1/games (issue 20, "Cost per request"; py-spy, BENCHMARKS.md).  prometheus_client takes a function of
+# our own (its ``process_identifier``): distinct in processes running at once, as process_id() is.  Set before
+# any metric is made (each value is made by ValueClass); tests/test_request_cost.py forks to hold it to that.
+MULTIPROCESS_VALUE: Any = None
+if values.ValueClass is not values.MutexValue:
+    MULTIPROCESS_VALUE = values.ValueClass = values.MultiProcessValue(process_identifier=process_id)  # type: ignore[no-untyped-call]
 
 REQUESTS = Histogram(
     "umpire_http_request_duration_seconds", "HTTP requests, by route and status.", ["method", "route", "status"], buckets=BUCKETS

@@ -29,6 +29,7 @@ import json
 import logging
 import math
 import os
+import random
 import re
 import sys
 import time
@@ -228,6 +229,19 @@ def configure(fmt: str, stream: IO[str] | None = None) -> logging.Handler:
     return handler
 
 
+# Request ids: 128 random bits from a generator of this process's own, seeded from the system's randomness
+# when made and again in each forked child (a gunicorn worker), so that no two processes share a sequence.
+# Not a secret, so not the system's randomness each time: os.urandom's system call was 3% of a worker's time
+# serving GET /v1/games (issue 20, "Cost per request"; py-spy, BENCHMARKS.md).
+_ids = random.Random()
+os.register_at_fork(after_in_child=_ids.seed)
+
+
+def new_id() -> str:
+    """A request id: 32 hex digits."""
+    return f"{_ids.getrandbits(128):032x}"
+
+
 # What every answer of the app carries, whatever answered it (a view, an error handler, Werkzeug's routing).
 # nosniff: no browser guesses a type other than the one sent (issue 20: the page's hook set it on each answer).
 EVERY_ANSWER = (("X-Content-Type-Options", "nosniff"),)
@@ -266,7 +280,7 @@ class RequestLog:
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         raw = environ.get(ENVIRON_KEY)
-        rid = environ[ID_KEY] = raw if raw is not None and SAFE_ID.fullmatch(raw) is not None else os.urandom(16).hex()
+        rid = environ[ID_KEY] = raw if raw is not None and SAFE_ID.fullmatch(raw) is not None else new_id()
         started = time.perf_counter()
         answer: list[Any] = []  # the status, method, path and URL rule the app answered with
 
