@@ -24,6 +24,7 @@ begin so was written by the service itself.
 
 from __future__ import annotations
 
+import atexit
 import datetime
 import json
 import logging
@@ -175,20 +176,66 @@ class _Handler(logging.StreamHandler):  # type: ignore[type-arg]
     def __init__(self, stream: IO[str] | None) -> None:
         super().__init__(stream or sys.stderr)
         self.follow = stream is None
+        self.pending: list[str] = []  # answers' lines of this turn of the event loop, under batch_lines()
 
     def emit(self, record: logging.LogRecord) -> None:
+        if self.pending:
+            self.flush_pending()  # the answers' lines before it came first
         if self.follow:
             self.stream = sys.stderr
         super().emit(record)
 
     def write_line(self, line: str) -> None:
         """``line`` written as :meth:`emit` writes a record's (to the same stream, under the lock, flushed),
-        for a line made without a record."""
+        for a line made without a record; under :func:`batch_lines`, at the end of the loop's turn."""
+        if _loop is not None:
+            if not self.pending:
+                _loop.run_callback(self.flush_pending)
+            self.pending.append(line)
+            return
         with self.lock:  # type: ignore[union-attr]  # created with the handler
             if self.follow:
                 self.stream = sys.stderr
             self.stream.write(line + self.terminator)
             self.stream.flush()
+
+    def flush_pending(self) -> None:
+        """The lines kept for the end of this turn, written at once; a failure is reported as logging
+        reports a record's (on standard error, the first line named)."""
+        lines, self.pending = self.pending, []
+        if not lines:
+            return
+        with self.lock:  # type: ignore[union-attr]
+            try:
+                if self.follow:
+                    self.stream = sys.stderr
+                self.stream.write(self.terminator.join(lines) + self.terminator)
+                self.stream.flush()
+            except Exception:
+                self.handleError(logging.makeLogRecord({"name": access.name, "levelno": logging.INFO, "msg": lines[0]}))
+
+
+# gevent's loop while the answers' lines of each of its turns are written together (batch_lines), else None.
+_loop: Any = None
+
+
+def batch_lines(loop: Any) -> None:
+    """From now on the answers' lines (through the service's handler) are written once a turn of gevent's
+    ``loop``, all of the turn's in one write, at its end (``run_callback``: before the loop next waits for
+    its sockets), instead of one system call each: a write was 2.6% of a gevent worker's time serving
+    GET /v1/games (issue 20, "Cost per request"; py-spy, BENCHMARKS.md).  Any other record flushes them
+    first, so the log keeps its order.  service/run/gunicorn_conf.py calls this in a gevent worker, and
+    :func:`flush_lines` as it exits."""
+    global _loop
+    _loop = loop
+    atexit.register(flush_lines)
+
+
+def flush_lines() -> None:
+    """Every line kept for the end of the loop's turn, written now."""
+    for handler in _service.handlers:
+        if isinstance(handler, _Handler):
+            handler.flush_pending()
 
 
 _FAST = (JsonFormatter, TextFormatter)  # formatters with an access_line
@@ -219,6 +266,7 @@ def configure(fmt: str, stream: IO[str] | None = None) -> logging.Handler:
     """Send the service's log to ``stream`` (standard error) in ``fmt`` (json or text)."""
     logger = logging.getLogger(LOGGER)
     for old in [h for h in logger.handlers if isinstance(h, _Handler)]:
+        old.flush_pending()
         logger.removeHandler(old)
     handler = _Handler(stream)
     handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
