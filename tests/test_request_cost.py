@@ -290,3 +290,31 @@ def test_a_forked_worker_keeps_its_own_figures_and_ids_without_asking_the_system
     assert got["count"] == 3.0  # one observation in the parent, two in the child
     ids = got["ids"] + got["child_ids"]
     assert len(set(ids)) == len(ids) and all(len(i) == 32 and int(i, 16) >= 0 for i in ids)
+
+
+PATCHED = r"""
+from gevent import monkey
+monkey.patch_all()
+from gevent import Timeout
+from service.web import guard
+
+assert guard._gevent_timeout() is Timeout
+monkey.is_module_patched = lambda name: (_ for _ in ()).throw(AssertionError("asked again"))
+assert guard._gevent_timeout() is Timeout  # kept: gevent is not asked on every body
+print("ok")
+"""
+
+
+def test_the_guard_asks_gevent_once_whether_it_patched_the_process() -> None:
+    """service/web/guard.py reads each body under a gevent.Timeout in a gevent worker; whether it is one is asked
+    once, not on every body (1% of a worker's time on a ``play``, issue 20)."""
+    import subprocess
+    import sys
+
+    from service.web import guard
+
+    assert guard._gevent_timeout() is None  # this process is not patched, and that is not kept
+    assert guard._patched == []
+    root = Path(__file__).parent.parent
+    out = subprocess.run([sys.executable, "-c", PATCHED], capture_output=True, text=True, timeout=60, cwd=root)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr

@@ -93,13 +93,22 @@ class BodyTimeout(Exception):
     pass
 
 
+_patched: list[Any] = []  # gevent.Timeout once gevent was found to have patched the process (never undone)
+
+
 def _gevent_timeout() -> Any:
-    """gevent.Timeout when this process runs under gevent (gunicorn's gevent worker), else None."""
+    """gevent.Timeout when this process runs under gevent (gunicorn's gevent worker), else None.  Once found,
+    kept: asking gevent on every body was 1% of a gevent worker's time on a ``play`` (issue 20, py-spy)."""
+    if _patched:
+        return _patched[0]
     try:
         from gevent import Timeout, monkey  # type: ignore[import-untyped]
     except ImportError:  # pragma: no cover - gevent is a dependency
         return None
-    return Timeout if monkey.is_module_patched("socket") else None
+    if monkey.is_module_patched("socket"):
+        _patched.append(Timeout)
+        return Timeout
+    return None
 
 
 class BodyGuard:
