@@ -8,6 +8,8 @@ In one run, three servers side by side on the same two cores, each on a port of 
 * ``bare/sync``: the same app under gunicorn's ``sync`` workers (2), the tail's yardstick;
 * ``bare/gevent POST /bare``: the bare app reading ``play``'s body and answering as its GET does, the floor
   under any ``play`` (gunicorn and Werkzeug reading a body);
+* ``unplumbed``: the app without its plumbing (``bench/unplumbed.py``: no body guard, request log, metrics or
+  limiter hooks), served as the bare route is: how near a ``play`` could come with that plumbing at nothing;
 * ``app``: ``python -m service.run.serve`` (what ``make run`` starts: gunicorn, the sweeper, its
   logging defaults) on an embedded Redis, its output thrown away; and the same with ``KEEP_ALIVE_S=0``
   (one request a connection), for the tail.
@@ -39,13 +41,13 @@ from service.run import embedded
 from service.run.serve import gunicorn_command
 
 
-def bare(worker_class: str, log: Any) -> tuple[subprocess.Popen[bytes], str]:
+def bare(worker_class: str, log: Any, app: str = "bench.bare:app", path: str = "/bare") -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(port), "ACCESS_LOG": "", "WORKER_CLASS": worker_class}
-    cmd = [*gunicorn_command(env)[:-1], "bench.bare:app"]
+    cmd = [*gunicorn_command(env)[:-1], app]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=log)
     base = f"http://127.0.0.1:{port}"
-    wait_up(base, proc, path="/bare")
+    wait_up(base, proc, path=path)
     return proc, base
 
 
@@ -66,6 +68,8 @@ def main() -> None:
             procs.append(sync_proc)
             gevent_proc, gevent_base = bare("gevent", devnull)
             procs.append(gevent_proc)
+            floor_proc, floor_base = bare("gevent", devnull, "bench.unplumbed:app", "/v1/games")
+            procs.append(floor_proc)
         app_env = {"REDIS_URL": redis.url, "DATA_DIR": str(work / "data"), "REDIS_PREFIX": "bench:"}
         if os.environ.get("ACCESS_LOG"):
             app_env["ACCESS_LOG"] = os.environ["ACCESS_LOG"]  # else make run's default (none but the request log)
@@ -85,6 +89,7 @@ def main() -> None:
             "app GET /v1/games": (app_base, app_proc, ["get", "/v1/games"]),
             "app POST play": (app_base, app_proc, ["play", str(work / "play.json")]),
             "app KEEP_ALIVE_S=0 play": (once_base, once_proc, ["play", str(work / "play.json")]),
+            "unplumbed play": (floor_base, floor_proc, ["play", str(work / "play.json")]),
         }
         for base, proc, args in loads.values():  # warm every worker
             wrk(base, args[0], 4, 2, 2, *args[1:], server=[proc.pid])
@@ -132,6 +137,11 @@ def main() -> None:
             f"c={c}: in the servers' CPU a request (what a busy shared machine moves least): GET /v1/games "
             f"{cpu / med['app GET /v1/games', c]['cpu_ms']:.2f}, play {cpu / med['app POST play', c]['cpu_ms']:.2f} "
             f"of the bare route's"
+        )
+        unplumbed = med["unplumbed play", c]
+        print(
+            f"c={c}: play with its plumbing at nothing (bench/unplumbed.py) {unplumbed['rps'] / base:.2f} of the bare "
+            f"route, {cpu / unplumbed['cpu_ms']:.2f} in CPU a request: the most the plumbing's cost could give back"
         )
         floor = med["bare/gevent POST /bare", c]["rps"] / base
         print(
