@@ -10,6 +10,8 @@ In one run, three servers side by side on the same two cores, each on a port of 
   under any ``play`` (gunicorn and Werkzeug reading a body);
 * ``unplumbed``: the app without its plumbing (``bench/unplumbed.py``: no body guard, request log, metrics or
   limiter hooks), served as the bare route is: how near a ``play`` could come with that plumbing at nothing;
+* with ``BENCH_BEFORE`` naming a checkout of older code (a git worktree), that code served as ``make run`` serves
+  it, for ``GET /v1/games`` and ``play``: before and after measured in one run, the same bare route beside both;
 * ``app``: ``python -m service.run.serve`` (what ``make run`` starts: gunicorn, the sweeper, its
   logging defaults) on an embedded Redis, its output thrown away; and the same with ``KEEP_ALIVE_S=0``
   (one request a connection), for the tail.
@@ -78,6 +80,10 @@ def main() -> None:
         # The same app with KEEP_ALIVE_S=0: one request a connection (the tail's trade, README "Settings").
         once_proc, once_base = serve({**app_env, "DATA_DIR": str(work / "data-once"), "KEEP_ALIVE_S": "0"})
         procs.append(once_proc)
+        before = os.environ.get("BENCH_BEFORE")  # a checkout of older code (a git worktree), served beside
+        if before:
+            before_proc, before_base = serve({**app_env, "DATA_DIR": str(work / "data-before")}, cwd=Path(before))
+            procs.append(before_proc)
         state = call(app_base, "POST", "/v1/games/catchup/new", {"options": {"size": 5}})["state"]
         for move in ("E5", "D4 D5", "F5 F6 E6"):
             state = call(app_base, "POST", "/v1/games/catchup/play", {"state": state, "move": move})["state"]
@@ -91,6 +97,9 @@ def main() -> None:
             "app KEEP_ALIVE_S=0 play": (once_base, once_proc, ["play", str(work / "play.json")]),
             "unplumbed play": (floor_base, floor_proc, ["play", str(work / "play.json")]),
         }
+        if before:
+            loads["before GET /v1/games"] = (before_base, before_proc, ["get", "/v1/games"])
+            loads["before POST play"] = (before_base, before_proc, ["play", str(work / "play.json")])
         for base, proc, args in loads.values():  # warm every worker
             wrk(base, args[0], 4, 2, 2, *args[1:], server=[proc.pid])
         for r in range(rounds):
@@ -143,6 +152,12 @@ def main() -> None:
             f"c={c}: play with its plumbing at nothing (bench/unplumbed.py) {unplumbed['rps'] / base:.2f} of the bare "
             f"route, {cpu / unplumbed['cpu_ms']:.2f} in CPU a request: the most the plumbing's cost could give back"
         )
+        if ("before POST play", c) in med:
+            old_games, old_play = med["before GET /v1/games", c], med["before POST play", c]
+            print(
+                f"c={c}: BENCH_BEFORE's code: GET /v1/games {old_games['rps'] / base:.2f}, play {old_play['rps'] / base:.2f} "
+                f"of the bare route; in CPU a request {cpu / old_games['cpu_ms']:.2f}, {cpu / old_play['cpu_ms']:.2f}"
+            )
         floor = med["bare/gevent POST /bare", c]["rps"] / base
         print(
             f"c={c}: the bare route's POST of play's body (read, not parsed) {floor:.2f} of its GET; "
