@@ -36,7 +36,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from json.encoder import encode_basestring_ascii
-from typing import IO, Any
+from typing import IO, Any, TypeGuard
 
 from flask import Flask, has_request_context, request
 from werkzeug.routing import Rule
@@ -61,7 +61,7 @@ def request_id() -> str | None:
     return rid
 
 
-def valid_id(raw: str | None) -> bool:
+def valid_id(raw: str | None) -> TypeGuard[str]:
     return raw is not None and SAFE_ID.fullmatch(raw) is not None
 
 
@@ -193,11 +193,7 @@ class _Handler(logging.StreamHandler):  # type: ignore[type-arg]
                 _loop.run_callback(self.flush_pending)
             self.pending.append(line)
             return
-        with self.lock:  # type: ignore[union-attr]  # created with the handler
-            if self.follow:
-                self.stream = sys.stderr
-            self.stream.write(line + self.terminator)
-            self.stream.flush()
+        self._put([line])
 
     def flush_pending(self) -> None:
         """The lines kept for the end of this turn, written at once; a failure is reported as logging
@@ -205,14 +201,18 @@ class _Handler(logging.StreamHandler):  # type: ignore[type-arg]
         lines, self.pending = self.pending, []
         if not lines:
             return
-        with self.lock:  # type: ignore[union-attr]
-            try:
-                if self.follow:
-                    self.stream = sys.stderr
-                self.stream.write(self.terminator.join(lines) + self.terminator)
-                self.stream.flush()
-            except Exception:
-                self.handleError(logging.makeLogRecord({"name": access.name, "levelno": logging.INFO, "msg": lines[0]}))
+        try:
+            self._put(lines)
+        except Exception:
+            self.handleError(logging.makeLogRecord({"name": access.name, "levelno": logging.INFO, "msg": lines[0]}))
+
+    def _put(self, lines: list[str]) -> None:
+        """``lines`` written in one write, each ended, under the lock, then flushed (as :meth:`emit` does)."""
+        with self.lock:  # type: ignore[union-attr]  # created with the handler
+            if self.follow:
+                self.stream = sys.stderr
+            self.stream.write(self.terminator.join(lines) + self.terminator)
+            self.stream.flush()
 
 
 # gevent's loop while the answers' lines of each of its turns are written together (batch_lines), else None.
@@ -296,19 +296,20 @@ EVERY_ANSWER = (("X-Content-Type-Options", "nosniff"),)
 
 # Told of every answer when it leaves, after its line is written: (method, the URL rule or None, status, seconds).
 Observer = Callable[[str, Rule | None, int, float], None]
+OBSERVERS = "umpire.observers"  # the app's extension holding its observers (observe)
 
 
 def init_app(app: Flask) -> None:
     """The log's format, and :class:`RequestLog` around the app (inside the body guard, service/web/guard.py,
     whose refusals an attacker can make by the hundred a second, and which therefore cost no line)."""
     configure(app.config["LOG_FORMAT"])
-    observers: list[Observer] = app.extensions.setdefault("umpire.observers", [])
+    observers: list[Observer] = app.extensions.setdefault(OBSERVERS, [])
     app.wsgi_app = RequestLog(app.wsgi_app, observers)  # type: ignore[method-assign]
 
 
 def observe(app: Flask, observer: Observer) -> None:
     """``observer`` told of each answer of ``app`` (service/web/metrics.py times them so)."""
-    app.extensions.setdefault("umpire.observers", []).append(observer)
+    app.extensions.setdefault(OBSERVERS, []).append(observer)
 
 
 class RequestLog:
@@ -328,7 +329,7 @@ class RequestLog:
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         raw = environ.get(ENVIRON_KEY)
-        rid = environ[ID_KEY] = raw if raw is not None and SAFE_ID.fullmatch(raw) is not None else new_id()
+        rid = environ[ID_KEY] = raw if valid_id(raw) else new_id()
         started = time.perf_counter()
         answer: list[Any] = []  # the status, method, path and URL rule the app answered with
 
