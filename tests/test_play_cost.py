@@ -36,6 +36,7 @@ from engine.registry import GAMES, ROOMS
 from engine.stateio import _walk_board, read_board
 from service import create_app
 from service.web import schemas, signing
+from service.web.errors import ApiError
 
 Json = dict[str, Any]
 
@@ -275,3 +276,49 @@ def test_a_show_makes_its_table_of_sentences_once_not_for_every_announcement(mon
         state = v.state
     assert len(made) == 1
     show.__dict__.pop("handler_table", None)  # the next reader makes it with the real handlers
+
+
+def _read_as_before(state: Any, keys: tuple[str, ...], required: bool = True) -> tuple[Any, str] | str:
+    """signing.read before issue 20's shortcut (a copy of every state, always), its refusals as their codes."""
+    sig, origin = state.get(signing.FIELD), state.get(signing.ORIGIN, signing.SETUP)
+    if signing.FIELD in state and not (isinstance(sig, str) and signing.SIG.fullmatch(sig)):
+        return "bad sig"
+    if origin not in signing.ORIGINS:
+        return "bad origin"
+    rest = {k: v for k, v in state.items() if k not in (signing.FIELD, signing.ORIGIN)}
+    if not keys or (sig is None and not required):
+        return rest, signing.SETUP
+    return "signed"  # checked against the secret: the same code either way
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.fixed_dictionaries(
+        {"board": st.just({"a1": 0})},
+        optional={
+            signing.FIELD: st.sampled_from(["0" * 64, "nope", 7]),
+            signing.ORIGIN: st.sampled_from([signing.START, signing.SETUP, "made up"]),
+        },
+    ),
+    st.sampled_from(SECRETS),
+    st.booleans(),
+)
+def test_a_state_is_read_for_its_signature_as_before_and_copied_only_when_it_must_be(
+    state: Json, secret: str | None, required: bool
+) -> None:
+    app = create_app({"TESTING": True, **({"STATE_SECRET": secret} if secret else {})})
+    with app.app_context():
+        expected = _read_as_before(state, signing.secrets_in_use(), required)
+        try:
+            got: tuple[Any, str] | str = signing.read(state, required=required)
+        except ApiError as e:
+            got = e.code
+    if expected in ("bad sig", "bad origin"):
+        assert got == "bad_signature"
+        return
+    if expected == "signed":  # the signature's own check, which the shortcut never reaches
+        return
+    assert got == expected
+    assert isinstance(got, tuple)
+    if not secret and signing.FIELD not in state and signing.ORIGIN not in state:
+        assert got[0] is state  # nothing to take out: no copy (the shortcut)

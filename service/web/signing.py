@@ -93,6 +93,8 @@ def read(state: Any, field: str = "state", required: bool = True) -> tuple[Any, 
     if not isinstance(state, Mapping):
         return state, SETUP  # not a state at all: the engine names what is wrong
     keys = secrets_in_use()
+    if not keys and FIELD not in state and ORIGIN not in state:
+        return state, SETUP  # nothing to check and nothing to take out: no copy (issue 20, cost per request)
     sig = state.get(FIELD)
     origin = state.get(ORIGIN, SETUP)
     if FIELD in state and not (isinstance(sig, str) and SIG.fullmatch(sig)):
