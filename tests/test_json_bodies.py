@@ -2,7 +2,8 @@
 library with the app's hooks gives (``quick_loads``), and without a walk of the parsed values where the
 body's bytes alone keep it within the limits (``plainly_within_limits``): issue 20, "Cost per request".
 Either shortcut may decline; neither may answer otherwise than the long way (a duplicate key, a number
-past 64 bits, a lone surrogate, a limit passed)."""
+past 64 bits, a lone surrogate, a limit passed).  And the body through its schema (``load``): marshmallow's
+result, or its own refusal, without its machinery where a schema has no hooks."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from typing import Any
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from marshmallow import Schema, ValidationError, fields, validate, validates
 
-from service.web import http
+from service.web import http, schemas
 from service.web.http import MAX_DEPTH, MAX_OBJECT_MEMBERS, MAX_STRING_CHARS, plainly_within_limits, quick_loads
 
 
@@ -159,3 +161,110 @@ def test_the_bytes_alone_keep_small_bodies_within_the_limits_and_see_past_none()
     assert not plainly_within_limits(json.dumps(list(range(MAX_OBJECT_MEMBERS + 1))).encode())
     assert not plainly_within_limits(json.dumps({"s": "x" * (MAX_STRING_CHARS + 1), "t": 0}).encode())
     assert not plainly_within_limits(json.dumps({"s": 'x"' * MAX_STRING_CHARS}).encode())  # an escaped quote: walked
+
+
+# -- a body through its schema (http.load): marshmallow's result, without its machinery --------------------------
+
+REQUESTS = {name: schema for name, schema in vars(schemas).items() if name.endswith("_request") and isinstance(schema, Schema)}
+
+# What a request's fields hold, right or wrong: every schema's fields are offered all of these.
+WORDS = ["", " ", "E5", "D4 F6", "catchup", "bug", "svg", "png", "markdown", "reject", "https://x.example/b.png", "sgf", "greedy"]
+FIELD_VALUES = (
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 300_000)
+    | st.floats(allow_nan=False, allow_infinity=False, width=32)
+    | st.sampled_from(WORDS)
+    | st.lists(st.sampled_from(["E5", "D4", "", "Ann", 7]), max_size=3)
+    | st.dictionaries(
+        st.sampled_from(["size", "turn_s", "kind", "url", "board"]), st.integers(0, 9) | st.text(max_size=2), max_size=3
+    )
+)
+
+
+def _long_load(schema: Schema, data: dict[str, Any]) -> tuple[str, Any]:
+    try:
+        return "ok", schema.load(data)
+    except ValidationError as e:
+        return "refused", e.normalized_messages()
+
+
+def _fitting(field: Any) -> st.SearchStrategy[Any]:
+    """Values ``field`` is likely to take (its choices, its range, its kind), so that the quick way is walked."""
+    for v in field.validators:
+        if isinstance(v, validate.OneOf):
+            return st.sampled_from(list(v.choices))
+    if isinstance(field, fields.List):
+        inner = _fitting(field.inner)
+        lengths = [v for v in field.validators if isinstance(v, validate.Length)]
+        equal = lengths[0].equal if lengths else None
+        return st.lists(inner, min_size=equal or 0, max_size=equal if equal is not None else 3)
+    if isinstance(field, fields.Nested):
+        nested = field.schema
+        return st.fixed_dictionaries({(f.data_key or k): _fitting(f) for k, f in nested.load_fields.items() if f.required})
+    if isinstance(field, fields.Boolean):
+        return st.booleans()
+    if isinstance(field, fields.Integer):
+        return st.integers(0, 2000)
+    if isinstance(field, fields.Float):
+        return st.floats(0.001, 59, allow_nan=False)
+    if isinstance(field, fields.Url):
+        return st.just("https://x.example/b.png")
+    if isinstance(field, fields.Dict):
+        return st.dictionaries(st.sampled_from(["size", "turn_s", "board"]), st.integers(0, 9), max_size=2)
+    if isinstance(field, schemas.MoveField | fields.String):
+        return st.sampled_from(["E5", "D4 F6", "Ann", "x" * 41])
+    return FIELD_VALUES
+
+
+@st.composite
+def request_bodies(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
+    name = draw(st.sampled_from(sorted(REQUESTS)))
+    fit = draw(st.sampled_from(["fitting", "mixed", "fitting"]))  # fitting: every required field, each value likely taken
+    body: dict[str, Any] = {}
+    for key, f in REQUESTS[name].load_fields.items():
+        key = f.data_key or key
+        if (fit == "fitting" and f.required) or draw(st.booleans()):
+            body[key] = draw(_fitting(f) if fit == "fitting" or draw(st.booleans()) else FIELD_VALUES)
+    if fit == "mixed" and draw(st.booleans()):
+        body[draw(st.sampled_from(["stray", "sig", "STATE"]))] = 1  # a key the schema does not know
+    return name, body
+
+
+@settings(max_examples=1500, deadline=None)
+@given(request_bodies())
+def test_a_body_loads_through_its_schema_as_marshmallow_loads_it(case: tuple[str, dict[str, Any]]) -> None:
+    """Issue 20, "schema checks": http.load answers as ``schema.load`` does, value for value (defaults made afresh
+    included) or with its very refusal, for every request schema of the app."""
+    name, body = case
+    schema = REQUESTS[name]
+    kind, expected = _long_load(schema, body)
+    try:
+        got: tuple[str, Any] = "ok", http.load(schema, body)
+    except ValidationError as e:
+        got = "refused", e.normalized_messages()
+    assert got[0] == kind, (name, body)
+    assert _same(got[1], expected) if kind == "ok" else got[1] == expected, (name, body, got, expected)
+
+
+class _Refuses(Schema):
+    """The long way only: a hook (here one that refuses a move of one step) is marshmallow's to run."""
+
+    move = schemas.MoveField(required=True)
+
+    @validates("move")
+    def _two_steps(self, value: Any, **kwargs: Any) -> None:
+        if isinstance(value, str) and " " not in value:
+            raise ValidationError("two steps")
+
+
+def test_the_quick_load_is_taken_for_what_clients_send_and_not_for_a_schema_with_hooks(monkeypatch: pytest.MonkeyPatch) -> None:
+    body = {"state": {"board": {"a1": 0}}, "move": "D4 F6"}
+    monkeypatch.setattr(schemas.play_request, "load", lambda *a, **k: pytest.fail("a play's body went the long way"))
+    assert http.load(schemas.play_request, body) == {"state": {"board": {"a1": 0}}, "move": "D4 F6"}
+    made = [http.load(schemas.new_request, {}) for _ in range(2)]
+    assert made == [{"options": {}}] * 2 and made[0]["options"] is not made[1]["options"]  # load_default=dict, afresh
+    assert http.plan_of(_Refuses()) is None
+    with pytest.raises(ValidationError) as refused:
+        http.load(_Refuses(), {"move": "D4"})
+    assert refused.value.normalized_messages() == {"move": ["two steps"]}
