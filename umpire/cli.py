@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from engine.registry import GAMES, PRESETS
 from umpire.bots import check_spec
 from umpire.bots.external import HELLO_TIMEOUT_S
 from umpire.config import (
@@ -75,7 +76,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    t.add_argument("--game", help="catchup, bug, crystal, plur or too")
+    t.add_argument("--game", help=", ".join(GAMES) + " (the engine's games)")
     t.add_argument(
         "--option",
         action="append",
@@ -98,7 +99,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     t.add_argument(
         "--clock",
-        help="a preset (catchup, catchup-short-bank, bug, bug-green-meadow, crystal, plur, too) or "
+        help=f"a preset ({', '.join(PRESETS)}) or "
         "turn=S,bank=S,step=S[,increment=S][,on_flag=loses|proxy]; default: the game's preset",
     )
     t.add_argument(
@@ -332,6 +333,8 @@ def _settings(args: argparse.Namespace, sprt: Sprt | None) -> tuple[Settings, Sp
         if resume is not None:
             raise ValueError(f"--resume {out}: the file keeps no settings (or does not exist): give --game and --bots too")
         raise ValueError("--game and --bots (or --engine) are needed (or --report FILE, or --resume FILE)")
+    if args.game not in GAMES and not args.server:  # a --server knows its own games, and says so
+        raise ValueError(f"--game: there is no game {args.game!r} here; the games are {', '.join(GAMES)}")
     engines = _engines(args)
     if len(engines) < 2:
         raise ValueError("--bots needs two or more bot specs")

@@ -67,8 +67,8 @@ def parse_options(items: Sequence[str]) -> dict[str, Any]:
 
 
 def parse_clock(text: str | None) -> str | dict[str, Any] | None:
-    """``--clock``: a preset name (R-T2: catchup, catchup-short-bank, bug,
-    bug-green-meadow, crystal; the server knows which exist) or
+    """``--clock``: a preset name (R-T2: one of engine.registry's ``PRESETS``;
+    the server judges which exist) or
     ``turn=5,bank=30,step=1`` (also ``increment=``, ``on_flag=``, ``preset=``),
     seconds as numbers."""
     if text is None:

@@ -175,3 +175,28 @@ def test_a_slow_start_is_an_option_and_costs_no_clock(tmp_path: Path, echo: Path
     [line] = read_results(tmp_path / "long.jsonl")
     assert line["reason"] == "end", line["detail"]  # not a flag: no clock ran during the hello
     assert json.dumps(line["names"]) == '["random", "slow"]'
+
+
+def usage_of_tournament() -> str:
+    """``umpire tournament --help`` on a terminal wide enough that argparse breaks no line (nor a hyphenated name)."""
+    out = io.StringIO()
+    with redirect_stdout(out), pytest.raises(SystemExit):
+        main(["tournament", "--help"])
+    return out.getvalue()
+
+
+def test_the_flags_name_every_game_and_preset_of_the_engine_and_an_unknown_game_is_refused_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--game`` and ``--clock`` list what the engine's registry holds (Product was missing from a list written
+    by hand), and a game that is not there is refused before anything runs, by its name, not by the bots."""
+    from engine.registry import GAMES, PRESETS
+
+    monkeypatch.setenv("COLUMNS", "1000")
+    flat = " ".join(usage_of_tournament().split())
+    assert all(name in flat for name in GAMES) and "product" in flat
+    assert f"a preset ({', '.join(PRESETS)})" in flat
+    out = tmp_path / "r.jsonl"
+    code, _, err = cli("tournament", "--game", "chess", "--bots", "random", "greedy", "--engine-only", "--out", str(out))
+    assert code == 2 and "no game 'chess'" in err and ", ".join(GAMES) in err, err
+    assert not out.exists()
