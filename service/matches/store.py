@@ -560,18 +560,32 @@ class Store:
         secs, micros = client.time()
         return int(secs) * 1000 + int(micros) // 1000
 
-    def look(self, client: Any, shards: Sequence[int], now_ms: int, limit: int) -> tuple[list[str], dict[int, str]]:
-        """One round trip to one master: the matches of ``shards`` whose flag is due by
-        ``now_ms`` (at most ``limit``), and each shard's beat (the shards never beaten left out)."""
+    def look(self, client: Any, shards: Sequence[int], now_ms: int, limit: int) -> tuple[list[str], dict[int, str], int | None]:
+        """The matches of ``shards`` on one master whose flag is due by ``now_ms`` (at most ``limit``), each
+        shard's beat (the shards never beaten left out) and the earliest deadline of them all (None: no clock
+        runs there).  One round trip, each shard's earliest deadline and its beat; a second only for the shards
+        where that deadline is due (an idle sweeper's rounds cost a third fewer commands than asking for the
+        due matches and, apart, for the earliest deadline: issue 20, the sweeper's idle CPU)."""
         pipe = client.pipeline(transaction=False)
         for shard in shards:
-            pipe.zrangebyscore(self.deadlines(shard), "-inf", f"({now_ms}", 0, limit)
-        for shard in shards:
-            pipe.get(self.beat_key(shard))
+            pipe.zrange(self.deadlines(shard), 0, 0, withscores=True)
+        if self.cluster:  # each beat on its own shard's slot: one GET each
+            for shard in shards:
+                pipe.get(self.beat_key(shard))
+        else:  # one server: one MGET
+            pipe.mget([self.beat_key(shard) for shard in shards])
         found = pipe.execute()
-        due = [mid for ids in found[: len(shards)] for mid in ids][:limit]
-        beats = {shard: str(b) for shard, b in zip(shards, found[len(shards) :], strict=True) if b}
-        return due, beats
+        seen = found[len(shards) :] if self.cluster else found[len(shards)]
+        firsts = {shard: int(head[0][1]) for shard, head in zip(shards, found[: len(shards)], strict=True) if head}
+        beats = {shard: str(b) for shard, b in zip(shards, seen, strict=True) if b}
+        due: list[str] = []
+        late = [shard for shard, first in firsts.items() if first < now_ms]
+        if late:
+            pipe = client.pipeline(transaction=False)
+            for shard in late:
+                pipe.zrangebyscore(self.deadlines(shard), "-inf", f"({now_ms}", 0, limit)
+            due = [mid for ids in pipe.execute() for mid in ids][:limit]
+        return due, beats, min(firsts.values(), default=None)
 
     def first_deadline(self, client: Any, shards: Sequence[int]) -> int | None:
         """The earliest deadline of ``shards`` on one master."""

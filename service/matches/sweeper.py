@@ -137,11 +137,13 @@ class Sweeper:
         store, looked = self.store, 0
         try:
             at = store.master_now(client) if now is None else now
-            due, beats = store.look(client, shards, at, batch)
+            due, beats, first = store.look(client, shards, at, batch)
+            moved = bool(due)  # a settled match's deadline is gone or later; so is a credited clock's
             if self.beats:
                 for shard, seen in beats.items():
                     if at - beat_ms(seen) > OUTAGE_MS:
                         credited = store.credit(shard, seen, at)
+                        moved = True
                         if credited >= 0:
                             said = "sweeper: shard %02x was out of reach for %d ms: %d clock(s) credited"
                             log.warning(said, shard, at - beat_ms(seen), credited)
@@ -151,7 +153,7 @@ class Sweeper:
             if beat:
                 store.beat(client, shards, at)
                 self.beaten_at[name] = time.monotonic()
-            return looked, store.first_deadline(client, shards), at, None
+            return looked, store.first_deadline(client, shards) if moved else first, at, None
         except (redis.RedisError, Unconfirmed) as e:
             return looked, None, None, e
 
