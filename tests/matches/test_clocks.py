@@ -146,6 +146,35 @@ def test_an_idle_sweep_asks_each_shard_once_and_a_due_one_again(
         idle.close()
 
 
+def test_a_due_deadline_another_sweeper_settled_first_is_not_taken_for_the_next(
+    new_match: NewMatch, fake_clock: FakeClock, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Between a round's look and its asking for the due matches, another sweeper may settle them: the round
+    then has nothing to settle, and the earliest deadline it looked at is gone; the next one is read again,
+    or the sweeper would wake at once for nothing, round after round."""
+    early = new_match("catchup", {"size": 3}, clock={"turn_s": 1, "bank_s": 1})
+    late = new_match("catchup", {"size": 3}, clock={"turn_s": 10, "bank_s": 1})
+    fake_clock.advance(2.001)
+    stale = store.deadline(early.id)
+    look = store.look
+
+    def settled_by_another(*args: Any, **kwargs: Any) -> Any:
+        due, beats, first = look(*args, **kwargs)
+        if early.id not in due:  # another master's shards (a cluster)
+            return due, beats, first
+        assert due == [early.id] and first == stale
+        assert [e["kind"] for e in early.record()["moves"]] == ["flag"]  # settled first, by a read (R-T1)
+        return [], beats, first
+
+    monkeypatch.setattr(store, "look", settled_by_another)
+    one = sweeper.Sweeper(store, beats=False)
+    try:
+        assert one.sweep(fake_clock()) == 0
+        assert one.next == store.deadline(late.id) != stale
+    finally:
+        one.close()
+
+
 def test_many_sweepers_at_once_apply_each_flag_once(new_match: NewMatch, fake_clock: FakeClock, store: Store) -> None:
     matches = [new_match("catchup", {"size": 3}, clock={"turn_s": 1, "bank_s": 0}) for _ in range(5)]
     fake_clock.advance(1.5)
