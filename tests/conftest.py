@@ -22,6 +22,7 @@ from typing import Any
 import liveserver
 import openapi_check
 import pytest
+import stopping
 from flask import Flask
 from flask.testing import FlaskClient
 from openapi_check import SpecCheckedClient, SpecChecker, load_spec, spec_checker_instance
@@ -59,6 +60,10 @@ def spec_checker() -> SpecChecker:
 @pytest.fixture(scope="session")
 def spec() -> dict[str, Any]:
     return load_spec()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    stopping.install()  # SIGTERM tears the fixtures down, as Ctrl-C does (tests/stopping.py)
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
