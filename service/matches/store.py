@@ -67,6 +67,8 @@ from importlib import resources
 from typing import Any
 
 import redis
+from redis._parsers import _HiredisParser
+from redis._parsers.socket import SERVER_CLOSED_CONNECTION_ERROR
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.exceptions import AskError, ClusterDownError, MovedError, NoScriptError, SlotNotCoveredError, TryAgainError
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -126,6 +128,57 @@ class FailFastCluster(redis.RedisCluster):  # type: ignore[type-arg]  # generic 
     ERRORS_ALLOW_RETRY = tuple(e for e in redis.RedisCluster.ERRORS_ALLOW_RETRY if e is not redis.TimeoutError)
 
 
+class ClosedMeanwhileParser(_HiredisParser):
+    """redis-py's hiredis reply parser, but a connection closed by another thread or greenlet while this one
+    read from it (a cluster client re-reading the layout after a failover, or a pool disconnecting) is a
+    ``ConnectionError``, retried as any broken connection is, not an ``AttributeError`` (its reader and socket
+    were set to None under it) that answered ``500``: redis-py 8.1 does the same (redis/redis-py#4136), but
+    flask-limiter's ``limits[redis]`` holds redis-py below 8 (a CI run's cluster test met the race)."""
+
+    def read_from_socket(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().read_from_socket(*args, **kwargs)  # type: ignore[no-untyped-call]
+        except AttributeError:
+            if self._sock is None or self._reader is None:  # on_disconnect ran meanwhile
+                raise RedisConnectionError(SERVER_CLOSED_CONNECTION_ERROR) from None
+            raise
+
+    def read_response(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().read_response(*args, **kwargs)  # type: ignore[no-untyped-call]
+        except AttributeError:
+            if self._reader is None:
+                raise RedisConnectionError(SERVER_CLOSED_CONNECTION_ERROR) from None
+            raise
+
+
+class _ReadsWithClosedMeanwhileParser:
+    """A connection that reads its replies with :class:`ClosedMeanwhileParser` (``connection_class`` is what
+    the cluster client passes on to every node's pool; ``parser_class`` it would drop)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("parser_class", ClosedMeanwhileParser)
+        super().__init__(*args, **kwargs)
+
+
+class Connection(_ReadsWithClosedMeanwhileParser, redis.Connection):
+    pass
+
+
+class UnixConnection(_ReadsWithClosedMeanwhileParser, redis.UnixDomainSocketConnection):
+    pass
+
+
+class SSLConnection(_ReadsWithClosedMeanwhileParser, redis.SSLConnection):
+    pass
+
+
+def connection_class(url: str) -> type[redis.connection.AbstractConnection]:
+    """The connection a URL's scheme takes (``redis://``, ``unix://``, ``rediss://``), reading as above."""
+    scheme = url.partition("://")[0].lower()
+    return UnixConnection if scheme == "unix" else SSLConnection if scheme == "rediss" else Connection
+
+
 def make_client(
     url: str, timeout_s: float, *, cluster: bool = False, connect_timeout_s: float | None = None, pool_size: int = 64
 ) -> AnyRedis:
@@ -148,6 +201,7 @@ def make_client(
             decode_responses=True,
             max_connections=pool_size,
             connection_pool_class=redis.BlockingConnectionPool,
+            connection_class=connection_class(url),
             require_full_coverage=False,  # a failed master's slots may be unserved: the others' still are
         )
     pool = redis.BlockingConnectionPool.from_url(
@@ -158,6 +212,7 @@ def make_client(
         socket_connect_timeout=connect,
         retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
         decode_responses=True,
+        connection_class=connection_class(url),
     )
     return redis.Redis(connection_pool=pool)
 
