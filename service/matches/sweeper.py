@@ -138,9 +138,9 @@ class Sweeper:
         try:
             at = store.master_now(client) if now is None else now
             due, beats, first = store.look(client, shards, at, batch)
-            # A settled match's deadline is gone or later, and so is a credited clock's; a due one that another
-            # sweeper settled first is no longer the earliest: then the next deadline is read again.
-            moved = bool(due) or (first is not None and first < at)
+            # A deadline was due (settled below, or by another sweeper first: gone or later either way), or a clock
+            # is credited: then the next deadline is read again.  (Any due match comes from a shard due so.)
+            moved = first is not None and first < at
             if self.beats:
                 for shard, seen in beats.items():
                     if at - beat_ms(seen) > OUTAGE_MS:

@@ -19,6 +19,7 @@ refuse duplicate keys and the non-JSON constants, so even the match hot path
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
@@ -334,25 +335,21 @@ def json_body(schema: Schema) -> dict[str, Any]:
 
 # A schema's fields as its load walks them: (the body's key, the result's key, the field), and the body's keys.
 Plan = tuple[tuple[tuple[str, str, Field[Any]], ...], frozenset[str]]
-_PLANS: dict[int, tuple[Schema, Plan | None]] = {}
 
 
+@functools.cache  # per schema object (a schema hashes by identity): the app's are made once, at import
 def plan_of(schema: Schema) -> Plan | None:
     """What :func:`load` needs of ``schema``, made once: None when its load does more than deserialize each field
     (a hook of any kind, ``many``, ``partial``, unknown keys not refused, a result that is not a plain dict, a
     dotted attribute), so that only marshmallow's own load will do."""
-    made = _PLANS.get(id(schema))
-    if made is not None and made[0] is schema:
-        return made[1]
-    plan: Plan | None = None
     plain = not (schema.many or schema.partial) and schema.unknown == RAISE and schema.dict_class is dict
-    if plain and not any(schema._hooks[tag] for tag in (PRE_LOAD, POST_LOAD, VALIDATES, VALIDATES_SCHEMA)):
-        fields = schema.load_fields.items()
-        walk = [(f.data_key if f.data_key is not None else name, f.attribute or name, f) for name, f in fields]
-        if not any("." in to for _, to, _ in walk):
-            plan = (tuple(walk), frozenset(key for key, _, _ in walk))
-    _PLANS[id(schema)] = (schema, plan)
-    return plan
+    if not plain or any(schema._hooks[tag] for tag in (PRE_LOAD, POST_LOAD, VALIDATES, VALIDATES_SCHEMA)):
+        return None
+    fields = schema.load_fields.items()
+    walk = [(f.data_key if f.data_key is not None else name, f.attribute or name, f) for name, f in fields]
+    if any("." in to for _, to, _ in walk):
+        return None
+    return tuple(walk), frozenset(key for key, _, _ in walk)
 
 
 def load(schema: Schema, data: dict[str, Any]) -> dict[str, Any]:
