@@ -10,6 +10,9 @@ In one run, three servers side by side on the same two cores, each on a port of 
   under any ``play`` (gunicorn and Werkzeug reading a body);
 * ``unplumbed``: the app without its plumbing (``bench/unplumbed.py``: no body guard, request log, metrics or
   limiter hooks), served as the bare route is: how near a ``play`` could come with that plumbing at nothing;
+* ``empty view``: the app with all its plumbing and a ``play`` view that only takes its body
+  (``bench/emptyview.py``), served as the bare route is: how near a ``play`` could come if its own work (the
+  body's parse and schema, the rules, the answer) cost nothing;
 * with ``BENCH_BEFORE`` naming a checkout of older code (a git worktree), that code served as ``make run`` serves
   it, for ``GET /v1/games`` and ``play``: before and after measured in one run, the same bare route beside both;
 * ``app``: ``python -m service.run.serve`` (what ``make run`` starts: gunicorn, the sweeper, its
@@ -72,6 +75,8 @@ def main() -> None:
             procs.append(gevent_proc)
             floor_proc, floor_base = bare("gevent", devnull, "bench.unplumbed:app", "/v1/games")
             procs.append(floor_proc)
+            empty_proc, empty_base = bare("gevent", devnull, "bench.emptyview:app", "/v1/games")
+            procs.append(empty_proc)
         app_env = {"REDIS_URL": redis.url, "DATA_DIR": str(work / "data"), "REDIS_PREFIX": "bench:"}
         if os.environ.get("ACCESS_LOG"):
             app_env["ACCESS_LOG"] = os.environ["ACCESS_LOG"]  # else make run's default (none but the request log)
@@ -96,6 +101,7 @@ def main() -> None:
             "app POST play": (app_base, app_proc, ["play", str(work / "play.json")]),
             "app KEEP_ALIVE_S=0 play": (once_base, once_proc, ["play", str(work / "play.json")]),
             "unplumbed play": (floor_base, floor_proc, ["play", str(work / "play.json")]),
+            "empty view play": (empty_base, empty_proc, ["play", str(work / "play.json")]),
         }
         if before:
             loads["before GET /v1/games"] = (before_base, before_proc, ["get", "/v1/games"])
@@ -151,6 +157,11 @@ def main() -> None:
         print(
             f"c={c}: play with its plumbing at nothing (bench/unplumbed.py) {unplumbed['rps'] / base:.2f} of the bare "
             f"route, {cpu / unplumbed['cpu_ms']:.2f} in CPU a request: the most the plumbing's cost could give back"
+        )
+        empty = med["empty view play", c]
+        print(
+            f"c={c}: play's view doing nothing, its plumbing whole (bench/emptyview.py) {empty['rps'] / base:.2f} of the "
+            f"bare route, {cpu / empty['cpu_ms']:.2f} in CPU a request: the most play's own work could give back"
         )
         if ("before POST play", c) in med:
             old_games, old_play = med["before GET /v1/games", c], med["before POST play", c]
