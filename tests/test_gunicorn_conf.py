@@ -19,7 +19,7 @@ import gevent  # type: ignore[import-untyped]
 from gunicorn.workers.ggevent import GeventWorker
 
 from service.run import gunicorn_conf
-from service.web import requestlog
+from service.web import metrics, requestlog
 
 
 def _turns_taken(give_way: Any) -> int:
@@ -46,9 +46,11 @@ def test_after_each_request_a_gevent_worker_waits_for_the_next_turn() -> None:
         gunicorn_conf.post_worker_init(worker)
         assert _turns_taken(lambda: gunicorn_conf.post_request(worker, None, {}, None)) == 1
         assert requestlog._loop is gevent.get_hub().loop  # and the answers' lines are written a turn at a time
+        assert metrics._later is gevent.spawn_later  # and their timings within metrics.FLUSH_S
     finally:
         gunicorn_conf._yield = None
         requestlog._loop = None
+        metrics.stop_batching()
         gc.unfreeze()  # post_worker_init froze this test process's objects
 
 

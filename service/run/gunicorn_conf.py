@@ -16,7 +16,8 @@
   bare route on sync workers.  tests/test_gunicorn_conf.py holds the turn.
 * After the app is loaded, ``gc.freeze()`` (``post_worker_init``).
 * Under the gevent worker, the answers' log lines of one turn of the loop are written together at its
-  end (service/web/requestlog.py ``batch_lines``), and what is left when the worker exits (``worker_exit``).
+  end (service/web/requestlog.py ``batch_lines``), and their timings within half a second
+  (service/web/metrics.py ``batch_timings``); what is left when the worker exits, by ``worker_exit``.
 """
 
 from __future__ import annotations
@@ -47,17 +48,19 @@ def post_worker_init(worker: Any) -> None:
     gc.freeze()
     if type(worker).__module__ == "gunicorn.workers.ggevent":
         _yield = next_turn
-        from gevent import get_hub
+        from gevent import get_hub, spawn_later
 
-        from service.web import requestlog
+        from service.web import metrics, requestlog
 
         requestlog.batch_lines(get_hub().loop)  # the answers' lines of a turn of the loop in one write
+        metrics.batch_timings(spawn_later)  # their timings written together, within metrics.FLUSH_S
 
 
 def worker_exit(server: Any, worker: Any) -> None:
-    from service.web import requestlog
+    from service.web import metrics, requestlog
 
     requestlog.flush_lines()  # what the last turn of the loop answered
+    metrics.flush_timings()  # and the timings not yet written
 
 
 def post_request(worker: Any, req: Any, environ: Any, resp: Any) -> None:

@@ -19,7 +19,8 @@ Under gunicorn with several workers (and the sweeper, a process of its own)
 each process writes its figures to ``PROMETHEUS_MULTIPROC_DIR`` and any
 worker answers ``/metrics`` with the sum of all of them (``make run`` sets the
 folder; service/run/gunicorn_conf.py drops a dead worker's live gauges).  Without
-the variable, one process's own figures.
+the variable, one process's own figures.  A gevent worker keeps its answers'
+timings and writes them together within ``FLUSH_S`` (``batch_timings``).
 
 The Flask side is one observer of the request log's (every answer, timed) and one view, registered on
 every app the factory makes (prometheus-flask-exporter hooks only the first
@@ -28,8 +29,12 @@ app of a process, which a test run or a tool making several apps defeats).
 
 from __future__ import annotations
 
+import atexit
 import hmac
+import math
 import os
+from bisect import bisect_left
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, request
@@ -92,10 +97,61 @@ def _scrape() -> bytes:
     return generate_latest()
 
 
+# The answers' timings kept in memory and written to their series together (batch_timings): what each series of
+# REQUESTS has been told since the last write, as [its sum, its count in each bucket...], and what writes them
+# in FLUSH_S (gevent.spawn_later), or None while each timing is written as it comes.
+FLUSH_S = 0.5
+_BOUNDS = (*map(float, BUCKETS), math.inf)  # a series' buckets as prometheus_client makes them (+Inf last)
+_later: Callable[[float, Callable[[], None]], Any] | None = None
+_kept: dict[Any, list[float]] = {}
+
+
+def can_batch(series: Any) -> bool:
+    """Whether a series of REQUESTS is made as :func:`flush_timings` writes it: a sum, and one count for each
+    of :data:`_BOUNDS` in that order (prometheus_client's Histogram, whose parts these are)."""
+    bounds = getattr(series, "_upper_bounds", None)
+    buckets = getattr(series, "_buckets", None)
+    return hasattr(series, "_sum") and bounds is not None and tuple(bounds) == _BOUNDS and len(buckets or ()) == len(_BOUNDS)
+
+
+def batch_timings(later: Callable[[float, Callable[[], None]], Any]) -> None:
+    """From now on the answers' timings are kept in memory and written to their series at most
+    :data:`FLUSH_S` after the first of them (``later(FLUSH_S, flush_timings)``: gevent.spawn_later in a gevent
+    worker), each series' sum once and each bucket it reached once, however many answers came: in
+    multiprocess mode each ``observe`` was two writes to a shared file under a lock, about a tenth of a
+    ``GET /v1/games`` (issue 20, "Cost per request"; BENCHMARKS.md).  A scrape writes this process's first;
+    service/run/gunicorn_conf.py calls this after a gevent worker starts, and :func:`flush_timings` as it
+    exits.  Should prometheus_client make a series otherwise (:func:`can_batch`), the first series says so
+    and each timing is written as it comes again."""
+    global _later
+    _later = later
+    atexit.register(flush_timings)
+
+
+def stop_batching() -> None:
+    """Each timing written as it comes again, the kept ones first."""
+    global _later
+    flush_timings()
+    _later = None
+
+
+def flush_timings() -> None:
+    """The timings kept since the last write, written now, as as many ``observe`` calls would have left the
+    series (the sums added up first, so a sum may differ from one added to each time in its last bits)."""
+    global _kept
+    kept, _kept = _kept, {}
+    for series, (total, *counts) in kept.items():
+        series._sum.inc(total)
+        for bucket, n in zip(series._buckets, counts, strict=True):
+            if n:
+                bucket.inc(n)
+
+
 def init_app(app: Flask) -> None:
     """Every answer of this app timed, told by the request log's middleware (service/web/requestlog.py
     ``RequestLog``, which times it): no hook, clock or request lookup of its own (issue 20, "Cost per
-    request").  A scrape of ``/metrics`` is not counted."""
+    request"); under :func:`batch_timings`, written together, within :data:`FLUSH_S`.  A scrape of
+    ``/metrics`` is not counted."""
     series: dict[tuple[str, str, int], Any] = {}  # each (method, route, status)'s histogram, looked up once
 
     def _done(method: str, rule: Rule | None, status: int, seconds: float) -> None:
@@ -105,9 +161,20 @@ def init_app(app: Flask) -> None:
         child = series.get(key)
         if child is None:
             child = REQUESTS.labels(method, key[1], str(status))
+            if _later is not None and not can_batch(child):
+                stop_batching()
             if len(series) < SERIES_MEMO:
                 series[key] = child
-        child.observe(seconds)
+        if _later is None:
+            child.observe(seconds)
+            return
+        kept = _kept.get(child)
+        if kept is None:
+            if not _kept:  # the first timing since the last write: the next write, FLUSH_S from now
+                _later(FLUSH_S, flush_timings)
+            kept = _kept[child] = [0.0] * (1 + len(_BOUNDS))
+        kept[0] += seconds
+        kept[1 + bisect_left(_BOUNDS, seconds)] += 1  # observe's bucket: the first bound the time is within
 
     requestlog.observe(app, _done)
 
@@ -123,4 +190,5 @@ def metrics() -> Any:
         scheme, _, sent = request.headers.get("Authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not hmac.compare_digest(sent.strip().encode(), str(token).encode()):
             raise Unauthorized()  # 401 unauthorized in the one error shape (service/web/errors.py; metrics sits below it)
+    flush_timings()  # this process's kept timings, so that what it answers counts all it has seen
     return Response(_scrape(), mimetype=CONTENT_TYPE_LATEST.split(";")[0])

@@ -19,6 +19,7 @@ from matchkit import NewMatch
 from served import AppServer, Stream, call
 
 from service.run import embedded
+from service.web.metrics import FLUSH_S
 
 
 def figure(text: str, name: str, **labels: str) -> float:
@@ -73,12 +74,16 @@ def test_several_workers_report_one_sum(redis_server: Any, tmp_path: Path) -> No
             s.until(lambda s=s: s.events, 10)
         for ply, cell in enumerate(["A1", "A2", "A3", "B1", "B2", "B3", "B4", "C1"]):
             assert call(app.base, "POST", f"/v1/matches/{mid}/moves", {"move": cell, "ply": ply}, seats[str(ply % 2)])[0] == 200
-        time.sleep(0.3)
+        # The answers' timings are kept by each worker and written within FLUSH_S (service/web/metrics.py
+        # batch_timings): a scrape after that counts every move, whichever worker took it and whichever answers.
+        time.sleep(FLUSH_S + 0.3)
+        route = "/v1/matches/<match_id>/moves"
         for _ in range(6):  # each scrape is answered by whichever worker takes it: always the same sums
             with urllib.request.urlopen(app.base + "/metrics", timeout=10) as r:
                 text = r.read().decode()
             assert figure(text, "umpire_moves_total", game="plur", verdict="accepted") == 8
             assert figure(text, "umpire_listeners") == 6  # the six streams, on whichever worker they wait
+            assert figure(text, "umpire_http_request_duration_seconds_count", method="POST", status="200", route=route) == 8
     finally:
         for s in streams:
             s.close()
