@@ -87,6 +87,44 @@ def test_a_view_with_a_budget_still_answers_flask_limiters_headers_and_deducts()
     assert "Retry-After" in refused.headers
 
 
+def test_with_only_budgets_no_request_pays_for_the_limiters_hooks_but_the_budgeted_ones() -> None:
+    """service/web/ratelimit.py ``_only_on_budgeted_views``: flask-limiter's after-request hook and teardown are
+    asked by the budgeted views for their own request, not by the app for every request; a budgeted view's
+    answer that is an error (its body refused) still carries the headers, without ``Retry-After``, and the
+    limiter's per-request context is reset at its end as its teardown did."""
+    app = create_app({"RENDER_RATE_LIMIT": "5/minute", "PNG_RATE_LIMIT": "off"})
+    assert not app.after_request_funcs.get(None) and not app.teardown_request_funcs.get(None)
+    contexts: list[Any] = []
+
+    @app.teardown_request
+    def _look(_: BaseException | None) -> None:
+        from flask.globals import request_ctx
+
+        contexts.append(getattr(request_ctx._get_current_object(), "_limiter_request_context", None))  # type: ignore[attr-defined]
+
+    client = app.test_client()
+    refused = client.post("/v1/games/catchup/render", json={"state": {"game": "catchup"}, "format": "text"})
+    assert refused.status_code == 422
+    assert refused.headers["X-RateLimit-Limit"] == "5" and refused.headers["X-RateLimit-Remaining"] == "4"
+    assert "Retry-After" not in refused.headers
+    (kept,) = contexts
+    assert kept is not None and all(c.view_rate_limit is None and not c.seen_limits for c in kept.values())
+    assert not any(h.startswith("X-RateLimit") for h in client.get("/v1/games").headers.keys())
+
+
+def test_a_flask_limiter_naming_its_hooks_otherwise_keeps_them_app_wide(monkeypatch: pytest.MonkeyPatch) -> None:
+    from service.web import ratelimit
+
+    monkeypatch.setattr(ratelimit, "INJECT_HEADERS", "_Limiter__some_other_name")
+    app = create_app({"RENDER_RATE_LIMIT": "2/minute", "PNG_RATE_LIMIT": "off"})
+    assert app.after_request_funcs.get(None) and app.teardown_request_funcs.get(None)
+    client = app.test_client()
+    state = client.post("/v1/games/catchup/new", json={"options": {}}).get_json()["state"]
+    answer = client.post("/v1/games/catchup/render", json={"state": state, "format": "text"})
+    assert answer.status_code == 200 and answer.headers["X-RateLimit-Remaining"] == "1"
+    assert "Retry-After" not in answer.headers  # the rule still runs, after flask-limiter's hook
+
+
 def test_rate_limit_puts_its_headers_on_every_answer() -> None:
     client = create_app({"RATE_LIMIT": "5/minute"}).test_client()
     answer = client.get("/v1/games")

@@ -43,7 +43,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, after_this_request, current_app, request
 from flask.globals import request_ctx
 from flask_limiter import ApplicationLimit, Limiter
 from limits import parse_many
@@ -168,7 +168,8 @@ def init_app(app: Flask) -> Limiter | None:
         # (issue 20: about a third of a GET /v1/games; BENCHMARKS.md "Cost per request").
         hooks = app.before_request_funcs.get(None, [])
         hooks[:] = [h for h in hooks if h != limiter._check_request_limit]
-    _only_where_checked(app, limiter)
+    if limits or not _only_on_budgeted_views(app, limiter, [e for _, endpoints, _ in budgets for e in endpoints]):
+        _only_where_checked(app, limiter)
     app.extensions["umpire.limiter"] = limiter
     return limiter
 
@@ -186,6 +187,43 @@ def _retry_after_only_when_refused(response: Response) -> Response:
     if response.status_code not in RETRY_STATUSES:
         response.headers.pop("Retry-After", None)
     return response
+
+
+def _only_on_budgeted_views(app: Flask, limiter: Limiter, endpoints: list[str]) -> bool:
+    """With only the budgets of a few views, flask-limiter's after-request hook (the ``X-RateLimit-*`` headers,
+    conditional deductions) and its teardown (its per-request context reset) are asked by those views alone, for
+    their own request (``after_this_request``), then ``Retry-After`` kept to refusals: every other request
+    goes without them, where it paid for two hooks asking whether a limit had been checked (issue 20, "Cost per
+    request": about 5 us of a ``GET /v1/games`` in one process).  An answer the view's request ends with
+    (its own, an error's, the limiter's 429) gets them as before.  False, and nothing changed, should a version
+    of flask-limiter name its hooks otherwise."""
+    after = app.after_request_funcs.get(None, [])
+    teardown = app.teardown_request_funcs.get(None, [])
+    hook = getattr(Limiter, INJECT_HEADERS, None)
+    inject = next((h for h in after if isinstance(h, functools.partial) and h.func is hook), None)
+    release = getattr(limiter, "_Limiter__release_context", None)
+    if inject is None or release is None or release not in teardown:
+        return False
+    after.remove(inject)
+    teardown.remove(release)
+
+    def _headers(response: Response) -> Response:
+        try:
+            return _retry_after_only_when_refused(inject(response))
+        finally:
+            release()
+
+    def budgeted(view: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(view)
+        def _view(*args: Any, **kwargs: Any) -> Any:
+            after_this_request(_headers)  # before the limit is checked: a refusal gets them too
+            return view(*args, **kwargs)
+
+        return _view
+
+    for endpoint in endpoints:
+        app.view_functions[endpoint] = budgeted(app.view_functions[endpoint])
+    return True
 
 
 def _only_where_checked(app: Flask, limiter: Limiter) -> None:
