@@ -109,7 +109,7 @@ def test_with_only_budgets_no_request_pays_for_the_limiters_hooks_but_the_budget
     assert "Retry-After" not in refused.headers
     (kept,) = contexts
     assert kept is not None and all(c.view_rate_limit is None and not c.seen_limits for c in kept.values())
-    assert not any(h.startswith("X-RateLimit") for h in client.get("/v1/games").headers.keys())
+    assert not any(h.startswith("X-RateLimit") for h, _ in client.get("/v1/games").headers.items())
 
 
 def test_a_flask_limiter_naming_its_hooks_otherwise_keeps_them_app_wide(monkeypatch: pytest.MonkeyPatch) -> None:
