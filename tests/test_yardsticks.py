@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 from engine.registry import get_game
+from service import create_app
 from service.web.guard import BodyGuard
 from service.web.requestlog import HEADER, RequestLog
 
@@ -25,7 +26,10 @@ def test_the_empty_view_keeps_the_plumbing_and_does_nothing() -> None:
     answer = app.test_client().post("/v1/games/catchup/play", data=play_body(), content_type="application/json")
     assert answer.status_code == 200 and answer.get_json() == {"ok": True}  # no verdict: nothing was judged
     assert HEADER in answer.headers and answer.headers["X-Content-Type-Options"] == "nosniff"  # the request log's
-    assert app.after_request_funcs.get(None) and app.teardown_request_funcs.get(None)  # flask-limiter's, still there
+    fresh = create_app({})  # whatever hooks the app has (flask-limiter's, when a budget asks for them), it keeps
+    for hooks in ("before_request_funcs", "after_request_funcs", "teardown_request_funcs"):
+        assert len(getattr(app, hooks).get(None, [])) == len(getattr(fresh, hooks).get(None, []))
+    assert "umpire.limiter" in app.extensions
 
 
 def test_the_unplumbed_app_plays_for_real_without_the_plumbing() -> None:
