@@ -182,6 +182,16 @@ def _checked() -> bool:
 INJECT_HEADERS = "_Limiter__inject_headers"  # flask-limiter's after-request hook (a private name: see below)
 
 
+def _limiters_hooks(app: Flask, limiter: Limiter) -> tuple[Callable[[Response], Response] | None, Callable[..., None] | None]:
+    """flask-limiter's after-request hook as registered on ``app`` and its teardown, each None when a version of
+    it names them otherwise (or, the teardown, has not registered it on ``app``)."""
+    hook = getattr(Limiter, INJECT_HEADERS, None)
+    after = app.after_request_funcs.get(None, [])
+    inject = next((h for h in after if isinstance(h, functools.partial) and h.func is hook), None)
+    release = getattr(limiter, "_Limiter__release_context", None)
+    return inject, release if release is not None and release in app.teardown_request_funcs.get(None, []) else None
+
+
 def _retry_after_only_when_refused(response: Response) -> Response:
     """flask-limiter puts ``Retry-After`` on every answer whose limits it checked; only a refusal keeps it."""
     if response.status_code not in RETRY_STATUSES:
@@ -197,15 +207,11 @@ def _only_on_budgeted_views(app: Flask, limiter: Limiter, endpoints: list[str]) 
     request": about 5 us of a ``GET /v1/games`` in one process).  An answer the view's request ends with
     (its own, an error's, the limiter's 429) gets them as before.  False, and nothing changed, should a version
     of flask-limiter name its hooks otherwise."""
-    after = app.after_request_funcs.get(None, [])
-    teardown = app.teardown_request_funcs.get(None, [])
-    hook = getattr(Limiter, INJECT_HEADERS, None)
-    inject = next((h for h in after if isinstance(h, functools.partial) and h.func is hook), None)
-    release = getattr(limiter, "_Limiter__release_context", None)
-    if inject is None or release is None or release not in teardown:
+    inject, release = _limiters_hooks(app, limiter)
+    if inject is None or release is None:
         return False
-    after.remove(inject)
-    teardown.remove(release)
+    app.after_request_funcs[None].remove(inject)
+    app.teardown_request_funcs[None].remove(release)
 
     def _headers(response: Response) -> Response:
         try:
@@ -233,28 +239,24 @@ def _only_where_checked(app: Flask, limiter: Limiter) -> None:
     request"): they run now only where it checked, and do there all they did, then keep ``Retry-After`` to
     refusals.  Should a version of flask-limiter name its hook otherwise, its hook stays as it is, and the
     ``Retry-After`` rule runs after it on every answer."""
+    inject, release = _limiters_hooks(app, limiter)
     after = app.after_request_funcs.setdefault(None, [])
-    for i, hook in enumerate(after):
-        if isinstance(hook, functools.partial) and hook.func is getattr(Limiter, INJECT_HEADERS, None):
-            inject = hook
+    if inject is not None:
 
-            def _headers(response: Response, inject: Callable[[Response], Response] = inject) -> Response:
-                return _retry_after_only_when_refused(inject(response)) if _checked() else response
+        def _headers(response: Response, inject: Callable[[Response], Response] = inject) -> Response:
+            return _retry_after_only_when_refused(inject(response)) if _checked() else response
 
-            after[i] = _headers
-            break
+        after[after.index(inject)] = _headers
     else:
         after.insert(0, _retry_after_only_when_refused)  # Flask runs after-request hooks last first: after them all
-    teardown = app.teardown_request_funcs.get(None, [])
-    release = getattr(limiter, "_Limiter__release_context", None)
-    for i, hook in enumerate(teardown):
-        if release is not None and hook == release:
+    if release is not None:
 
-            def _release(exc: BaseException | None = None, release: Callable[..., None] = release) -> None:
-                if _checked():
-                    release(exc)
+        def _release(exc: BaseException | None = None, release: Callable[..., None] = release) -> None:
+            if _checked():
+                release(exc)
 
-            teardown[i] = _release
+        teardown = app.teardown_request_funcs[None]
+        teardown[teardown.index(release)] = _release
 
 
 class RenderBudget:
