@@ -6,16 +6,18 @@ prometheus_client's own turns the batching off rather than being written wrong."
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import gevent  # type: ignore[import-untyped]
 import pytest
+from gunicorn.workers.ggevent import GeventWorker
 from prometheus_client import REGISTRY, CollectorRegistry, Histogram
 
 from service import create_app
 from service.run import gunicorn_conf
-from service.web import metrics
+from service.web import metrics, requestlog
 from service.web.requestlog import OBSERVERS
 
 NAME = "umpire_http_request_duration_seconds"
@@ -106,8 +108,6 @@ def test_under_gevent_the_timings_are_written_within_flush_s(monkeypatch: pytest
 
 
 def test_a_gevent_worker_batches_and_writes_what_is_left_as_it_exits() -> None:
-    from gunicorn.workers.ggevent import GeventWorker
-
     worker = GeventWorker.__new__(GeventWorker)  # only its class matters to the hook
     client = create_app({}).test_client()
     labels = {"method": "GET", "route": "/v1/games", "status": "200"}
@@ -120,13 +120,9 @@ def test_a_gevent_worker_batches_and_writes_what_is_left_as_it_exits() -> None:
         assert samples(REGISTRY, NAME, labels)["count"] == before + 1
     finally:
         gunicorn_conf._yield = None
-        from service.web import requestlog
-
         requestlog._loop = None
         metrics.stop_batching()
-        import gc
-
-        gc.unfreeze()
+        gc.unfreeze()  # post_worker_init froze this test process's objects
 
 
 class Elsewise:
