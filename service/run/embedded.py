@@ -281,6 +281,25 @@ class EmbeddedCluster:
                 raise RuntimeError(f"the cluster is not ok: {states}")
             time.sleep(0.1)
 
+    def views(self) -> list[str]:
+        """Each node's own view of the cluster, for a test's failure message: its state, and how it sees every
+        node (``CLUSTER NODES``: address, flags, link), or why it did not answer."""
+        out = []
+        for i, node in enumerate(self.nodes):
+            client = redis.Redis.from_url(node.url, socket_timeout=1, decode_responses=True)
+            try:
+                state = cluster_state(client.execute_command("CLUSTER", "INFO"))
+                seen = [
+                    " ".join(line.split()[1:3] + line.split()[7:8])
+                    for line in client.execute_command("CLUSTER", "NODES").splitlines()
+                ]
+                out.append(f"node {i} (port {node.port}): state {state}; sees {'; '.join(seen)}")
+            except (redis.RedisError, OSError) as e:
+                out.append(f"node {i} (port {node.port}): {type(e).__name__}: {e}")
+            finally:
+                client.close()
+        return out
+
     def stop(self) -> None:
         for i in range(len(self.nodes)):
             self.stop_node(i)

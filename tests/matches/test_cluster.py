@@ -351,8 +351,13 @@ def test_flags_on_healthy_masters_fall_on_time_while_one_master_is_down(
         end = time.monotonic() + 5
         while time.monotonic() < end and len(flagged_at) < len(healthy):
             for m in healthy:
-                if m not in flagged_at and store.deadline(m) is None:  # the sweeper applied the flag (no read here does)
-                    flagged_at[m] = store.now_ms(m)
+                try:
+                    if m not in flagged_at and store.deadline(m) is None:  # the sweeper applied the flag (no read here does)
+                        flagged_at[m] = store.now_ms(m)
+                except redis.exceptions.ClusterDownError as e:
+                    # Seen once in a fresh clone's make test on a busy machine, never since (not reproduced under CPU
+                    # or fsync load): a healthy master said CLUSTERDOWN.  How each node saw the cluster then says why.
+                    raise AssertionError(f"a healthy master answered {e}; the nodes' views: {cluster.views()}") from e
             time.sleep(0.02)
         late = {m: (flagged_at[m] - deadlines[m]) / 1000 for m in flagged_at if deadlines[m] is not None}
         assert len(flagged_at) == len(healthy), f"{len(healthy) - len(flagged_at)} flags not applied: {late}"
