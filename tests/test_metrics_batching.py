@@ -120,7 +120,7 @@ def test_a_gevent_worker_batches_and_writes_what_is_left_as_it_exits() -> None:
         assert samples(REGISTRY, NAME, labels)["count"] == before + 1
     finally:
         gunicorn_conf._yield = None
-        requestlog._loop = None
+        requestlog.stop_batching()
         metrics.stop_batching()
         gc.unfreeze()  # post_worker_init froze this test process's objects
 

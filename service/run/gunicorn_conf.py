@@ -15,8 +15,8 @@
   13-27 ms with ``sleep(0)``, 9-10 ms with the turn, at the same throughput, against 4.6-5.5 ms for a
   bare route on sync workers.  tests/test_gunicorn_conf.py holds the turn.
 * After the app is loaded, ``gc.freeze()`` (``post_worker_init``).
-* Under the gevent worker, the answers' log lines of one turn of the loop are written together at its
-  end (service/web/requestlog.py ``batch_lines``), and their timings within half a second
+* Under the gevent worker, the answers' log lines are made and written together within a tenth of a second
+  (service/web/requestlog.py ``batch_lines``), and their timings within half a second
   (service/web/metrics.py ``batch_timings``); what is left when the worker exits, by ``worker_exit``.
 """
 
@@ -48,18 +48,18 @@ def post_worker_init(worker: Any) -> None:
     gc.freeze()
     if type(worker).__module__ == "gunicorn.workers.ggevent":
         _yield = next_turn
-        from gevent import get_hub, spawn_later
+        from gevent import spawn_later
 
         from service.web import metrics, requestlog
 
-        requestlog.batch_lines(get_hub().loop)  # the answers' lines of a turn of the loop in one write
+        requestlog.batch_lines(spawn_later)  # the answers' lines written together, within requestlog.FLUSH_S
         metrics.batch_timings(spawn_later)  # their timings written together, within metrics.FLUSH_S
 
 
 def worker_exit(server: Any, worker: Any) -> None:
     from service.web import metrics, requestlog
 
-    requestlog.flush_lines()  # what the last turn of the loop answered
+    requestlog.flush_lines()  # the answers kept for their lines
     metrics.flush_timings()  # and the timings not yet written
 
 

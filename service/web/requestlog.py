@@ -176,38 +176,17 @@ class _Handler(logging.StreamHandler):  # type: ignore[type-arg]
     def __init__(self, stream: IO[str] | None) -> None:
         super().__init__(stream or sys.stderr)
         self.follow = stream is None
-        self.pending: list[str] = []  # answers' lines of this turn of the event loop, under batch_lines()
 
     def emit(self, record: logging.LogRecord) -> None:
-        if self.pending:
-            self.flush_pending()  # the answers' lines before it came first
+        if _kept:
+            flush_lines()  # the answers before it came first
         if self.follow:
             self.stream = sys.stderr
         super().emit(record)
 
-    def write_line(self, line: str) -> None:
-        """``line`` written as :meth:`emit` writes a record's (to the same stream, under the lock, flushed),
-        for a line made without a record; under :func:`batch_lines`, at the end of the loop's turn."""
-        if _loop is not None:
-            if not self.pending:
-                _loop.run_callback(self.flush_pending)
-            self.pending.append(line)
-            return
-        self._put([line])
-
-    def flush_pending(self) -> None:
-        """The lines kept for the end of this turn, written at once; a failure is reported as logging
-        reports a record's (on standard error, the first line named)."""
-        lines, self.pending = self.pending, []
-        if not lines:
-            return
-        try:
-            self._put(lines)
-        except Exception:
-            self.handleError(logging.makeLogRecord({"name": access.name, "levelno": logging.INFO, "msg": lines[0]}))
-
-    def _put(self, lines: list[str]) -> None:
-        """``lines`` written in one write, each ended, under the lock, then flushed (as :meth:`emit` does)."""
+    def write_lines(self, lines: list[str]) -> None:
+        """``lines`` written as :meth:`emit` writes a record's (to the same stream, under the lock, then
+        flushed), in one write, each ended: for lines made without a record."""
         with self.lock:  # type: ignore[union-attr]  # created with the handler
             if self.follow:
                 self.stream = sys.stderr
@@ -215,27 +194,70 @@ class _Handler(logging.StreamHandler):  # type: ignore[type-arg]
             self.stream.flush()
 
 
-# gevent's loop while the answers' lines of each of its turns are written together (batch_lines), else None.
-_loop: Any = None
+# An answer as its line needs it: (when it left, as time.time(); request id; method; path; status; seconds taken).
+Answer = tuple[float, str, str, str, int, float]
+
+# The answers kept for their lines to be written together (batch_lines), oldest first; how long the first waits,
+# and how many are kept at most before they are written at once, whatever the time.
+_kept: list[Answer] = []
+FLUSH_S = 0.1
+MOST_KEPT = 1000
+
+# gevent.spawn_later in a gevent worker while the answers' lines are written together (batch_lines), else None.
+_later: Callable[[float, Callable[[], None]], Any] | None = None
 
 
-def batch_lines(loop: Any) -> None:
-    """From now on the answers' lines (through the service's handler) are written once a turn of gevent's
-    ``loop``, all of the turn's in one write, at its end (``run_callback``: before the loop next waits for
-    its sockets), instead of one system call each: a write was 2.6% of a gevent worker's time serving
-    GET /v1/games (issue 20, "Cost per request"; py-spy, BENCHMARKS.md).  Any other record flushes them
-    first, so the log keeps its order.  service/run/gunicorn_conf.py calls this in a gevent worker, and
-    :func:`flush_lines` as it exits."""
-    global _loop
-    _loop = loop
+def batch_lines(later: Callable[[float, Callable[[], None]], Any]) -> None:
+    """From now on an answer's line is neither made nor written when it leaves: the answer is kept, and the lines
+    of all kept are made and written together, in one write, :data:`FLUSH_S` after the first of them
+    (``later(FLUSH_S, flush_lines)``: gevent.spawn_later in a gevent worker), or at once when
+    :data:`MOST_KEPT` are waiting.  Any other record writes them first, so the log keeps its order.
+
+    Issue 20, "Cost per request": made and written as each answer left (one write a turn of the loop), its
+    line cost a request about 20 µs of a gevent worker's CPU, measured served beside a worker writing no
+    line; kept and made together, a few (BENCHMARKS.md).  service/run/gunicorn_conf.py calls this in a gevent
+    worker, and :func:`flush_lines` as it exits; a worker killed outright loses at most :data:`FLUSH_S` of lines."""
+    global _later
+    _later = later
     atexit.register(flush_lines)
 
 
+def stop_batching() -> None:
+    """Each answer's line written as it leaves again, what was kept first."""
+    global _later
+    flush_lines()
+    _later = None
+
+
 def flush_lines() -> None:
-    """Every line kept for the end of the loop's turn, written now."""
-    for handler in _service.handlers:
-        if isinstance(handler, _Handler):
-            handler.flush_pending()
+    """The lines of every answer kept, made and written now."""
+    if _kept:
+        answers = _kept[:]
+        _kept.clear()  # before writing: a record written on the way (a failure's) finds none left to write
+        _log(answers)
+
+
+def _log(answers: list[Answer]) -> None:
+    """``answers``' lines: written by the service's handler itself when it is their only way out
+    (:func:`_sole_handler`), else, or when that write fails, as records, each its usual way (whose handler
+    reports a failure as logging does)."""
+    handler = _sole_handler()
+    if handler is not None:
+        formatter = handler.formatter
+        assert isinstance(formatter, _FAST)
+        try:
+            handler.write_lines([formatter.access_line(*a[:5], round(a[5] * 1000, 3)) for a in answers])
+            return
+        except Exception:  # e.g. a closed stream: logging's own way reports it
+            pass
+    for created, rid, method, path, status, seconds in answers:
+        # access.info(...) without its search of the stack for the caller (no format writes it) and with every
+        # field given, as the filter finds no request now: the same record, for less.
+        took = round(seconds * 1000, 3)
+        fields = {"request_id": rid, "method": method, "path": path, "status": status, "duration_ms": took}
+        record = access.makeRecord(access.name, logging.INFO, __file__, 0, "%s %s %s", (method, path, status), None, extra=fields)
+        record.created = created
+        access.handle(record)
 
 
 _FAST = (JsonFormatter, TextFormatter)  # formatters with an access_line
@@ -265,8 +287,8 @@ def _sole_handler() -> _Handler | None:
 def configure(fmt: str, stream: IO[str] | None = None) -> logging.Handler:
     """Send the service's log to ``stream`` (standard error) in ``fmt`` (json or text)."""
     logger = logging.getLogger(LOGGER)
+    flush_lines()  # the answers kept go where they were to go
     for old in [h for h in logger.handlers if isinstance(h, _Handler)]:
-        old.flush_pending()
         logger.removeHandler(old)
     handler = _Handler(stream)
     handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
@@ -352,25 +374,13 @@ class RequestLog:
         seconds = time.perf_counter() - started
         code = int(status[:3])
         if access.isEnabledFor(logging.INFO):
-            took = round(seconds * 1000, 3)
-            handler = _sole_handler()
-            if handler is None or not _write(handler, time.time(), rid, method, path, code, took):
-                # access.info(...) without its search of the stack for the caller (no format writes it) and with
-                # every field given, as the filter finds no request now: the same record, for less.
-                fields = {"request_id": rid, "method": method, "path": path, "status": code, "duration_ms": took}
-                access.handle(access.makeRecord(access.name, logging.INFO, __file__, 0, "%s %s %s", (method, path, code), None,
-                                                extra=fields))  # fmt: skip
+            if _later is None:
+                _log([(time.time(), rid, method, path, code, seconds)])
+            else:
+                if not _kept:
+                    _later(FLUSH_S, flush_lines)
+                _kept.append((time.time(), rid, method, path, code, seconds))
+                if len(_kept) >= MOST_KEPT:
+                    flush_lines()
         for observer in self.observers:
             observer(method, rule, code, seconds)
-
-
-def _write(handler: _Handler, created: float, rid: str, method: str, path: str, status: int, took: float | None) -> bool:
-    """An answer's line written to ``handler``'s stream as its ``emit`` would (under its lock, then flushed);
-    False when that failed, so that the record takes the usual way and its handler reports the failure."""
-    formatter = handler.formatter
-    assert isinstance(formatter, _FAST)
-    try:
-        handler.write_line(formatter.access_line(created, rid, method, path, status, took))
-    except Exception:  # e.g. a closed stream: logging's own way reports it
-        return False
-    return True
