@@ -175,3 +175,25 @@ def test_made_up_methods_make_one_series_not_one_each() -> None:
     assert samples(REGISTRY, NAME, labels)["count"] == before + len(made_up)
     assert client.open("/v1/games", method="DELETE").status_code == 405
     assert "DELETE" in families()  # HTTP's own methods keep their names
+
+
+def test_the_request_logs_kept_answers_reach_the_metrics_within_its_flush_and_before_a_scrape() -> None:
+    """Under a gevent worker the request log keeps each answer and tells the metrics of it with the others
+    (service/web/requestlog.py ``batch_lines``): within its ``FLUSH_S``, and before a scrape answers, so that a
+    scrape counts every answer the worker has given."""
+    client = create_app({}).test_client()
+    labels = {"method": "GET", "route": "/v1/games", "status": "200"}
+    requestlog.batch_lines(gevent.spawn_later)
+    try:
+        before = samples(REGISTRY, NAME, labels)["count"]
+        assert client.get("/v1/games").status_code == 200
+        assert samples(REGISTRY, NAME, labels)["count"] == before  # kept: the metrics not told yet
+        gevent.sleep(requestlog.FLUSH_S * 1.5)
+        assert samples(REGISTRY, NAME, labels)["count"] == before + 1
+        assert client.get("/v1/games").status_code == 200
+        scraped = client.get("/metrics").get_data(as_text=True)
+        line = next(ln for ln in scraped.splitlines() if ln.startswith(f"{NAME}_count") and 'route="/v1/games"' in ln
+                    and 'status="200"' in ln and 'method="GET"' in ln)  # fmt: skip
+        assert float(line.split()[-1]) == before + 2  # the second, still kept when the scrape came, counted
+    finally:
+        requestlog.stop_batching()

@@ -197,5 +197,6 @@ def metrics() -> Any:
         scheme, _, sent = request.headers.get("Authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not hmac.compare_digest(sent.strip().encode(), str(token).encode()):
             raise Unauthorized()  # 401 unauthorized in the one error shape (service/web/errors.py; metrics sits below it)
-    flush_timings()  # this process's kept timings, so that what it answers counts all it has seen
+    requestlog.flush_lines()  # the answers this process has kept, told to their observers (these timings)
+    flush_timings()  # and its kept timings written, so that what it answers counts all it has seen
     return Response(_scrape(), mimetype=CONTENT_TYPE_LATEST.split(";")[0])

@@ -194,47 +194,54 @@ class _Handler(logging.StreamHandler):  # type: ignore[type-arg]
             self.stream.flush()
 
 
-# An answer as its line needs it: (when it left, as time.time(); request id; method; path; status; seconds taken).
-Answer = tuple[float, str, str, str, int, float]
+# An answer as its line and its observers need it: (when it left, as time.time(); request id; method; path;
+# status; seconds taken; the URL rule; the observers of the app that answered it).
+Answer = tuple[float, str, str, str, int, float, "Rule | None", "list[Observer]"]
 
-# The answers kept for their lines to be written together (batch_lines), oldest first; how long the first waits,
-# and how many are kept at most before they are written at once, whatever the time.
+# The answers kept for their lines to be written and their observers told together (batch_lines), oldest first;
+# how long the first waits, and how many are kept at most before they are taken at once, whatever the time.
 _kept: list[Answer] = []
 FLUSH_S = 0.1
 MOST_KEPT = 1000
 
-# gevent.spawn_later in a gevent worker while the answers' lines are written together (batch_lines), else None.
+# gevent.spawn_later in a gevent worker while the answers are kept (batch_lines), else None.
 _later: Callable[[float, Callable[[], None]], Any] | None = None
 
 
 def batch_lines(later: Callable[[float, Callable[[], None]], Any]) -> None:
-    """From now on an answer's line is neither made nor written when it leaves: the answer is kept, and the lines
-    of all kept are made and written together, in one write, :data:`FLUSH_S` after the first of them
-    (``later(FLUSH_S, flush_lines)``: gevent.spawn_later in a gevent worker), or at once when
-    :data:`MOST_KEPT` are waiting.  Any other record writes them first, so the log keeps its order.
+    """From now on nothing is made of an answer as it leaves: it is kept, and the lines of all kept are made and
+    written together, in one write, and their observers told of each (the metrics), :data:`FLUSH_S` after the
+    first of them (``later(FLUSH_S, flush_lines)``: gevent.spawn_later in a gevent worker), or at once when
+    :data:`MOST_KEPT` are waiting.  Any other record writes them first, so the log keeps its order; a scrape of
+    the metrics takes them first, so it counts every answer the worker has given.
 
-    Issue 20, "Cost per request": made and written as each answer left (one write a turn of the loop), its
-    line cost a request about 20 µs of a gevent worker's CPU, measured served beside a worker writing no
-    line; kept and made together, a few (BENCHMARKS.md).  service/run/gunicorn_conf.py calls this in a gevent
-    worker, and :func:`flush_lines` as it exits; a worker killed outright loses at most :data:`FLUSH_S` of lines."""
+    Issue 20, "Cost per request": made and written as each answer left (one write a turn of the loop), its line
+    and its timing cost a request about 20 µs each of a gevent worker's CPU, measured served beside a worker
+    without them (``bench served_steps``); kept and taken together, their code and data stay in the processor's
+    caches.  service/run/gunicorn_conf.py calls this in a gevent worker, and :func:`flush_lines` as it exits; a
+    worker killed outright loses at most :data:`FLUSH_S` of lines and timings."""
     global _later
     _later = later
     atexit.register(flush_lines)
 
 
 def stop_batching() -> None:
-    """Each answer's line written as it leaves again, what was kept first."""
+    """Each answer's line written and its observers told as it leaves again, what was kept first."""
     global _later
     flush_lines()
     _later = None
 
 
 def flush_lines() -> None:
-    """The lines of every answer kept, made and written now."""
+    """Every answer kept: its line made and written, its observers told, now."""
     if _kept:
         answers = _kept[:]
         _kept.clear()  # before writing: a record written on the way (a failure's) finds none left to write
-        _log(answers)
+        if access.isEnabledFor(logging.INFO):
+            _log(answers)
+        for _, _, method, _, status, seconds, rule, observers in answers:
+            for observer in observers:
+                observer(method, rule, status, seconds)
 
 
 def _log(answers: list[Answer]) -> None:
@@ -250,7 +257,7 @@ def _log(answers: list[Answer]) -> None:
             return
         except Exception:  # e.g. a closed stream: logging's own way reports it
             pass
-    for created, rid, method, path, status, seconds in answers:
+    for created, rid, method, path, status, seconds, _, _ in answers:
         # access.info(...) without its search of the stack for the caller (no format writes it) and with every
         # field given, as the filter finds no request now: the same record, for less.
         took = round(seconds * 1000, 3)
@@ -373,14 +380,14 @@ class RequestLog:
     def answered(self, rid: str, started: float, status: str, method: str, path: str, rule: Rule | None) -> None:
         seconds = time.perf_counter() - started
         code = int(status[:3])
+        if _later is not None:  # kept, to be taken with the others (batch_lines)
+            if not _kept:
+                _later(FLUSH_S, flush_lines)
+            _kept.append((time.time(), rid, method, path, code, seconds, rule, self.observers))
+            if len(_kept) >= MOST_KEPT:
+                flush_lines()
+            return
         if access.isEnabledFor(logging.INFO):
-            if _later is None:
-                _log([(time.time(), rid, method, path, code, seconds)])
-            else:
-                if not _kept:
-                    _later(FLUSH_S, flush_lines)
-                _kept.append((time.time(), rid, method, path, code, seconds))
-                if len(_kept) >= MOST_KEPT:
-                    flush_lines()
+            _log([(time.time(), rid, method, path, code, seconds, rule, self.observers)])
         for observer in self.observers:
             observer(method, rule, code, seconds)
