@@ -300,13 +300,16 @@ def json_body(schema: Schema) -> dict[str, Any]:
     string, array or object is over its limit, when it is not an object or
     does not match the schema (the ValidationError handler names the fields)."""
     req = request._get_current_object()  # type: ignore[attr-defined]  # one proxy lookup, not three (issue 20)
-    if not req.is_json:
+    environ = req.environ
+    # The type every client sends, compared as it came, before Werkzeug parses the header (issue 20: a parse of
+    # it on every body); any other spelling, parameters or a +json type are Werkzeug's to judge, as before.
+    if environ.get("CONTENT_TYPE") != "application/json" and not req.is_json:
         raise ApiError(415, "unsupported_media_type", "Send the body as application/json.")
-    raw = req.environ.get(GUARDED)  # read by the guard, within its deadline, unless a test client calls the app
+    raw = environ.get(GUARDED)  # read by the guard, within its deadline, unless a test client calls the app
     if raw is None:
         raw = req.get_data(cache=True)
     limit = current_app.config.get("MAX_CONTENT_LENGTH")
-    if req.content_length is None and limit is not None and len(raw) >= limit:
+    if limit is not None and len(raw) >= limit and req.content_length is None:
         # A body without Content-Length (chunked) is read up to the limit and cut there
         # (Werkzeug's LimitedStream raises only on a read past it): one that fills it is too large.
         raise RequestEntityTooLarge()
