@@ -91,20 +91,33 @@ def test_a_scrape_writes_what_its_process_kept_first(scheduled: list[Any]) -> No
     assert f'{NAME}_count{{method="GET",route="/v1/games",status="200"}} {before + 3}' in text
 
 
-def test_under_gevent_the_timings_are_written_within_flush_s(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The gevent worker's own way (service/run/gunicorn_conf.py): gevent.spawn_later, a short FLUSH_S here."""
+@pytest.mark.parametrize("keeper", ["metrics", "request log"])
+def test_under_gevent_the_timings_are_written_within_their_flush(keeper: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gevent worker's own ways (service/run/gunicorn_conf.py), each with gevent.spawn_later: the metrics
+    keep the timings (a short FLUSH_S here); the request log keeps each answer and tells the metrics of it with
+    the others (service/web/requestlog.py ``batch_lines``), within its FLUSH_S, and before a scrape answers,
+    so that a scrape counts every answer the worker has given."""
     monkeypatch.setattr(metrics, "FLUSH_S", 0.02)
     client = create_app({}).test_client()
     labels = {"method": "GET", "route": "/v1/games", "status": "200"}
-    metrics.batch_timings(gevent.spawn_later)
+    if keeper == "metrics":
+        keep, stop, wait_s = metrics.batch_timings, metrics.stop_batching, 0.1
+    else:
+        keep, stop, wait_s = requestlog.batch_lines, requestlog.stop_batching, requestlog.FLUSH_S * 1.5
+    keep(gevent.spawn_later)
     try:
         before = samples(REGISTRY, NAME, labels)["count"]
         assert client.get("/v1/games").status_code == 200
-        assert samples(REGISTRY, NAME, labels)["count"] == before
-        gevent.sleep(0.1)
+        assert samples(REGISTRY, NAME, labels)["count"] == before  # kept: not written yet
+        gevent.sleep(wait_s)
         assert samples(REGISTRY, NAME, labels)["count"] == before + 1
+        assert client.get("/v1/games").status_code == 200
+        scraped = client.get("/metrics").get_data(as_text=True)
+        line = next(ln for ln in scraped.splitlines() if ln.startswith(f"{NAME}_count") and 'route="/v1/games"' in ln
+                    and 'status="200"' in ln and 'method="GET"' in ln)  # fmt: skip
+        assert float(line.split()[-1]) == before + 2  # the second, still kept when the scrape came, counted
     finally:
-        metrics.stop_batching()
+        stop()
 
 
 def test_a_gevent_worker_batches_and_writes_what_is_left_as_it_exits() -> None:
@@ -175,25 +188,3 @@ def test_made_up_methods_make_one_series_not_one_each() -> None:
     assert samples(REGISTRY, NAME, labels)["count"] == before + len(made_up)
     assert client.open("/v1/games", method="DELETE").status_code == 405
     assert "DELETE" in families()  # HTTP's own methods keep their names
-
-
-def test_the_request_logs_kept_answers_reach_the_metrics_within_its_flush_and_before_a_scrape() -> None:
-    """Under a gevent worker the request log keeps each answer and tells the metrics of it with the others
-    (service/web/requestlog.py ``batch_lines``): within its ``FLUSH_S``, and before a scrape answers, so that a
-    scrape counts every answer the worker has given."""
-    client = create_app({}).test_client()
-    labels = {"method": "GET", "route": "/v1/games", "status": "200"}
-    requestlog.batch_lines(gevent.spawn_later)
-    try:
-        before = samples(REGISTRY, NAME, labels)["count"]
-        assert client.get("/v1/games").status_code == 200
-        assert samples(REGISTRY, NAME, labels)["count"] == before  # kept: the metrics not told yet
-        gevent.sleep(requestlog.FLUSH_S * 1.5)
-        assert samples(REGISTRY, NAME, labels)["count"] == before + 1
-        assert client.get("/v1/games").status_code == 200
-        scraped = client.get("/metrics").get_data(as_text=True)
-        line = next(ln for ln in scraped.splitlines() if ln.startswith(f"{NAME}_count") and 'route="/v1/games"' in ln
-                    and 'status="200"' in ln and 'method="GET"' in ln)  # fmt: skip
-        assert float(line.split()[-1]) == before + 2  # the second, still kept when the scrape came, counted
-    finally:
-        requestlog.stop_batching()
