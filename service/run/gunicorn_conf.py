@@ -15,9 +15,10 @@
   13-27 ms with ``sleep(0)``, 9-10 ms with the turn, at the same throughput, against 4.6-5.5 ms for a
   bare route on sync workers.  tests/test_gunicorn_conf.py holds the turn.
 * After the app is loaded, ``gc.freeze()`` (``post_worker_init``).
-* Under the gevent worker, the answers' log lines are made and written together within a tenth of a second
-  (service/web/requestlog.py ``batch_lines``), and their timings within half a second
-  (service/web/metrics.py ``batch_timings``); what is left when the worker exits, by ``worker_exit``.
+* Under the gevent worker, the answers are kept and their log lines made and written, and their timings told
+  to the metrics, together within a tenth of a second (service/web/requestlog.py ``batch_lines``); the
+  metrics write the timings within half a second more (service/web/metrics.py ``batch_timings``); what is
+  left when the worker exits, by ``worker_exit``.
 """
 
 from __future__ import annotations

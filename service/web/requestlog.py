@@ -237,11 +237,16 @@ def flush_lines() -> None:
     if _kept:
         answers = _kept[:]
         _kept.clear()  # before writing: a record written on the way (a failure's) finds none left to write
-        if access.isEnabledFor(logging.INFO):
-            _log(answers)
-        for _, _, method, _, status, seconds, rule, observers in answers:
-            for observer in observers:
-                observer(method, rule, status, seconds)
+        _take(answers)
+
+
+def _take(answers: list[Answer]) -> None:
+    """What is made of ``answers``, kept or not: their lines (when the access log is on), then their observers told."""
+    if access.isEnabledFor(logging.INFO):
+        _log(answers)
+    for _, _, method, _, status, seconds, rule, observers in answers:
+        for observer in observers:
+            observer(method, rule, status, seconds)
 
 
 def _log(answers: list[Answer]) -> None:
@@ -253,7 +258,9 @@ def _log(answers: list[Answer]) -> None:
         formatter = handler.formatter
         assert isinstance(formatter, _FAST)
         try:
-            handler.write_lines([formatter.access_line(*a[:5], round(a[5] * 1000, 3)) for a in answers])
+            handler.write_lines(
+                [formatter.access_line(c, rid, m, path, s, round(sec * 1000, 3)) for c, rid, m, path, s, sec, _, _ in answers]
+            )
             return
         except Exception:  # e.g. a closed stream: logging's own way reports it
             pass
@@ -387,7 +394,4 @@ class RequestLog:
             if len(_kept) >= MOST_KEPT:
                 flush_lines()
             return
-        if access.isEnabledFor(logging.INFO):
-            _log([(time.time(), rid, method, path, code, seconds, rule, self.observers)])
-        for observer in self.observers:
-            observer(method, rule, code, seconds)
+        _take([(time.time(), rid, method, path, code, seconds, rule, self.observers)])
