@@ -127,10 +127,10 @@ def main() -> None:
         proc, base = start("bench.bare:app", {}, "/bare", server)
         procs["bare GET"] = (proc, base, ["get", "/bare"])
         for cut, _ in STEPS:
-            proc, base = start("bench.cutview:app", {"CUT": cut}, "/v1/games", server)
+            proc, base = start(f"bench.cutview:make({cut!r})", {}, "/v1/games", server)
             procs[cut] = (proc, base, ["play", str(work)])
         for piece, _ in PIECES:
-            proc, base = start("bench.cutview:app", {"CUT": "body", "UNPLUMB": piece}, "/v1/games", server)
+            proc, base = start(f"bench.cutview:make('body', {piece!r})", {}, "/v1/games", server)
             procs[f"body, no {piece}"] = (proc, base, ["play", str(work)])
         bare_proc, bare_base, _ = procs["bare GET"]
         procs["bare POST"] = (bare_proc, bare_base, ["play", str(work), "/bare"])

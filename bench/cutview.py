@@ -1,10 +1,10 @@
 """A yardstick of ``python -m bench served_steps``: the app as ``create_app`` makes it, with ``play`` cut short after
-one of its steps, or a piece of its plumbing taken out, chosen by the environment (served as the bare route is:
-``gunicorn bench.cutview:app``).  What each step and each piece costs a served request is the difference between
-two of these, measured side by side (issue 20, "Cost per request").  Not a way to serve the app: a floor to
-measure against.
+one of its steps, or a piece of its plumbing taken out (served as the bare route is, through gunicorn's call of
+a factory: ``gunicorn 'bench.cutview:make("body", "guard")'``).  What each step and each piece costs a served
+request is the difference between two of these, measured side by side (issue 20, "Cost per request").  Not a
+way to serve the app: a floor to measure against.
 
-``CUT`` (the steps of service/api/games.py ``play``, each including those before it):
+``cut`` (the steps of service/api/games.py ``play``, each including those before it):
 
 * ``body``: the body read (as the bare route's ``POST``), nothing parsed;
 * ``parse``: ``json_body``: the strict parse, the limits and the schema;
@@ -13,14 +13,14 @@ measure against.
 * ``answer``: the new state dumped and signed, the verdict made (no announcements);
 * ``play``: the whole of ``play``, announcements included (the app's own view).
 
-Every cut before ``answer`` answers ``{"ok": true}``.  ``UNPLUMB`` takes out ``guard`` (the body guard),
+Every cut before ``answer`` answers ``{"ok": true}``.  ``unplumb`` takes out ``guard`` (the body guard),
 ``log`` (the request log, with its id, line and metrics), ``line`` (the request log's line only: the access
-logger off), ``metrics`` (the metrics observer only), or ``all`` (bench/unplumbed.py's app)."""
+logger off), ``metrics`` (the metrics observer only), or ``all`` (nothing of it: bench/unplumbed.py's app).
+bench/emptyview.py and bench/unplumbed.py, ``bench overhead``'s yardsticks, are two of these."""
 
 from __future__ import annotations
 
 import logging
-import os
 from typing import Any
 
 from flask import request
@@ -42,7 +42,7 @@ UNPLUMBS = ("", "guard", "log", "line", "metrics", "all")
 def make(cut: str, unplumb: str = "") -> Any:
     """The app with ``play`` cut after ``cut`` and ``unplumb``'s piece of the plumbing out."""
     if cut not in CUTS or unplumb not in UNPLUMBS:
-        raise ValueError(f"CUT is one of {CUTS}, UNPLUMB one of {UNPLUMBS}")
+        raise ValueError(f"cut is one of {CUTS}, unplumb one of {UNPLUMBS}")
     app = create_app({})
     step = CUTS.index(cut)
 
@@ -84,6 +84,3 @@ def make(cut: str, unplumb: str = "") -> Any:
         for hooks in (app.before_request_funcs, app.after_request_funcs, app.teardown_request_funcs):
             hooks.pop(None, None)
     return app
-
-
-app = make(os.environ.get("CUT", "play"), os.environ.get("UNPLUMB", ""))

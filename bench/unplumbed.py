@@ -7,13 +7,6 @@ serve the app (a slow body would hold a worker): a floor to measure against."""
 
 from __future__ import annotations
 
-from service import create_app
-from service.web.guard import BodyGuard
-from service.web.requestlog import RequestLog
+from bench.cutview import make
 
-app = create_app({})
-guard = app.wsgi_app
-assert isinstance(guard, BodyGuard) and isinstance(guard.app, RequestLog), "create_app's wrapping changed"
-app.wsgi_app = guard.app.app  # type: ignore[method-assign]  # Flask's own wsgi_app
-for hooks in (app.before_request_funcs, app.after_request_funcs, app.teardown_request_funcs):
-    hooks.pop(None, None)
+app = make("play", "all")  # the whole play, none of the plumbing
