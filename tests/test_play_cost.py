@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 import views
 from engine.errors import BadOptions, BadState, FieldError
 from engine.game import Game
-from engine.games.catchup.rules import VARIANTS, Catchup, reachable
+from engine.games.catchup.rules import VARIANTS, Catchup, ply_range, reachable
 from engine.groups import _grow, groups
 from engine.hexboard import HexBoard, green_meadow, hexhex
 from engine.registry import GAMES, ROOMS
@@ -249,6 +249,20 @@ def test_the_one_range_passes_exactly_the_positions_the_two_checks_pass(
         assert not fits
     else:
         assert fits
+
+
+def test_the_one_range_is_ply_range_asked_of_every_count_and_ply() -> None:
+    """R-C1: ``reachable``'s arithmetic (turns from the ply, stones from the turns) answers as
+    ``ply_range``, which bounds the plies by the stones, for every variant, count and ply up to a
+    side-5 board's 61 cells: a position ``load`` passes without the two named checks is one they pass."""
+    for variant in VARIANTS:
+        for c0 in range(31):
+            for c1 in range(31):
+                for to_move in (0, 1):
+                    plies = ply_range(variant, c0, c1, to_move)
+                    for ply in range(62):
+                        fits = plies is not None and plies[0] <= ply <= plies[1] and ply % 2 == to_move
+                        assert reachable(variant, c0, c1, to_move, ply) == fits, (variant, c0, c1, to_move, ply)
 
 
 # -- announcements: the table of sentences made once ------------------------------------------------

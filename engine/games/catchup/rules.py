@@ -146,10 +146,27 @@ def ply_range(variant: str, c0: int, c1: int, to_move: int) -> tuple[int, int] |
 
 def reachable(variant: str, c0: int, c1: int, to_move: int, ply: int) -> bool:
     """Does some game reach ``c0``/``c1`` stones at ``ply`` with ``to_move`` next? (R-C1)  What
-    ``Catchup._check_counts`` and ``Catchup._check_ply`` together let through, in one range: ``load``
-    asks them only when it is not (issue 20), to say what does not fit."""
-    plies = ply_range(variant, c0, c1, to_move)  # None exactly when not counts_feasible
-    return plies is not None and plies[0] <= ply <= plies[1] and ply % 2 == to_move
+    ``Catchup._check_counts`` and ``Catchup._check_ply`` together let through: ``load`` asks them only
+    when it is not (issue 20), to say what does not fit.
+
+    The ply and its parity give each player's turns (player 1 ``ply // 2``, player 0 that and
+    ``to_move``), and turns fit stones when each turn placed at least one and at most its allowance:
+    ``turns <= stones <= opening + most * (turns - 1)``, or no stones without a turn.  The same as
+    asking :func:`ply_range` (tests/test_play_cost.py holds the two to each other), in a few steps
+    rather than three calls: every ``load`` asks it."""
+    if ply % 2 != to_move:
+        return False
+    t1 = ply >> 1
+    t0 = t1 + to_move
+    most = 2 if variant == "bolanos" else 3
+    if t0:
+        if not t0 <= c0 <= 1 + most * (t0 - 1):
+            return False
+    elif c0:
+        return False
+    if t1:
+        return t1 <= c1 <= 2 + most * (t1 - 1)
+    return not c1
 
 
 def _stones(n: int) -> str:
@@ -228,7 +245,7 @@ class Catchup(Game[CatchupState, Move]):
         """A state from a board, for ``new`` and ``load``; finished if the board is full."""
         g0 = tuple(find_groups(board, stones[0]))
         g1 = tuple(find_groups(board, stones[1]))
-        scores = (max([1] + [g.bit_count() for g in g0]), max([1] + [g.bit_count() for g in g1]))
+        scores = (max(map(int.bit_count, g0), default=1), max(map(int.bit_count, g1), default=1))  # R-C2: at least 1
         empty = board.mask & ~blocked & ~stones[0] & ~stones[1]
         state = CatchupState(variant, board, stones, (g0, g1), scores, blocked, to_move, ply, bonus, None, None, empty)
         if not empty:
