@@ -265,6 +265,15 @@ def test_the_quick_load_is_taken_for_what_clients_send_and_not_for_a_schema_with
     made = [http.load(schemas.new_request, {}) for _ in range(2)]
     assert made == [{"options": {}}] * 2 and made[0]["options"] is not made[1]["options"]  # load_default=dict, afresh
     assert http.plan_of(_Refuses()) is None
+    # A play's fields deserialize as marshmallow's Field does, their validators made into one check once; a field
+    # that deserializes its own way, or has load functions of its own, keeps its own deserialize.
+    assert [plain for *_, plain, _ in http.plan_of(schemas.play_request)[0]] == [True, True]
+    plain, check = http._checks(fields.String(validate=validate.Length(max=3)))
+    assert plain and check is not None
+    with pytest.raises(ValidationError):
+        check("four")
+    assert http._checks(fields.String(post_load=[str.upper]))[0] is False
+    assert http._checks(fields.Constant(3))[0] is False  # its own _validate_missing
     with pytest.raises(ValidationError) as refused:
         http.load(_Refuses(), {"move": "D4"})
     assert refused.value.normalized_messages() == {"move": ["two steps"]}

@@ -30,6 +30,7 @@ from flask.json.provider import DefaultJSONProvider
 from marshmallow import RAISE, Schema, ValidationError, missing
 from marshmallow.decorators import POST_LOAD, PRE_LOAD, VALIDATES, VALIDATES_SCHEMA
 from marshmallow.fields import Field
+from marshmallow.validate import And
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge
 from werkzeug.sansio.response import Response
 
@@ -336,8 +337,20 @@ def json_body(schema: Schema) -> dict[str, Any]:
     return load(schema, data)
 
 
-# A schema's fields as its load walks them: (the body's key, the result's key, the field), and the body's keys.
-Plan = tuple[tuple[tuple[str, str, Field[Any]], ...], frozenset[str]]
+# A schema's fields as its load walks them: (the body's key, the result's key, the field, whether it deserializes as
+# marshmallow's ``Field`` does, its validators as one check or None), and the body's keys.
+Plan = tuple[tuple[tuple[str, str, Field[Any], bool, And | None], ...], frozenset[str]]
+
+
+def _checks(field: Field[Any]) -> tuple[bool, And | None]:
+    """How :func:`load` reads ``field``'s value: whether as ``Field.deserialize`` does (not when its class changes
+    how a value is deserialized or checked, ``deserialize``, ``_validate``, ``_validate_all`` or
+    ``_validate_missing``, nor when it has ``pre_load`` or ``post_load`` functions), and its validators as
+    ``Field._validate`` runs them: ``And`` of them all, made here once, where marshmallow makes one for every value
+    (issue 20, cost per request), or None without any."""
+    names = ("deserialize", "_validate", "_validate_all", "_validate_missing")
+    plain = not any(getattr(type(field), name) is not getattr(Field, name) for name in names)
+    return plain and not field.pre_load and not field.post_load, And(*field.validators) if field.validators else None
 
 
 @functools.cache  # per schema object (a schema hashes by identity): the app's are made once, at import
@@ -349,28 +362,37 @@ def plan_of(schema: Schema) -> Plan | None:
     if not plain or any(schema._hooks[tag] for tag in (PRE_LOAD, POST_LOAD, VALIDATES, VALIDATES_SCHEMA)):
         return None
     fields = schema.load_fields.items()
-    walk = [(f.data_key if f.data_key is not None else name, f.attribute or name, f) for name, f in fields]
-    if any("." in to for _, to, _ in walk):
+    walk = [(f.data_key if f.data_key is not None else name, f.attribute or name, f, *_checks(f)) for name, f in fields]
+    if any("." in w[1] for w in walk):
         return None
-    return tuple(walk), frozenset(key for key, _, _ in walk)
+    return tuple(walk), frozenset(w[0] for w in walk)
 
 
 def load(schema: Schema, data: dict[str, Any]) -> dict[str, Any]:
     """``schema.load(data)``, the same dict, for less: a body every field of ``schema`` takes as it is is
     deserialized field by field, as marshmallow's load does (``Schema._deserialize``: each field's
     ``deserialize`` of the body's value, or of ``missing``, in the schema's order), without its error store,
-    closures and hook checks; anything else (a key the schema does not know, a field that refuses its value, a
-    schema with hooks) goes through ``schema.load``, which answers it, errors included.  A ``play``'s body: 6.3
-    -> 2.6 us in timeit, its reading 33-36 -> 25-26 us of a request in one process (issue 20, "schema checks";
-    bench play_parts; tests/test_json_bodies.py holds it to ``schema.load`` on every request schema)."""
+    closures and hook checks; a value that is there, not null, of a field that checks it as ``Field`` does,
+    deserialized and validated as ``Field.deserialize`` would (:func:`_checks`); anything else (a key the
+    schema does not know, a field that refuses its value, a schema with hooks) goes through ``schema.load``,
+    which answers it, errors included.  A ``play``'s body: 6.3 -> 2.6 us in timeit, its reading 33-36 -> 25-26
+    us of a request in one process (issue 20, "schema checks"; bench play_parts; tests/test_json_bodies.py
+    holds it to ``schema.load`` on every request schema)."""
     plan = plan_of(schema)
     if plan is not None and plan[1].issuperset(data):
         out: dict[str, Any] = {}
         try:
-            for key, to, field in plan[0]:
-                value = field.deserialize(data.get(key, missing), key, data)
-                if value is not missing:
-                    out[to] = value
+            for key, to, field, plain, check in plan[0]:
+                value = data.get(key, missing)
+                if not plain or value is missing or value is None:
+                    value = field.deserialize(value, key, data)
+                    if value is missing:
+                        continue
+                else:
+                    value = field._deserialize(value, key, data)
+                    if check is not None:
+                        check(value)
+                out[to] = value
         except ValidationError:
             pass  # marshmallow's load names every field that is wrong, not only this one
         else:
