@@ -356,3 +356,27 @@ def test_the_guard_asks_gevent_once_whether_it_patched_the_process() -> None:
     root = Path(__file__).parent.parent
     out = subprocess.run([sys.executable, "-c", PATCHED], capture_output=True, text=True, timeout=60, cwd=root)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def test_no_request_opens_or_saves_a_session_and_writing_one_fails_as_without_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The service keeps no sessions: every request reads the one null session (no signing key looked up, no
+    session made), nothing is saved, and a write fails as Flask's own null session fails without SECRET_KEY."""
+    from flask import session
+    from flask.sessions import NullSession, SecureCookieSessionInterface
+
+    app = create_app({})
+    monkeypatch.setattr(SecureCookieSessionInterface, "open_session", lambda *a: pytest.fail("a session was opened"))
+    monkeypatch.setattr(type(app.session_interface), "save_session", lambda *a: pytest.fail("a session was saved"))
+    seen: list[Any] = []
+
+    @app.get("/_session")
+    def peek() -> dict[str, Any]:
+        seen.append(session._get_current_object())  # type: ignore[attr-defined]
+        with pytest.raises(RuntimeError, match="secret key"):
+            session["seat"] = "x"
+        return {"held": session.get("seat")}
+
+    client = app.test_client()
+    assert [client.get("/_session").get_json() for _ in range(2)] == [{"held": None}] * 2
+    assert isinstance(seen[0], NullSession) and seen[0] is seen[1]
+    assert "Set-Cookie" not in client.get("/v1/games").headers
