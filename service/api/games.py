@@ -11,13 +11,13 @@ from __future__ import annotations
 import hashlib
 from typing import Any, cast
 
-from flask import Blueprint, Flask, Response, current_app, request
+from flask import Blueprint, Flask, Response, request
 
 import views
 from engine.errors import MoveError
 from engine.registry import NOT_BUILT, ROOMS, get_game
 from engine.room import RecordFormat
-from service.web import schemas, signing
+from service.web import context, schemas, signing
 from service.web.errors import ApiError
 from service.web.http import json_body
 from service.web.signing import signed, verified
@@ -55,7 +55,7 @@ def games_answer(app: Flask) -> tuple[bytes, str]:
 @bp.get("/games")
 def list_games() -> Any:
     """Every game; with ``If-None-Match`` naming the ETag of this answer, ``304`` and no body."""
-    body, etag = games_answer(current_app._get_current_object())  # type: ignore[attr-defined]
+    body, etag = games_answer(context.app())
     response = Response(body, mimetype="application/json")
     response.set_etag(etag)
     if "If-None-Match" in request.headers:  # only then is there anything to compare (Range is not served here)

@@ -25,7 +25,6 @@ import re
 from typing import Any
 
 import orjson
-from flask import current_app, request
 from flask.json.provider import DefaultJSONProvider
 from marshmallow import RAISE, Schema, ValidationError, missing
 from marshmallow.decorators import POST_LOAD, PRE_LOAD, VALIDATES, VALIDATES_SCHEMA
@@ -34,6 +33,7 @@ from marshmallow.validate import And
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge
 from werkzeug.sansio.response import Response
 
+from service.web.context import config, current_request
 from service.web.errors import BODY, ApiError, field_details
 from service.web.guard import BODY as GUARDED
 
@@ -300,7 +300,7 @@ def json_body(schema: Schema) -> dict[str, Any]:
     above ``MAX_BODY_BYTES``, sized or chunked; 422 when a
     string, array or object is over its limit, when it is not an object or
     does not match the schema (the ValidationError handler names the fields)."""
-    req = request._get_current_object()  # type: ignore[attr-defined]  # one proxy lookup, not three (issue 20)
+    req = current_request()  # no proxy lookup (issue 20; service/web/context.py)
     environ = req.environ
     # The type every client sends, compared as it came, before Werkzeug parses the header (issue 20: a parse of
     # it on every body); any other spelling, parameters or a +json type are Werkzeug's to judge, as before.
@@ -309,7 +309,7 @@ def json_body(schema: Schema) -> dict[str, Any]:
     raw = environ.get(GUARDED)  # read by the guard, within its deadline, unless a test client calls the app
     if raw is None:
         raw = req.get_data(cache=True)
-    limit = current_app.config.get("MAX_CONTENT_LENGTH")
+    limit = config().get("MAX_CONTENT_LENGTH")
     if limit is not None and len(raw) >= limit and req.content_length is None:
         # A body without Content-Length (chunked) is read up to the limit and cut there
         # (Werkzeug's LimitedStream raises only on a read past it): one that fills it is too large.
