@@ -380,3 +380,64 @@ def test_no_request_opens_or_saves_a_session_and_writing_one_fails_as_without_a_
     assert [client.get("/_session").get_json() for _ in range(2)] == [{"held": None}] * 2
     assert isinstance(seen[0], NullSession) and seen[0] is seen[1]
     assert "Set-Cookie" not in client.get("/v1/games").headers
+
+
+def test_with_no_hooks_registered_a_request_never_looks_for_them_by_blueprint(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Flask looks up hooks by the request's blueprints three times a request; with none registered the app
+    answers without asking (the blueprints come through the request proxy), and the teardown signal still goes."""
+    from flask import Request, request_tearing_down
+
+    app = create_app({})
+    monkeypatch.setattr(Request, "blueprints", property(lambda self: pytest.fail("hooks looked up by blueprint")))
+    torn: list[Any] = []
+
+    def heard(sender: Any, exc: BaseException | None = None, **kwargs: Any) -> None:
+        torn.append((sender, exc))
+
+    with request_tearing_down.connected_to(heard, app):
+        answer = app.test_client().post("/v1/games/catchup/new", json={"options": {"size": 5}})
+    assert answer.status_code == 200 and answer.get_json()["state"]["ply"] == 0
+    assert torn == [(app, None)]
+
+
+def test_hooks_registered_run_as_flask_runs_them() -> None:
+    """Any hook of a kind registered (app-wide or on a blueprint), or one made for a request, puts that step back
+    on Flask's own path: each runs, in Flask's order, with what Flask gives it."""
+    from flask import Blueprint, after_this_request, g
+
+    app = create_app({})
+    ran: list[str] = []
+    bp = Blueprint("probe", __name__)
+
+    @bp.url_value_preprocessor
+    def pre(endpoint: str | None, values: dict[str, Any] | None) -> None:
+        ran.append(f"url {endpoint} {values}")
+
+    @bp.before_request
+    def before() -> None:
+        g.seen = "yes"
+        ran.append("before")
+
+    @bp.get("/probe/<int:n>")
+    def probe(n: int) -> dict[str, Any]:
+        @after_this_request
+        def once(response: Any) -> Any:
+            ran.append("after this request")
+            return response
+
+        return {"n": n, "seen": g.seen}
+
+    @app.after_request
+    def after(response: Any) -> Any:
+        response.headers["X-After"] = "1"
+        ran.append("after")
+        return response
+
+    @app.teardown_request
+    def down(exc: BaseException | None) -> None:
+        ran.append(f"teardown {exc}")
+
+    app.register_blueprint(bp)
+    answer = app.test_client().get("/probe/7")
+    assert answer.get_json() == {"n": 7, "seen": "yes"} and answer.headers["X-After"] == "1"
+    assert ran == ["url probe.probe {'n': 7}", "before", "after this request", "after", "teardown None"]
