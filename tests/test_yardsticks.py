@@ -87,3 +87,25 @@ def test_each_piece_of_plumbing_is_taken_out_alone() -> None:
         assert not requestlog.access.isEnabledFor(logging.INFO)
     finally:
         requestlog.access.setLevel(level)
+
+
+def test_the_instructions_bench_serves_each_of_its_servers_as_served_and_refuses_a_wrong_answer(monkeypatch: Any) -> None:
+    """``bench instructions``' child (what cachegrind watches, run here without it): each server answers every
+    request 200 through its whole WSGI stack, the lines kept and taken as a gevent worker takes them; a server
+    answering otherwise stops the bench rather than counting an error's cost."""
+    import pytest
+
+    from bench import bench_instructions
+
+    monkeypatch.setattr(bench_instructions, "WARM", 3)
+    try:
+        for kind in ("bare", "body", "answer", "play"):
+            bench_instructions.child(kind, 2)
+        monkeypatch.setattr(get_game("catchup"), "load", lambda data: (_ for _ in ()).throw(RuntimeError("broken")))
+        with pytest.raises(SystemExit, match="500"):
+            bench_instructions.child("play", 1)
+    finally:
+        requestlog.stop_batching()
+        from service.web import metrics
+
+        metrics.stop_batching()
