@@ -410,3 +410,20 @@ def test_an_adjudicated_end_says_the_winner_or_the_draw() -> None:
     drawn = views.announcements(state, [{"type": "end", "winner": None, "end": "adjudicated"}], state)
     assert won == ["Al wins by the umpire's decision."]
     assert drawn == ["The umpire adjudicated the game a draw."]
+
+
+def test_a_before_that_is_no_state_of_a_game_with_a_show_is_refused_and_one_of_the_same_game_is_not_looked_at_twice() -> None:
+    """``announcements`` reads ``before`` only when it is a state: a state of after's game needs no second look
+    (issue 20, cost per request), and anything else is still refused, naming the games there are."""
+    import views
+    from engine.registry import get_game
+
+    g = get_game("catchup")
+    before = g.dump(g.play(g.new({"size": 5}), "E5").state)
+    verdict = g.play(g.load(before), "D4 F6")
+    after = g.dump(verdict.state)
+    said = views.announcements(before, verdict.events, after)
+    assert said[0] == "Blue places D4 and F6." and said == views.announcements(dict(before), verdict.events, after)
+    for wrong in ("E5", {"game": "chess"}, {"board": {}}):
+        with pytest.raises(ValueError):
+            views.announcements(wrong, verdict.events, after)  # type: ignore[arg-type]

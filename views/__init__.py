@@ -182,8 +182,8 @@ def announcements(
     one sentence per thing announced, from the engine's ``events`` and the
     states ``before`` and ``after`` it.  With ``clock``, the mover's clock too."""
     show = show_of(after)
-    if before is not None:
-        show_of(before)
+    if before is not None and not (type(before) is dict and before.get("game") == after["game"]):
+        show_of(before)  # a state of the same game as after needs no second look
     who = player_names(names, show.default_names)
     evs = _events(events)
     said = show.announce(before, evs, after, who)

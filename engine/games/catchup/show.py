@@ -148,9 +148,8 @@ class CatchupShow(HexShow):
 
     def after_move(self, ctx: Context) -> list[str]:
         after = ctx.after
-        if after.get("status") == "finished" or any(e.get("type") in ("bonus", "end") for e in ctx.events):
-            return []
-        if not any(e.get("type") == "place" for e in ctx.events):
+        kinds = {e.get("type") for e in ctx.events}
+        if after.get("status") == "finished" or "bonus" in kinds or "end" in kinds or "place" not in kinds:
             return []
         p = after.get("to_move")
         if p not in (0, 1):
