@@ -126,3 +126,19 @@ def test_a_stream_that_fails_gets_logging_s_own_report(monkeypatch: pytest.Monke
         monkeypatch.setattr(handler, "handleError", reported.append)
         assert client.get("/v1/games").status_code == 200
     assert [r.getMessage() for r in reported] == ["GET /v1/games 200"]
+
+
+def test_the_lines_parts_kept_by_answer_stay_bounded_and_right(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A JSON line's parts that follow from method, path and status are written once for each, at most
+    MOST_ANSWERED kept (a client making paths up cannot grow them): past that they are made afresh, the same."""
+    formatter = requestlog.JsonFormatter()
+    access = requestlog.access
+    monkeypatch.setattr(requestlog, "MOST_ANSWERED", 3)
+    requestlog._ANSWERED.clear()
+    for n in range(7):
+        path = f"/v1/matches/m{n % 5}\n"
+        fields = {"request_id": "r", "method": "POST", "path": path, "status": 201, "duration_ms": 1.5}
+        record = access.makeRecord(access.name, logging.INFO, "x.py", 0, "%s %s %s", ("POST", path, 201), None, extra=fields)
+        record.created = 1_790_000_000.5 + n
+        assert formatter.access_line(record.created, "r", "POST", path, 201, 1.5) == formatter.format(record)
+        assert len(requestlog._ANSWERED) <= 3

@@ -110,6 +110,9 @@ def _scrape() -> bytes:
 FLUSH_S = 0.5
 _BOUNDS = (*map(float, BUCKETS), math.inf)  # a series' buckets as prometheus_client makes them (+Inf last)
 _later: Callable[[float, Callable[[], None]], Any] | None = None
+_pending: list[Any] = []  # what the calls of _later gave (greenlets) and may be waiting still: stop_batching cancels them
+
+
 _kept: dict[Any, list[float]] = {}
 
 
@@ -140,6 +143,7 @@ def stop_batching() -> None:
     global _later
     flush_timings()
     _later = None
+    requestlog.cancel(_pending)
 
 
 def flush_timings() -> None:
@@ -178,7 +182,7 @@ def init_app(app: Flask) -> None:
         kept = _kept.get(child)
         if kept is None:
             if not _kept:  # the first timing since the last write: the next write, FLUSH_S from now
-                _later(FLUSH_S, flush_timings)
+                requestlog.schedule(_pending, _later, FLUSH_S, flush_timings)
             kept = _kept[child] = [0.0] * (1 + len(_BOUNDS))
         kept[0] += seconds
         kept[1 + bisect_left(_BOUNDS, seconds)] += 1  # observe's bucket: the first bound the time is within

@@ -100,7 +100,10 @@ class _Clock:
         if second != self.second:
             self.text = datetime.datetime.fromtimestamp(second, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S")
             self.second = second
-        return f"{self.text}.{micro // 1000:03d}+00:00"
+        return self.text + _MILLISECONDS[micro // 1000]
+
+
+_MILLISECONDS = tuple(f".{ms:03d}+00:00" for ms in range(1000))  # each millisecond's end of a time, written once
 
 
 when = _Clock()
@@ -128,12 +131,24 @@ class JsonFormatter(logging.Formatter):
 
     def access_line(self, created: float, rid: str, method: str, path: str, status: int, took: float | None) -> str:
         """What :meth:`format` writes of an answer's record (:func:`init_app`), without the record: the same
-        object, its strings escaped by the encoder's own function (tests/test_request_log.py compares)."""
-        return (
-            f'{{"time":"{when(created)}","level":"info","message":{_quote(f"{method} {path} {status}")},'
-            f'"request_id":{_quote(rid)},"method":{_quote(method)},"path":{_quote(path)},"status":{int(status)},'
-            f'"duration_ms":{"null" if took is None else float.__repr__(took)},"logger":"{access.name}"}}'
-        )
+        object, its strings escaped by the encoder's own function (tests/test_request_log.py compares).  What
+        follows from the method, path and status alone is written once for each (:data:`_ANSWERED`)."""
+        parts = _ANSWERED.get((method, path, status))
+        if parts is None:
+            if len(_ANSWERED) >= MOST_ANSWERED:
+                _ANSWERED.clear()
+            parts = _ANSWERED[method, path, status] = (
+                f',"level":"info","message":{_quote(f"{method} {path} {status}")},"request_id":',
+                f',"method":{_quote(method)},"path":{_quote(path)},"status":{int(status)},"duration_ms":',
+            )
+        took_text = "null" if took is None else float.__repr__(took)
+        return f'{{"time":"{when(created)}"{parts[0]}{_quote(rid)}{parts[1]}{took_text},"logger":"{access.name}"}}'
+
+
+# An answer's line, in JSON, by its method, path and status: the parts between the time, the request id and the
+# duration (a play answers the same path with the same status again and again); at most MOST_ANSWERED kept.
+_ANSWERED: dict[tuple[str, str, int], tuple[str, str]] = {}
+MOST_ANSWERED = 1024
 
 
 # Control characters (C0, DEL, C1), the characters str.splitlines() also breaks at, and the backslash.
@@ -206,6 +221,28 @@ MOST_KEPT = 1000
 
 # gevent.spawn_later in a gevent worker while the answers are kept (batch_lines), else None.
 _later: Callable[[float, Callable[[], None]], Any] | None = None
+_pending: list[Any] = []  # what the calls of _later gave (greenlets) and may be waiting still: stop_batching cancels them
+
+
+Later = Callable[[float, Callable[[], None]], Any]  # gevent.spawn_later: a function called after some seconds
+
+
+def schedule(pending: list[Any], later: Later, wait_s: float, flush: Callable[[], None]) -> None:
+    """``flush`` within ``wait_s`` (``later``: gevent.spawn_later), what ``later`` gave kept in ``pending`` until it
+    has run (a dead greenlet is dropped as more come) or :func:`cancel` cancels it.  The request log's lines and
+    the metrics' timings (service/web/metrics.py) are written so."""
+    if len(pending) >= 8:
+        pending[:] = [p for p in pending if not getattr(p, "dead", False)]
+    pending.append(later(wait_s, flush))
+
+
+def cancel(pending: list[Any]) -> None:
+    """The writes ``pending`` still waiting not made later, into what comes after the batching stopped."""
+    for waiting in pending:
+        kill = getattr(waiting, "kill", None)
+        if kill is not None:
+            kill(block=False)
+    pending.clear()
 
 
 def batch_lines(later: Callable[[float, Callable[[], None]], Any]) -> None:
@@ -230,6 +267,7 @@ def stop_batching() -> None:
     global _later
     flush_lines()
     _later = None
+    cancel(_pending)
 
 
 def flush_lines() -> None:
@@ -318,12 +356,26 @@ def configure(fmt: str, stream: IO[str] | None = None) -> logging.Handler:
 # Not a secret, so not the system's randomness each time: os.urandom's system call was 3% of a worker's time
 # serving GET /v1/games (issue 20, "Cost per request"; py-spy, BENCHMARKS.md).
 _ids = random.Random()
-os.register_at_fork(after_in_child=_ids.seed)
+_pool: list[str] = []  # ids made together, taken one by one
+POOL = 64
+
+
+def _forked() -> None:
+    _ids.seed()
+    _pool.clear()  # the parent's ids are the parent's
+
+
+os.register_at_fork(after_in_child=_forked)
 
 
 def new_id() -> str:
-    """A request id: 32 hex digits."""
-    return f"{_ids.getrandbits(128):032x}"
+    """A request id: 32 hex digits, 128 random bits.  Made :data:`POOL` at a time, from one draw of the generator
+    written in hex at once (issue 20, "Cost per request": a draw and a formatting for each id were a fifth of the
+    request log's own cost)."""
+    if not _pool:
+        digits = f"{_ids.getrandbits(128 * POOL):0{32 * POOL}x}"
+        _pool.extend([digits[i : i + 32] for i in range(0, 32 * POOL, 32)])
+    return _pool.pop()
 
 
 # What every answer of the app carries, whatever answered it (a view, an error handler, Werkzeug's routing).
@@ -365,33 +417,32 @@ class RequestLog:
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         raw = environ.get(ENVIRON_KEY)
-        rid = environ[ID_KEY] = raw if valid_id(raw) else new_id()
+        rid = environ[ID_KEY] = raw if raw is not None and SAFE_ID.fullmatch(raw) else new_id()  # valid_id's test
         started = time.perf_counter()
-        answer: list[Any] = []  # the status, method, path and URL rule the app answered with
+        answer: list[Any] = []  # the status the app answered with, and Flask's request (None: no Flask request)
 
         def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
             headers.append((HEADER, rid))
             headers.extend(EVERY_ANSWER)
-            req = environ.get("werkzeug.request")  # Flask's request (until its context ends, after this)
-            if req is not None:
-                answer[:] = (status, req.method, req.path, req.url_rule)
-            else:  # an app below Flask's answering by itself: what the environment says
-                answer[:] = (status, environ.get("REQUEST_METHOD", ""), Request(environ).path, None)
+            answer[:] = (status, environ.get("werkzeug.request"))  # Flask's request: the environment's until it ends
             return start_response(status, headers, exc_info)
 
         body = self.app(environ, start)
-        if answer:
-            self.answered(rid, started, *answer)
-        return body
-
-    def answered(self, rid: str, started: float, status: str, method: str, path: str, rule: Rule | None) -> None:
+        if not answer:
+            return body
         seconds = time.perf_counter() - started
-        code = int(status[:3])
-        if _later is not None:  # kept, to be taken with the others (batch_lines)
+        status, req = answer
+        if req is not None:
+            method, path, rule = req.method, req.path, req.url_rule
+        else:  # an app below Flask's answering by itself: what the environment says
+            method, path, rule = environ.get("REQUEST_METHOD", ""), Request(environ).path, None
+        kept: Answer = (time.time(), rid, method, path, int(status[:3]), seconds, rule, self.observers)
+        if _later is None:
+            _take([kept])
+        else:  # kept, to be taken with the others (batch_lines)
             if not _kept:
-                _later(FLUSH_S, flush_lines)
-            _kept.append((time.time(), rid, method, path, code, seconds, rule, self.observers))
+                schedule(_pending, _later, FLUSH_S, flush_lines)
+            _kept.append(kept)
             if len(_kept) >= MOST_KEPT:
                 flush_lines()
-            return
-        _take([(time.time(), rid, method, path, code, seconds, rule, self.observers)])
+        return body
