@@ -174,3 +174,34 @@ def test_without_batching_each_line_is_written_at_once() -> None:
         assert [_unstamped(line) for line in stream.writes] == [f"info [{k}] GET /v1/games 200" for k in ("one", "two")]
     finally:
         requestlog.configure("text")
+
+
+def test_a_write_still_waiting_when_the_batching_stops_is_not_made_later_into_what_comes_after() -> None:
+    """``stop_batching`` writes what is kept and cancels the write that was waiting for it (the request log's and
+    the metrics'): left waiting, it fired into the next batch and wrote its first line early (it did, when
+    tests/test_metrics_batching.py ran before this file)."""
+    fired: list[str] = []
+    for keep, stop, schedule in (
+        (
+            requestlog.batch_lines,
+            requestlog.stop_batching,
+            lambda: requestlog.schedule(requestlog._pending, gevent.spawn_later, 0.05, lambda: fired.append("log")),
+        ),
+        (
+            metrics.batch_timings,
+            metrics.stop_batching,
+            lambda: requestlog.schedule(metrics._pending, gevent.spawn_later, 0.05, lambda: fired.append("metrics")),
+        ),
+    ):
+        keep(gevent.spawn_later)
+        schedule()
+        stop()
+        gevent.sleep(0.1)
+    assert fired == []
+    requestlog.batch_lines(gevent.spawn_later)
+    try:
+        requestlog.schedule(requestlog._pending, gevent.spawn_later, 0.01, lambda: fired.append("ran"))
+        gevent.sleep(0.05)
+        assert fired == ["ran"]  # one that was not cancelled runs, and is then dropped as more come
+    finally:
+        requestlog.stop_batching()
