@@ -250,11 +250,7 @@ class Game(ABC, Generic[S, M]):
         for key in names:
             if key not in opts:
                 raise BadState(f"state.options.{key}", f"state.options lacks '{key}'.")
-        # Each as read_option reads it (strictly, as dumped), its declaration looked up here: every load reads them.
-        declared = self.declared
-        return {
-            key: declared[key].read(opts[key], f"state.options.{key}", BadState, strict=True) for key in allowed if key in opts
-        }
+        return {key: self.read_option(opts, key, BadState, "state.options") for key in allowed if key in opts}
 
     def default_preset(self, options: Mapping[str, Any]) -> str:
         """The clock preset a match gets when it names none (R-T2); ``options``

@@ -24,8 +24,7 @@ def app() -> Flask:
 
 def config() -> Config:
     """``current_app.config``."""
-    ctx = _cv_app.get(None)
-    return ctx.app.config if ctx is not None else current_app.config
+    return app().config
 
 
 def current_request() -> Request:

@@ -35,7 +35,6 @@ import hmac
 import math
 import os
 from bisect import bisect_left
-from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, request
@@ -109,10 +108,8 @@ def _scrape() -> bytes:
 # in FLUSH_S (gevent.spawn_later), or None while each timing is written as it comes.
 FLUSH_S = 0.5
 _BOUNDS = (*map(float, BUCKETS), math.inf)  # a series' buckets as prometheus_client makes them (+Inf last)
-_later: Callable[[float, Callable[[], None]], Any] | None = None
+_later: requestlog.Later | None = None
 _pending: list[Any] = []  # what the calls of _later gave (greenlets) and may be waiting still: stop_batching cancels them
-
-
 _kept: dict[Any, list[float]] = {}
 
 
@@ -124,7 +121,7 @@ def can_batch(series: Any) -> bool:
     return hasattr(series, "_sum") and bounds is not None and tuple(bounds) == _BOUNDS and len(buckets or ()) == len(_BOUNDS)
 
 
-def batch_timings(later: Callable[[float, Callable[[], None]], Any]) -> None:
+def batch_timings(later: requestlog.Later) -> None:
     """From now on the answers' timings are kept in memory and written to their series at most
     :data:`FLUSH_S` after the first of them (``later(FLUSH_S, flush_timings)``: gevent.spawn_later in a gevent
     worker), each series' sum once and each bucket it reached once, however many answers came: in

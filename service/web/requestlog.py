@@ -219,12 +219,11 @@ _kept: list[Answer] = []
 FLUSH_S = 0.1
 MOST_KEPT = 1000
 
-# gevent.spawn_later in a gevent worker while the answers are kept (batch_lines), else None.
-_later: Callable[[float, Callable[[], None]], Any] | None = None
-_pending: list[Any] = []  # what the calls of _later gave (greenlets) and may be waiting still: stop_batching cancels them
-
-
 Later = Callable[[float, Callable[[], None]], Any]  # gevent.spawn_later: a function called after some seconds
+
+# gevent.spawn_later in a gevent worker while the answers are kept (batch_lines), else None.
+_later: Later | None = None
+_pending: list[Any] = []  # what the calls of _later gave (greenlets) and may be waiting still: stop_batching cancels them
 
 
 def schedule(pending: list[Any], later: Later, wait_s: float, flush: Callable[[], None]) -> None:
@@ -245,7 +244,7 @@ def cancel(pending: list[Any]) -> None:
     pending.clear()
 
 
-def batch_lines(later: Callable[[float, Callable[[], None]], Any]) -> None:
+def batch_lines(later: Later) -> None:
     """From now on nothing is made of an answer as it leaves: it is kept, and the lines of all kept are made and
     written together, in one write, and their observers told of each (the metrics), :data:`FLUSH_S` after the
     first of them (``later(FLUSH_S, flush_lines)``: gevent.spawn_later in a gevent worker), or at once when
@@ -417,7 +416,7 @@ class RequestLog:
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         raw = environ.get(ENVIRON_KEY)
-        rid = environ[ID_KEY] = raw if raw is not None and SAFE_ID.fullmatch(raw) else new_id()  # valid_id's test
+        rid = environ[ID_KEY] = raw if valid_id(raw) else new_id()
         started = time.perf_counter()
         answer: list[Any] = []  # the status the app answered with, and Flask's request (None: no Flask request)
 
