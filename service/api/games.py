@@ -160,12 +160,11 @@ def record_format(game: str, name: str) -> RecordFormat:
     """The game's record format ``name`` (engine/room.py ``records``), or 422 ``unknown_format``."""
     formats = ROOMS[get_game(game).name].records
     if not formats:  # the spec has no import path for this game (service/api/openapi.py ``x-per-game: records``)
-        raise ApiError(404, "not_found", f"{get_game(game).title} reads and writes no other site's records.")
+        raise ApiError("not_found", f"{get_game(game).title} reads and writes no other site's records.")
     found = formats.get(name.strip().lower())
     if found is None:
         known = ", ".join(formats) or "none"
         raise ApiError(
-            422,
             "unknown_format",
             f"The {get_game(game).title} game reads no '{name}' records; it reads: {known}.",
             {"formats": list(formats)},
@@ -181,7 +180,7 @@ def export_record(game: str) -> Response:
     ``bad_record`` naming it (``details.line``: its number, ``details.token``)."""
     g = get_game(game)
     if not ROOMS[g.name].records:  # the spec has no export path for this game (``x-per-game: writers``)
-        raise ApiError(404, "not_found", f"{g.title} writes no other site's records.")
+        raise ApiError("not_found", f"{g.title} writes no other site's records.")
     body = json_body(schemas.export_request)
     fmt = record_format(game, body["format"])
     result = g.replay(body["options"], body["moves"])
@@ -189,7 +188,6 @@ def export_record(game: str) -> Response:
         index, error = result.first_illegal
         move = body["moves"][index]
         raise ApiError(
-            422,
             "bad_record",
             f"Move {index + 1}, {move}, does not replay: {error.message}",
             {"line": index + 1, "token": move},
@@ -206,12 +204,11 @@ def import_record(game: str) -> Any:
     g = get_game(game)
     readable = [f["name"] for f in import_formats(g.name)]
     if not readable:  # the spec has no import path for this game (service/api/openapi.py ``x-per-game: records``)
-        raise ApiError(404, "not_found", f"{g.title} reads no other site's records and no text diagram.")
+        raise ApiError("not_found", f"{g.title} reads no other site's records and no text diagram.")
     body = json_body(schemas.import_request)
     name = body["format"].strip().lower()
     if name not in readable:
         raise ApiError(
-            422,
             "unknown_format",
             f"The {g.title} game reads no '{body['format']}' records; it reads: {', '.join(readable)}.",
             {"formats": readable},

@@ -77,7 +77,7 @@ FOREVER = "public, max-age=31536000, immutable"
 def _unprocessable(field: str, message: str) -> ApiError:
     """What was sent with a state to draw it does not fit it: ``bad_state``
     naming the field (a schema cannot tell, as it cannot tell an impossible state)."""
-    return ApiError(422, "bad_state", message, field_details({field: [message]}))
+    return ApiError("bad_state", message, field_details({field: [message]}))
 
 
 @dataclass(frozen=True)
@@ -181,7 +181,7 @@ def _recent(app: Flask) -> renderer.Recent:
 
 
 def _busy(message: str) -> ApiError:
-    return ApiError(503, "render_busy", f"{message} Try again in a moment.", None, {"Retry-After": "1"})
+    return ApiError("render_busy", f"{message} Try again in a moment.", None, {"Retry-After": "1"})
 
 
 def refuse_when_full() -> None:
@@ -307,7 +307,7 @@ def board(game: str) -> Any:
 
 
 def _query(parameter: str, message: str) -> ApiError:
-    return ApiError(422, "invalid_query", message, {"parameter": parameter})
+    return ApiError("invalid_query", message, {"parameter": parameter})
 
 
 def _int_arg(name: str, low: int, high: int | None = None) -> int | None:

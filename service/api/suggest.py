@@ -65,7 +65,7 @@ def search_pool(app: Flask) -> searcher.Pool:
 
 def _busy(message: str, budget_s: float) -> ApiError:
     retry = str(max(1, math.ceil(budget_s)))
-    return ApiError(503, "search_busy", f"{message} Try again in a moment.", None, {"Retry-After": retry})
+    return ApiError("search_busy", f"{message} Try again in a moment.", None, {"Retry-After": retry})
 
 
 @bp.post("/games/<game>/suggest")
@@ -79,14 +79,14 @@ def suggest(game: str) -> Any:
         budget_s = min(DEFAULT_BUDGET_S, most)
     elif budget_s > most:  # the spec allows up to MOST_BUDGET_S: this server's bound is a setting
         message = f"budget_s is at most {most:g} seconds on this server (SUGGEST_MAX_BUDGET_S)."
-        raise ApiError(422, "budget_too_large", message, {"field": "budget_s", "fields": {"budget_s": [message]}, "max": most})
+        raise ApiError("budget_too_large", message, {"field": "budget_s", "fields": {"budget_s": [message]}, "max": most})
     state = g.load(verified(body["state"]))
     if g.is_over(state):
-        raise ApiError(422, "game_over", f"This {g.title} game is over: there is no move to suggest.")
+        raise ApiError("game_over", f"This {g.title} game is over: there is no move to suggest.")
     bot = body["bot"]
     if bot == "greedy" and ROOMS[g.name].evaluation is None:
         raise ApiError(
-            422, "bot_unavailable", f"The greedy bot needs a position evaluation, which {g.title} does not declare.", {"bot": bot}
+            "bot_unavailable", f"The greedy bot needs a position evaluation, which {g.title} does not declare.", {"bot": bot}
         )
     pool = search_pool(app)
     try:

@@ -318,9 +318,9 @@ def crowded(err: Crowded) -> ApiError:
     """A listener over a cap (service/matches/hub.py): 503 for the match's, 429 for the address's."""
     if err.what == "match":
         message = f"This match has {err.limit} listeners on this server process already; try again later."
-        return ApiError(503, "too_many_listeners", message, {"limit": err.limit}, {"Retry-After": "5"})
+        return ApiError("too_many_listeners", message, {"limit": err.limit}, {"Retry-After": "5"})
     message = f"This address holds {err.limit} event streams and waits on this server process already; close some."
-    return ApiError(429, "too_many_concurrent", message, {"limit": err.limit, "what": "listeners"}, {"Retry-After": "5"})
+    return ApiError("too_many_concurrent", message, {"limit": err.limit, "what": "listeners"}, {"Retry-After": "5"})
 
 
 @bp.get("/matches/<match_id>/events")
@@ -329,17 +329,17 @@ def events(match_id: str) -> Any:
     # Each is checked, whichever is used (the header wins): a wrong one is the same 422 with or without the other.
     if header is not None and not EVENT_ID.match(header.strip()):
         raise ApiError(
-            422, "invalid_header", "Last-Event-ID is an event id of this stream: a ply, or ply.k.", {"header": "Last-Event-ID"}
+            "invalid_header", "Last-Event-ID is an event id of this stream: a ply, or ply.k.", {"header": "Last-Event-ID"}
         )
     if query is not None and not EVENT_ID.match(query.strip()):
         message = "last_event_id is an event id of this stream: a ply, or ply.k."
-        raise ApiError(422, "invalid_query", message, {"parameter": "last_event_id"})
+        raise ApiError("invalid_query", message, {"parameter": "last_event_id"})
     last = header if header is not None else query
     store = get_store()
     try:
         first = settled(store, match_id)  # 404 before the stream starts
     except Gone:
-        raise ApiError(404, "match_not_found", f"There is no match '{match_id}' (never created, or expired).") from None
+        raise ApiError("match_not_found", f"There is no match '{match_id}' (never created, or expired).") from None
     if last is not None and first.live.finished and _last_id(store, match_id, first.meta) == last.strip():
         # everything was delivered: 204 is the SSE specification's "stop reconnecting"
         return Response(status=204, headers={"Cache-Control": "no-cache"})

@@ -89,12 +89,11 @@ def health() -> Any:
         if bad and not store.cluster:
             state = next(iter(bad.values()))
             message = "Redis has no replica connected." if state == "no_replica" else "Redis is not answering."
-            raise ApiError(503, "unavailable", message, {"redis": state})
+            raise ApiError("unavailable", message, {"redis": state})
         if bad:
             held = {shard for _, shards in states.values() for shard in shards}
             shards = sorted({s for name in bad for s in states[name][1]} | (set(range(SHARDS)) - held))
             raise ApiError(
-                503,
                 "unavailable",
                 f"{len(bad)} of {len(states)} Redis masters cannot take changes: {len(shards)} of {SHARDS} shards.",
                 {"redis": "degraded", "shards": shards, "masters": {name: state for name, (state, _) in states.items()}},
@@ -102,13 +101,13 @@ def health() -> Any:
         store.check_scripts()
         if current_app.config["REDIS_CLUSTER"]:
             if cluster_state(store.r.cluster_info()) != "ok":
-                raise ApiError(503, "unavailable", "The Redis Cluster's state is not ok.", {"redis": "cluster_state"})
+                raise ApiError("unavailable", "The Redis Cluster's state is not ok.", {"redis": "cluster_state"})
         elif store.r.info("cluster").get("cluster_enabled"):
-            raise ApiError(503, "unavailable", A_CLUSTER, {"redis": "misconfigured"})
+            raise ApiError("unavailable", A_CLUSTER, {"redis": "misconfigured"})
     except redis.RedisError as e:
         why = misconfiguration(e)
         if why is not None:
-            raise ApiError(503, "unavailable", why, {"redis": "misconfigured"}) from None
+            raise ApiError("unavailable", why, {"redis": "misconfigured"}) from None
         reason = "timeout" if isinstance(e, redis.TimeoutError) else "down"
-        raise ApiError(503, "unavailable", "Redis is not answering.", {"redis": reason}) from None
+        raise ApiError("unavailable", "Redis is not answering.", {"redis": reason}) from None
     return {"status": "ok", "redis": "ok"}

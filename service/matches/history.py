@@ -90,7 +90,6 @@ def history(store: Store, match_id: str, ply: int | None, *, by_state_ply: bool 
         plies = [game.new(cur.meta.options).ply, *(step.after.ply for step in changes)]
         if ply not in plies:
             raise ApiError(
-                422,
                 "ply_not_reached",
                 f"ply must be a whole number from {plies[0]} to {plies[-1]}, the plies of the match's positions.",
                 {"parameter": "ply", "last": plies[-1]},
@@ -98,7 +97,6 @@ def history(store: Store, match_id: str, ply: int | None, *, by_state_ply: bool 
         shown = plies.index(ply)
     if not 0 <= shown <= last:
         raise ApiError(
-            422,
             "ply_not_reached",
             f"ply must be a whole number from 0 to {last}, the record's length.",
             {"parameter": "ply", "last": last},

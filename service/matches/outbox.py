@@ -146,10 +146,10 @@ def check(hooks: Sequence[Mapping[str, str]], app: Flask | None = None) -> list[
     allow = allowed(str(cfg["WEBHOOK_ALLOW"] or ""))
     if not allow:
         message = "This server posts to no webhooks: its operator has not set WEBHOOK_ALLOW."
-        raise ApiError(422, "webhook_refused", message, field_details({"webhooks": [message]}))
+        raise ApiError("webhook_refused", message, field_details({"webhooks": [message]}))
     problems = {f"webhooks.{i}.url": [why] for i, h in enumerate(hooks) if (why := refusal(h["url"], allow)) is not None}
     if problems:
-        raise ApiError(422, "webhook_refused", next(iter(problems.values()))[0], field_details(problems))
+        raise ApiError("webhook_refused", next(iter(problems.values()))[0], field_details(problems))
     return [Hook(h["url"], h["format"]) for h in hooks]
 
 

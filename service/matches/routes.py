@@ -42,7 +42,7 @@ from service.matches.record import Entry
 from service.matches.referee import Live, Meta
 from service.matches.store import Gone, NoReplicas, Store, Unconfirmed, new_match_id
 from service.web import schemas
-from service.web.errors import ApiError, error_response
+from service.web.errors import ApiError, api_error, error_response
 from service.web.http import json_body
 from service.web.metrics import MOVES, REDIS_ERRORS
 
@@ -65,25 +65,25 @@ def redis_unavailable(err: redis.RedisError) -> Response:
 
     why = misconfiguration(err)
     if why is not None:
-        return error_response(503, "unavailable", why, {"redis": "misconfigured"})
+        return error_response("unavailable", why, {"redis": "misconfigured"})
     if isinstance(err, NoReplicas):  # min-replicas-to-write: the master refused the change, nothing applied
         log.warning("Redis refused a write for want of replicas: %s", err)
         REDIS_ERRORS.labels("no_replica").inc()
         message = "The match store (Redis) has no replica to keep the change on; nothing changed. Try again shortly."
-        return error_response(503, "unavailable", message, {"redis": "no_replica"})
+        return error_response("unavailable", message, {"redis": "no_replica"})
     if isinstance(err, ClusterDownError):  # an outage of the cluster (a master failed), not a fault of ours
         log.warning("Redis Cluster is down: %s", err)
     elif not isinstance(err, redis.ConnectionError | redis.TimeoutError):
         log.exception("Redis refused a command")
     reason = "timeout" if isinstance(err, redis.TimeoutError) else "down"
     REDIS_ERRORS.labels(reason).inc()
-    return error_response(503, "unavailable", "The match store (Redis) is not answering; try again shortly.", {"redis": reason})
+    return error_response("unavailable", "The match store (Redis) is not answering; try again shortly.", {"redis": reason})
 
 
 def unconfirmed_change(err: Unconfirmed) -> Response:
     """A change made on the way (a flag applied by a read) whose commit was not confirmed (registered in create_app)."""
     found = unconfirmed(err, "a change to the match")
-    return error_response(found.status, found.code, found.message, found.details)
+    return api_error(found)
 
 
 # -- helpers --------------------------------------------------------------------
@@ -119,11 +119,11 @@ def unconfirmed(err: Unconfirmed, what: str, again: str = AGAIN) -> ApiError:
         why = f"The match store (Redis) applied {what} but no replica confirmed it in time: it may be lost if Redis fails now."
     else:
         why = f"Redis did not confirm {what}: it may or may not have been applied."
-    return ApiError(503, "outcome_unknown", f"{why} {again}", {"retry": True})
+    return ApiError("outcome_unknown", f"{why} {again}", {"retry": True})
 
 
 def not_found(match_id: str) -> ApiError:
-    return ApiError(404, "match_not_found", f"There is no match '{match_id}' (never created, or expired).")
+    return ApiError("match_not_found", f"There is no match '{match_id}' (never created, or expired).")
 
 
 def read(store: Store, match_id: str, idempotency_key: str | None = None) -> Settled:
@@ -136,7 +136,7 @@ def read(store: Store, match_id: str, idempotency_key: str | None = None) -> Set
 def _seat(meta: Meta) -> int:
     seat = meta.seat_of(bearer())
     if seat is None:
-        raise ApiError(401, "unauthorized", "Send a seat token of this match: Authorization: Bearer <token>.")
+        raise ApiError("unauthorized", "Send a seat token of this match: Authorization: Bearer <token>.")
     return seat
 
 
@@ -144,17 +144,16 @@ def _admin() -> None:
     """The admin token, or 401 (none sent, or not it); 403 when the server has none at all."""
     token, sent = current_app.config["ADMIN_TOKEN"], bearer()
     if sent is None:
-        raise ApiError(401, "unauthorized", "Send the admin token: Authorization: Bearer <token>.")
+        raise ApiError("unauthorized", "Send the admin token: Authorization: Bearer <token>.")
     if not token:
-        raise ApiError(403, "admin_disabled", "Listing matches needs ADMIN_TOKEN set on the server.")
+        raise ApiError("admin_disabled", "Listing matches needs ADMIN_TOKEN set on the server.")
     if not hmac.compare_digest(sent.encode(), str(token).encode()):
-        raise ApiError(401, "unauthorized", "That is not the admin token.")
+        raise ApiError("unauthorized", "That is not the admin token.")
 
 
 def _gone(live: Live) -> ApiError:
     state = live.state
     return ApiError(
-        410,
         "match_finished",
         "The match is over: no more moves or resignations.",
         {"end": state.get("end"), "winner": state["winner"]},
@@ -166,7 +165,7 @@ def _flag(name: str) -> bool:
     if raw is None:
         return False
     if raw.lower() not in ("1", "true", "0", "false"):
-        raise ApiError(422, "invalid_query", f"{name} must be true or false.", {"parameter": name})
+        raise ApiError("invalid_query", f"{name} must be true or false.", {"parameter": name})
     return raw.lower() in ("1", "true")
 
 
@@ -199,7 +198,7 @@ def with_legal(answer: dict[str, Any], game: str, state: Any) -> dict[str, Any]:
 def create_match() -> Any:
     umpire = current_app.config["UMPIRE_TOKEN"]
     if umpire and not hmac.compare_digest((bearer() or "").encode(), str(umpire).encode()):
-        raise ApiError(401, "unauthorized", "Creating a match needs the umpire token: Authorization: Bearer <token>.")
+        raise ApiError("unauthorized", "Creating a match needs the umpire token: Authorization: Bearer <token>.")
     body = json_body(schemas.match_create_request)
     hooks = outbox.check(body["webhooks"])  # 422 naming webhooks.N.url the server will not post to (WEBHOOK_ALLOW)
     game = get_game(body["game"])
@@ -233,7 +232,7 @@ def create_match() -> Any:
         if made:
             break
     else:  # pragma: no cover - 96 random bits clashing three times
-        raise ApiError(503, "unavailable", "Could not find a free match id; try again.")
+        raise ApiError("unavailable", "Could not find a free match id; try again.")
     if hooks:  # before the answer, so before any move: the deliverer posts every change (service/matches/webhooks.py)
         outbox.register(store, match_id, hooks, live.finished)
     get_positions().put(match_id, "0", state)  # create.lua starts the rev at 0
@@ -266,7 +265,7 @@ def _number(name: str, least: float, most: float, whole: bool) -> float | None:
         value = least - 1
     if not least <= value <= most:
         kind = "a whole number" if whole else "a number"
-        raise ApiError(422, "invalid_query", f"{name} must be {kind} from {least:g} to {most:g}.", {"parameter": name})
+        raise ApiError("invalid_query", f"{name} must be {kind} from {least:g} to {most:g}.", {"parameter": name})
     return value
 
 
@@ -386,7 +385,7 @@ def change(store: Store, match_id: str, idem: str | None, judge: Callable[[Settl
             MOVES.labels(cur.meta.game, decided.verdict).inc()
         return json_text(decided.status, decided.answer)
 
-    return retried(attempt, lambda: ApiError(409, "busy", f"The match changed too often while {what} was judged; send it again."))
+    return retried(attempt, lambda: ApiError("busy", f"The match changed too often while {what} was judged; send it again."))
 
 
 def replayed(store: Store, cur: Settled, seat: int, ply: int, move: Any) -> Answer | None:
@@ -436,7 +435,6 @@ def submit_move(match_id: str) -> Any:
             ply, first_seat, first_digest = cur.pointer.split(" ")
             if int(first_seat) != seat or first_digest != digest or int(ply) != body["ply"]:
                 raise ApiError(
-                    422,
                     "idempotency_key_reused",
                     "This Idempotency-Key was used for another move.",
                     {"header": "Idempotency-Key"},
@@ -449,14 +447,14 @@ def submit_move(match_id: str) -> Any:
             raise _gone(live)
         if body["ply"] != live.ply:
             raise ApiError(
-                409, "stale_ply", f"The match is at ply {live.ply}, not {body['ply']}: someone moved first.", {"ply": live.ply}
+                "stale_ply", f"The match is at ply {live.ply}, not {body['ply']}: someone moved first.", {"ply": live.ply}
             )
         _running_for_moves(meta, live)
         if seat != live.may_move:
             message = "It is not this seat's turn."
             if live.clock.proxy:
                 message = "This seat has flagged: only the opponent may move for it now (R-X6)."
-            raise ApiError(403, "not_your_turn", message, {"may_move": live.may_move, "proxy": live.clock.proxy})
+            raise ApiError("not_your_turn", message, {"may_move": live.may_move, "proxy": live.clock.proxy})
         game = GAMES[meta.game]
         position = get_positions().get(match_id, cur.rev)
         result = referee.judge(game, meta, live, seat, body["move"], now, position, book=bool(body.get("book")))
@@ -523,24 +521,24 @@ def _umpire(meta: Meta) -> None:
     one nobody knows) or 403 ``not_umpire`` (a seat's token: a player is not the umpire)."""
     sent = bearer()
     if sent is None:
-        raise ApiError(401, "unauthorized", "Send the match's umpire token: Authorization: Bearer <token>.")
+        raise ApiError("unauthorized", "Send the match's umpire token: Authorization: Bearer <token>.")
     if meta.is_umpire(sent):
         return
     admin = current_app.config["ADMIN_TOKEN"]
     if admin and hmac.compare_digest(sent.encode(), str(admin).encode()):
         return
     if meta.seat_of(sent) is not None:
-        raise ApiError(403, "not_umpire", "That is a seat's token: only the match's umpire may do this.")
-    raise ApiError(401, "unauthorized", "That is not this match's umpire token.")
+        raise ApiError("not_umpire", "That is a seat's token: only the match's umpire may do this.")
+    raise ApiError("unauthorized", "That is not this match's umpire token.")
 
 
 def _running_for_moves(meta: Meta, live: Live) -> None:
     """409 for a move while the clocks are paused, or before the umpire's start (``clock.start: umpire``)."""
     clock = live.clock
     if clock.paused:
-        raise ApiError(409, "paused", "The umpire has paused the clocks: no moves until they resume.")
+        raise ApiError("paused", "The umpire has paused the clocks: no moves until they resume.")
     if not clock.started and meta.start == "umpire":
-        raise ApiError(409, "not_started", "The match waits for the umpire's start: no moves before it.")
+        raise ApiError("not_started", "The match waits for the umpire's start: no moves before it.")
 
 
 def _ongoing(cur: Settled) -> None:
@@ -571,7 +569,7 @@ def start_clock(match_id: str) -> Any:
     def act(cur: Settled) -> Change:
         _ongoing(cur)
         if cur.live.clock.started:
-            raise ApiError(409, "already_started", "The clocks have started already.")
+            raise ApiError("already_started", "The clocks have started already.")
         return _controlled(cur, "start")
 
     return _umpire_change(match_id, "the start", act)
@@ -585,9 +583,9 @@ def pause_clock(match_id: str) -> Any:
         _ongoing(cur)
         clock = cur.live.clock
         if not clock.started:
-            raise ApiError(409, "not_started", "The clocks have not started: there is nothing to pause.")
+            raise ApiError("not_started", "The clocks have not started: there is nothing to pause.")
         if clock.paused:
-            raise ApiError(409, "already_paused", "The clocks are paused already.")
+            raise ApiError("already_paused", "The clocks are paused already.")
         return _controlled(cur, "pause")
 
     return _umpire_change(match_id, "the pause", act)
@@ -601,9 +599,9 @@ def resume_clock(match_id: str) -> Any:
         _ongoing(cur)
         clock = cur.live.clock
         if not clock.started:
-            raise ApiError(409, "not_started", "The clocks have not started: start them (POST .../start).")
+            raise ApiError("not_started", "The clocks have not started: start them (POST .../start).")
         if not clock.paused:
-            raise ApiError(409, "not_paused", "The clocks are not paused.")
+            raise ApiError("not_paused", "The clocks are not paused.")
         return _controlled(cur, "resume")
 
     return _umpire_change(match_id, "the resumption", act)
@@ -627,7 +625,7 @@ def add_time(match_id: str) -> Any:
         if cur.pointer is not None:  # this key gave time already: the match as it is, the time given once
             if cur.pointer != digest:
                 message = "This Idempotency-Key was used for another gift of time."
-                raise ApiError(422, "idempotency_key_reused", message, {"header": "Idempotency-Key"})
+                raise ApiError("idempotency_key_reused", message, {"header": "Idempotency-Key"})
             now = {**match_view(cur.meta, cur.live, cur.now), "events": [], "announcements": []}  # nothing happened now
             return json_text(200, now, replayed=True)
         _ongoing(cur)
@@ -642,7 +640,7 @@ def reissue_token(match_id: str, seat: str) -> Any:
     """The umpire gives a seat a new token (a player lost theirs, or it leaked): answered once;
     the old one gets 401 at once, on every server process.  Each call issues another."""
     if seat not in ("0", "1"):
-        raise ApiError(404, "not_found", "A match has seats 0 and 1.")
+        raise ApiError("not_found", "A match has seats 0 and 1.")
     number = int(seat)
     token = secrets.token_urlsafe(TOKEN_BYTES)
 
@@ -685,7 +683,7 @@ def adjudicate(match_id: str) -> Any:
 def _idempotency_key() -> str | None:
     idem = request.headers.get("Idempotency-Key")
     if idem is not None and not 1 <= len(idem) <= 200:
-        raise ApiError(422, "invalid_header", "An Idempotency-Key has 1 to 200 characters.", {"header": "Idempotency-Key"})
+        raise ApiError("invalid_header", "An Idempotency-Key has 1 to 200 characters.", {"header": "Idempotency-Key"})
     return idem
 
 
@@ -740,7 +738,7 @@ def list_matches() -> Any:
     _admin()
     status = request.args.get("status", "ongoing")
     if status not in STATUSES:
-        raise ApiError(422, "invalid_query", "status must be ongoing or finished.", {"parameter": "status"})
+        raise ApiError("invalid_query", "status must be ongoing or finished.", {"parameter": "status"})
     tag, game = request.args.get("tag"), request.args.get("game")
     limit = int(_number("limit", 1, LIST_MAX, whole=True) or 50)
     cursor = _cursor(request.args.get("before"))
@@ -785,7 +783,7 @@ def _cursor(raw: str | None) -> tuple[int, str] | None:
         return None
     at, _, match_id = raw.partition(":")
     if not at.isdigit() or not match_id or len(raw) > 64:
-        raise ApiError(422, "invalid_query", "before is the next of the previous page.", {"parameter": "before"})
+        raise ApiError("invalid_query", "before is the next of the previous page.", {"parameter": "before"})
     return int(at), match_id
 
 

@@ -33,21 +33,31 @@ BODY = "body"  # the path of the request body itself, when the body as a whole i
 
 
 class ApiError(Exception):
-    """An HTTP failure with a stable code and a plain sentence."""
+    """An HTTP failure with a stable code and a plain sentence; its status is the code's in :data:`ERROR_CODES`."""
 
-    def __init__(
-        self, status: int, code: str, message: str, details: Any = None, headers: Mapping[str, str] | None = None
-    ) -> None:
+    def __init__(self, code: str, message: str, details: Any = None, headers: Mapping[str, str] | None = None) -> None:
         super().__init__(message)
-        self.status = status
+        self.status = status_of(code)
         self.code = code
         self.message = message
         self.details = details
         self.headers = dict(headers or {})  # Retry-After of a 429 or a 503
 
 
-def error_response(status: int, code: str, message: str, details: Any = None) -> Response:
-    """The one error shape, with ``status``."""
+def status_of(code: str) -> int:
+    """The HTTP status of an error code: the one table (:data:`ERROR_CODES`) says it, nowhere else."""
+    try:
+        return ERROR_CODES[code][0]
+    except KeyError:
+        raise ValueError(f"error code {code!r} is not in ERROR_CODES: list it there, with its status") from None
+
+
+def error_response(code: str, message: str, details: Any = None) -> Response:
+    """The one error shape, with the code's status."""
+    return _shaped(status_of(code), code, message, details)
+
+
+def _shaped(status: int, code: str, message: str, details: Any = None) -> Response:
     resp = jsonify(schemas.error_response.dump({"error": {"code": code, "message": message, "details": details}}))
     resp.status_code = status
     return resp
@@ -180,17 +190,18 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
 
 
 def engine_error_status(err: EngineError) -> int:
-    """HTTP status of an engine error that escaped a view (BadState, BadOptions...)."""
+    """HTTP status of an engine error that escaped a view (BadState, BadOptions...): its code's in the table; a
+    code of an illegal move (engine/errors.py, never an HTTP error by design) would be a 422."""
     if isinstance(err, UnknownGame):
-        return 404
-    return 422
+        return status_of("unknown_game")
+    return ERROR_CODES[err.code][0] if err.code in ERROR_CODES else 422
 
 
 # The handlers create_app registers (service/__init__.py): every error becomes the one error shape.
 
 
 def api_error(err: ApiError) -> Response:
-    resp = error_response(err.status, err.code, err.message, err.details)
+    resp = error_response(err.code, err.message, err.details)
     resp.headers.update(err.headers)
     return resp
 
@@ -199,7 +210,7 @@ def schema_error(err: ValidationError) -> Response:
     fields = flatten_messages(err.normalized_messages())  # type: ignore[no-untyped-call]
     first, msgs = next(iter(fields.items()))
     message = f"The request body does not match the schema: {first}: {msgs[0]}"
-    return error_response(422, "invalid_body", message, field_details(fields))
+    return error_response("invalid_body", message, field_details(fields))
 
 
 def engine_error(err: EngineError) -> Response:
@@ -208,7 +219,7 @@ def engine_error(err: EngineError) -> Response:
         details = field_details({err.field: [err.message]})
     elif isinstance(err, FieldError):  # a record's line and token, ...: what the error itself says besides its words
         details = {k: v for k, v in err.to_json().items() if k not in ("code", "message")}
-    return error_response(engine_error_status(err), err.code, err.message, details)
+    return _shaped(engine_error_status(err), err.code, err.message, details)
 
 
 def http_error(err: HTTPException) -> Response:
@@ -230,11 +241,11 @@ def http_error(err: HTTPException) -> Response:
         allowed = sorted(m for m in err.valid_methods if m not in ("HEAD", "OPTIONS"))
         details = {"allowed": allowed}
         headers["Allow"] = ", ".join(sorted(err.valid_methods))
-    resp = error_response(status, code, message, details)
+    resp = _shaped(status, code, message, details)  # Werkzeug's status, whatever it is
     resp.headers.update(headers)
     return resp
 
 
 def unexpected_error(err: Exception) -> Response:
     log.exception("unhandled error")  # the traceback goes to the log, never to the client
-    return error_response(500, "internal_error", "The server failed to answer; the failure has been logged.")
+    return error_response("internal_error", "The server failed to answer; the failure has been logged.")

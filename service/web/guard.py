@@ -171,14 +171,14 @@ class BodyGuard:
         if not self._enter(who, started + self.timeout_s):
             message = f"This address was sending {self.per_address} request bodies at once for {self.timeout_s:g} s."
             details = {"limit": self.per_address, "what": "bodies"}
-            refusal = ApiError(429, "too_many_concurrent", message, details, {"Retry-After": "1"})
+            refusal = ApiError("too_many_concurrent", message, details, {"Retry-After": "1"})
             return self._refuse(environ, start_response, refusal)
         try:
             most = limit + 1 if chunked else length  # chunked: the app's 413 sees one byte too many
             body = self._read(environ, most, started + self.timeout_s)
         except (BodyTimeout, TimeoutError):
             message = f"The request body did not arrive within {self.timeout_s:g} s."
-            refusal = ApiError(408, "body_timeout", message, {"timeout_s": self.timeout_s})
+            refusal = ApiError("body_timeout", message, {"timeout_s": self.timeout_s})
             return self._refuse(environ, start_response, refusal)
         except OSError:
             body = b""  # the client went away: the app answers an empty body, to nobody

@@ -283,12 +283,12 @@ def check_limits(data: Any) -> None:
 
 def _too_deep() -> ApiError:
     message = f"The request body nests arrays or objects more than {MAX_DEPTH} levels deep."
-    return ApiError(400, "too_deeply_nested", message, {"limit": MAX_DEPTH})
+    return ApiError("too_deeply_nested", message, {"limit": MAX_DEPTH})
 
 
 def _over(parts: tuple[str, ...], message: str) -> None:
     path = _path(parts)
-    raise ApiError(422, "invalid_body", f"The request body is over a limit: {path}: {message}", field_details({path: [message]}))
+    raise ApiError("invalid_body", f"The request body is over a limit: {path}: {message}", field_details({path: [message]}))
 
 
 def json_body(schema: Schema) -> dict[str, Any]:
@@ -305,7 +305,7 @@ def json_body(schema: Schema) -> dict[str, Any]:
     # The type every client sends, compared as it came, before Werkzeug parses the header (issue 20: a parse of
     # it on every body); any other spelling, parameters or a +json type are Werkzeug's to judge, as before.
     if environ.get("CONTENT_TYPE") != "application/json" and not req.is_json:
-        raise ApiError(415, "unsupported_media_type", "Send the body as application/json.")
+        raise ApiError("unsupported_media_type", "Send the body as application/json.")
     raw = environ.get(GUARDED)  # read by the guard, within its deadline, unless a test client calls the app
     if raw is None:
         raw = req.get_data(cache=True)
@@ -319,19 +319,19 @@ def json_body(schema: Schema) -> dict[str, Any]:
         data = quick[0] if quick is not None else _loads(raw)
     except DuplicateKey as e:
         raise ApiError(
-            400, "duplicate_key", f"The request body gives the key {e.key!r} twice in one object.", {"key": e.key}
+            "duplicate_key", f"The request body gives the key {e.key!r} twice in one object.", {"key": e.key}
         ) from None
     except RecursionError:  # the parser's own limit, about a thousand levels
         raise _too_deep() from None
     except LoneSurrogate as e:
         raise ApiError(
-            422, "invalid_body", f"The request body holds what is not text: {e}", field_details({e.path: [SURROGATE_MESSAGE]})
+            "invalid_body", f"The request body holds what is not text: {e}", field_details({e.path: [SURROGATE_MESSAGE]})
         ) from None
     except (ValueError, BadRequest):  # not JSON, not UTF-8, or a constant JSON does not have
-        raise ApiError(400, "malformed_json", "The request body is not valid JSON.") from None
+        raise ApiError("malformed_json", "The request body is not valid JSON.") from None
     if not isinstance(data, dict):
         message = f"The request body must be a JSON object, not {_json_type(data)}."
-        raise ApiError(422, "invalid_body", message, field_details({BODY: [message]}))
+        raise ApiError("invalid_body", message, field_details({BODY: [message]}))
     if quick is None or not plainly_within_limits(raw):
         check_limits(data)
     return load(schema, data)

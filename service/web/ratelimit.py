@@ -287,7 +287,6 @@ class RenderBudget:
                 reset = window.get_window_stats(item, who).reset_time
                 retry = max(1, math.ceil(reset - time.time()))
                 raise ApiError(
-                    429,
                     "rate_limited",
                     f"Too many pictures rendered for this address ({item}); wait for Retry-After seconds.",
                     {"limit": f"{item} (render)"},

@@ -100,20 +100,20 @@ def read(state: Any, field: str = "state", required: bool = True) -> tuple[Any, 
     origin = state.get(ORIGIN, SETUP)
     if FIELD in state and not (isinstance(sig, str) and SIG.fullmatch(sig)):
         message = "sig is a signature the server gave: 64 lower-case hex digits."
-        raise ApiError(422, "bad_signature", message, field_details({f"{field}.{FIELD}": [message]}))
+        raise ApiError("bad_signature", message, field_details({f"{field}.{FIELD}": [message]}))
     if origin not in ORIGINS:
         message = f"origin is the server's word on how the position arose: {' or '.join(ORIGINS)}."
-        raise ApiError(422, "bad_signature", message, field_details({f"{field}.{ORIGIN}": [message]}))
+        raise ApiError("bad_signature", message, field_details({f"{field}.{ORIGIN}": [message]}))
     rest = {k: v for k, v in state.items() if k not in (FIELD, ORIGIN)}
     if not keys or (sig is None and not required):
         return rest, SETUP
     if not isinstance(sig, str):
         message = "This server signs its states: send the state back with its sig, exactly as it was given."
-        raise ApiError(422, "bad_signature", message, field_details({f"{field}.{FIELD}": [message]}))
+        raise ApiError("bad_signature", message, field_details({f"{field}.{FIELD}": [message]}))
     unsigned = {k: v for k, v in state.items() if k != FIELD}
     if not any(hmac.compare_digest(sig, signature(unsigned, key)) for key in keys):
         message = "The state's sig does not match it: send the state back exactly as the server gave it."
-        raise ApiError(422, "bad_signature", message, field_details({f"{field}.{FIELD}": [message]}))
+        raise ApiError("bad_signature", message, field_details({f"{field}.{FIELD}": [message]}))
     return rest, origin
 
 
