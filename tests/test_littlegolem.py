@@ -276,5 +276,5 @@ def test_a_record_with_a_space_after_the_turn_number_imports_over_http(client: F
     r = client.post("/v1/games/catchup/import", json={"format": "littlegolem", "text": text})
     assert r.status_code == 200, r.get_json()
     assert (
-        r.get_json()["moves"] == lg.read(text.replace(". ", ".\t"))[1] == ["E5", "C3 F3", "D3 F6", "E6 D2"]
+        r.get_json()["moves"] == lg.read("1.\t... i5\tg3 f6\n2.\tf4 l6\tk5 d4\n")[1] == ["E5", "C3 F3", "D3 F6", "E6 D2"]
     )  # g3 is C3, i5 the centre E5
