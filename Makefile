@@ -16,7 +16,7 @@ DEV     := $(VENV)/.installed-dev-$(HASH)
 # The TypeScript tools of tests/test_clients.py and Redocly's lint (clients/package-lock.json pins them); npm ci reinstalls on a change.
 NODE    := clients/node_modules/.installed-$(shell cksum < clients/package-lock.json | cut -d' ' -f1)
 
-.PHONY: run test install lint speclint typecheck hadolint browser unit container bench openapi golden clean
+.PHONY: run test install lint speclint typecheck hadolint docs browser unit container bench openapi golden clean
 
 $(BIN)/python:
 	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "Python 3.11 or later is needed (PY=$(PY))"; exit 1; }
@@ -42,9 +42,9 @@ install: $(DEV) $(NODE)
 run: $(RUNTIME)
 	HOST=$(HOST) PORT=$(PORT) WEB_CONCURRENCY=$(WORKERS) $(BIN)/python -m service.run.serve
 
-## Everything CI checks: lint, the spec's lint, types, the Dockerfile, the tests (the contract's, and the page's in
-## headless Chromium), and the image and compose file run for real (make container).  Stops at the first failure.
-test: lint speclint typecheck hadolint browser unit container
+## Everything CI checks: lint, the spec's lint, types, the Dockerfile, the manuals' site, the tests (the contract's, and
+## the page's in headless Chromium), and the image and compose file run for real (make container).  Stops at the first failure.
+test: lint speclint typecheck hadolint docs browser unit container
 
 lint: $(DEV)
 	$(BIN)/ruff check engine service views umpire tests bench examples
@@ -59,6 +59,11 @@ typecheck: $(DEV)
 
 hadolint: $(DEV)
 	$(BIN)/hadolint Dockerfile container/nginx.Dockerfile
+
+## The manuals of docs/ built as a site with MkDocs (mkdocs.yml) into build/site/; --strict: a link to a missing page
+## or heading, or a page left out of the navigation, fails.
+docs: $(DEV)
+	$(BIN)/mkdocs build --strict --quiet
 
 ## The browser the page's tests drive (tests/browser): Debian's chromium and chromium-driver, and the nginx
 ## tests/test_proxy.py puts in front of the app (deploy/nginx.conf), installed when missing (as root, as CI

@@ -2,7 +2,7 @@
 
 With ``STATE_SECRET`` set, every state ``/v1/games/...`` returns carries
 ``sig``: HMAC-SHA256, in lower-case hex, of the state's canonical JSON
-(every field but ``sig``, keys sorted, no spaces, UTF-8: DESIGN.md
+(every field but ``sig``, keys sorted, no spaces, UTF-8: docs/DESIGN.md
 "Canonical JSON").  A state sent back must carry a ``sig`` made with
 ``STATE_SECRET``, or with ``STATE_SECRET_PREVIOUS`` during a rotation; else
 ``422 bad_signature`` naming ``state.sig``.  The signature is checked before
