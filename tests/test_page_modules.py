@@ -7,7 +7,7 @@ by the app as JavaScript (a browser refuses a module served as anything
 else), is small, says what it is for in its first lines, and shares state
 through its exports, never through globals or exported variables; every file
 of the page is package data, so an installed service serves it too.
-(tests/browser/test_page_modules.py: the store's state, frozen for readers.)"""
+(tests/browser/test_page_store.py: the store's state, frozen for readers.)"""
 
 from __future__ import annotations
 
