@@ -1,7 +1,7 @@
 // The state the page's modules share.  Only the named operations below change it (a search for one
-// finds every change of its part); the other modules read it through the getters, and what they get
-// is frozen, so a stray assignment fails loudly instead of changing the page behind its back.  State
-// one module alone needs stays in that module.
+// finds every change of its part); the other modules read it through the getters, and the records they
+// get are frozen (not the server's states inside them), so a stray assignment fails loudly instead of
+// changing the page behind the store's back.  State one module alone needs stays in that module.
 //
 //  - the games: the server's (GET /v1/games), each with its `hints`, read once at the start;
 //  - the line on the board: its game and options, its positions, the one shown, the main line kept
@@ -102,7 +102,7 @@ export function mayMove() {
 // A new line (a new game, a state, a record): nothing of the old one stays - the move being built, a
 // branch (issue 22: "E5" carried into a new game).
 export function startLine(game, options, history) {
-  line = Object.freeze({ ...line, game, options, history: freeze(history), at: history.length - 1, main: null });
+  line = Object.freeze({ ...line, game, options: Object.freeze({ ...options }), history: freeze(history), at: history.length - 1, main: null });
   lines++;
   clearMove();
 }
@@ -232,10 +232,10 @@ const offsetOf = (data) => Date.now() - Date.parse(data.clock.now);
 // The match as the server answered it, with its record: its game, options, players and positions.
 // `toLatest`: the latest position is shown (else the one shown stays).
 export function takeMatch(data, record, history, toLatest) {
-  match = Object.freeze({ ...match, data, offset: offsetOf(data) });
-  const names = Array.isArray(record.players) ? record.players : null; // the match's players, named everywhere
+  match = Object.freeze({ ...match, data: Object.freeze({ ...data }), offset: offsetOf(data) });
+  const players = Array.isArray(record.players) ? Object.freeze([...record.players]) : null; // the match's players, named everywhere
   const at = toLatest ? history.length - 1 : line.at;
-  line = Object.freeze({ ...line, game: data.game, options: record.options, names, history: freeze(history), at });
+  line = Object.freeze({ ...line, game: data.game, options: Object.freeze({ ...record.options }), names: players, history: freeze(history), at });
 }
 
 // The same position with the server's time moved on (or time given): only the clocks change.
