@@ -1,0 +1,87 @@
+// The history: the list of the line's moves, stepping through it (First, Back, Forward, Latest, a
+// move clicked), a branch and the way back to its main line, and taking back the last move.
+
+import { $, el } from './dom.js';
+import { matchAnnouncements } from './match.js';
+import * as store from './store.js';
+import { say, sayLegal } from './verdicts.js';
+import { show } from './view.js';
+
+// The moves, each numbered by the ply it reaches (an end without a move, such as a resignation,
+// reaches none); on a branch, the branch's own moves are marked.
+export function showHistory() {
+  const list = $('u-moves');
+  const ply = store.plies();
+  const history = store.positions();
+  const at = store.at();
+  const main = store.mainLine();
+  const from = main ? main.from : Infinity;
+  list.replaceChildren();
+  history.forEach((h, i) => {
+    let label;
+    if (i === 0) label = ply[0] ? `start (ply ${ply[0]})` : 'start';
+    else label = ply[i] === ply[i - 1] ? h.move : `${ply[i]}. ${h.move}`;
+    const b = el('button', { type: 'button', 'aria-current': i === at ? 'true' : 'false', onclick: () => goTo(i) }, label);
+    list.append(el('li', { class: i > from ? 'u-branch-move' : null }, b));
+  });
+  const current = list.querySelector('[aria-current="true"]');
+  if (current) { // the list scrolls to the move shown; the page does not (on a phone it would leave the board)
+    const li = current.parentElement;
+    if (li.offsetTop < list.scrollTop) list.scrollTop = li.offsetTop;
+    else if (li.offsetTop + li.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = li.offsetTop + li.offsetHeight - list.clientHeight;
+  }
+  const moves = history.length - 1;
+  $('u-ply').textContent = `ply ${ply[at]} · move ${at} of ${moves}`;
+  $('u-first').disabled = $('u-back').disabled = at === 0;
+  $('u-last').disabled = $('u-forward').disabled = store.atLatest();
+  $('u-branch').hidden = !main;
+  if (main) {
+    const own = moves - main.from;
+    const kept = main.history.length - 1;
+    $('u-branch-text').textContent = `A branch from ply ${ply[main.from]} (move ${main.from}): `
+      + `${own} ${own === 1 ? 'move' : 'moves'} of its own. The main line, ${kept} ${kept === 1 ? 'move' : 'moves'}, is kept.`;
+  }
+  const takeBack = $('u-take-back');
+  const m = store.following();
+  takeBack.hidden = !!m;
+  takeBack.disabled = !!m || store.thinking() || !store.atLatest() || moves === 0;
+}
+
+async function goTo(i) {
+  if (i < 0 || i >= store.positions().length || i === store.at()) return;
+  store.showPosition(i);
+  $('u-move').value = '';
+  await show();
+  let h = store.position(i);
+  if (store.following() && !h.announcements) h = store.noteAnnouncements(h, await matchAnnouncements(store.plyQuery(i)));
+  if (i > 0) sayLegal(h, `Move ${i}: ${h.move}`);
+  else say('info', 'The starting position.');
+}
+
+// Back to the main line, where the branch left it (the branch is dropped).
+async function toMainLine() {
+  if (!store.backToMainLine()) return;
+  $('u-move').value = '';
+  await show();
+  say('info', 'Back on the main line, where the branch left it.');
+}
+
+// The last move of the line shown is taken back (before it is posted): a branch with no move left
+// is the main line again.
+async function takeBack() {
+  if (store.following() || store.thinking() || !store.atLatest() || store.positions().length < 2) return;
+  const gone = store.latest();
+  store.dropLastMove();
+  $('u-move').value = '';
+  await show();
+  say('info', `${gone.move} is taken back.`);
+}
+
+export function wireHistory() {
+  $('u-first').addEventListener('click', () => goTo(0));
+  $('u-back').addEventListener('click', () => goTo(store.at() - 1));
+  $('u-forward').addEventListener('click', () => goTo(store.at() + 1));
+  $('u-last').addEventListener('click', () => goTo(store.positions().length - 1));
+  $('u-main-line').addEventListener('click', toMainLine);
+  $('u-take-back').addEventListener('click', takeBack);
+}

@@ -1,0 +1,138 @@
+// Creating managed matches ("Managed match": players' names, a clock, a webhook) and the links of the
+// matches this browser created: each seat's link, the umpire's view, kept in this browser with the
+// match's umpire token (never in a link) until the umpire dismisses them; a seat's new link.
+
+import { api, bearer, errorText } from './api.js';
+import { $, copyText, el } from './dom.js';
+import { duration } from './format.js';
+import { matchPath } from './match.js';
+import * as store from './store.js';
+import { say } from './verdicts.js';
+
+// The form as the game on the board has it: its clock presets (the default chosen), its players' names.
+export function showMatchForm() {
+  const sel = $('u-clock-preset');
+  const game = store.gameInfo(store.game());
+  if (sel.dataset.game === game.name) return;
+  sel.dataset.game = game.name;
+  sel.replaceChildren();
+  for (const [name, p] of Object.entries(game.presets)) {
+    sel.append(el('option', { value: name, selected: name === game.default_preset },
+      `${name}: turn ${duration(p.turn_s)}, bank ${duration(p.bank_s)}`));
+  }
+  sel.append(el('option', { value: 'custom' }, 'custom…'));
+  $('u-custom-clock').hidden = sel.value !== 'custom';
+  game.hints.players.forEach((name, seat) => { $(`u-name-${seat}`).placeholder = name; });
+}
+
+// The seat links of the matches this browser created, kept (localStorage: this origin only, never in a
+// URL a server logs) until the umpire dismisses them, so that leaving for a match, or closing the tab,
+// loses none (issue 22).  The newest first.
+const KEPT = 'umpire-desk.matches';
+function keptMatches() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(KEPT) || '[]');
+    return Array.isArray(kept) ? kept.filter((k) => k && typeof k.id === 'string' && Array.isArray(k.seats)) : [];
+  } catch (err) {
+    return [];
+  }
+}
+function keepMatches(kept) {
+  try { localStorage.setItem(KEPT, JSON.stringify(kept)); } catch (err) { /* storage off: the links show until the page is left */ }
+  showKept(kept);
+}
+
+// The links kept, each match's with Copy, New link (a seat's) and Dismiss.
+export function showKept(kept = keptMatches()) {
+  const box = $('u-kept');
+  box.replaceChildren();
+  $('u-links').hidden = !kept.length;
+  const base = `${location.origin}${location.pathname}#match=`;
+  for (const k of kept) {
+    const at = `${base}${encodeURIComponent(k.id)}`;
+    const links = [
+      ...k.seats.map((token, seat) => ({ href: `${at}&seat=${seat}&token=${encodeURIComponent(token)}`, text: `Seat ${seat} (${k.names[seat]})`, seat: String(seat) })),
+      // The umpire's token stays in this browser (never in a link): the view opened here has the controls.
+      { href: at, text: k.umpire ? "Umpire's view (controls here, read only elsewhere)" : "Umpire's view (read only)", seat: 'umpire' },
+    ];
+    const items = links.map((l) => {
+      // The umpire's view opens in a tab of its own: this one keeps the desk (and the links).
+      const a = l.seat === 'umpire'
+        ? el('a', { href: l.href, 'data-seat': l.seat, target: '_blank', rel: 'noopener' }, l.text)
+        : el('a', { href: l.href, 'data-seat': l.seat }, l.text);
+      const copy = el('button', { type: 'button', class: 'u-copy', 'data-copy': l.seat, 'aria-label': `Copy the link: ${l.text}`,
+        onclick: async () => say('info', (await copyText(l.href)) ? `The link of ${l.text} is copied.` : `Copy the link by hand: ${l.href}`) }, 'Copy');
+      // A seat whose link was lost or leaked gets a new one (the match's umpire token): the old one stops at once.
+      const renew = l.seat !== 'umpire' && k.umpire
+        ? el('button', { type: 'button', class: 'u-copy', 'data-reissue': l.seat, 'aria-label': `A new link for ${l.text}`,
+          onclick: () => reissue(k.id, Number(l.seat)) }, 'New link')
+        : null;
+      return el('li', {}, a, ' ', copy, renew ? ' ' : null, renew);
+    });
+    const dismiss = el('button', { type: 'button', class: 'u-dismiss', onclick: () => {
+      if (!window.confirm('Forget these links? A seat whose link is lost can no longer move.')) return;
+      keepMatches(keptMatches().filter((other) => other.id !== k.id));
+    } }, 'Dismiss');
+    box.append(el('div', { class: 'u-kept', 'data-match': k.id },
+      el('p', {}, el('strong', {}, `${k.title}: ${k.names[0]} – ${k.names[1]}`), ` · ${k.created}`),
+      el('ul', {}, ...items), dismiss));
+  }
+}
+
+async function reissue(id, seat) {
+  const kept = keptMatches();
+  const k = kept.find((other) => other.id === id);
+  if (!k || !window.confirm(`A new link for seat ${seat} (${k.names[seat]})? The old link stops working at once.`)) return;
+  const r = await api('POST', `${matchPath(id)}/seats/${seat}/token`, undefined, bearer(k.umpire));
+  if (!r.ok) return say('bad', `No new link: ${errorText(r)}`);
+  k.seats[seat] = r.data.token;
+  keepMatches(kept);
+  say('info', `Seat ${seat} (${k.names[seat]}) has a new link; the old one no longer works. Copy it and send it on.`);
+}
+
+// The umpire's token of the match shown: kept in this browser beside its seat links (never in a URL), used
+// only on the umpire's view (no seat's token in the address): a seat's page never shows the controls.
+export function umpireToken() {
+  const m = store.following();
+  if (!m || m.seat !== null) return null;
+  const k = keptMatches().find((other) => other.id === m.id);
+  return k && typeof k.umpire === 'string' ? k.umpire : null;
+}
+
+// A match of the game on the board, from its options, with the clock and names of the form.
+async function createMatch() {
+  const preset = $('u-clock-preset').value;
+  const clock = preset === 'custom' ? { turn_s: Number($('u-turn-s').value), bank_s: Number($('u-bank-s').value) } : { preset };
+  clock.start = $('u-clock-start').value; // when the clocks start: the umpire's start (the page's default), the first move, at once
+  const typed = [0, 1].map((seat) => $(`u-name-${seat}`).value.trim());
+  const game = store.game();
+  const body = { game, options: store.options(), clock };
+  if (typed.some(Boolean)) body.players = typed.map((n) => n || null);
+  // A channel the server posts every change to.  Whether the server may post there (its WEBHOOK_ALLOW) only
+  // it knows: a refusal is its 422, shown as its sentence, and no match is made.
+  const hook = $('u-hook-url').value.trim();
+  if (hook) body.webhooks = [{ url: hook, format: $('u-hook-format').value }];
+  const r = await api('POST', '/v1/matches', body);
+  // Said twice: in the verdict, and beside the form's button, where the umpire looks.
+  $('u-match-said').textContent = r.ok ? '' : `No match: ${errorText(r)}`;
+  $('u-match-said').hidden = r.ok;
+  if (!r.ok) return say('bad', `No match: ${errorText(r)}`);
+  const own = store.gameInfo(game).hints.players;
+  const kept = keptMatches().filter((k) => k.id !== r.data.match_id);
+  kept.unshift({
+    id: r.data.match_id,
+    title: store.gameInfo(game).title,
+    names: typed.map((n, seat) => n || own[seat]),
+    seats: [r.data.seats['0'], r.data.seats['1']],
+    umpire: r.data.umpire || null, // the match's umpire token: a seat's new link (and the umpire's controls)
+    created: new Date().toLocaleString(),
+  });
+  keepMatches(kept);
+  const start = { umpire: " The clocks wait for the umpire's start (the umpire's view).", first_move: ' The clocks start at the first move.' }[clock.start] || '';
+  say('info', `The match is created: open a seat link here, and send the other to the opponent. The links are kept below until you dismiss them.${start}`);
+}
+
+export function wireMatchForm() {
+  $('u-clock-preset').addEventListener('change', () => { $('u-custom-clock').hidden = $('u-clock-preset').value !== 'custom'; });
+  $('u-match-form').addEventListener('submit', (ev) => { ev.preventDefault(); createMatch(); });
+}

@@ -1,0 +1,39 @@
+// Verdicts: what the page says about the last thing done, in the one box under "Play or check"
+// (role=status): information, a legal move with its announcements, an illegal one with the rule it
+// breaks (R-..), or a refusal of the server in its own words.
+
+import { $, el } from './dom.js';
+
+// `kind`: 'info', or 'bad' for a refusal.
+export function say(kind, text) {
+  $('u-verdict').replaceChildren(el('div', { class: `u-${kind}` }, el('p', {}, text)));
+}
+
+// A position reached by a legal move (or an end), with the announcements of the move.
+export function sayLegal(h, head) {
+  const items = (h.announcements || []).map((s) => el('li', {}, s));
+  $('u-verdict').replaceChildren(el('div', { class: 'u-ok' }, el('p', {}, el('strong', {}, head)), items.length ? el('ul', {}, ...items) : null));
+}
+
+// An illegal move or step: the engine's sentence, and the ruling it cites.
+export function sayIllegal(error, head) {
+  const rule = error.rule ? el('span', { class: 'u-rule' }, ` (${error.rule})`) : null;
+  $('u-verdict').replaceChildren(el('div', { class: 'u-bad' },
+    el('p', {}, el('strong', {}, `${head || 'Illegal'}: `), error.message, rule)));
+}
+
+export function clearVerdict() {
+  $('u-verdict').replaceChildren();
+}
+
+// On a narrow screen the verdict of a click sits right under the board, not a screen further down
+// under the move box (issue 22); the same element, moved.
+export function placeVerdicts() {
+  const narrow = window.matchMedia('(max-width: 40rem)');
+  const place = () => {
+    if (narrow.matches) $('u-board').after($('u-verdict'));
+    else $('u-computer').after($('u-verdict'));
+  };
+  narrow.addEventListener('change', place);
+  place();
+}
