@@ -19,9 +19,16 @@ service carries ``X-Content-Type-Options: nosniff`` (service/web/requestlog.py `
 
 from __future__ import annotations
 
+import mimetypes
+
 from flask import Blueprint, Response
 
 from service.api import docs
+
+# The page's scripts are ES modules, which a browser runs only when they are served as JavaScript; the type is
+# read from the system's table, which on some machines maps .js to something else (the standard library's
+# documented way to say it here instead).
+mimetypes.add_type("text/javascript", ".js")
 
 bp = Blueprint("page", __name__, static_folder="static", static_url_path="/static")
 
