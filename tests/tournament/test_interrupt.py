@@ -109,12 +109,20 @@ def test_a_self_started_server_is_left_with_nothing(tmp_path: Path, sig: int) ->
 
 
 def test_an_external_server_keeps_no_match_of_the_run_going(tmp_path: Path) -> None:
+    """Issue 37 item 2: without the server's admin token the harness could not abort its games
+    ("no_admin_token"), which later ended by flag.  It aborts each with the match's own umpire
+    token, from its creation's answer: the server's admin token is the test's, never the run's.
+    Item 3: ``--resume FILE`` alone started an embedded server instead of the run's, played one
+    game at a time instead of two, and stopped appending to ``--records``, ``--log`` and
+    ``--report-every``: the file keeps the run, and the resume is that run."""
     admin = "test-admin-token"
+    records, log = tmp_path / "games.txt", tmp_path / "bots.log"
     with EmbeddedServer(workers=1, threads=8, admin_token=admin) as server:
-        proc, out, _, marker = start(tmp_path, "--server", server.url, "--admin-token", admin)
+        extra = ["--server", server.url, "--records", str(records), "--log", str(log), "--report-every", "1"]
+        proc, out, _, marker = start(tmp_path, *extra)
         code, _, stderr = interrupt(proc, signal.SIGINT)
         assert code == 130, stderr
-        assert "aborted on the server:" in stderr
+        assert "aborted on the server:" in stderr and "could not abort" not in stderr, stderr
         header = read_settings(out)
         assert header is not None
         tag = f"tournament-{header['tournament']}"
@@ -128,15 +136,25 @@ def test_an_external_server_keeps_no_match_of_the_run_going(tmp_path: Path) -> N
         recorded = {line["match_id"] for line in read_results(out)}
         assert {m["match_id"] for m in aborted}.isdisjoint(recorded)  # aborted games are not results
         assert len(aborted) + len(recorded) == len(finished["matches"])  # nothing else of the run
-        # what was aborted is played again by a resume that needs no other flag
+        # what was aborted is played again by a resume that needs no other flag, from another folder
         (tmp_path / "fast").touch()
+        before = len(read_results(out))
+        logged = len(log.read_text().splitlines())
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
         done = subprocess.run(
-            [sys.executable, "-m", "umpire", "tournament", "--resume", str(out), "--server", server.url, "--quiet",
-             "--concurrency", "2"],
-            cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120,
+            [sys.executable, "-m", "umpire", "tournament", "--resume", str(out)],
+            cwd=elsewhere, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
-        keys = [line["key"] for line in read_results(out)]
+        assert "starting an embedded server" not in done.stderr
+        assert f"2 at a time, on {server.url}" in done.stderr  # its server, its concurrency
+        lines = read_results(out)
+        keys = [line["key"] for line in lines]
         assert sorted(keys) == sorted(set(keys)) and len(keys) == 6
+        assert {line["server"] for line in lines} == {server.url}
+        assert done.stderr.count("-- after ") == 6 - before - 1  # --report-every 1, but not after the last game
+        assert records.read_text().count('[Game "catchup"]') == 6  # every game's record, in the run's file
+        assert len(log.read_text().splitlines()) > logged and list(elsewhere.iterdir()) == []
         api.close()
     assert marked_processes(marker) == []
