@@ -96,6 +96,13 @@ FINISHED_TTL_S = 600  # a finished run's keys: every worker sees its stop long b
 REFRESH_S = 60.0  # how often a gathering coordinator renews its run's keys
 IDLE_SLEEP_S = 0.2  # a worker with no game to take in any run looks again after this
 
+# KEYS: published, games; ARGV: the games' keys.  At once, so that no worker sees a run half published.
+PUBLISH = """
+for _, key in ipairs(ARGV) do
+  if redis.call('SADD', KEYS[1], key) == 1 then redis.call('XADD', KEYS[2], '*', 'key', key) end
+end
+return #ARGV
+"""
 # The claim's fence, checked first by every script that acts for a claim: the entry is
 # still pending with this worker (ARGV[2]) and this delivery count (ARGV[3]).
 _FENCE = """
@@ -209,9 +216,7 @@ def publish(r: Any, settings: Settings, run_id: str, config: Json, keys: list[st
     except redis.ResponseError as e:
         if "BUSYGROUP" not in str(e):
             raise
-    for key in keys:
-        if r.sadd(k.published, key):
-            r.xadd(k.games, {"key": key})
+    r.register_script(PUBLISH)(keys=[k.published, k.games], args=keys)
     r.delete(k.stop)
     _expire(r, k, RUN_TTL_S)
     r.zadd(RUNS, {run_id: time.time()})
@@ -479,8 +484,8 @@ def work(
                     say(f"{name}: serving run {run_id}: {s.settings.game}, {bots}; results to {s.config.get('out')}\n")
                 claim = _claim(r, s, name)
                 if claim is None:
-                    if r.scard(s.keys.done) >= len(s.specs):
-                        complete.add(run_id)
+                    if r.scard(s.keys.done) >= r.scard(s.keys.published):
+                        complete.add(run_id)  # every game it published is done: nothing more will come
                     continue
                 turn += n + 1
                 took = True

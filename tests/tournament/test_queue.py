@@ -169,7 +169,7 @@ def test_a_stopped_workers_aborted_game_is_never_a_result(tmp_path: Path, queue:
     first.send_signal(signal.SIGSTOP)
     try:
         taker = umpire("worker", "--queue", queue, "--name", "p1", log=logs[1])
-        wait_for(logs[1], f"p1: game {key} ", taker, limit_s=90)  # after the claim timeout, its game taken over
+        wait_for(logs[1], f"p1: game {key}", taker, limit_s=90)  # after the claim timeout, its game taken over
         assert "left in play by a worker that stopped" in logs[1].read_text()
     finally:
         first.send_signal(signal.SIGCONT)  # at once: the taker's game has hardly begun
@@ -220,9 +220,10 @@ def test_a_claim_is_fenced(tmp_path: Path, queue: str) -> None:
 
 def test_the_sprt_stops_every_worker_and_the_coordinator_resumes(tmp_path: Path, queue: str, server: EmbeddedServer) -> None:
     out, said = tmp_path / "sprt.jsonl", tmp_path / "coordinator.log"
+    # an admin token given as before: not needed, and never kept in the queue
     coordinator = tournament(
         out, queue, server, "--bots", "greedy", "random", "--games", "400", "--seed", "6",
-        "--sprt", "0", "20", "0.05", "0.05", "--sprt-model", "logistic", log=said,
+        "--sprt", "0", "20", "0.05", "0.05", "--sprt-model", "logistic", "--admin-token", ADMIN, log=said,
     )  # fmt: skip
     run_id = published(out, coordinator)
     workers = [umpire("worker", "--queue", queue, "--name", f"s{i}") for i in range(2)]
@@ -234,6 +235,7 @@ def test_the_sprt_stops_every_worker_and_the_coordinator_resumes(tmp_path: Path,
     coordinator.send_signal(signal.SIGINT)
     coordinator.communicate(timeout=30)
     assert coordinator.returncode == 130
+    assert "--admin-token is no longer needed" in said.read_text()
     # issue 37 item 13: it said both "the workers play on" and "--resume plays the missing games"
     assert f"interrupted: the workers play on; umpire tournament --resume {out} gathers what they finish" in said.read_text()
     assert "plays the missing games" not in said.read_text()
