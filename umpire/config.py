@@ -1,5 +1,6 @@
 """What a tournament is: its settings as read from the command line
-(``--option``, ``--clock``, ``--openings``), and the schedule of its games.
+(``--option``, ``--clock``, ``--openings``), the schedule of its games, and
+its run (:class:`Run`: its identity and how it is played).
 
 The schedule is a pure function of the settings, and every game in it has a
 stable ``key`` (``"0v1#3"``: bots 0 and 1, game 3 of their match), so an

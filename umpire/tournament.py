@@ -2,7 +2,10 @@
 each game is I/O to the server and the bots' thinking), each written to the
 results file as it ends, a progress line on stderr, and an SPRT that may stop
 a two-bot match early.  ``--resume`` plays only the games the results file
-lacks.
+lacks, as the run the file keeps (umpire/config.py ``Run``).  Every setting is
+checked before the first game (:func:`check_settings`); a match aborted under
+its game is no result, and an interrupted run aborts its own matches with
+their own umpire tokens.
 """
 
 from __future__ import annotations

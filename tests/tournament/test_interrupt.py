@@ -158,3 +158,49 @@ def test_an_external_server_keeps_no_match_of_the_run_going(tmp_path: Path) -> N
         assert len(log.read_text().splitlines()) > logged and list(elsewhere.iterdir()) == []
         api.close()
     assert marked_processes(marker) == []
+
+
+def test_a_match_aborted_under_its_game_is_no_result(tmp_path: Path) -> None:
+    """Issue 37 item 1's second half: "an aborted match is never a result".  An umpire aborts a
+    match on the server while its game is played: the game is not recorded (it was recorded as
+    ``end aborted``, a draw), the run says so, and a resume plays it."""
+    import threading
+
+    from umpire.config import Settings
+    from umpire.tournament import run
+
+    admin = "abort-admin-token"
+    (tmp_path / "fast").touch()  # not a second a move: 0.3 s, time enough to abort its game
+    slowish = tmp_path / "slowish.py"
+    slowish.write_text(SLOW_BOT.replace("flag.touch()", "flag.touch(); time.sleep(0.3)"))
+    thinking = tmp_path / "thinking"
+    settings = Settings("catchup", {"size": 3}, [f"cmd:{sys.executable} {slowish} {thinking}", "random"], 2, seed=2)
+    out = tmp_path / "aborted.jsonl"
+    with EmbeddedServer(workers=1, threads=8, admin_token=admin) as server:
+        api = MatchClient(server.url)
+        headers = {"Authorization": f"Bearer {admin}"}
+        aborted: list[str] = []
+
+        def umpire_aborts_one() -> None:
+            deadline = time.monotonic() + 60
+            while not thinking.exists() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            _, found = api.request("GET", "/v1/matches?status=ongoing&tag=umpire-tournament", headers=headers)
+            match_id = found["matches"][0]["match_id"]
+            status, _ = api.request("POST", f"/v1/matches/{match_id}/abort", headers=headers)
+            api.close()  # this thread's connection
+            assert status == 200
+            aborted.append(match_id)
+
+        umpire = threading.Thread(target=umpire_aborts_one)
+        umpire.start()
+        outcome = run(settings, MatchClient(server.url), out, progress=False)
+        umpire.join(10)
+        assert aborted
+        lines = read_results(out)
+        assert aborted[0] not in {line["match_id"] for line in lines}
+        assert all(line["end"] != "aborted" for line in lines) and len(lines) == 1
+        assert len(outcome.failures) == 1 and "was aborted on the server: no result; --resume plays it" in outcome.failures[0]
+        again = run(settings, MatchClient(server.url), out, resume=True, progress=False)
+        assert len(again.lines) == 2 and not again.failures
+        api.close()
