@@ -148,7 +148,7 @@ def test_the_managed_match_walkthrough_works(tmp_path: Path, monkeypatch: pytest
 
 
 TOURNAMENTS = DOCS / "TOURNAMENTS.md"
-PRINTED_QUEUE = "redis://127.0.0.1:6379/0"
+PRINTED_QUEUE = "unix://$PWD/data/redis.sock"  # make run's own Redis, from the repository's root
 
 
 def tournament_blocks() -> list[str]:
@@ -180,9 +180,10 @@ def test_the_tournament_commands_work_as_printed(server: str, tmp_path: Path) ->
             assert done.returncode == 0, done.stderr
             if "--engine" in block:
                 assert "example vs greedy" in done.stdout and "pentanomial [LL, LD, WL+DD, WD, WW]" in done.stdout
-                assert "SPRT (pentanomial) elo0 0, elo1 50" in done.stdout and "LLR" in done.stdout
+                assert "SPRT (normalized, pentanomial) elo0 0, elo1 50" in done.stdout and "LLR: " in done.stdout
+                assert '"sprt_model": "normalized"' in done.stdout and "Ptnml(0-2): [" in done.stdout
             else:
-                assert done.stdout.count("random vs greedy") == 1
+                assert done.stdout.count("Results of random vs greedy") == 1  # one report, of the eight games
     finally:
         queue.stop()
     named = [json.loads(x) for x in (tmp_path / "named.jsonl").read_text().splitlines()][1:]
