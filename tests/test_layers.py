@@ -117,6 +117,10 @@ def test_the_service_layers_as_db_says() -> None:
     below_db = {
         "service.matches.hub",
         "service.matches.store",
+        "service.matches.keys",
+        "service.matches.lua",
+        "service.matches.redisclient",
+        "service.matches.errors",
         "service.matches.referee",
         "service.web.metrics",
         "service.web.requestlog",  # metrics are told of each answer by the request log

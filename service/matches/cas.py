@@ -23,8 +23,9 @@ import redis
 
 from engine.registry import GAMES
 from service.matches import referee
+from service.matches.keys import beat_ms, shard_of
 from service.matches.referee import Live, Meta
-from service.matches.store import Conflict, Store, beat_ms, shard_of
+from service.matches.store import Conflict, Store
 from service.web.metrics import FLAGS
 
 log = logging.getLogger(__name__)

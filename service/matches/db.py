@@ -18,7 +18,8 @@ import redis
 from flask import Flask, current_app
 
 from service.matches.hub import Hub
-from service.matches.store import DURABILITY, Store, make_client
+from service.matches.redisclient import make_client
+from service.matches.store import DURABILITY, Store
 from service.web import metrics
 
 CONFIG_DEFAULTS: dict[str, Any] = {

@@ -38,9 +38,10 @@ from service.matches.cas import Settled, retried, settled
 from service.matches.db import get_hub, get_positions, get_store
 from service.matches.events import crowded
 from service.matches.hub import Crowded
+from service.matches.keys import new_match_id
 from service.matches.record import Entry
 from service.matches.referee import Live, Meta
-from service.matches.store import Gone, NoReplicas, Store, Unconfirmed, new_match_id
+from service.matches.store import Gone, NoReplicas, Store, Unconfirmed
 from service.web import schemas
 from service.web.errors import ApiError, api_error, error_response
 from service.web.http import json_body
