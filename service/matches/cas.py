@@ -23,8 +23,9 @@ import redis
 
 from engine.registry import GAMES
 from service.matches import referee
+from service.matches.jsontext import compact
 from service.matches.keys import beat_ms, shard_of
-from service.matches.referee import Live, Meta
+from service.matches.match import Live, Meta
 from service.matches.store import Conflict, Store
 from service.web.metrics import FLAGS
 
@@ -91,7 +92,7 @@ def _settle_once(store: Store, match_id: str, idempotency_key: str | None) -> Se
         snap.rev,
         new.to_json(),
         new.clock.deadline,
-        [referee.compact(e.to_json()) for e in entries],
+        [compact(e.to_json()) for e in entries],
         finished_ms=new.finished_ms if new.finished else None,
     )  # fmt: skip  (Conflict: another sweeper or request settled or moved first: look again)
     FLAGS.labels(meta.game).inc(sum(1 for e in entries if e.kind == "flag"))

@@ -34,14 +34,17 @@ from engine.game import Outcome
 from engine.registry import GAMES, PRESETS, get_game
 from service.api.games import record_format
 from service.matches import outbox, referee
+from service.matches.answers import ended_answer, forfeit_answer, match_view, move_answer
 from service.matches.cas import Settled, retried, settled
 from service.matches.db import get_hub, get_positions, get_store
 from service.matches.events import crowded
 from service.matches.hub import Crowded
+from service.matches.jsontext import compact
 from service.matches.keys import new_match_id
-from service.matches.record import Entry
-from service.matches.referee import Live, Meta
+from service.matches.match import Live, Meta, move_digest, token_hash
+from service.matches.record import Entry, entries_of, iso, last_step, walk
 from service.matches.store import Gone, NoReplicas, Store, Unconfirmed
+from service.matches.transcript import record_moves, record_text
 from service.web import schemas
 from service.web.errors import ApiError, api_error, error_response
 from service.web.http import json_body
@@ -100,7 +103,7 @@ def bearer() -> str | None:
 
 
 def json_text(status: int, value: Any, replayed: bool = False) -> Response:
-    resp = Response(value if isinstance(value, str) else referee.compact(value), status=status, mimetype="application/json")
+    resp = Response(value if isinstance(value, str) else compact(value), status=status, mimetype="application/json")
     if replayed:
         resp.headers["Idempotent-Replayed"] = "true"
     return resp
@@ -215,7 +218,7 @@ def create_match() -> Any:
     players = body["players"] or [None, None]
     store = get_store()
     tokens = [secrets.token_urlsafe(TOKEN_BYTES) for _ in (0, 1)]
-    hashes = (referee.token_hash(tokens[0]), referee.token_hash(tokens[1]))
+    hashes = (token_hash(tokens[0]), token_hash(tokens[1]))
     umpire_token = secrets.token_urlsafe(TOKEN_BYTES)
     for _ in range(3):
         match_id = new_match_id()
@@ -223,7 +226,7 @@ def create_match() -> Any:
         live = referee.start(game, state, spec, now, when)
         meta = Meta(
             match_id, game.name, options, now, hashes, spec, (players[0], players[1]), tuple(body["tags"]), body["illegal"],
-            referee.token_hash(umpire_token), when,
+            token_hash(umpire_token), when,
         )  # fmt: skip
         try:
             made = store.create(match_id, meta.to_json(), live.to_json(), live.clock.deadline, now, live.finished)
@@ -243,7 +246,7 @@ def create_match() -> Any:
     return with_legal(out, game.name, state), 201, {"Location": f"/v1/matches/{match_id}"}
 
 
-match_view = referee.match_view
+match_view = match_view
 
 
 def _clock_start(raw: Any) -> tuple[Any, str]:
@@ -371,7 +374,7 @@ def change(store: Store, match_id: str, idem: str | None, judge: Callable[[Settl
                 cur.rev,
                 new.to_json(),
                 new.clock.deadline,
-                [referee.compact(e.to_json()) for e in decided.entries],
+                [compact(e.to_json()) for e in decided.entries],
                 decided.pointers,
                 new.finished_ms if new.finished and not cur.live.finished else None,
                 None if decided.meta is None else decided.meta.to_json(),
@@ -392,7 +395,7 @@ def change(store: Store, match_id: str, idem: str | None, judge: Callable[[Settl
 def replayed(store: Store, cur: Settled, seat: int, ply: int, move: Any) -> Answer | None:
     """The first answer to this seat's move (or forfeiting illegal move) for
     ``ply``, rebuilt from the record, when ``move`` is that move again; else None."""
-    entries = referee.entries_of(store.record(cur.meta.match_id))
+    entries = entries_of(store.record(cur.meta.match_id))
     index = next(
         (i for i, e in enumerate(entries) if e.ply == ply and e.by == seat and (e.kind == "move" or e.forfeited)),
         None,
@@ -400,18 +403,18 @@ def replayed(store: Store, cur: Settled, seat: int, ply: int, move: Any) -> Answ
     if index is None:
         return None
     game = GAMES[cur.meta.game]
-    step = referee.last_step(game, cur.meta, entries[: index + 1])
+    step = last_step(game, cur.meta, entries[: index + 1])
     made = step.entry
     before, after = game.dump(step.before), game.dump(step.after)
     if made.kind == "move":
         if game.play(step.before, move).move != made.move:
             return None  # another move for that ply: not a retry
-        answer = referee.move_answer(cur.meta, made, before, after, step.events)
+        answer = move_answer(cur.meta, made, before, after, step.events)
         return json_text(200, with_legal(answer, game.name, step.after), replayed=True)
-    raw = move if isinstance(move, str) else referee.compact(list(move))
+    raw = move if isinstance(move, str) else compact(list(move))
     if raw != made.move:
         return None
-    answer = referee.forfeit_answer(cur.meta, made, before, after, step.events)
+    answer = forfeit_answer(cur.meta, made, before, after, step.events)
     return json_text(422, with_legal(answer, game.name, step.after), replayed=True)
 
 
@@ -431,7 +434,7 @@ def submit_move(match_id: str) -> Any:
             assert body_error is not None
             raise body_error
         live, now, meta = cur.live, cur.now, cur.meta
-        digest = referee.move_digest(body["move"])
+        digest = move_digest(body["move"])
         if cur.pointer is not None:  # the same Idempotency-Key again: the first answer, for this same move
             ply, first_seat, first_digest = cur.pointer.split(" ")
             if int(first_seat) != seat or first_digest != digest or int(ply) != body["ply"]:
@@ -499,13 +502,13 @@ def _end_change(kind: str, who: int | None, cur: Settled) -> Change | Answer:
 def _ended_again(cur: Settled, same: Callable[[Entry], bool]) -> Answer:
     """A finished match's first answer to the end that finished it, when ``same`` says this
     request is that end again (a retried resignation, abort or adjudication); else 410."""
-    entries = referee.entries_of(get_store().record(cur.meta.match_id))
+    entries = entries_of(get_store().record(cur.meta.match_id))
     last = entries[-1] if entries else None
     if last is None or not same(last):
         raise _gone(cur.live)
     game = GAMES[cur.meta.game]
-    step = referee.last_step(game, cur.meta, entries)
-    return json_text(200, referee.ended_answer(cur.meta, last, game.dump(step.after), step.events), replayed=True)
+    step = last_step(game, cur.meta, entries)
+    return json_text(200, ended_answer(cur.meta, last, game.dump(step.after), step.events), replayed=True)
 
 
 @bp.post("/matches/<match_id>/resign")
@@ -622,7 +625,7 @@ def add_time(match_id: str) -> Any:
             assert body_error is not None
             raise body_error
         ms = round(body["seconds"] * 1000)
-        digest = referee.move_digest([body["seat"], ms])
+        digest = move_digest([body["seat"], ms])
         if cur.pointer is not None:  # this key gave time already: the match as it is, the time given once
             if cur.pointer != digest:
                 message = "This Idempotency-Key was used for another gift of time."
@@ -649,7 +652,7 @@ def reissue_token(match_id: str, seat: str) -> Any:
         _ongoing(cur)
         done = referee.control(GAMES[cur.meta.game], cur.meta, cur.live, "token", cur.now, number)
         answer = {"match_id": match_id, "seat": number, "token": token}
-        return Change(done.live, [done.entry], [], answer, meta=cur.meta.with_token(number, referee.token_hash(token)))
+        return Change(done.live, [done.entry], [], answer, meta=cur.meta.with_token(number, token_hash(token)))
 
     return _umpire_change(match_id, "the new token", act)
 
@@ -704,14 +707,14 @@ def match_record(match_id: str) -> Any:
     fmt = request.args.get("format", "json")
     store = get_store()
     cur = read(store, match_id)
-    entries = referee.entries_of(store.record(match_id))
+    entries = entries_of(store.record(match_id))
     game = GAMES[cur.meta.game]
     if fmt != "json":  # another site's record format, as the game declares it (engine/room.py records)
         text = record_format(cur.meta.game, fmt).write(
-            cur.meta.options, referee.record_moves(entries), [p or "" for p in cur.meta.players]
+            cur.meta.options, record_moves(entries), [p or "" for p in cur.meta.players]
         )
         return Response(text, mimetype="text/plain")
-    steps = list(referee.walk(game, cur.meta, entries))
+    steps = list(walk(game, cur.meta, entries))
     state = cur.live.state
     outcome = "*" if state["end"] is None else Outcome(state["winner"], state["end"]).result
     return {
@@ -721,14 +724,14 @@ def match_record(match_id: str) -> Any:
         "players": list(cur.meta.players),
         "tags": list(cur.meta.tags),
         "illegal": cur.meta.illegal,
-        "created": referee.iso(cur.meta.created_ms),
+        "created": iso(cur.meta.created_ms),
         "status": state["status"],
         "winner": state["winner"],
         "end": state.get("end"),
         "result": outcome,
         "moves": [s.entry.public(s.events) for s in steps],
-        "text": referee.record_text(game, cur.meta, cur.live, entries),
-        "replay": {"options": cur.meta.options, "moves": referee.record_moves(entries)},
+        "text": record_text(game, cur.meta, cur.live, entries),
+        "replay": {"options": cur.meta.options, "moves": record_moves(entries)},
     }
 
 
@@ -770,7 +773,7 @@ def list_matches() -> Any:
                     "winner": live.state["winner"],
                     "end": live.state["end"],
                     "ply": live.ply,
-                    "created": referee.iso(meta.created_ms),
+                    "created": iso(meta.created_ms),
                 }
             )
         if more or len(fetched) <= limit:  # enough, or the index has no more

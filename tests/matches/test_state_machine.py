@@ -55,6 +55,8 @@ from engine.game import Outcome
 from engine.registry import GAMES
 from service.matches import referee
 from service.matches import routes as matches
+from service.matches.match import Live
+from service.matches.record import Entry
 from service.matches.store import Store
 
 GRID = ["GRGRRR", "BGRYBY", "GGYRGB", "YYRGYB", "GYBBRB", "RGYYBB"]
@@ -484,7 +486,7 @@ def test_the_match_api_against_its_model(client: FlaskClient, fake_clock: FakeCl
 def _negative_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     real = referee.settle
 
-    def settle(*args: Any) -> tuple[referee.Live, list[referee.Entry]]:
+    def settle(*args: Any) -> tuple[Live, list[Entry]]:
         live, entries = real(*args)
         # a sign slip: the flag's time used below zero
         return live, [replace(e, used=-(e.used or 0)) if e.kind == "flag" else e for e in entries]
