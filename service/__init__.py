@@ -160,7 +160,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     from engine.errors import EngineError
     from service.api import games, page, pictures, suggest
-    from service.matches import db, events, health, outbox, routes, sweeper, webhooks
+    from service.matches import controls, db, events, failures, health, moves, outbox, routes, sweeper, webhooks
     from service.matches.store import Unconfirmed
     from service.web import cors, errors, guard, metrics, ratelimit, requestlog, signing
 
@@ -179,8 +179,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_error_handler(ValidationError, errors.schema_error)
     app.register_error_handler(EngineError, errors.engine_error)
     app.register_error_handler(HTTPException, errors.http_error)
-    app.register_error_handler(redis.RedisError, routes.redis_unavailable)
-    app.register_error_handler(Unconfirmed, routes.unconfirmed_change)
+    app.register_error_handler(redis.RedisError, failures.redis_unavailable)
+    app.register_error_handler(Unconfirmed, failures.unconfirmed_change)
     app.register_error_handler(Exception, errors.unexpected_error)
 
     # The routes: the stateless API, pictures and the page; managed matches; operations.
@@ -188,7 +188,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(pictures.bp)  # pictures and posts, stateless and of matches (views/)
     app.register_blueprint(suggest.bp)  # the built-in bots' moves, searched in processes of their own
     app.register_blueprint(page.bp)  # the page at /, /openapi.yaml, /docs
-    app.register_blueprint(routes.bp)  # /v1/matches/...
+    app.register_blueprint(routes.bp)  # /v1/matches, /v1/matches/{id}
+    app.register_blueprint(moves.bp)  # a match's moves, resignations and record
+    app.register_blueprint(controls.bp)  # the umpire's controls of a match
     app.register_blueprint(events.bp)  # a match's event stream
     app.register_blueprint(webhooks.bp)  # a match's webhooks, as they went
     app.register_blueprint(health.bp)  # /v1/health

@@ -7,9 +7,13 @@ that the answer to a retry, rebuilt from the record, is the first answer byte fo
 
 from __future__ import annotations
 
+from typing import Any
+
 import views
 from engine.game import Json
+from engine.registry import GAMES
 from service.matches.match import Live, Meta
+from service.matches.query import flag, number
 from service.matches.record import Entry, iso
 from service.web import schemas
 
@@ -110,3 +114,25 @@ def ended_answer(meta: Meta, made: Entry, after: Json, events: list[Json]) -> Js
     """The answer to a resignation or an abort: the match after it, and what happened."""
     live = Live(after, made.clock_after(meta.spec, None), made.at)
     return {**match_view(meta, live, made.at), "events": events}
+
+
+def legal_moves(game_name: str, state: Any, complete: bool = False, limit: int | None = None) -> Any:
+    """The legal moves for the seat to move, as ``POST /legal-moves`` lists them (null once finished):
+    with ``complete``, every whole move (at most ``limit``, by default ``schemas.COMPLETE_LIMIT``)."""
+    game = GAMES[game_name]
+    position = game.load(state) if isinstance(state, dict) else state
+    if game.is_over(position):
+        return None
+    found = game.complete_moves(position, limit or schemas.COMPLETE_LIMIT) if complete else game.legal_moves(position, limit)
+    out = {"moves": found.moves, "count": len(found.moves), "truncated": found.truncated, "complete": found.complete}
+    return {**out, **found.info}
+
+
+def with_legal(answer: dict[str, Any], game: str, state: Any) -> dict[str, Any]:
+    """``answer`` plus ``legal_moves`` when the request asked for them (``?legal_moves=true``;
+    ``&complete=true`` for whole moves, ``&legal_limit=N`` to cap the list)."""
+    complete = flag("complete")
+    limit = number("legal_limit", 1, 100000, whole=True)
+    if flag("legal_moves"):
+        answer = {**answer, "legal_moves": legal_moves(game, state, complete, None if limit is None else int(limit))}
+    return answer

@@ -4,7 +4,7 @@ Every change to a match is read, worked out in Python, and committed by
 ``commit.lua`` only if the match's revision is still the one read
 (service/matches/store.py); a lost race raises :class:`Conflict`, and the
 change is worked out again on what is there now.  :func:`retried` is that
-loop, for the views (service/matches/routes.py ``change``) and for the reads
+loop, for the views (service/matches/changes.py ``change``) and for the reads
 that apply due flags (:func:`settled`, which every view, stream and sweeper
 reads through), with one bound, :data:`MAX_ATTEMPTS`.
 

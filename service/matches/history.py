@@ -32,8 +32,8 @@ from typing import Any
 from engine.registry import GAMES
 from service.matches.answers import clock_json
 from service.matches.cas import settled
+from service.matches.changes import not_found
 from service.matches.record import entries_of, walk
-from service.matches.routes import not_found
 from service.matches.store import Gone, Store
 from service.matches.transcript import record_moves
 from service.web.errors import ApiError

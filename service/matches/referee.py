@@ -248,7 +248,7 @@ class Controlled:
 
 def control(game: AnyGame, meta: Meta, live: Live, kind: str, now: int, seat: int | None = None, ms: int = 0) -> Controlled:
     """The umpire's ``kind`` at ``now`` (the caller has checked it applies: see
-    service/matches/routes.py): ``start`` or ``resume`` the clocks, ``pause``
+    service/matches/controls.py): ``start`` or ``resume`` the clocks, ``pause``
     them, ``add_time`` (``ms`` to ``seat``'s bank), reissue ``seat``'s ``token``."""
     clock = live.clock
     if kind in ("start", "resume"):

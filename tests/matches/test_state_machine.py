@@ -53,8 +53,7 @@ from matchkit import START_MS, FakeClock, Match
 from engine.errors import MoveError
 from engine.game import Outcome
 from engine.registry import GAMES
-from service.matches import referee
-from service.matches import routes as matches
+from service.matches import moves, referee
 from service.matches.match import Live
 from service.matches.record import Entry
 from service.matches.store import Store
@@ -495,7 +494,7 @@ def _negative_clock(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _retry_answers_differently(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = matches.replayed
+    real = moves.replayed
 
     def replayed(*args: Any) -> Any:
         out = real(*args)
@@ -503,7 +502,7 @@ def _retry_answers_differently(monkeypatch: pytest.MonkeyPatch) -> None:
             out.set_data(json.dumps(out.get_json()))  # the same JSON, other bytes
         return out
 
-    monkeypatch.setattr(matches, "replayed", replayed)
+    monkeypatch.setattr(moves, "replayed", replayed)
 
 
 def _entry_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
