@@ -161,6 +161,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from engine.errors import EngineError
     from service.api import games, page, pictures, suggest
     from service.matches import controls, db, events, failures, health, moves, outbox, routes, sweeper, webhooks
+    from service.matches import pictures as match_pictures  # noqa: F401  # its views are on pictures.bp: imported before it is registered
     from service.matches.store import Unconfirmed
     from service.web import cors, errors, guard, metrics, ratelimit, requestlog, signing
 
@@ -185,7 +186,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     # The routes: the stateless API, pictures and the page; managed matches; operations.
     app.register_blueprint(games.bp)  # /v1/games/...: verdicts, legal moves, replays
-    app.register_blueprint(pictures.bp)  # pictures and posts, stateless and of matches (views/)
+    app.register_blueprint(pictures.bp)  # pictures and posts, stateless and of matches (match_pictures' views; views/)
     app.register_blueprint(suggest.bp)  # the built-in bots' moves, searched in processes of their own
     app.register_blueprint(page.bp)  # the page at /, /openapi.yaml, /docs
     app.register_blueprint(routes.bp)  # /v1/matches, /v1/matches/{id}
