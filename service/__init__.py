@@ -163,6 +163,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from service.matches import controls, db, events, failures, health, moves, outbox, routes, sweeper, webhooks
     from service.matches import pictures as match_pictures  # noqa: F401  # its views are on pictures.bp: imported before it is registered
     from service.matches.store import Unconfirmed
+    from service.run import embedded
     from service.web import cors, errors, guard, metrics, ratelimit, requestlog, signing
 
     # Settings and hooks, in the order every request meets them.
@@ -171,7 +172,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     signing.init_app(app)
     cors.init_app(app)
     suggest.configure(app)
-    db.init_app(app)  # the match store's settings (Redis), connected on first use
+    db.init_app(app, embedded.url_of_started)  # the match store's settings (Redis; the embedded one without REDIS_URL)
     outbox.init_app(app)  # the webhooks' settings (WEBHOOK_ALLOW...), checked at start
     metrics.init_app(app)  # every request timed
 

@@ -22,8 +22,8 @@ import redis
 from flask import Blueprint, current_app
 
 from service.matches.db import get_store
+from service.matches.redisclient import cluster_state
 from service.matches.store import SHARDS, Store
-from service.run.embedded import cluster_state
 from service.web.errors import ApiError
 
 bp = Blueprint("health", __name__, url_prefix="/v1")

@@ -125,3 +125,15 @@ def node_name(client: redis.Redis) -> str:  # type: ignore[type-arg]
     """``host:port`` (or the socket's path) of a plain client's server."""
     kw = client.connection_pool.connection_kwargs
     return str(kw.get("path") or f"{kw.get('host')}:{kw.get('port')}")
+
+
+def cluster_state(info: object) -> str | None:
+    """``cluster_state`` from CLUSTER INFO, as redis-py gives it (a dict, or the raw text)."""
+    if isinstance(info, dict):
+        state = info.get("cluster_state")
+        return None if state is None else str(state)
+    for line in str(info).splitlines():
+        key, _, value = line.strip().partition(":")
+        if key == "cluster_state":
+            return value
+    return None
