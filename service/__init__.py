@@ -154,7 +154,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     app.json = StrictJSONProvider(app)
 
-    import redis
     from marshmallow import ValidationError
     from werkzeug.exceptions import HTTPException
 
@@ -162,7 +161,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from service.api import games, page, pictures, suggest
     from service.matches import controls, db, events, failures, health, moves, outbox, routes, sweeper, webhooks
     from service.matches import pictures as match_pictures  # noqa: F401  # its views are on pictures.bp: imported before it is registered
-    from service.matches.store import Unconfirmed
     from service.run import embedded
     from service.web import cors, errors, guard, metrics, ratelimit, requestlog, signing
 
@@ -181,8 +179,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_error_handler(ValidationError, errors.schema_error)
     app.register_error_handler(EngineError, errors.engine_error)
     app.register_error_handler(HTTPException, errors.http_error)
-    app.register_error_handler(redis.RedisError, failures.redis_unavailable)
-    app.register_error_handler(Unconfirmed, failures.unconfirmed_change)
+    for failure in failures.FAILURES:  # the match store's: 404 match_not_found, 503 (service/matches/failures.py)
+        app.register_error_handler(failure, failures.answer)
     app.register_error_handler(Exception, errors.unexpected_error)
 
     # The routes: the stateless API, pictures and the page; managed matches; operations.

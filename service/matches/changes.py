@@ -22,9 +22,9 @@ from service.matches.db import get_positions
 from service.matches.jsontext import compact
 from service.matches.match import Live, Meta
 from service.matches.record import Entry
-from service.matches.store import Gone, Store, Unconfirmed
+from service.matches.store import Store, Unconfirmed
 from service.web.errors import ApiError
-from service.web.metrics import MOVES, REDIS_ERRORS
+from service.web.metrics import MOVES
 
 log = logging.getLogger(__name__)
 
@@ -36,32 +36,9 @@ def json_text(status: int, value: Any, replayed: bool = False) -> Response:
     return resp
 
 
-AGAIN = (
-    "Send the same request again, with the same ply and Idempotency-Key, which is safe: if it was applied, the retry "
-    "gets the first answer (once a replica has it), else it is applied now."
-)
-
-
-def unconfirmed(err: Unconfirmed, what: str, again: str = AGAIN) -> ApiError:
-    """503 ``outcome_unknown`` for a change Redis did not confirm (service/matches/store.py ``Unconfirmed``)."""
-    REDIS_ERRORS.labels("outcome_unknown").inc()
-    log.warning("Redis did not confirm %s (%s): %s", what, err.reason, err)
-    if err.reason == "no_replica":
-        why = f"The match store (Redis) applied {what} but no replica confirmed it in time: it may be lost if Redis fails now."
-    else:
-        why = f"Redis did not confirm {what}: it may or may not have been applied."
-    return ApiError("outcome_unknown", f"{why} {again}", {"retry": True})
-
-
-def not_found(match_id: str) -> ApiError:
-    return ApiError("match_not_found", f"There is no match '{match_id}' (never created, or expired).")
-
-
 def read(store: Store, match_id: str, idempotency_key: str | None = None) -> Settled:
-    try:
-        return settled(store, match_id, idempotency_key)
-    except Gone:
-        raise not_found(match_id) from None
+    """The match with its due flags applied (Gone for none: 404, service/matches/failures.py)."""
+    return settled(store, match_id, idempotency_key)
 
 
 def finished_error(live: Live) -> ApiError:
@@ -113,7 +90,7 @@ def change(store: Store, match_id: str, idem: str | None, judge: Callable[[Settl
                 try:
                     store.confirm(match_id)  # the first attempt's commit may not be on a replica yet
                 except Unconfirmed as e:
-                    raise unconfirmed(e, what) from None
+                    raise e.about(what) from None
             return decided
         new = decided.live
         try:
@@ -127,10 +104,8 @@ def change(store: Store, match_id: str, idem: str | None, judge: Callable[[Settl
                 new.finished_ms if new.finished and not cur.live.finished else None,
                 None if decided.meta is None else decided.meta.to_json(),
             )  # a Conflict (someone changed the match meanwhile): judged again on what is there now
-        except Gone:
-            raise not_found(match_id) from None
         except Unconfirmed as e:  # once the commit may have been sent, a failure is never "nothing changed"
-            raise unconfirmed(e, what) from None
+            raise e.about(what) from None
         if decided.position is not None:
             get_positions().put(match_id, str(rev), decided.position)
         if decided.verdict is not None:

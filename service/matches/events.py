@@ -337,10 +337,7 @@ def events(match_id: str) -> Any:
         raise ApiError("invalid_query", message, {"parameter": "last_event_id"})
     last = header if header is not None else query
     store = get_store()
-    try:
-        first = settled(store, match_id)  # 404 before the stream starts
-    except Gone:
-        raise ApiError("match_not_found", f"There is no match '{match_id}' (never created, or expired).") from None
+    first = settled(store, match_id)  # 404 before the stream starts (Gone: service/matches/failures.py)
     if last is not None and first.live.finished and _last_id(store, match_id, first.meta) == last.strip():
         # everything was delivered: 204 is the SSE specification's "stop reconnecting"
         return Response(status=204, headers={"Cache-Control": "no-cache"})

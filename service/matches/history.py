@@ -32,9 +32,8 @@ from typing import Any
 from engine.registry import GAMES
 from service.matches.answers import clock_json
 from service.matches.cas import settled
-from service.matches.changes import not_found
 from service.matches.record import entries_of, walk
-from service.matches.store import Gone, Store
+from service.matches.store import Store
 from service.matches.transcript import record_moves
 from service.web.errors import ApiError
 
@@ -79,10 +78,7 @@ def history(store: Store, match_id: str, ply: int | None, *, by_state_ply: bool 
     None; with ``by_state_ply``, the first position whose state's ply is
     ``ply``): 404 ``match_not_found``, 422 ``ply_not_reached`` for a ply the
     record does not reach."""
-    try:
-        cur = settled(store, match_id)
-    except Gone:
-        raise not_found(match_id) from None
+    cur = settled(store, match_id)  # Gone: 404 (service/matches/failures.py)
     game = GAMES[cur.meta.game]
     entries = entries_of(store.record(match_id))
     changes = [step for step in walk(game, cur.meta, entries) if step.after is not step.before]

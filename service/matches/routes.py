@@ -22,7 +22,7 @@ from service.matches import outbox, referee
 from service.matches.access import bearer, require_admin, require_umpire
 from service.matches.answers import match_view, with_legal
 from service.matches.cas import Settled
-from service.matches.changes import read, unconfirmed
+from service.matches.changes import read
 from service.matches.db import get_hub, get_positions, get_store
 from service.matches.events import crowded
 from service.matches.hub import Crowded
@@ -82,7 +82,7 @@ def create_match() -> Any:
             made = store.create(match_id, meta.to_json(), live.to_json(), live.clock.deadline, now, live.finished)
         except Unconfirmed as e:
             again = "Create it again: a match made without its answer has no seat anyone holds, and expires unused."
-            raise unconfirmed(e, "the new match", again) from None
+            raise e.about("the new match", again) from None
         if made:
             break
     else:  # pragma: no cover - 96 random bits clashing three times
