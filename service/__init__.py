@@ -154,14 +154,14 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     app.json = StrictJSONProvider(app)
 
-    import redis
     from marshmallow import ValidationError
     from werkzeug.exceptions import HTTPException
 
     from engine.errors import EngineError
     from service.api import games, page, pictures, suggest
-    from service.matches import db, events, health, outbox, routes, sweeper, webhooks
-    from service.matches.store import Unconfirmed
+    from service.matches import controls, db, events, failures, health, moves, outbox, routes, sweeper, webhooks
+    from service.matches import pictures as match_pictures  # noqa: F401  # its views are on pictures.bp: imported before it is registered
+    from service.run import embedded
     from service.web import cors, errors, guard, metrics, ratelimit, requestlog, signing
 
     # Settings and hooks, in the order every request meets them.
@@ -170,7 +170,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     signing.init_app(app)
     cors.init_app(app)
     suggest.configure(app)
-    db.init_app(app)  # the match store's settings (Redis), connected on first use
+    db.init_app(app, embedded.url_of_started)  # the match store's settings (Redis; the embedded one without REDIS_URL)
     outbox.init_app(app)  # the webhooks' settings (WEBHOOK_ALLOW...), checked at start
     metrics.init_app(app)  # every request timed
 
@@ -179,16 +179,18 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_error_handler(ValidationError, errors.schema_error)
     app.register_error_handler(EngineError, errors.engine_error)
     app.register_error_handler(HTTPException, errors.http_error)
-    app.register_error_handler(redis.RedisError, routes.redis_unavailable)
-    app.register_error_handler(Unconfirmed, routes.unconfirmed_change)
+    for failure in failures.FAILURES:  # the match store's: 404 match_not_found, 503 (service/matches/failures.py)
+        app.register_error_handler(failure, failures.answer)
     app.register_error_handler(Exception, errors.unexpected_error)
 
     # The routes: the stateless API, pictures and the page; managed matches; operations.
     app.register_blueprint(games.bp)  # /v1/games/...: verdicts, legal moves, replays
-    app.register_blueprint(pictures.bp)  # pictures and posts, stateless and of matches (views/)
+    app.register_blueprint(pictures.bp)  # pictures and posts, stateless and of matches (match_pictures' views; views/)
     app.register_blueprint(suggest.bp)  # the built-in bots' moves, searched in processes of their own
     app.register_blueprint(page.bp)  # the page at /, /openapi.yaml, /docs
-    app.register_blueprint(routes.bp)  # /v1/matches/...
+    app.register_blueprint(routes.bp)  # /v1/matches, /v1/matches/{id}
+    app.register_blueprint(moves.bp)  # a match's moves, resignations and record
+    app.register_blueprint(controls.bp)  # the umpire's controls of a match
     app.register_blueprint(events.bp)  # a match's event stream
     app.register_blueprint(webhooks.bp)  # a match's webhooks, as they went
     app.register_blueprint(health.bp)  # /v1/health

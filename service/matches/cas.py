@@ -4,7 +4,7 @@ Every change to a match is read, worked out in Python, and committed by
 ``commit.lua`` only if the match's revision is still the one read
 (service/matches/store.py); a lost race raises :class:`Conflict`, and the
 change is worked out again on what is there now.  :func:`retried` is that
-loop, for the views (service/matches/routes.py ``change``) and for the reads
+loop, for the views (service/matches/changes.py ``change``) and for the reads
 that apply due flags (:func:`settled`, which every view, stream and sweeper
 reads through), with one bound, :data:`MAX_ATTEMPTS`.
 
@@ -23,8 +23,10 @@ import redis
 
 from engine.registry import GAMES
 from service.matches import referee
-from service.matches.referee import Live, Meta
-from service.matches.store import Conflict, Store, beat_ms, shard_of
+from service.matches.jsontext import compact
+from service.matches.keys import beat_ms, shard_of
+from service.matches.match import Live, Meta
+from service.matches.store import Conflict, Store
 from service.web.metrics import FLAGS
 
 log = logging.getLogger(__name__)
@@ -90,7 +92,7 @@ def _settle_once(store: Store, match_id: str, idempotency_key: str | None) -> Se
         snap.rev,
         new.to_json(),
         new.clock.deadline,
-        [referee.compact(e.to_json()) for e in entries],
+        [compact(e.to_json()) for e in entries],
         finished_ms=new.finished_ms if new.finished else None,
     )  # fmt: skip  (Conflict: another sweeper or request settled or moved first: look again)
     FLAGS.labels(meta.game).inc(sum(1 for e in entries if e.kind == "flag"))

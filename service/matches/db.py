@@ -3,8 +3,10 @@ keeps ``db.py``): configuration from the environment, the Redis client (one
 server or a Redis Cluster), the :class:`Store`, the per-process :class:`Hub`
 that wakes waiting requests, and the cache of engine positions.
 
-Layers, top to bottom (nothing imports upwards):
-``matches``, ``events``, ``health``, ``sweeper`` -> ``db`` -> ``hub``, ``store``, ``referee`` -> ``engine``.
+Layers, top to bottom (nothing imports upwards): the views (``routes``, ``moves``,
+``controls``, ``events``, ``pictures``, ``health``) and ``sweeper`` -> ``db`` -> ``hub``,
+``store`` -> ``engine``.  The embedded Redis (service/run/embedded.py, a layer above)
+is given to :func:`init_app` by create_app, not imported here.
 """
 
 from __future__ import annotations
@@ -12,13 +14,15 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import redis
 from flask import Flask, current_app
 
 from service.matches.hub import Hub
-from service.matches.store import DURABILITY, Store, make_client
+from service.matches.redisclient import make_client
+from service.matches.store import DURABILITY, Store
 from service.web import metrics
 
 CONFIG_DEFAULTS: dict[str, Any] = {
@@ -54,8 +58,13 @@ ENV_TYPES: dict[str, Any] = {
 }
 
 
-def init_app(app: Flask) -> None:
-    """Configuration (from the environment unless the app's config says otherwise)."""
+StartRedis = Callable[[str], str]  # a data folder -> the URL of a Redis started (or found running) on it
+
+
+def init_app(app: Flask, start_redis: StartRedis | None = None) -> None:
+    """Configuration (from the environment unless the app's config says otherwise).  ``start_redis``
+    gives the Redis of ``DATA_DIR`` when ``REDIS_URL`` is unset (service/run/embedded.py's, which
+    create_app passes: the running of the service is the layer above this one)."""
     for key, default in CONFIG_DEFAULTS.items():
         if key in app.config:
             continue
@@ -77,6 +86,7 @@ def init_app(app: Flask) -> None:
     app.extensions["umpire.hub"] = None
     app.extensions["umpire.store.lock"] = threading.Lock()
     app.extensions["umpire.positions"] = Positions()
+    app.extensions["umpire.start_redis"] = start_redis
 
 
 def _app(app: Flask | None) -> Flask:
@@ -98,10 +108,11 @@ def get_store(app: Flask | None = None) -> Store:
             cfg = app.config
             url = cfg["REDIS_URL"]
             if not url:
-                from service.run import embedded
-
+                start: StartRedis | None = app.extensions["umpire.start_redis"]
+                if start is None:
+                    raise redis.ConnectionError("REDIS_URL is not set and this app starts no Redis of its own")
                 try:
-                    url = embedded.start(cfg["DATA_DIR"]).url
+                    url = start(str(cfg["DATA_DIR"]))
                 except (OSError, RuntimeError) as e:
                     raise redis.ConnectionError(f"the embedded Redis did not start: {e}") from e
             try:

@@ -52,12 +52,13 @@ from flask import Blueprint, Response, current_app, request
 import views
 from engine.game import Json, Outcome
 from engine.registry import GAMES
-from service.matches import referee
+from service.matches.answers import clock_json, match_json
 from service.matches.cas import Settled, settled
 from service.matches.db import get_hub, get_store
 from service.matches.hub import Crowded
-from service.matches.record import CONTROLS
-from service.matches.referee import Live, Meta, Step
+from service.matches.jsontext import compact
+from service.matches.match import Live, Meta
+from service.matches.record import CONTROLS, Step, entries_of, iso, walk
 from service.matches.store import Gone, Store, Unconfirmed
 from service.web.errors import ApiError
 
@@ -73,7 +74,7 @@ STREAMED = ("move", "pass", "flag", "resign", "illegal", "adjudicate", *CONTROLS
 
 def sse(event: str, event_id: str, data: Any) -> str:
     """One event in the text/event-stream format (data is one line of JSON)."""
-    return f"event: {event}\nid: {event_id}\ndata: {referee.compact(data)}\n\n"
+    return f"event: {event}\nid: {event_id}\ndata: {compact(data)}\n\n"
 
 
 class Ids:
@@ -112,8 +113,8 @@ def step_events(game_name: str, meta: Meta, step: Step, ids: Ids) -> list[tuple[
         "state": after,
         "events": step.events,
         "announcements": said,
-        "clock": referee.clock_json(live, e.at, meta.start),
-        "at": referee.iso(e.at),
+        "clock": clock_json(live, e.at, meta.start),
+        "at": iso(e.at),
     }
     out: list[tuple[str, str, Json]] = []
     if e.kind in STREAMED:
@@ -190,8 +191,8 @@ class Feed:
             if cur.length > self.walked:
                 game = GAMES[self.meta.game]
                 raw = self.store.record(self.match_id, self.walked, cur.length - 1)
-                entries = referee.entries_of(raw)
-                for step in referee.walk(game, self.meta, entries, self.position):
+                entries = entries_of(raw)
+                for step in walk(game, self.meta, entries, self.position):
                     for name, event_id, data in step_events(self.meta.game, self.meta, step, self.ids):
                         self.events.append((event_id, sse(name, event_id, data)))
                     self.position = step.after
@@ -281,7 +282,7 @@ class Feed:
         """The ``state`` event of ``cur`` (built once for every stream that starts with it)."""
         made = self._state
         if made is None or made[0] is not cur:
-            text = sse("state", self.ids.last, {**referee.match_json(self.meta, cur.live, cur.now), "tags": list(self.meta.tags)})
+            text = sse("state", self.ids.last, {**match_json(self.meta, cur.live, cur.now), "tags": list(self.meta.tags)})
             made = self._state = (cur, text)
         return made[1]
 
@@ -336,10 +337,7 @@ def events(match_id: str) -> Any:
         raise ApiError("invalid_query", message, {"parameter": "last_event_id"})
     last = header if header is not None else query
     store = get_store()
-    try:
-        first = settled(store, match_id)  # 404 before the stream starts
-    except Gone:
-        raise ApiError("match_not_found", f"There is no match '{match_id}' (never created, or expired).") from None
+    first = settled(store, match_id)  # 404 before the stream starts (Gone: service/matches/failures.py)
     if last is not None and first.live.finished and _last_id(store, match_id, first.meta) == last.strip():
         # everything was delivered: 204 is the SSE specification's "stop reconnecting"
         return Response(status=204, headers={"Cache-Control": "no-cache"})
@@ -365,8 +363,8 @@ def events(match_id: str) -> Any:
 def _last_id(store: Store, match_id: str, meta: Meta) -> str:
     """The id of a finished match's last event (its ``end``)."""
     ids = Ids()
-    entries = referee.entries_of(store.record(match_id))
-    for step in referee.walk(GAMES[meta.game], meta, entries):
+    entries = entries_of(store.record(match_id))
+    for step in walk(GAMES[meta.game], meta, entries):
         step_events(meta.game, meta, step, ids)
     return ids.last
 

@@ -3,7 +3,7 @@ the match pictures and posts are built on (service/api/pictures.py).
 
 ``history(store, match_id, ply)`` reads the match (applying any due flag,
 as every read does) and its record, and walks the record through the engine
-(``referee.walk``) from the options the match was created with to the
+(``walk``) from the options the match was created with to the
 position after ``ply`` of its changes.  Everything the pictures and posts
 need from a match goes through here, so the match storage can change behind it.
 
@@ -30,10 +30,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.registry import GAMES
-from service.matches import referee
+from service.matches.answers import clock_json
 from service.matches.cas import settled
-from service.matches.routes import not_found
-from service.matches.store import Gone, Store
+from service.matches.record import entries_of, walk
+from service.matches.store import Store
+from service.matches.transcript import record_moves
 from service.web.errors import ApiError
 
 Json = dict[str, Any]
@@ -77,13 +78,10 @@ def history(store: Store, match_id: str, ply: int | None, *, by_state_ply: bool 
     None; with ``by_state_ply``, the first position whose state's ply is
     ``ply``): 404 ``match_not_found``, 422 ``ply_not_reached`` for a ply the
     record does not reach."""
-    try:
-        cur = settled(store, match_id)
-    except Gone:
-        raise not_found(match_id) from None
+    cur = settled(store, match_id)  # Gone: 404 (service/matches/failures.py)
     game = GAMES[cur.meta.game]
-    entries = referee.entries_of(store.record(match_id))
-    changes = [step for step in referee.walk(game, cur.meta, entries) if step.after is not step.before]
+    entries = entries_of(store.record(match_id))
+    changes = [step for step in walk(game, cur.meta, entries) if step.after is not step.before]
     last = len(changes)
     shown = last if ply is None else ply
     if by_state_ply and ply is not None:
@@ -115,8 +113,8 @@ def history(store: Store, match_id: str, ply: int | None, *, by_state_ply: bool 
         last_ply=last,
         state=state,
         before=None if step is None else game.dump(step.before),
-        move=None if step is None else referee.record_moves([step.entry])[0],
+        move=None if step is None else record_moves([step.entry])[0],
         events=[] if step is None else list(step.events),
-        clock=referee.clock_json(cur.live, cur.now, cur.meta.start) if shown == last else None,
+        clock=clock_json(cur.live, cur.now, cur.meta.start) if shown == last else None,
         finished=cur.live.finished,
     )

@@ -9,7 +9,8 @@ parsed once, here, into an :class:`Entry`, and everything else asks the
 entry: what the engine makes of it (:meth:`Entry.apply`), the clocks right
 after it (:meth:`Entry.clock_after`), its word in ``replay``
 (:meth:`Entry.replay_word`), its API form (:meth:`Entry.public`) and its line
-in the record's text (:meth:`Entry.line`).
+in the record's text (:meth:`Entry.line`).  :func:`walk` walks a record
+through the engine: each entry with the positions around it and its events.
 
 The storage form's keys::
 
@@ -35,6 +36,7 @@ from an illegal attempt and an abort, for instance), as before.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -43,6 +45,8 @@ from typing import Any
 from engine.clock import ClockSpec, MatchClock
 from engine.errors import MoveError
 from engine.game import Game, Json
+from service.matches.jsontext import parse_json
+from service.matches.match import Meta
 
 AnyGame = Game[Any, Any]
 
@@ -278,3 +282,44 @@ class Entry:
             }[kind]
             return None, f"the umpire {said} at {at}"
         return "abort", f"aborted at {at}"
+
+
+# -- the record, walked by the engine ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One record entry walked through the engine: the states around it and
+    what happened (the engine's events, and the match's own: a flag that
+    opened R-X6's window, an illegal attempt that changed nothing)."""
+
+    index: int
+    entry: Entry
+    before: Any
+    after: Any
+    events: list[Json]
+
+
+def entries_of(raw: Sequence[str]) -> list[Entry]:
+    """The record as Redis keeps it (compact JSON), parsed once into typed entries."""
+    return [Entry.from_json(parse_json(text)) for text in raw]
+
+
+def walk(game: AnyGame, meta: Meta, entries: Sequence[Entry], start: Any = None) -> Iterator[Step]:
+    """Each entry of the record with the positions around it, from the match's
+    options (or from ``start``, the position before ``entries[0]``)."""
+    state = game.new(meta.options) if start is None else start
+    for i, e in enumerate(entries):
+        after, events = e.apply(game, state, meta.spec)
+        yield Step(i, e, state, after, events)
+        state = after
+
+
+def last_step(game: AnyGame, meta: Meta, entries: Sequence[Entry]) -> Step:
+    """The last entry of ``entries`` walked through the engine from the start."""
+    found = None
+    for found in walk(game, meta, entries):  # noqa: B007 - the last one is wanted
+        pass
+    if found is None:
+        raise ValueError("an empty record has no last step")
+    return found

@@ -48,7 +48,8 @@ from flask import current_app
 
 from service.matches.cas import OUTAGE_MS, settled
 from service.matches.db import get_store
-from service.matches.store import Gone, Store, Unconfirmed, beat_ms
+from service.matches.keys import beat_ms
+from service.matches.store import Gone, Store, Unconfirmed
 
 log = logging.getLogger(__name__)
 

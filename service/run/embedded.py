@@ -24,6 +24,8 @@ from pathlib import Path
 
 import redis
 
+from service.matches.redisclient import cluster_state
+
 SOCKET_PATH_MAX = 100  # sun_path holds 108 bytes on Linux; keep a margin
 
 
@@ -157,6 +159,12 @@ def start(data_dir: str | os.PathLike[str], appendfsync: str = "everysec", wait_
         return EmbeddedRedis(folder, sock, proc)
 
 
+def url_of_started(data_dir: str) -> str:
+    """The URL of the embedded Redis on ``data_dir``, started or found running: what an app without
+    ``REDIS_URL`` connects to (create_app gives it to service/matches/db.py)."""
+    return start(data_dir).url
+
+
 # -- a Redis Cluster on loopback, for tests, benchmarks and trying it out --------------
 
 
@@ -186,18 +194,6 @@ class ClusterNode:
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}"
-
-
-def cluster_state(info: object) -> str | None:
-    """``cluster_state`` from CLUSTER INFO, as redis-py gives it (a dict, or the raw text)."""
-    if isinstance(info, dict):
-        state = info.get("cluster_state")
-        return None if state is None else str(state)
-    for line in str(info).splitlines():
-        key, _, value = line.strip().partition(":")
-        if key == "cluster_state":
-            return value
-    return None
 
 
 @dataclass

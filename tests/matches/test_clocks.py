@@ -11,8 +11,9 @@ from flask.testing import FlaskClient
 from matchkit import START_MS, FakeClock, Match, NewMatch
 
 from engine.registry import GAMES
-from service.matches import referee, sweeper
-from service.matches.referee import Live
+from service.matches import sweeper
+from service.matches.match import Live
+from service.matches.record import iso
 from service.matches.store import Store
 
 # A Crystal position past the draft: player 1 shifts first (R-X1 set-up given at creation).
@@ -22,7 +23,7 @@ CRYSTAL = {"grid": GRID, "colors": [["red", "green"], ["blue", "yellow"]], "firs
 
 def at(seconds: float) -> str:
     """The RFC 3339 time ``seconds`` after the fake clock's start."""
-    return referee.iso(START_MS + round(seconds * 1000))
+    return iso(START_MS + round(seconds * 1000))
 
 
 def raw_live(store: Store, match_id: str) -> Live:

@@ -11,8 +11,11 @@ import pytest
 from engine.clock import ClockSpec, MatchClock
 from engine.registry import GAMES
 from service.matches import referee
-from service.matches.record import Entry
-from service.matches.referee import Accepted, Ended, Forfeit, Live, Meta, Refused
+from service.matches.answers import move_answer
+from service.matches.jsontext import compact, parse_json
+from service.matches.match import Live, Meta
+from service.matches.record import Entry, entries_of, last_step, walk
+from service.matches.referee import Accepted, Ended, Forfeit, Refused
 
 T0 = 1_800_000_000_000
 SPEC = ClockSpec(turn_ms=1000, bank_ms=3000, step_ms=1000, on_flag="loses")
@@ -40,13 +43,13 @@ STORED = [
 
 
 def parsed(text: str) -> Entry:
-    return Entry.from_json(referee.parse_json(text))
+    return Entry.from_json(parse_json(text))
 
 
 @pytest.mark.parametrize("text", STORED, ids=lambda t: json.loads(t)["k"])
 def test_every_stored_kind_reads_and_writes_back_the_same_text(text: str) -> None:
     entry = parsed(text)
-    assert referee.compact(entry.to_json()) == text
+    assert compact(entry.to_json()) == text
     assert Entry.from_json(entry.to_json()) == entry
 
 
@@ -175,10 +178,10 @@ def test_a_first_answer_equals_the_answer_rebuilt_from_the_record() -> None:
     m, live = meta(), fresh()
     result = referee.judge(GAME, m, live, 0, "A1", T0 + 700)
     assert isinstance(result, Accepted)
-    stored = referee.entries_of([referee.compact(result.entry.to_json())])
-    step = referee.last_step(GAME, m, stored)
-    rebuilt = referee.move_answer(m, step.entry, GAME.dump(step.before), GAME.dump(step.after), step.events)
-    assert referee.compact(rebuilt) == referee.compact(result.answer)
+    stored = entries_of([compact(result.entry.to_json())])
+    step = last_step(GAME, m, stored)
+    rebuilt = move_answer(m, step.entry, GAME.dump(step.before), GAME.dump(step.after), step.events)
+    assert compact(rebuilt) == compact(result.answer)
 
 
 # -- the umpire's controls (issue 22) ---------------------------------------------------
@@ -193,13 +196,13 @@ def test_every_control_round_trips_and_only_adjudicate_changes_the_game() -> Non
     judged = referee.adjudicate(GAME, m, token.live, None, "agreed", T0 + 9600)
     made = [paused.entry, given.entry, resumed.entry, token.entry, judged.entry]
     for e in made:
-        assert Entry.from_json(referee.parse_json(referee.compact(e.to_json()))) == e
+        assert Entry.from_json(parse_json(compact(e.to_json()))) == e
     assert [e.replay_word() for e in made] == [None, None, None, None, "adjudicate draw"]
     assert given.entry.to_json()["a"] == 30_000 and given.live.clock.banks == (3000, 33_000)
     # the clocks a control leaves are kept in its entry: paused at 7.25 s, then 1.75 s later running again
     assert paused.entry.clock_after(SPEC, 0) == paused.live.clock and paused.live.clock.deadline is None
     assert resumed.entry.clock_after(SPEC, 0).deadline == T0 + 1750 + 4000
     assert (judged.live.state["end"], judged.live.state["winner"]) == ("adjudicated", None)
-    steps = list(referee.walk(GAME, m, made))
+    steps = list(walk(GAME, m, made))
     assert [s.after is s.before for s in steps] == [True, True, True, True, False]
     assert steps[1].events == [{"type": "umpire", "action": "add_time", "seat": 1, "seconds": 30.0}]

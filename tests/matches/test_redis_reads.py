@@ -2,7 +2,7 @@
 the layout again after a failover; a pool disconnecting) is a broken connection, which the clients retry and
 the app answers ``503`` at worst: not an ``AttributeError`` from redis-py's hiredis parser, whose reader and
 socket were set to None under the read (a CI run's tests/matches/test_cluster.py met it; in a request it
-would have been a ``500``).  service/matches/store.py ``ClosedMeanwhileParser``, wired into every client."""
+would have been a ``500``).  service/matches/redisclient.py ``ClosedMeanwhileParser``, wired into every client."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import pytest
 import redis
 from redis._parsers import _HiredisParser
 
-from service.matches.store import ClosedMeanwhileParser, Store, make_client
+from service.matches.redisclient import ClosedMeanwhileParser, make_client
+from service.matches.store import Store
 
 
 def rigged(parser_class: type[_HiredisParser]) -> _HiredisParser:

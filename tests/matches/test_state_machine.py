@@ -53,8 +53,9 @@ from matchkit import START_MS, FakeClock, Match
 from engine.errors import MoveError
 from engine.game import Outcome
 from engine.registry import GAMES
-from service.matches import referee
-from service.matches import routes as matches
+from service.matches import moves, referee
+from service.matches.match import Live
+from service.matches.record import Entry
 from service.matches.store import Store
 
 GRID = ["GRGRRR", "BGRYBY", "GGYRGB", "YYRGYB", "GYBBRB", "RGYYBB"]
@@ -484,7 +485,7 @@ def test_the_match_api_against_its_model(client: FlaskClient, fake_clock: FakeCl
 def _negative_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     real = referee.settle
 
-    def settle(*args: Any) -> tuple[referee.Live, list[referee.Entry]]:
+    def settle(*args: Any) -> tuple[Live, list[Entry]]:
         live, entries = real(*args)
         # a sign slip: the flag's time used below zero
         return live, [replace(e, used=-(e.used or 0)) if e.kind == "flag" else e for e in entries]
@@ -493,7 +494,7 @@ def _negative_clock(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _retry_answers_differently(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = matches.replayed
+    real = moves.replayed
 
     def replayed(*args: Any) -> Any:
         out = real(*args)
@@ -501,7 +502,7 @@ def _retry_answers_differently(monkeypatch: pytest.MonkeyPatch) -> None:
             out.set_data(json.dumps(out.get_json()))  # the same JSON, other bytes
         return out
 
-    monkeypatch.setattr(matches, "replayed", replayed)
+    monkeypatch.setattr(moves, "replayed", replayed)
 
 
 def _entry_dropped(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,7 +14,8 @@ import pytest
 from flask.testing import FlaskClient
 from matchkit import START_MS, FakeClock, Match, NewMatch
 
-from service.matches import referee, sweeper
+from service.matches import sweeper
+from service.matches.record import iso
 from service.matches.store import Store, shard_of
 
 ADMIN = "admin-secret"
@@ -22,7 +23,7 @@ CLOCK = {"turn_s": 20, "bank_s": 60, "step_s": 1}  # 80 s before a first flag
 
 
 def at(seconds: float) -> str:
-    return referee.iso(START_MS + round(seconds * 1000))
+    return iso(START_MS + round(seconds * 1000))
 
 
 def umpire(m: Match) -> dict[str, str]:

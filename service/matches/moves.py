@@ -1,0 +1,200 @@
+"""A match's moves over HTTP: ``POST /v1/matches/{id}/moves`` (a seat's move, judged by
+service/matches/referee.py), ``POST .../resign``, and ``GET .../moves``, the record (API.md
+"Managed matches").  A retried move gets its first answer, rebuilt from the record."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from flask import Blueprint, Response, request
+
+from engine.game import Outcome
+from engine.registry import GAMES
+from service.api.games import record_format
+from service.matches import referee
+from service.matches.access import require_seat
+from service.matches.answers import ended_answer, forfeit_answer, move_answer, with_legal
+from service.matches.cas import Settled
+from service.matches.changes import Answer, Change, change, finished_error, json_text, read
+from service.matches.db import get_positions, get_store
+from service.matches.jsontext import compact
+from service.matches.match import Live, Meta, move_digest
+from service.matches.query import deferred_body, idempotency_key
+from service.matches.record import Entry, entries_of, iso, last_step, walk
+from service.matches.store import Store
+from service.matches.transcript import record_moves, record_text
+from service.web import schemas
+from service.web.errors import ApiError
+
+bp = Blueprint("moves", __name__, url_prefix="/v1")
+
+
+def replayed(store: Store, cur: Settled, seat: int, ply: int, move: Any) -> Answer | None:
+    """The first answer to this seat's move (or forfeiting illegal move) for
+    ``ply``, rebuilt from the record, when ``move`` is that move again; else None."""
+    entries = entries_of(store.record(cur.meta.match_id))
+    index = next(
+        (i for i, e in enumerate(entries) if e.ply == ply and e.by == seat and (e.kind == "move" or e.forfeited)),
+        None,
+    )
+    if index is None:
+        return None
+    game = GAMES[cur.meta.game]
+    step = last_step(game, cur.meta, entries[: index + 1])
+    made = step.entry
+    before, after = game.dump(step.before), game.dump(step.after)
+    if made.kind == "move":
+        if game.play(step.before, move).move != made.move:
+            return None  # another move for that ply: not a retry
+        answer = move_answer(cur.meta, made, before, after, step.events)
+        return json_text(200, with_legal(answer, game.name, step.after), replayed=True)
+    raw = move if isinstance(move, str) else compact(list(move))
+    if raw != made.move:
+        return None
+    answer = forfeit_answer(cur.meta, made, before, after, step.events)
+    return json_text(422, with_legal(answer, game.name, step.after), replayed=True)
+
+
+@bp.post("/matches/<match_id>/moves")
+def submit_move(match_id: str) -> Any:
+    idem = idempotency_key()
+    # The body is read first but judged after 404 and 401 (API.md's order).
+    body: dict[str, Any] | None = _plain_move_body()
+    body_error: Exception | None = None
+    if body is None:
+        body, body_error = deferred_body(schemas.match_move_request)
+    key = None if idem is None else f"k:{idem}"
+
+    def judge(cur: Settled) -> Change | Answer:
+        seat = require_seat(cur.meta)
+        if body is None:
+            assert body_error is not None
+            raise body_error
+        live, now, meta = cur.live, cur.now, cur.meta
+        digest = move_digest(body["move"])
+        if cur.pointer is not None:  # the same Idempotency-Key again: the first answer, for this same move
+            ply, first_seat, first_digest = cur.pointer.split(" ")
+            if int(first_seat) != seat or first_digest != digest or int(ply) != body["ply"]:
+                raise ApiError(
+                    "idempotency_key_reused",
+                    "This Idempotency-Key was used for another move.",
+                    {"header": "Idempotency-Key"},
+                )
+        if body["ply"] < live.ply or (live.finished and body["ply"] == live.ply):
+            first = replayed(store, cur, seat, body["ply"], body["move"])  # a retry of an applied move?
+            if first is not None:
+                return first
+        if live.finished:
+            raise finished_error(live)
+        if body["ply"] != live.ply:
+            raise ApiError(
+                "stale_ply", f"The match is at ply {live.ply}, not {body['ply']}: someone moved first.", {"ply": live.ply}
+            )
+        running_for_moves(meta, live)
+        if seat != live.may_move:
+            message = "It is not this seat's turn."
+            if live.clock.proxy:
+                message = "This seat has flagged: only the opponent may move for it now (R-X6)."
+            raise ApiError("not_your_turn", message, {"may_move": live.may_move, "proxy": live.clock.proxy})
+        game = GAMES[meta.game]
+        position = get_positions().get(match_id, cur.rev)
+        result = referee.judge(game, meta, live, seat, body["move"], now, position, book=bool(body.get("book")))
+        pointers = [] if key is None else [(key, f"{live.ply} {seat} {digest}")]
+        if isinstance(result, referee.Accepted):
+            answer = with_legal(result.answer, game.name, result.position)
+            return Change(result.live, [result.entry], pointers, answer, 200, result.position, "accepted")
+        if isinstance(result, referee.Forfeit):
+            answer = with_legal(result.answer, game.name, result.live.state)
+            return Change(result.live, [result.entry], pointers, answer, 422, verdict="forfeit")
+        answer = with_legal(result.answer, game.name, position or live.state)
+        return Change(live, [result.entry], [], answer, 422, verdict="illegal")
+
+    store = get_store()
+    return change(store, match_id, key, judge, "this move")
+
+
+def _plain_move_body() -> dict[str, Any] | None:
+    if not request.is_json:
+        return None
+    try:
+        data = request.get_json(silent=True)  # parsed once: json_body reuses it (or fails it) when this gives up
+    except RecursionError:
+        return None
+    return schemas.plain_move(data)
+
+
+def running_for_moves(meta: Meta, live: Live) -> None:
+    """409 for a move while the clocks are paused, or before the umpire's start (``clock.start: umpire``)."""
+    clock = live.clock
+    if clock.paused:
+        raise ApiError("paused", "The umpire has paused the clocks: no moves until they resume.")
+    if not clock.started and meta.start == "umpire":
+        raise ApiError("not_started", "The match waits for the umpire's start: no moves before it.")
+
+
+def end_change(kind: str, who: int | None, cur: Settled) -> Change | Answer:
+    """A resignation (``who`` the seat) or an abort; the same again returns the first answer."""
+    game = GAMES[cur.meta.game]
+    if cur.live.finished:
+        return ended_again(cur, lambda last: last.kind == kind and (who is None or last.seat == who))
+    if kind == "resign":
+        assert who is not None
+        ended = referee.resign(game, cur.meta, cur.live, who, cur.now)
+    else:
+        ended = referee.abort(game, cur.meta, cur.live, cur.now)
+    return Change(ended.live, [ended.entry], [], ended.answer)
+
+
+def ended_again(cur: Settled, same: Callable[[Entry], bool]) -> Answer:
+    """A finished match's first answer to the end that finished it, when ``same`` says this
+    request is that end again (a retried resignation, abort or adjudication); else 410."""
+    entries = entries_of(get_store().record(cur.meta.match_id))
+    last = entries[-1] if entries else None
+    if last is None or not same(last):
+        raise finished_error(cur.live)
+    game = GAMES[cur.meta.game]
+    step = last_step(game, cur.meta, entries)
+    return json_text(200, ended_answer(cur.meta, last, game.dump(step.after), step.events), replayed=True)
+
+
+@bp.post("/matches/<match_id>/resign")
+def resign(match_id: str) -> Any:
+    """A seat resigns at any time while the match is on; retrying it returns the first answer."""
+    return change(get_store(), match_id, None, lambda cur: end_change("resign", require_seat(cur.meta), cur), "the resignation")
+
+
+@bp.get("/matches/<match_id>/moves")
+def match_record(match_id: str) -> Any:
+    """The record: every move, flag, pass, resignation, illegal attempt and
+    abort, with the engine's events; the same as text; and as data that
+    ``POST /v1/games/{game}/replay`` takes unchanged."""
+    fmt = request.args.get("format", "json")
+    store = get_store()
+    cur = read(store, match_id)
+    entries = entries_of(store.record(match_id))
+    game = GAMES[cur.meta.game]
+    if fmt != "json":  # another site's record format, as the game declares it (engine/room.py records)
+        text = record_format(cur.meta.game, fmt).write(
+            cur.meta.options, record_moves(entries), [p or "" for p in cur.meta.players]
+        )
+        return Response(text, mimetype="text/plain")
+    steps = list(walk(game, cur.meta, entries))
+    state = cur.live.state
+    outcome = "*" if state["end"] is None else Outcome(state["winner"], state["end"]).result
+    return {
+        "match_id": match_id,
+        "game": cur.meta.game,
+        "options": cur.meta.options,
+        "players": list(cur.meta.players),
+        "tags": list(cur.meta.tags),
+        "illegal": cur.meta.illegal,
+        "created": iso(cur.meta.created_ms),
+        "status": state["status"],
+        "winner": state["winner"],
+        "end": state.get("end"),
+        "result": outcome,
+        "moves": [s.entry.public(s.events) for s in steps],
+        "text": record_text(game, cur.meta, cur.live, entries),
+        "replay": {"options": cur.meta.options, "moves": record_moves(entries)},
+    }
