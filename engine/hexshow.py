@@ -81,6 +81,11 @@ class HexShow(Show):
         kind, side = self.board_kind(state.get("options") or {})
         return "Green Meadow board" if kind == "green-meadow" else f"side {side}"
 
+    def off_note(self, state: Mapping[str, Any], sep: str = ", ") -> str:
+        """The legend's words for ``#``, only on a board that has cells off it (Green Meadow's
+        black corners, blocked cells): a plain hexhex board has none to explain (issue 35)."""
+        return f"{sep}# off the board" if self.state_shape(state).off else ""
+
     @staticmethod
     def blocked_note(state: Mapping[str, Any]) -> str:
         blocked = state.get("blocked") or ()

@@ -28,7 +28,7 @@ def test_catchup_diagram_in_the_seeds_layout() -> None:
         "G   . . . . . O o\n"
         "H    X X . . . o\n"
         "I     X X . . .\n"
-        "X Red, O Blue, # off the board; lower case: the last turn's stones\n"
+        "X Red, O Blue; lower case: the last turn's stones\n"
         "Last move (Blue): F2 G7 H6\n"
         "Red: score 6, groups 6-4-2\n"
         "Blue: score 5, groups 5-4-1-1-1\n"
@@ -46,7 +46,7 @@ def test_bug_diagram_with_coordinates() -> None:
         "C  X  C2  C3  C4  C5\n"
         "D    X   O  D3  D4\n"
         "E      X   O   O\n"
-        "X Red, O Blue, # off the board; lower case: the last move's pieces\n"
+        "X Red, O Blue; lower case: the last move's pieces\n"
         "Last move (Blue): B1 B3\n"
         "Marked: ★ bonus growth (B3); dashed: eaten (A3, B4, C4)\n"
         "Red: 4 pieces, bugs 3-1\n"
@@ -99,7 +99,7 @@ def test_too_diagram_of_a_finished_game() -> None:
         "C B W W W W\n"
         "D  B B B W\n"
         "E   W W b\n"
-        "B black stone, W white stone (either player places either), # off the board; lower case: the last move\n"
+        "B black stone, W white stone (either player places either); lower case: the last move\n"
         "Last move (Black): B E3\n"
         "black stones: groups 5-3; second-largest 3\n"
         "white stones: groups 9-2; second-largest 2\n"
@@ -136,13 +136,14 @@ def test_forum_post() -> None:
     before, events, after = catchup_worked_example()[1]
     post = views.post(after, events=events, before=before, png_url="https://example.org/b.png", clock=CLOCK)
     assert post == (
-        "**Catchup, ply 8: Blue plays D7 F8**\n"
+        "**Catchup (standard), ply 8: Blue plays D7 F8**\n"
         "\n"
         "- Blue places D7 and F8.\n"
         "- Blue's score rises from 2 to 4.\n"
         "- Blue is leading (4 against Red's 4), so Red may place up to three stones next turn (R-C3).\n"
         "\n"
-        "![Catchup (standard), side 5, ply 8](<https://example.org/b.png>)\n"
+        "![The board of Catchup (standard), side 5, ply 8, after Blue plays D7 F8. Red to move: up to 3 stones, since "
+        "Blue led last turn (R-C3)](<https://example.org/b.png>)\n"
         "\n"
         "```text\n"
         "A     X X . . O\n"
@@ -154,7 +155,7 @@ def test_forum_post() -> None:
         "G   . . . . . O .\n"
         "H    X X . . . .\n"
         "I     X X . . .\n"
-        "X Red, O Blue, # off the board; lower case: the last turn's stones\n"
+        "X Red, O Blue; lower case: the last turn's stones\n"
         "```\n"
         "\n"
         "Red: score 4, groups 4-3-2  \n"
@@ -171,7 +172,7 @@ def test_forum_post() -> None:
 def test_post_escapes_markdown_in_names_and_takes_move_and_ply() -> None:
     before, events, after = catchup_worked_example()[1]
     post = views.post(after, events=events, before=before, names=["*Ann*", "[Bob](x)"], move="D7, F8", ply=40)
-    assert post.startswith("**Catchup, ply 40: \\[Bob\\](x) plays D7, F8**")
+    assert post.startswith("**Catchup (standard), ply 40: \\[Bob\\](x) plays D7, F8**")
     assert "\\*Ann\\*: score 4" in post
     assert "![" not in post  # no picture without a URL
 

@@ -18,6 +18,7 @@ the announcements.  This package draws any picture and names no game::
     text(state, events=..., coords=..., names=...) -> str
     announcements(before, events, after, names=..., clock=...) -> list[str]
     post(state, events=..., before=..., move=..., png_url=..., clock=..., names=..., ply=...) -> str
+    alt_text(state, events=..., names=...) -> str
     geometry(game, options) -> dict
 """
 
@@ -36,7 +37,7 @@ from views.kit import Json, clock_lines, num, player_names, seat_clock
 from views.layout import Layout
 from views.svgkit import MIN_WIDTH, PALETTES, check_palette, document, scale_text
 
-__all__ = ["PALETTES", "announcements", "geometry", "png", "post", "show_for", "svg", "text"]
+__all__ = ["PALETTES", "alt_text", "announcements", "geometry", "png", "post", "show_for", "svg", "text"]
 
 
 def show_for(game: Any) -> Show:
@@ -217,11 +218,11 @@ def post(
     picture = show.picture(state, evs, who)
     lines = [*picture.lines, *picture.notes]
     number = state.get("ply") if ply is None else ply
-    heading = f"{show.title}, ply {number}"
+    heading = f"{picture.name}, ply {number}"  # the variant and the anomalies too (issue 35)
     mover = picture.last.mover
-    if move is None and picture.last.move is not None:
-        move = picture.last.move
-    if move and mover in (0, 1):
+    if picture.said and move in (None, picture.last.move):  # in the rules' words: Crystal's draft says 'first' (issue 35)
+        heading += f": {picture.said}"
+    elif move and mover in (0, 1):
         heading += f": {who[mover]} plays {move}"
     elif move:
         heading += f": {move}"
@@ -231,12 +232,28 @@ def post(
         heading=heading,
         said=tuple(said),
         picture_url=png_url or None,
-        picture_alt=lines[0].text,
+        picture_alt=_alt(picture),
         diagram=(*_diagram(picture, False), picture.legend),
         status=tuple((line.text, line.kind in ("turn", "result")) for line in shown),
         clock=tuple(clock_lines(clock, who)) if clock else (),
     )
     return posts.write(made, format)
+
+
+def _alt(picture: Picture) -> str:
+    """What the picture shows, in words: its title, the move that led to it, whose turn it is or the result."""
+    after = f", after {picture.said}" if picture.said else ""
+    status = next((line.text for line in reversed(picture.lines) if line.kind in ("turn", "result")), "")
+    return f"The board of {picture.title}{after}. {status}".strip()
+
+
+def alt_text(state: dict[str, Any], *, events: Sequence[dict[str, Any]] = (), names: Sequence[str] | None = None) -> str:
+    """The picture's alternative text, for a post's image or an attachment's description: the
+    game, its ply, the move that led to it and whose turn it is (or the result), with the players'
+    names ("The board of Bug (green-meadow), 2 cells blackened, ply 38, after Ann plays C4 B3. Bob
+    to move: ...")."""
+    show = show_of(state)
+    return _alt(show.picture(state, _events(events), player_names(names, show.default_names)))
 
 
 def geometry(game: str, options: dict[str, Any]) -> dict[str, Any]:

@@ -139,10 +139,12 @@ class CrystalShow(Show):
 
     # -- status ---------------------------------------------------------------------------
 
-    def describe(self, state: Mapping[str, Any]) -> str:
+    def name_of(self, state: Mapping[str, Any]) -> str:
         anomalies = (state.get("options") or {}).get("anomalies") or []
-        which = ", ".join(anomalies) if anomalies else "no anomalies"
-        return f"Crystal Connector ({which}), ply {state.get('ply', 0)}"
+        return f"Crystal Connector ({', '.join(anomalies) if anomalies else 'no anomalies'})"
+
+    def describe(self, state: Mapping[str, Any]) -> str:
+        return f"{self.name_of(state)}, ply {state.get('ply', 0)}"
 
     def scores(self, state: Mapping[str, Any], names: tuple[str, str]) -> list[Line]:
         colors = state.get("colors") or [[], []]
