@@ -180,7 +180,7 @@ def test_the_records_own_entries_a_flag_and_a_pass(client: FlaskClient, new_matc
     m = new_match("crystal", options, clock={"turn_s": 1, "bank_s": 0})
     fake_clock.advance(2.5)  # seat 0 flags; its proxy window lapses: the turn passes (R-X6), a `timeout` entry
     post = get(client, m, "post", ply=1).get_data(as_text=True)
-    assert post.startswith("**Crystal Connector (no anomalies), ply 1: Player 1 plays (no shifts: time ran out, R-X6)**")
+    assert post.startswith("**Crystal Connector (no anomalies), ply 1: Player 1's turn passes with no shifts (R-X6)**")
     assert "- Player 1 ran out of time" in post
 
 
