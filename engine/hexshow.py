@@ -25,6 +25,7 @@ class HexShow(Show):
     min_size: ClassVar[int] = MIN_SIDE
     max_size: ClassVar[int] = MAX_SIDE
     symbols: ClassVar[tuple[str, str]] = ("X", "O")  # the diagram's stones, by board value
+    drawn: ClassVar[tuple[str, ...]] = ("board", "blocked")  # a stone by value on each cell, # on each blocked one
 
     def board_kind(self, options: Mapping[str, Any]) -> tuple[str, int]:
         """("hexhex", side) or ("green-meadow", 6) for these options."""

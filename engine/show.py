@@ -228,6 +228,8 @@ class Show(ABC):
     natural_end: ClassVar[str]  # the game's own end ("full", "stuck", "threshold")
     extra_width: ClassVar[float] = 0.0  # room the panel's lines need beyond a renderer's least width
     not_the_mover: ClassVar[frozenset[str]] = frozenset()  # events whose player is not who moved
+    # The state's fields the diagram draws; a post carries the others on its [State ...] line (views/diagram.py).
+    drawn: ClassVar[tuple[str, ...]] = ("board",)
 
     # -- the board ----------------------------------------------------------------------------
 
@@ -254,6 +256,12 @@ class Show(ABC):
     def barred(self, state: Mapping[str, Any]) -> tuple[str, ...]:
         """Labels to strike out (files the player to move may not use)."""
         return ()
+
+    def read_grid(self, rows: Sequence[Sequence[str]]) -> Json | None:
+        """A grid's :attr:`drawn` fields read back from its diagram's symbols, row by row
+        (:meth:`pieces` the other way): ValueError naming a symbol that is no piece; None
+        for a game whose diagram is no grid, or cannot be read."""
+        return None
 
     # -- the lines under the board ------------------------------------------------------------
 

@@ -56,7 +56,7 @@ def test_ply_10_is_round_4_before_and_after_the_umpire_ends_the_game_there() -> 
     assert final["ply"] == 10 and final["end"] == "adjudicated"
     lines = views.text(final, events=events).splitlines()
     assert "Round 4, Player 1 shifts first; threshold 250 (R-X4)" in lines
-    assert lines[-1] == "Player 2 wins by the umpire's decision."
+    assert lines[-2] == "Player 2 wins by the umpire's decision."
     assert views.announcements(after, events, final) == [
         "The umpire adjudicated: Player 2 wins (Player 1 left the hall).",
         "Player 2 wins by the umpire's decision.",
@@ -72,7 +72,7 @@ def test_a_threshold_end_names_the_round_that_ended() -> None:
     assert (final["end"], final["turns"], final["scores"]) == ("threshold", [7, 7], [265, 208])
     lines = views.text(final, events=verdict.events).splitlines()
     assert "Round 7, Player 1 shifts first; threshold 250 (R-X4)" in lines
-    assert lines[-1] == "Player 1 wins 265 to 208: at the end of round 7 a total reached the threshold of 250 (R-X4)."
+    assert lines[-2] == "Player 1 wins 265 to 208: at the end of round 7 a total reached the threshold of 250 (R-X4)."
     assert "End of round 7: Player 1 265, Player 2 208 (threshold 250)." in views.announcements(
         GAME.dump(state), verdict.events, final
     )

@@ -34,6 +34,8 @@ def test_catchup_diagram_in_the_seeds_layout() -> None:
         "Blue: score 5, groups 5-4-1-1-1\n"
         "Tie-break if the game ended now (R-C4): Red ahead at the first group\n"
         "Red to move: 1 or 2 stones\n"
+        '[State {"game":"catchup","version":1,"options":{"variant":"standard","size":5},"status":"ongoing","to_move":0,'
+        '"ply":10,"winner":null,"end":null,"scores":[6,5],"bonus":false,"max_stones":2}]\n'
     )
 
 
@@ -52,6 +54,8 @@ def test_bug_diagram_with_coordinates() -> None:
         "Red: 4 pieces, bugs 3-1\n"
         "Blue: 7 pieces, bugs 4-3\n"
         "Red to move: grow (no bug beyond 4 pieces), then eat (R-B3, R-B4)\n"
+        '[State {"game":"bug","version":1,"options":{"variant":"genius","size":3,"eaters":"active"},"status":"ongoing",'
+        '"to_move":0,"ply":14,"winner":null,"end":null,"scores":[4,7],"largest":[3,4],"phase":"grow"}]\n'
     )
 
 
@@ -87,6 +91,9 @@ def test_crystal_diagram() -> None:
         "Bob (blue, yellow): total 0; blue 2 \u00d7 yellow 4 = 8 a turn now\n"
         "Round 1, Ann shifts first; threshold 250 (R-X4)\n"
         "Ann to move: 3 shifts\n"
+        '[State {"game":"crystal","version":1,"options":{"anomalies":[]},"status":"ongoing","to_move":0,"ply":0,"winner":null,'
+        '"end":null,"scores":[0,0],"phase":"shift","colors":[["red","green"],["blue","yellow"]],"first":0,"threshold":250,'
+        '"barred":[],"shifts_due":3,"turns":[0,0],"seed":null}]\n'
     )
 
 
@@ -104,6 +111,8 @@ def test_too_diagram_of_a_finished_game() -> None:
         "black stones: groups 5-3; second-largest 3\n"
         "white stones: groups 9-2; second-largest 2\n"
         "Black wins: the board is full and black's second-largest group (3) is larger than white's (2) (R-E2).\n"
+        '[State {"game":"too","version":1,"options":{"size":3},"status":"finished","to_move":null,"ply":19,"winner":0,'
+        '"end":"full","scores":[3,2]}]\n'
     )
 
 
@@ -156,6 +165,8 @@ def test_forum_post() -> None:
         "H    X X . . . .\n"
         "I     X X . . .\n"
         "X Red, O Blue; lower case: the last turn's stones\n"
+        '[State {"game":"catchup","version":1,"options":{"variant":"standard","size":5},"status":"ongoing","to_move":0,'
+        '"ply":8,"winner":null,"end":null,"scores":[4,4],"bonus":true,"max_stones":3}]\n'
         "```\n"
         "\n"
         "Red: score 4, groups 4-3-2  \n"

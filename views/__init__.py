@@ -30,7 +30,7 @@ from typing import Any
 from engine.registry import ROOMS
 from engine.show import BoardShape, Line, Picture, Show
 from engine.words import possessive
-from views import posts, raster
+from views import diagram, posts, raster
 from views.gridsvg import grid_board_svg, grid_diagram, grid_layout
 from views.hexsvg import hex_board_svg, hex_layout, hex_picture_diagram
 from views.kit import Json, clock_lines, num, player_names, seat_clock
@@ -161,13 +161,16 @@ def text(
     names: Sequence[str] | None = None,
 ) -> str:
     """The position as a monospace diagram in the seeds' layout (row labels,
-    half-cell offsets; a grid with its column letters), a legend, and
-    the same lines as under the picture.  ``coords`` names empty cells."""
+    half-cell offsets; a grid with its column letters), a legend, the same
+    lines as under the picture, and last the ``[State ...]`` line that makes
+    the diagram the whole position when it is read back (views/diagram.py).
+    ``coords`` names empty cells."""
     show = show_of(state)
     picture = show.picture(state, _events(events), player_names(names, show.default_names))
     lines = [*picture.lines, *picture.notes]
     out = [lines[0].text, *_diagram(picture, coords), picture.legend]
     out += [line.text for line in lines[1:]]
+    out.append(diagram.state_line(show, state))
     return "\n".join(out) + "\n"
 
 
@@ -208,8 +211,9 @@ def post(
     format: str = "markdown",
 ) -> str:
     """The umpire's post: a heading, the announcements as a list, the picture
-    (``png_url``), the text diagram in a code block, the scores, whose turn it
-    is (or the result) and both players' clocks; written in ``format``
+    (``png_url``), the text diagram in a code block (its last line the rest of
+    the position: views/diagram.py reads a pasted post back whole), the scores,
+    whose turn it is (or the result) and both players' clocks; written in ``format``
     (:data:`views.posts.FORMATS`: Markdown, Discord's, BBCode or plain text)."""
     posts.check_format(format)
     show = show_of(state)
@@ -233,7 +237,7 @@ def post(
         said=tuple(said),
         picture_url=png_url or None,
         picture_alt=_alt(picture),
-        diagram=(*_diagram(picture, False), picture.legend),
+        diagram=(*_diagram(picture, False), picture.legend, diagram.state_line(show, state)),  # read back whole (issue 35)
         status=tuple((line.text, line.kind in ("turn", "result")) for line in shown),
         clock=tuple(clock_lines(clock, who)) if clock else (),
     )

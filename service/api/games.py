@@ -213,9 +213,9 @@ def import_record(game: str) -> Any:
             f"The {g.title} game reads no '{body['format']}' records; it reads: {', '.join(readable)}.",
             {"formats": readable},
         )
-    if name == diagram.FORMAT:  # a position: the options that set it up, and no moves
-        options = diagram.read(g.name, body["text"], body["to_move"], body["options"])
-        return {"format": diagram.FORMAT, "options": options, "moves": []}
+    if name == diagram.FORMAT:  # a position: the state itself, the options nearest it, and no moves
+        found = diagram.read(g.name, body["text"], body["to_move"], body["options"])
+        return {"format": diagram.FORMAT, "options": found.options, "moves": [], "state": found.state}
     fmt = record_format(game, name)
     options, moves = fmt.read(body["text"])
     return {"format": fmt.name, "options": options, "moves": moves}

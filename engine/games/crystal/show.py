@@ -89,6 +89,15 @@ class CrystalShow(Show):
                 out.append(Piece(f"{FILES[c]}{r + 1}", glyph(sym), sym))
         return tuple(out)
 
+    def read_grid(self, rows: Sequence[Sequence[str]]) -> Json | None:
+        """The grid of rows of symbols as the state writes it (six strings, top first, R-H5)."""
+        for row in rows:
+            for sym in row:
+                if len(sym) != 1 or (sym.upper() not in "RBGY" and sym not in PIECE_NAMES):
+                    known = "R B G Y (r b g y spiked), " + ", ".join(f"{s} {n}" for s, n in PIECE_NAMES.items())
+                    raise ValueError(f"{sym!r} is no piece of {self.title} (its pieces: {known}).")
+        return {"board": ["".join(row) for row in rows]}
+
     def barred(self, state: Mapping[str, Any]) -> tuple[str, ...]:
         if state.get("status") == "finished":
             return ()
