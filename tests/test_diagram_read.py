@@ -138,6 +138,39 @@ def test_over_http_the_import_answers_the_state_itself(client: FlaskClient) -> N
     assert played.status_code == 200 and played.get_json()["legal"], played.get_json()
 
 
+# Issue 35's own case on the default board (R-C5): ten moves, taken back to ply 9, where Red's B5 I3 has
+# made Red lead 3 to 2 (R-C3); the tenth move, E1 E2 E3, is Blue's bonus.
+RECORD_5 = ["H1", "D6 F1", "H4 H5", "B1 C5", "A1 C2 F8", "C3 G5", "A2 E8", "A3", "B5 I3", "E1 E2 E3"]
+MATCH_CLOCK = {
+    "turn_s": 60.0, "bank_s": 300.0, "step_s": 1.0, "on_flag": "loses", "to_move": 1,
+    "seats": {"0": {"bank_s": 288.0}, "1": {"bank_s": 300.0, "deadline": "2026-11-22T12:06:00.000Z"}},
+    "turn_started": "2026-11-22T12:00:00.000Z", "deadline": "2026-11-22T12:06:00.000Z", "now": "2026-11-22T12:00:10.000Z",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("fmt", posts.FORMATS)
+def test_the_issue_s_discord_post_pasted_over_http_keeps_its_bonus(client: FlaskClient, fmt: str) -> None:
+    """The match's post as Discord got it - names, clocks and all, over 1,000 characters, which the body's
+    limit on any string once refused - read back by POST import, then E1 E2 E3 played on what it answers."""
+    game = ROOMS["catchup"].game
+    taken_back = game.replay({}, RECORD_5[:9])
+    assert taken_back.before is not None
+    state = game.dump(taken_back.state)
+    post = views.post(
+        state, events=taken_back.events, before=game.dump(taken_back.before), names=["Ann Umpire-Tester", "Bob Q. Player"],
+        clock=MATCH_CLOCK, png_url="https://umpire.example/v1/matches/m/board.png?ply=9&names=Ann,Bob", format=fmt,
+    )  # fmt: skip
+    assert len(post) > 1000 and "Bob Q. Player to move: up to 3 stones, since Ann Umpire-Tester led last turn (R-C3)" in post
+    r = client.post("/v1/games/catchup/import", json={"format": "diagram", "text": post, "options": {"variant": "standard"}})
+    assert r.status_code == 200, r.get_json()
+    got = r.get_json()["state"]
+    assert got == state and (got["ply"], got["bonus"], got["to_move"]) == (9, True, 1)
+    played = client.post("/v1/games/catchup/play", json={"state": got, "move": "E1 E2 E3"}).get_json()
+    assert played["legal"] and played["state"]["board"]["E3"] == 1, played
+    too_long = client.post("/v1/games/catchup/import", json={"format": "diagram", "text": "x" * 200_001})
+    assert too_long.status_code == 422 and too_long.get_json()["error"]["details"]["field"] == "text"  # the schema's bound
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     kind=st.sampled_from(sorted(WALKS)),
@@ -248,3 +281,22 @@ def test_the_diagram_s_side_wins_over_a_size_sent(client: FlaskClient) -> None:
         r = client.post("/v1/games/plur/import", json={"format": "diagram", "text": PLUR_3, "options": {"size": size}})
         assert r.status_code == 200, r.get_json()
         assert r.get_json()["options"]["size"] == 3
+
+
+def test_a_crystal_post_reads_back_with_its_draft_and_totals(client: FlaskClient) -> None:
+    """Crystal Connector's grid (R-H5) with its [State] line: the colours, who shifts first, the totals
+    and the turns (R-X1, R-X3) come back; a seat sent that the line contradicts is refused, naming it."""
+    game = ROOMS["crystal"].game
+    state = game.new({"seed": "pasted", "anomalies": ["chameleons", "rocks", "spikes"]})
+    for move in ("first", "red", "blue yellow", "second"):
+        state = game.play(state, move).state
+    state = game.play(state, game.complete_moves(state, limit=1).moves[0]).state
+    data = game.dump(state)
+    assert data["turns"] == [1, 0] and data["scores"] != [0, 0] and data["colors"] == [["red", "green"], ["blue", "yellow"]]
+    post = views.post(data, format="bbcode")
+    assert "@" in "".join(data["board"]) and "\uff3bState" in post  # a chameleon, and BBCode's brackets: both undone
+    r = client.post("/v1/games/crystal/import", json={"format": "diagram", "text": post})
+    assert r.status_code == 200 and r.get_json()["state"] == data, r.get_json()
+    r = client.post("/v1/games/crystal/import", json={"format": "diagram", "text": post, "to_move": 0})
+    assert r.status_code == 422 and r.get_json()["error"]["details"]["token"] == "[State"
+    assert "has seat 1 to move, not seat 0 as sent" in r.get_json()["error"]["message"]

@@ -236,6 +236,9 @@ def read(game: str, text: str, to_move: int | None = None, options: Mapping[str,
         raise BadDiagram(first[0], first[1].strip()[:20], "no board in it: its rows start A, B, C... (as the post's diagram).")
     carried = _carried(lines, room)
     if carried is not None and to_move is not None and carried[1].get("to_move") != to_move:
+        if not isinstance(show, HexShow):  # a grid's board alone is no position: nothing to set up with the choice
+            said = f"the [State ...] line has seat {carried[1].get('to_move')} to move, not seat {to_move} as sent."
+            raise BadDiagram(carried[0], "[State", said)
         carried = None  # whose turn was chosen: the board is set up with that choice, the line set aside
     given = {k: v for k, v in (options or {}).items() if k not in ("position", "blocked", "to_move")}
     if carried is not None:

@@ -205,7 +205,7 @@ def import_record(game: str) -> Any:
     readable = [f["name"] for f in import_formats(g.name)]
     if not readable:  # the spec has no import path for this game (service/api/openapi.py ``x-per-game: records``)
         raise ApiError("not_found", f"{g.title} reads no other site's records and no text diagram.")
-    body = json_body(schemas.import_request)
+    body = json_body(schemas.import_request, long=frozenset({"text"}))  # a whole post or record: its schema bounds it
     name = body["format"].strip().lower()
     if name not in readable:
         raise ApiError(
