@@ -205,7 +205,7 @@ def import_record(game: str) -> Any:
     readable = [f["name"] for f in import_formats(g.name)]
     if not readable:  # the spec has no import path for this game (service/api/openapi.py ``x-per-game: records``)
         raise ApiError("not_found", f"{g.title} reads no other site's records and no text diagram.")
-    body = json_body(schemas.import_request)
+    body = json_body(schemas.import_request, long=frozenset({"text"}))  # a whole post or record: its schema bounds it
     name = body["format"].strip().lower()
     if name not in readable:
         raise ApiError(
@@ -213,9 +213,9 @@ def import_record(game: str) -> Any:
             f"The {g.title} game reads no '{body['format']}' records; it reads: {', '.join(readable)}.",
             {"formats": readable},
         )
-    if name == diagram.FORMAT:  # a position: the options that set it up, and no moves
-        options = diagram.read(g.name, body["text"], body["to_move"], body["options"])
-        return {"format": diagram.FORMAT, "options": options, "moves": []}
+    if name == diagram.FORMAT:  # a position: the state itself, the options nearest it, and no moves
+        found = diagram.read(g.name, body["text"], body["to_move"], body["options"])
+        return {"format": diagram.FORMAT, "options": found.options, "moves": [], "state": found.state}
     fmt = record_format(game, name)
     options, moves = fmt.read(body["text"])
     return {"format": fmt.name, "options": options, "moves": moves}

@@ -243,11 +243,12 @@ class Entry:
             out["winner"], out["reason"] = self.winner, self.reason
         return out
 
-    def line(self, flag_rule: str) -> tuple[str | None, str]:
+    def line(self, flag_rule: str, names: tuple[str, str] | None = None) -> tuple[str | None, str]:
         """This entry in the record's text: ``(word, comment)`` for a numbered
         line (a change of the game: its :meth:`replay_word`), ``(None, text)``
         for a comment line in braces (what did not change the game).
-        ``flag_rule`` is the game's (``loses``, or ``proxy`` for R-X6)."""
+        ``flag_rule`` is the game's (``loses``, or ``proxy`` for R-X6); ``names``, the players' (the
+        game's own when the match has none), name the seat an adjudication gives the game to."""
         seat, kind, at = self.seat, self.kind, iso(self.at)
         if kind == "move":
             who = f"seat {seat}" if self.by == seat else f"seat {self.by} for seat {seat} (R-X6)"
@@ -270,7 +271,8 @@ class Entry:
                 return f"forfeit {seat}", f"seat {seat} forfeited by an illegal move at {at}: {message}"
             return None, f"seat {seat} tried {json.dumps(self.move, ensure_ascii=False)} at {at}: {message}"
         if kind == "adjudicate":
-            decided = "a draw" if self.winner is None else f"seat {self.winner} wins"
+            named = f" ({names[self.winner]})" if names and self.winner in (0, 1) else ""  # "adjudicate 1" is seat 1: say whose
+            decided = "a draw" if self.winner is None else f"seat {self.winner}{named} wins"
             return self.replay_word(), f"the umpire adjudicated at {at}: {decided} ({self.reason})"
         if kind in CONTROLS:
             said = {

@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+import views
 from engine.game import Game, Outcome
 from service.matches.jsontext import canonical
 from service.matches.match import Live, Meta
@@ -34,7 +35,9 @@ def record_text(game: AnyGame, meta: Meta, live: Live, entries: Sequence[Entry])
     state = live.state
     outcome = None if state["end"] is None else Outcome(state["winner"], state["end"])
     result = "*" if outcome is None else outcome.result
-    said = "" if outcome is None else f" {{{state['end']}; {_who_won(outcome)}}}"
+    default = views.show_for(game.name).default_names  # the rules' names of the seats (Crystal: Player 1, Player 2)
+    names = (meta.players[0] or default[0], meta.players[1] or default[1])
+    said = "" if outcome is None else f" {{{state['end']}; {_who_won(outcome, names)}}}"
     inc = f", increment {spec.increment_ms / 1000:g} s" if spec.increment_ms else ""
     lines = [
         f'[Game "{game.name}"]',
@@ -52,7 +55,7 @@ def record_text(game: AnyGame, meta: Meta, live: Live, entries: Sequence[Entry])
     lines += [f'[Illegal "{meta.illegal}"]', f'[Result "{result}"]{said}', ""]
     n = 0
     for e in entries:
-        word, comment = e.line(game.flag_rule)
+        word, comment = e.line(game.flag_rule, names)
         if word is None:
             lines.append(f"{{{comment}}}")
         else:
@@ -61,5 +64,5 @@ def record_text(game: AnyGame, meta: Meta, live: Live, entries: Sequence[Entry])
     return "\n".join(lines) + "\n"
 
 
-def _who_won(outcome: Outcome) -> str:
-    return "a draw" if outcome.winner is None else f"seat {outcome.winner} won"
+def _who_won(outcome: Outcome, names: tuple[str, str]) -> str:
+    return "a draw" if outcome.winner is None else f"seat {outcome.winner} ({names[outcome.winner]}) won"

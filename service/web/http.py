@@ -291,8 +291,10 @@ def _over(parts: tuple[str, ...], message: str) -> None:
     raise ApiError("invalid_body", f"The request body is over a limit: {path}: {message}", field_details({path: [message]}))
 
 
-def json_body(schema: Schema) -> dict[str, Any]:
-    """The request body loaded through ``schema``.
+def json_body(schema: Schema, long: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """The request body loaded through ``schema``; a string under one of the ``long`` keys
+    of the body is the schema's to bound (a pasted record or post: issue 35), not
+    :data:`MAX_STRING_CHARS`.
 
     415 unless the content type is JSON; 400 when the body does not parse
     (an empty body included), names a key twice in one object
@@ -333,7 +335,7 @@ def json_body(schema: Schema) -> dict[str, Any]:
         message = f"The request body must be a JSON object, not {_json_type(data)}."
         raise ApiError("invalid_body", message, field_details({BODY: [message]}))
     if quick is None or not plainly_within_limits(raw):
-        check_limits(data)
+        check_limits({k: v for k, v in data.items() if k not in long or not isinstance(v, str)} if long else data)
     return load(schema, data)
 
 
