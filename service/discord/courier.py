@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 ANSWER_BYTES = 4096
+NOT_YET = frozenset({404})  # an edit that reaches Discord before the answer it edits: "Unknown Message", tried again
 USER_AGENT = "DiscordBot (umpire, 1)"  # Discord asks for this form of User-Agent
 _DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("discord_deadline", default=None)
 
@@ -163,17 +164,19 @@ class Discord:
     def close(self) -> None:
         self.http.close()
 
-    def call(self, method: str, path: str, *, headers: dict[str, str] | None = None, **body: Any) -> Sent:
+    def call(
+        self, method: str, path: str, *, headers: dict[str, str] | None = None, again: frozenset[int] = frozenset(), **body: Any
+    ) -> Sent:
         """``method`` ``path`` (under ``DISCORD_API``) with ``body`` as httpx builds it (``json=``,
-        or ``data=`` and ``files=`` for multipart), tried until it is answered, or its deadline passes."""
+        or ``data=`` and ``files=`` for multipart), tried until it is answered, or its deadline passes
+        (``again``: more statuses tried again, besides 429 and 5xx)."""
         built = httpx.Request(method, f"{self.api}{path}", headers={"User-Agent": USER_AGENT, **(headers or {})}, **body)
         content = built.read()
         deadline = time.monotonic() + self.timeout_s
         wait = 0.5
         while True:
             sent = self._once(built, content, deadline)
-            again = sent.status is None or sent.status == 429 or sent.status >= 500
-            if not again:
+            if not (sent.status is None or sent.status == 429 or sent.status >= 500 or sent.status in again):
                 return sent
             pause = max(wait, sent.wait_s)
             if time.monotonic() + pause >= deadline:
@@ -230,10 +233,11 @@ class Courier:
         ``payload`` as JSON, or as multipart ``payload_json`` with the picture as ``files[0]``."""
         path = f"/webhooks/{self.application}/{token}/messages/@original"
         if picture is None:
-            sent = self.discord.call("PATCH", path, json=payload)
+            sent = self.discord.call("PATCH", path, json=payload, again=NOT_YET)
         else:
             data = {"payload_json": orjson.dumps(payload).decode()}
-            sent = self.discord.call("PATCH", path, data=data, files={"files[0]": ("board.png", picture, "image/png")})
+            files = {"files[0]": ("board.png", picture, "image/png")}
+            sent = self.discord.call("PATCH", path, data=data, files=files, again=NOT_YET)
         if not sent.ok:
             log.warning("discord: editing an answer failed: %s", sent.error or f"HTTP {sent.status}")
         return sent

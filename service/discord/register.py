@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import click
 from flask import current_app
+from flask.cli import with_appcontext
 
 from service.discord.commands import definitions
 from service.discord.courier import Discord
@@ -19,6 +20,7 @@ from service.discord.courier import Discord
 
 @click.command("discord-register")
 @click.option("--guild", default=None, metavar="ID", help="A server's id: the commands there only (at once).")
+@with_appcontext
 def register_command(guild: str | None) -> None:
     """Register the slash commands (/match, /move, /board, /resign, /umpire) with Discord."""
     cfg = current_app.config
