@@ -17,13 +17,13 @@ import json
 import subprocess
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from hookkit import until
 from PIL import Image
 from werkzeug.serving import BaseWSGIServer, make_server
 from werkzeug.wrappers import Request, Response
@@ -62,6 +62,7 @@ class StandIn:
     """Discord's API as the service calls it, on a free port of 127.0.0.1 (``DISCORD_API``)."""
 
     port: int = field(default_factory=free_port)
+    bot_token: str = BOT_TOKEN
     originals: set[str] = field(default_factory=set)  # interaction tokens whose answer Discord has
     edits: dict[str, list[Json]] = field(default_factory=dict)  # token -> each edit (payload, png)
     follow_ups: dict[str, list[Json]] = field(default_factory=dict)
@@ -135,7 +136,7 @@ class StandIn:
 
     def register(self, request: Request, rest: list[str]) -> Response:
         assert request.method == "PUT" and rest[1] == APPLICATION and rest[-1] == "commands", rest
-        assert request.headers.get("Authorization") == f"Bot {BOT_TOKEN}", "registering needs the bot token"
+        assert request.headers.get("Authorization") == f"Bot {self.bot_token}", "registering needs the bot token"
         body = request.get_json()
         with self.lock:
             self.registrations.append({"guild": rest[3] if len(rest) == 5 else None, "commands": body})
@@ -182,13 +183,6 @@ class StandIn:
     def edits_of(self, token: str, count: int = 1, timeout: float = 20.0) -> list[Json]:
         until(lambda: len(self.edits.get(token, [])) >= count, timeout, f"{count} edit(s) of {token}")
         return self.edits[token]
-
-
-def until(done: Callable[[], bool], timeout: float = 15.0, what: str = "") -> None:
-    end = time.monotonic() + timeout
-    while not done():
-        assert time.monotonic() < end, f"timed out waiting for {what or done}"
-        time.sleep(0.02)
 
 
 TYPES = {

@@ -15,6 +15,7 @@ import itertools
 import json
 import os
 import random
+import re
 import socket
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from discordkit import APPLICATION, BOT_TOKEN, Signer, StandIn, typecheck, until
 from flask import Flask
@@ -41,6 +43,7 @@ from service.matches import db
 
 Json = dict[str, Any]
 ON_CLUSTER = os.environ.get("MATCH_TESTS_CLUSTER") == "1"
+ROOT = Path(__file__).resolve().parent.parent.parent
 GUILD, CHANNEL = "900000000000000001", "800000000000000001"
 USERS = {"host": "7000000000000000001", "ann": "7000000000000000002", "bob": "7000000000000000003", "eve": "7000000000000000004"}
 NAMES = {"host": "Hostess", "ann": "Ann @everyone", "bob": "**Bob**", "eve": "Eve"}  # names that would ping or bold, unescaped
@@ -537,3 +540,80 @@ def test_a_channel_webhooks_discord_posts_type_check(
     texts = [p["payload"]["content"] for p in standin.webhook_posts]
     assert any("started the clocks" in t for t in texts) and any("C3" in t for t in texts)
     typecheck([p for p in standin.sent if p[0] == "RESTPostAPIWebhookWithTokenJSONBody"], tmp_path)
+
+
+# -- the manual ------------------------------------------------------------------------------------
+
+
+DISCORD_PAGE = ROOT / "docs" / "DISCORD.md"
+
+
+def test_the_discord_page_works_as_printed(standin: StandIn, tmp_path: Path) -> None:
+    """docs/DISCORD.md's settings (its ``sh`` block) and its commands (``console``: each ``$``
+    line run by bash, its output as printed), against the stand-in Discord."""
+    text = DISCORD_PAGE.read_text(encoding="utf-8")
+    setup = "\n".join(re.findall(r"```sh\n(.*?)```", text, flags=re.S))
+    steps = [
+        (block.splitlines()[0][2:], "\n".join(block.splitlines()[1:]))
+        for block in re.findall(r"```console\n(.*?)```", text, flags=re.S)
+    ]
+    assert "DISCORD_PUBLIC_KEY" in setup and [c.split()[3] for c, _ in steps] == ["discord-register"]
+    token = re.search(r"DISCORD_BOT_TOKEN=(\S+)", setup)
+    assert token is not None
+    standin.bot_token = token.group(1)
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("DISCORD_")}, "DISCORD_API": standin.api,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }  # fmt: skip
+    for command, printed in steps:
+        done = subprocess.run(
+            ["bash", "-c", f"set -eu\n{setup}\n{command}"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.rstrip("\n") == printed, f"$ {command}\nthe page shows:\n{printed}\nit says:\n{done.stdout}"
+    assert [r["guild"] for r in standin.registrations] == ["900000000000000001"]
+
+
+def test_every_discord_setting_is_documented_with_its_default() -> None:
+    from test_settings import documented_settings
+
+    from service.discord import SETTINGS
+
+    documented = documented_settings()
+    for name, (_, default) in SETTINGS.items():
+        assert name in documented, name
+        if isinstance(default, int | float) and not isinstance(default, bool):
+            assert float(documented[name].strip("`")) == default, name
+        elif default:
+            assert documented[name].strip("`") == default, name
+
+
+def test_a_match_through_the_served_app(standin: StandIn, signer: Signer, tmp_path: Path) -> None:
+    """What `make run` serves (gunicorn's gevent worker, its own Redis): Discord's PING, a match
+    made and a move played, each answered at once and its picture edited in by the worker."""
+    from liveserver import serve
+
+    settings = {
+        "DISCORD_PUBLIC_KEY": signer.public_hex, "DISCORD_APPLICATION_ID": APPLICATION, "DISCORD_API": standin.api,
+        "DISCORD_BOT_TOKEN": BOT_TOKEN,
+    }  # fmt: skip
+    with serve(tmp_path, **settings) as base, httpx.Client(base_url=base, timeout=10) as http:
+        ping = json.dumps({"id": "1", "application_id": APPLICATION, "type": 1, "token": "t", "version": 1}).encode()
+        assert http.post("/v1/discord/interactions", content=ping, headers=signer.headers(ping)).json() == {"type": 1}
+        forged = http.post("/v1/discord/interactions", content=ping, headers=Signer().headers(ping))
+        assert forged.status_code == 401
+        chan = Channel(None, signer, standin)  # type: ignore[arg-type]
+        for who, path, options in (
+            (
+                "host",
+                ("match", "new"),
+                {"game": "too", "player1": "ann", "player2": "bob", "options": '{"size": 3}', "start": "created"},
+            ),
+            ("ann", ("move",), {"move": "B A1"}),
+        ):
+            sent = chan.interaction(who, path, options)
+            body = json.dumps(sent).encode()
+            answer = http.post("/v1/discord/interactions", content=body, headers=signer.headers(body))
+            assert answer.status_code == 200 and answer.json()["type"] == 4, answer.text
+            standin.answered(sent["token"])
+            assert standin.edits_of(sent["token"])[0]["png"]
