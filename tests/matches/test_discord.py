@@ -116,6 +116,7 @@ class Channel:
         self.client, self.signer, self.standin, self.channel = client, signer, standin, channel
         self.responses: list[tuple[str, Any]] = []
         self.last_body = b""
+        self.roles: dict[str, list[str]] = {}  # the server's roles each user holds
 
     def interaction(self, who: str, path: tuple[str, ...], options: Json, kind: int = 2, focused: str | None = None) -> Json:
         known = self.types[path]
@@ -133,10 +134,11 @@ class Channel:
             opts = [{"type": SUB_COMMAND, "name": path[1], "options": opts}]
         users = {USERS[v]: {"id": USERS[v], "username": v, "global_name": NAMES[v]} for v in options.values() if v in USERS}
         number = next(self.ids)
+        person = {"id": USERS[who], "username": who, "global_name": NAMES[who]}
         return {
             "id": str(number), "application_id": APPLICATION, "type": kind, "token": f"token-{number}", "version": 1,
             "guild_id": GUILD, "channel_id": self.channel,
-            "member": {"user": {"id": USERS[who], "username": who, "global_name": NAMES[who]}, "roles": [], "nick": None},
+            "member": {"user": person, "roles": self.roles.get(who, []), "nick": None},
             "data": {"id": "1", "name": path[0], "type": 1, "options": opts, "resolved": {"users": users}},
         }  # fmt: skip
 
@@ -499,6 +501,14 @@ def test_the_host_hands_a_seat_over_and_names_a_role(discord_app: Flask, standin
     assert match_of(client, match_id)["players"] == ["Eve", "**Bob**"]
     assert kinds(client, match_id) == ["token", "move"]  # the record keeps the seat changing hands
     assert "not available on this server yet" in ephemeral(chan.send("host", "umpire takeback"))
+    # the host's role: its holders may use /umpire; pings: the player to move, and nobody else
+    chan.roles["ann"] = ["600000000000000001"]
+    assert "Only the match's host" in ephemeral(chan.send("ann", "umpire ping", on=True))
+    chan.send("host", "umpire role", role="600000000000000001")
+    assert "pinged from now on" in public(chan.send("ann", "umpire ping", on=True))
+    pinged = chan.send("bob", "move", move="B2")
+    assert public(pinged).startswith(f"<@{USERS['eve']}>: your move.")
+    assert pinged["data"]["allowed_mentions"] == {"parse": [], "users": [USERS["eve"]]}
     assert (
         "aborted" in public(chan.send("host", "umpire abort")).lower()
         or match_of(client, match_id)["state"]["status"] == "finished"
