@@ -158,7 +158,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from werkzeug.exceptions import HTTPException
 
     from engine.errors import EngineError
+    from service import discord
     from service.api import games, page, pictures, suggest
+    from service.discord import interactions, register
     from service.matches import controls, db, events, failures, health, moves, outbox, routes, sweeper, webhooks
     from service.matches import pictures as match_pictures  # noqa: F401  # its views are on pictures.bp: imported before it is registered
     from service.run import embedded
@@ -172,6 +174,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     suggest.configure(app)
     db.init_app(app, embedded.url_of_started)  # the match store's settings (Redis; the embedded one without REDIS_URL)
     outbox.init_app(app)  # the webhooks' settings (WEBHOOK_ALLOW...), checked at start
+    discord.init_app(app)  # the Discord application's settings (DISCORD_PUBLIC_KEY...), checked at start
     metrics.init_app(app)  # every request timed
 
     # Every error becomes the one error shape (service/web/errors.py); Redis failures are 503.
@@ -195,7 +198,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(webhooks.bp)  # a match's webhooks, as they went
     app.register_blueprint(health.bp)  # /v1/health
     app.register_blueprint(metrics.bp)  # /metrics
+    app.register_blueprint(interactions.bp)  # /v1/discord/interactions: slash commands (404 without DISCORD_PUBLIC_KEY)
     app.cli.add_command(sweeper.sweep_command)  # flask sweep
     app.cli.add_command(webhooks.deliver_command)  # flask deliver: posts to matches' webhooks
+    app.cli.add_command(register.register_command)  # flask discord-register: the slash commands put to Discord
     ratelimit.init_app(app)  # after the routes: it limits every one of them
     return app

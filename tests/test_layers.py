@@ -2,7 +2,7 @@
 
 The line (issue 33), each package importing only from those before it::
 
-    engine  <-  views  <-  service.web  <-  service.api  <-  service.matches  <-  service.run  <-  service
+    engine  <-  views  <-  service.web  <-  service.api  <-  service.matches  <-  service.run, service.discord  <-  service
 
 (``service`` itself is create_app, which wires them all together.)  So the
 stateless API knows nothing of managed matches, managed matches nothing of
@@ -127,7 +127,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("service.web",),
     ("service.api",),
     ("service.matches",),
-    ("service.run",),
+    ("service.run", "service.discord"),  # neither imports the other: serving it, and the Discord channel (issue 36)
     ("service",),
 )
 

@@ -111,6 +111,15 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
         401,
         "no bearer token, or not one this match (or this server's umpire token, or its metrics token for `/metrics`) knows",
     ),
+    "invalid_signature": (
+        401,
+        "`POST /v1/discord/interactions` without `X-Signature-Ed25519` and `X-Signature-Timestamp`, or not signed by the"
+        " application's key (`DISCORD_PUBLIC_KEY`)",
+    ),
+    "stale_interaction": (
+        401,
+        "a Discord interaction signed more than `DISCORD_MAX_AGE_S` from the server's time (`details.max_age_s`)",
+    ),
     "not_your_turn": (403, "a match's seat that may not move now (`details.may_move`, `details.proxy`)"),
     "admin_disabled": (403, "listing matches needs `ADMIN_TOKEN` set on the server"),
     "not_umpire": (403, "a seat's token where the match's umpire token is needed (the umpire's controls)"),
@@ -124,6 +133,7 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "already_started": (409, "the umpire's start of clocks that have started already"),
     "already_paused": (409, "the umpire's pause of clocks paused already"),
     "not_paused": (409, "the umpire's resumption of clocks that are not paused"),
+    "interaction_replayed": (409, "a Discord interaction whose id was answered already: a command is never played twice"),
     "busy": (409, "the match changed too often while a request was judged; send it again"),
     "match_finished": (410, "the match is over (`details.end`, `details.winner`)"),
     "body_too_large": (413, "the body is over `MAX_BODY_BYTES` (`details.limit`)"),
@@ -132,6 +142,10 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "invalid_header": (422, "a header is malformed (`details.header`: `Idempotency-Key`, 1 to 200 characters)"),
     "invalid_query": (422, "a query parameter is out of range (`details.parameter`)"),
     "idempotency_key_reused": (422, "this `Idempotency-Key` was used for another move (`details.header`)"),
+    "invalid_interaction": (
+        422,
+        "a signed Discord interaction this service does not read (not a slash command, or a field missing)",
+    ),
     "webhook_refused": (
         422,
         "a webhook of a new match the server will not post to: a host not in `WEBHOOK_ALLOW` (or none allowed), a user"
