@@ -252,7 +252,8 @@ def test_a_whole_match_through_commands_alone(
             assert offered and set(offered) <= {*steps, *(game.join_steps([s]) for s in steps)}
         move = random_move(game, game.load(m["state"]), rnd)
         answer = chan.send(seat_user(mover), "move", move=move)
-        assert "plays" in public(answer) and match_of(client, match_id)["ply"] == m["ply"] + 1
+        said = public(answer)  # the post of the position after the move: its heading names the new ply
+        assert f"ply {m['ply'] + 1}:" in said and match_of(client, match_id)["ply"] == m["ply"] + 1
         edit = standin.edits_of(answer["token"])[0]
         assert edit["png"] and edit["payload"]["attachments"][0]["filename"] == "board.png"
         played += 1
