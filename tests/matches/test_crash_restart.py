@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -84,10 +84,8 @@ def cleaned(procs: list[subprocess.Popen[bytes]], folder: Path) -> Iterator[None
             stopped(proc)
         sock = folder / "redis.sock"
         if sock.exists():
-            try:
+            with suppress(redis.RedisError, OSError):
                 redis.Redis(unix_socket_path=str(sock), socket_timeout=5).shutdown(nosave=False)
-            except (redis.RedisError, OSError):
-                pass
 
 
 def redis_pid(url: str) -> int:
