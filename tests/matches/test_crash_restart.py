@@ -3,7 +3,7 @@
 Redis killed with SIGKILL; started again with ``SWEEPER=0`` and a sweeper 3 s later (the order compose
 allows; the app answers first).  The running turn gets the outage back before any flag, once, and exactly as
 service/matches/liveness.py promises: never less than the time the service was down, at most one beat
-interval (``BEAT_S``) more, plus the second of writes ``appendfsync everysec`` may lose when Redis crashes.
+interval (``BEAT_S``) more.
 The same on an injected clock, exact and for outages of minutes and days: tests/matches/test_outages.py."""
 
 from __future__ import annotations
@@ -29,8 +29,10 @@ from umpire.server import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 BEAT_MS = 1000  # BEAT_S's default
-FSYNC_MS = 1000  # appendfsync everysec: the writes of the last second may be lost in a crash of Redis
+
 SLACK_MS = 500  # a beat scheduled late on a loaded machine
+# (Redis killed alone loses no write: it hands each to the system before it answers; only a crash of the machine
+# under appendfsync everysec can lose the last beats, and with them make the credit up to a second longer.)
 
 
 def environment(folder: Path, port: int, **env: str) -> dict[str, str]:
@@ -140,9 +142,9 @@ def test_a_crash_of_everything_is_credited_once_before_any_flag(tmp_path: Path) 
         credited = store.deadline(match_id)
         assert credited is not None
         credit = credited - before
-        lower, upper = restarted_ms - crashed_ms, answered_ms - crashed_ms + BEAT_MS + FSYNC_MS + SLACK_MS
+        lower, upper = restarted_ms - crashed_ms, answered_ms - crashed_ms + BEAT_MS + SLACK_MS
         print(f"credit {credit} ms; the service was down {lower:.0f} to {answered_ms - crashed_ms:.0f} ms")
-        assert lower <= credit <= upper  # never less than the outage; at most a beat (and a lost fsync) more
+        assert lower <= credit <= upper  # never less than the outage; at most a beat more
 
         time.sleep(3.0)  # the app serves alone for 3 s; then a sweeper comes back too
         sweep = [sys.executable, "-m", "flask", "--app", "service", "sweep"]
@@ -151,7 +153,9 @@ def test_a_crash_of_everything_is_credited_once_before_any_flag(tmp_path: Path) 
         assert sweeper.poll() is None, (tmp_path / "sweep.log").read_text()
         beat = store.r.get(store.beat_key(shard_of(match_id)))
         assert beat is not None and time.time() * 1000 - int(beat) < 3000  # the shard is served
-        assert store.deadline(match_id) == credited  # issue 34 item 13: the sweeper credited it a second time
+        after = store.deadline(match_id)
+        print(f"after the sweeper came back: {None if after is None else after - credited} ms more")
+        assert after == credited  # issue 34 item 13: the sweeper credited it a second time
 
         wait_s = (credited - time.time() * 1000) / 1000 + 1.0
         assert wait_s > 0, "the turn should still be running"
