@@ -18,6 +18,8 @@ the shard's hash tag ``{sXX}``, so each Lua script touches one cluster slot::
     {P}{sXX}:deadlines     zset  match id -> the ms at which its next flag is due
     {P}{sXX}:ongoing       zset  match id -> created ms   (listing)
     {P}{sXX}:finished      zset  match id -> finished ms  (listing)
+    {P}{sXX}:beat          string the shard's last beat, ms: when a serving process last reached it
+                                 (RULES R-T3, service/matches/liveness.py; kept, however long the outage)
 
 A finished match's keys expire after ``MATCH_TTL_S`` (an idle one's after
 ``MATCH_IDLE_TTL_S``); its Idempotency-Key pointers go when it finishes, and
