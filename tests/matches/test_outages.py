@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from flask import Flask
 from flask.testing import FlaskClient
 from matchkit import FakeClock, Match, NewMatch
@@ -277,3 +278,35 @@ def test_a_worker_beats_from_its_boot_and_credits_first(
         db.close(app)  # stops the beats
         gunicorn_conf._yield = None
         gc.unfreeze()
+
+
+@pytest.mark.parametrize("beats", [True, False])
+def test_a_sweeper_that_comes_back_first_credits_before_it_flags(
+    new_match: NewMatch, fake_clock: FakeClock, store: Store, beats: bool
+) -> None:
+    """Whichever process comes back first: a sweeper's round (with its beats, or ``flask sweep --once``
+    without them) finds the turn's deadline long past, and credits the outage before it would flag."""
+    m = new_match("catchup", {"size": 3}, clock=FIVE_S)
+    deadline = moved_once(m, store, fake_clock)
+    served(store, m.id, fake_clock())
+    fake_clock.advance(70)
+    one = sweeper.Sweeper(store, beats=beats)
+    try:
+        one.sweep(fake_clock())
+    finally:
+        one.close()
+    assert store.deadline(m.id) == deadline + 70_000
+    assert [e["kind"] for e in m.record()["moves"]] == ["move"]  # no flag
+
+
+def test_the_beats_outlive_a_redis_that_cannot_be_reached() -> None:
+    def unreachable() -> Store:
+        raise redis.ConnectionError("the embedded Redis did not start")
+
+    keeper = liveness.Keeper(unreachable, 0.05).start()
+    try:
+        time.sleep(0.2)
+        assert keeper.thread is not None and keeper.thread.is_alive()  # and it tries again each round
+        assert keeper.round() == []
+    finally:
+        keeper.stop()
