@@ -48,10 +48,10 @@ log = logging.getLogger(__name__)
 
 
 def report(credits: Sequence[Credit], by: str) -> None:
-    """One warning per shard credited: an outage is worth a line in the log."""
-    for credit in credits:
-        said = "shard %02x was not served for %d ms: %d running clock(s) credited (by %s; RULES R-T3)"
-        log.warning(said, credit.shard, credit.gap_ms, credit.turns, by)
+    """One warning for the shards one beat (or read) credited: an outage is worth a line in the log."""
+    if credits:
+        said = "%d shard(s) not served for up to %d ms: %d running clock(s) credited (by %s; RULES R-T3)"
+        log.warning(said, len(credits), max(c.gap_ms for c in credits), sum(c.turns for c in credits), by)
 
 
 class Keeper:
