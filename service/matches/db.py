@@ -40,6 +40,8 @@ CONFIG_DEFAULTS: dict[str, Any] = {
     "UMPIRE_TOKEN": None,  # when set, creating a match needs it
     "ADMIN_TOKEN": None,  # when set, listing and aborting matches need it (unset: both are off)
     "SWEEP_INTERVAL_S": 0.2,  # the longest a sweeper sleeps before looking for new deadlines
+    "BEAT_S": 1.0,  # every serving process beats every shard this often (service/matches/liveness.py)
+    "OUTAGE_S": 3.0,  # a shard not beaten for longer was not served: its running clocks get the time back (R-T3)
     "EVENTS_HEARTBEAT_S": 15.0,  # a comment line on every event stream this often
     "EVENTS_LIFETIME_S": 300.0,  # an event stream ends after this; clients reconnect with Last-Event-ID
     "MATCH_CLOCK": None,  # tests: a callable giving "now" in ms instead of Redis TIME
@@ -52,6 +54,8 @@ ENV_TYPES: dict[str, Any] = {
     "MATCH_TTL_S": int,
     "MATCH_IDLE_TTL_S": int,
     "SWEEP_INTERVAL_S": float,
+    "BEAT_S": float,
+    "OUTAGE_S": float,
     "EVENTS_HEARTBEAT_S": float,
     "EVENTS_LIFETIME_S": float,
     "REDIS_CLUSTER": lambda raw: raw.strip().lower() in ("1", "true", "yes", "on"),
@@ -82,8 +86,12 @@ def init_app(app: Flask, start_redis: StartRedis | None = None) -> None:
     wait_s = float(app.config["REDIS_DURABILITY_TIMEOUT_S"])
     if durability != "none" and not 0 < wait_s < float(app.config["REDIS_TIMEOUT_S"]):
         raise ValueError("REDIS_DURABILITY_TIMEOUT_S must be more than 0 and less than REDIS_TIMEOUT_S")
+    beat_s, outage_s = float(app.config["BEAT_S"]), float(app.config["OUTAGE_S"])
+    if not (beat_s >= 0 and outage_s > 0 and outage_s >= 2 * beat_s):
+        raise ValueError("OUTAGE_S must be more than 0 and at least twice BEAT_S (0 or more): a late beat is no outage")
     app.extensions["umpire.store"] = None
     app.extensions["umpire.hub"] = None
+    app.extensions["umpire.liveness"] = None
     app.extensions["umpire.store.lock"] = threading.Lock()
     app.extensions["umpire.positions"] = Positions()
     app.extensions["umpire.start_redis"] = start_redis
@@ -128,7 +136,7 @@ def get_store(app: Flask | None = None) -> Store:
             store = Store(
                 client, cfg["REDIS_PREFIX"], int(cfg["MATCH_TTL_S"]), cfg["MATCH_CLOCK"], int(cfg["MATCH_IDLE_TTL_S"]),
                 metrics.redis_time, str(cfg["REDIS_DURABILITY"]).strip().lower(),
-                round(float(cfg["REDIS_DURABILITY_TIMEOUT_S"]) * 1000),
+                round(float(cfg["REDIS_DURABILITY_TIMEOUT_S"]) * 1000), round(float(cfg["OUTAGE_S"]) * 1000),
             )  # fmt: skip
             app.extensions["umpire.store"] = store
     return store
@@ -150,8 +158,12 @@ def get_hub(app: Flask | None = None) -> Hub:
 
 
 def close(app: Flask) -> None:
-    """Stop the hub and close the store's connections (tests, and anything
-    that makes apps and throws them away)."""
+    """Stop the hub and the beats, and close the store's connections (tests, and
+    anything that makes apps and throws them away)."""
+    keeper = app.extensions.get("umpire.liveness")  # service/matches/liveness.py, a layer above
+    if keeper is not None:
+        keeper.stop()
+        app.extensions["umpire.liveness"] = None
     hub: Hub | None = app.extensions.get("umpire.hub")
     if hub is not None:
         hub.stop()

@@ -16,7 +16,7 @@ MATCH_ID = re.compile(r"^[0-9a-f]{2}[A-Za-z0-9_-]{16}$")
 
 
 def beat_ms(beat: str) -> int:
-    """The time of a shard's beat (``ms``, or ``ms:r`` once a request credited the shard)."""
+    """The time of a shard's beat, ms (service/matches/liveness.py; an older form was ``ms:r``)."""
     return int(beat.split(":")[0])
 
 

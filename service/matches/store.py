@@ -18,6 +18,8 @@ the shard's hash tag ``{sXX}``, so each Lua script touches one cluster slot::
     {P}{sXX}:deadlines     zset  match id -> the ms at which its next flag is due
     {P}{sXX}:ongoing       zset  match id -> created ms   (listing)
     {P}{sXX}:finished      zset  match id -> finished ms  (listing)
+    {P}{sXX}:beat          string the shard's last beat, ms: when a serving process last reached it
+                                 (RULES R-T3, service/matches/liveness.py; kept, however long the outage)
 
 A finished match's keys expire after ``MATCH_TTL_S`` (an idle one's after
 ``MATCH_IDLE_TTL_S``); its Idempotency-Key pointers go when it finishes, and
@@ -62,7 +64,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis
-from redis.exceptions import AskError, ClusterDownError, MovedError, SlotNotCoveredError, TryAgainError
+from redis.exceptions import AskError, ClusterDownError, MovedError, NoScriptError, SlotNotCoveredError, TryAgainError
 
 from service.matches.errors import Conflict, Gone, NoReplicas, Unconfirmed
 from service.matches.keys import SHARDS, Keys, shard_of, valid_id
@@ -79,6 +81,15 @@ NOT_RUN = (MovedError, AskError, ClusterDownError, TryAgainError)  # refusals th
 
 
 @dataclass(frozen=True, slots=True)
+class Credit:
+    """An outage credited on one shard (RULES R-T3): the shard, how old its beat was (ms), the turns credited."""
+
+    shard: int
+    gap_ms: int
+    turns: int
+
+
+@dataclass(frozen=True, slots=True)
 class Snapshot:
     """One read of a match: its revision, fixed and live parts (JSON text),
     the record's length, where the Idempotency-Key asked for points, and the
@@ -90,7 +101,7 @@ class Snapshot:
     length: int
     pointer: str | None
     now_ms: int
-    beat: str | None = None  # the shard's beat as stored (R-T3: :func:`beat_ms`), None when no sweeper ever looked
+    beat: str | None = None  # the shard's beat as stored (R-T3: :func:`beat_ms`), None when no process ever beat there
 
 
 class Store(Keys):
@@ -104,12 +115,14 @@ class Store(Keys):
         observe: Observe | None = None,
         durability: str = "none",
         wait_ms: int = 1000,
+        outage_ms: int = 3000,
     ) -> None:
         super().__init__(prefix)
         if durability not in DURABILITY:
             raise ValueError(f"REDIS_DURABILITY must be one of {', '.join(DURABILITY)}, not {durability!r}")
         self.durability = durability
         self.wait_ms = wait_ms
+        self.outage_ms = outage_ms  # a shard's beat older than this: an outage, credited (R-T3; liveness.py)
         self.cluster = isinstance(client, redis.RedisCluster)
         self.r = client
         self.ttl_s = ttl_s
@@ -120,7 +133,7 @@ class Store(Keys):
         self._read = Lua(client, "read.lua", observe)
         self._time = Lua(client, "time.lua", observe)
         self._sync = Lua(client, "sync.lua", observe)
-        self._credit = Lua(client, "credit.lua", observe)
+        self._beat = Lua(client, "beat.lua", observe)
 
     # -- time --------------------------------------------------------------------
 
@@ -354,7 +367,7 @@ class Store(Keys):
         self.r.expire(key, ttl_s)
         return True
 
-    # -- per master (sweepers): deadlines, beats and outage credits (RULES R-T3) ------
+    # -- per master (sweepers, liveness): deadlines, beats and outage credits (RULES R-T3) ------
 
     def master_now(self, client: Any) -> int:
         """The time on one master (each sweeps its own shards by its own clock)."""
@@ -363,24 +376,17 @@ class Store(Keys):
         secs, micros = client.time()
         return int(secs) * 1000 + int(micros) // 1000
 
-    def look(self, client: Any, shards: Sequence[int], now_ms: int, limit: int) -> tuple[list[str], dict[int, str], int | None]:
-        """The matches of ``shards`` on one master whose flag is due by ``now_ms`` (at most ``limit``), each
-        shard's beat (the shards never beaten left out) and the earliest deadline of them all (None: no clock
-        runs there).  One round trip, each shard's earliest deadline and its beat; a second only for the shards
-        where that deadline is due (an idle sweeper's rounds cost a third fewer commands than asking for the
-        due matches and, apart, for the earliest deadline: issue 20, the sweeper's idle CPU)."""
+    def look(self, client: Any, shards: Sequence[int], now_ms: int, limit: int) -> tuple[list[str], int | None]:
+        """The matches of ``shards`` on one master whose flag is due by ``now_ms`` (at most ``limit``) and the
+        earliest deadline of them all (None: no clock runs there).  One round trip, each shard's earliest
+        deadline; a second only for the shards where that deadline is due (an idle sweeper's rounds cost a
+        third fewer commands than asking for the due matches and, apart, for the earliest deadline: issue 20,
+        the sweeper's idle CPU)."""
         pipe = client.pipeline(transaction=False)
         for shard in shards:
             pipe.zrange(self.deadlines(shard), 0, 0, withscores=True)
-        if self.cluster:  # each beat on its own shard's slot: one GET each
-            for shard in shards:
-                pipe.get(self.beat_key(shard))
-        else:  # one server: one MGET
-            pipe.mget([self.beat_key(shard) for shard in shards])
         found = pipe.execute()
-        seen = found[len(shards) :] if self.cluster else found[len(shards)]
-        firsts = {shard: int(head[0][1]) for shard, head in zip(shards, found[: len(shards)], strict=True) if head}
-        beats = {shard: str(b) for shard, b in zip(shards, seen, strict=True) if b}
+        firsts = {shard: int(head[0][1]) for shard, head in zip(shards, found, strict=True) if head}
         due: list[str] = []
         late = [shard for shard, first in firsts.items() if first < now_ms]
         if late:
@@ -388,7 +394,7 @@ class Store(Keys):
             for shard in late:
                 pipe.zrangebyscore(self.deadlines(shard), "-inf", f"({now_ms}", 0, limit)
             due = [mid for ids in pipe.execute() for mid in ids][:limit]
-        return due, beats, min(firsts.values(), default=None)
+        return due, min(firsts.values(), default=None)
 
     def first_deadline(self, client: Any, shards: Sequence[int]) -> int | None:
         """The earliest deadline of ``shards`` on one master."""
@@ -398,21 +404,44 @@ class Store(Keys):
         scores = [int(found[0][1]) for found in pipe.execute() if found]
         return min(scores) if scores else None
 
-    def beat(self, client: Any, shards: Sequence[int], now_ms: int) -> None:
-        """Mark ``shards`` as looked at, at ``now_ms``."""
-        pipe = client.pipeline(transaction=False)
-        for shard in shards:
-            pipe.set(self.beat_key(shard), now_ms, ex=86400)
-        pipe.execute()
+    def beat(self, client: Any, shards: Sequence[int], now_ms: int | None = None) -> list[Credit]:
+        """Beat ``shards`` of one master (``client``), crediting first the outage of any whose beat is older
+        than :attr:`outage_ms` (beat.lua; service/matches/liveness.py).  One round trip: on one Redis one
+        script for every shard, on a cluster a pipeline of one a shard (each shard is a slot of its own).
+        ``now_ms`` None: the master's own time (or the injected clock).  Returns the credits made."""
+        groups = [list(shards)] if not self.cluster else [[shard] for shard in shards]
+        calls = [self._beat_call(group, now_ms) for group in groups]
+        for attempt in range(2):
+            pipe = client.pipeline(transaction=False)
+            for keys, args in calls:
+                command = ("EVALSHA", self._beat.sha) if attempt == 0 else ("EVAL", self._beat.text)
+                pipe.execute_command(*command, len(keys), *keys, *args)
+            answers = pipe.execute(raise_on_error=False)
+            if attempt == 0 and any(isinstance(a, NoScriptError) for a in answers):
+                continue  # the master forgot the script (a restart): send its text
+            for answer in answers:
+                if isinstance(answer, BaseException):
+                    raise answer
+            return [c for group, answer in zip(groups, answers, strict=True) for c in self._credits(group, answer)]
+        raise AssertionError("unreachable")  # pragma: no cover
 
-    def credit(self, shard: int, beat_seen: str, now_ms: int, by_sweeper: bool = True) -> int:
-        """Give every running clock of ``shard`` the time since ``beat_seen`` (credit.lua); the
-        number of matches credited, -1 when someone did it first.  The shard's beat becomes
-        ``now_ms``, marked ``:r`` when a request (not a sweeper) credited: a request credits only
-        a sweeper's beat, so with no sweeper left the clocks are credited once, not forever."""
-        keys = [self.deadlines(shard), self.beat_key(shard)]
-        mark = "" if by_sweeper else ":r"
-        return int(self._write(self._credit, keys, [beat_seen, now_ms, self.tag(shard), f"{self.prefix}ch:", mark]))
+    def beat_one(self, shard: int, now_ms: int | None = None) -> list[Credit]:
+        """:meth:`beat` for one shard, on whichever node holds it: what a request does when it reads a beat
+        older than :attr:`outage_ms`, before it applies any flag (service/matches/cas.py)."""
+        keys, args = self._beat_call([shard], now_ms)
+        return self._credits([shard], self._beat(keys, args))
+
+    def _beat_call(self, shards: Sequence[int], now_ms: int | None) -> tuple[list[str], list[str | int]]:
+        if now_ms is None and self._now is not None:
+            now_ms = self._now()
+        keys = [key for shard in shards for key in (self.deadlines(shard), self.beat_key(shard))]
+        args: list[str | int] = ["" if now_ms is None else now_ms, self.outage_ms, f"{self.prefix}ch:"]
+        return keys, args + [self.tag(shard) for shard in shards]
+
+    @staticmethod
+    def _credits(shards: Sequence[int], answer: Sequence[Any]) -> list[Credit]:
+        flat = [int(x) for x in answer]
+        return [Credit(shards[flat[i]], flat[i + 1], flat[i + 2]) for i in range(0, len(flat), 3)]
 
     # -- masters (health, sweepers) --------------------------------------------------
 

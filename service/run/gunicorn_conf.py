@@ -14,7 +14,8 @@
   ``bench overhead``; the same code otherwise, alternated): a Catchup ``play``'s p99 at 16 connections
   13-27 ms with ``sleep(0)``, 9-10 ms with the turn, at the same throughput, against 4.6-5.5 ms for a
   bare route on sync workers.  tests/test_gunicorn_conf.py holds the turn.
-* After the app is loaded, ``gc.freeze()`` (``post_worker_init``).
+* After the app is loaded, ``gc.freeze()`` (``post_worker_init``), and the worker's liveness beats start
+  (service/matches/liveness.py: a worker that serves keeps every shard's beat fresh, RULES R-T3).
 * Under the gevent worker, the answers are kept and their log lines made and written, and their timings told
   to the metrics, together within a tenth of a second (service/web/requestlog.py ``batch_lines``); the
   metrics write the timings within half a second more (service/web/metrics.py ``batch_timings``); what is
@@ -27,6 +28,10 @@ import gc
 import os
 from collections.abc import Callable
 from typing import Any
+
+from flask import Flask
+
+from service.matches import liveness
 
 _yield: Callable[[], Any] | None = None  # next_turn in a gevent worker, else None
 TURN_S = 1e-6  # any time above 0 makes gevent.sleep wait for the loop's next turn
@@ -47,6 +52,9 @@ def post_worker_init(worker: Any) -> None:
     before, none after), and the gevent worker's yield and its log's batching are set up."""
     global _yield
     gc.freeze()
+    app = getattr(worker, "wsgi", None)
+    if isinstance(app, Flask):  # not gunicorn's stand-in for an app that failed to load
+        liveness.keep(app)
     if type(worker).__module__ == "gunicorn.workers.ggevent":
         _yield = next_turn
         from gevent import spawn_later

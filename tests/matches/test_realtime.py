@@ -154,7 +154,7 @@ def test_make_run_serves_sweeps_and_restarts_without_loss(tmp_path: Path) -> Non
         down_ms = (time.time() - read_at) * 1000
         assert after["state"] == before["state"]
         # The deadline is intact, or moved later by the time the service was down (RULES R-T3: a stop
-        # of more than 3 s without a sweeper's look is credited to the running clock), never earlier.
+        # of more than 3 s without any serving process's beat is credited to the running clock), never earlier.
         shift = _ms(after["clock"]["deadline"]) - _ms(before["clock"]["deadline"])
         assert shift == 0 or 3000 < shift <= down_ms, (shift, down_ms)
     finally:
