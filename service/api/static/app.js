@@ -14,6 +14,7 @@
 // Where things are:
 //   api.js       the API client (every request), errors as sentences
 //   store.js     the state the modules share, and the named operations that change it
+//   building.js  the store's part that is the move being built (store.js re-exports it)
 //   dom.js       element helpers, the clipboard;  format.js  sentences filled, clock times
 //   setup.js     "Set up": the game, its options, a new game, a new line on the board
 //   paste.js     "Paste a state" and "Paste a record"

@@ -7,13 +7,18 @@
 //  - the line on the board: its game and options, its positions, the one shown, the main line kept
 //    while a branch is shown, and a count of the lines shown (what was made for one line, such as an
 //    answer still on its way, is not shown on another);
-//  - the move being built: its steps, the cell of a wrong step, the legal next steps marked, the
-//    board as the steps leave it (the preview), and the choice a click's step carries (a colour);
+//  - the move being built (building.js, re-exported here): its steps, the cell of a wrong step, the
+//    legal next steps marked, the board as the steps leave it (the preview), the choice a click carries;
 //  - the managed match followed, if any (the address ends in #match=ID), and whether the computer
 //    is choosing a move.
 //
 // A position is {state, before, move, events, announcements, keeps}; in a match earlier positions
 // have no state (the server keeps them), and `keeps` marks an end without a move (the ply stays).
+
+// The move being built is its own module's (building.js), shared through the store like the rest.
+import { clearMove } from './building.js';
+
+export { choiceCode, clearMove, markWrongCell, openSteps, pickChoice, prefix, previewState, setOpenSteps, setPrefix, setPreview, wrongCell } from './building.js';
 
 // A record's entries that are not moves (engine/game.py RESERVED): replayed by the server.
 const RESERVED = ['timeout', 'resign', 'forfeit', 'abort', 'adjudicate'];
@@ -151,41 +156,6 @@ export function noteAnnouncements(entry, announcements) {
   const i = line.history.indexOf(entry);
   if (i >= 0) line = Object.freeze({ ...line, history: Object.freeze(line.history.map((h, j) => (j === i ? noted : h))) });
   return noted;
-}
-
-// -- the move being built ----------------------------------------------------------------------
-
-let steps = Object.freeze({ prefix: Object.freeze([]), wrong: null, open: Object.freeze([]), preview: null });
-let choice = null;
-
-export const prefix = () => steps.prefix;
-export const wrongCell = () => steps.wrong;
-export const openSteps = () => steps.open;
-export const choiceCode = () => choice;
-// The preview of the move being built, while it is the move being built on the position shown.
-const previewKey = () => `${shownKey()}|${steps.prefix.join('\n')}`;
-export const previewState = () => (steps.preview && steps.preview.key === previewKey() ? steps.preview.state : null);
-
-// The steps so far, all legal (the wrong cell's mark goes).
-export function setPrefix(list) {
-  steps = Object.freeze({ ...steps, prefix: Object.freeze([...list]), wrong: null });
-}
-export function clearMove() {
-  steps = Object.freeze({ ...steps, prefix: Object.freeze([]), wrong: null });
-}
-export function markWrongCell(cell) {
-  steps = Object.freeze({ ...steps, wrong: cell });
-}
-// The legal next steps the board marks (all of them, when "Show the legal moves" is on).
-export function setOpenSteps(list) {
-  steps = Object.freeze({ ...steps, open: Object.freeze([...list]) });
-}
-// The board as the steps so far leave it (legal-moves `preview`), for the move being built now.
-export function setPreview(state) {
-  steps = Object.freeze({ ...steps, preview: state ? Object.freeze({ key: previewKey(), state }) : null });
-}
-export function pickChoice(code) {
-  choice = code;
 }
 
 // -- the computer opponent ---------------------------------------------------------------------
