@@ -27,6 +27,8 @@
 //   posts.js     the forum post, the PNG, the record copied
 //   links.js     creating a match; the seat links and umpire token kept in this browser
 //   match.js     following a match: entering, leaving, its record on the board, a seat's move
+//   seat.js      the seat line; a seat whose link the umpire replaced (told, and offered no moves)
+//   refusals.js  a match's refused attempts: listed in the history, said on every view
 //   umpire.js    the umpire's controls of a match
 //   clocks.js    the match's clocks, counted down
 //   live.js      live updates of a match: its event stream, or long polls

@@ -3,12 +3,13 @@
 
 import { $, el } from './dom.js';
 import { matchAnnouncements } from './match.js';
+import { attemptItem } from './refusals.js';
 import * as store from './store.js';
 import { say, sayLegal } from './verdicts.js';
 import { show } from './view.js';
 
 // The moves, each numbered by the ply it reaches (an end without a move, such as a resignation,
-// reaches none); on a branch, the branch's own moves are marked.
+// reaches none), and in a match the attempts refused between them; on a branch, its own moves are marked.
 export function showHistory() {
   const list = $('u-moves');
   const ply = store.plies();
@@ -16,6 +17,7 @@ export function showHistory() {
   const at = store.at();
   const main = store.mainLine();
   const from = main ? main.from : Infinity;
+  const refused = store.attempts();
   list.replaceChildren();
   history.forEach((h, i) => {
     let label;
@@ -23,6 +25,7 @@ export function showHistory() {
     else label = ply[i] === ply[i - 1] ? h.move : `${ply[i]}. ${h.move}`;
     const b = el('button', { type: 'button', 'aria-current': i === at ? 'true' : 'false', onclick: () => goTo(i) }, label);
     list.append(el('li', { class: i > from ? 'u-branch-move' : null }, b));
+    for (const a of refused) if (a.at === i) list.append(attemptItem(a)); // in a match: the attempts refused at this position
   });
   const current = list.querySelector('[aria-current="true"]');
   if (current) { // the list scrolls to the move shown; the page does not (on a phone it would leave the board)

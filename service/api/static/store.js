@@ -101,7 +101,7 @@ export function mayMove() {
   if (!match) return true;
   // While the clocks are paused or wait for the start the move may still be built and sent: the server
   // takes it (clock.start first_move) or says why not (409 paused, not_started), and the page shows its sentence.
-  return atLatest() && match.seat !== null && match.data && match.data.clock.may_move === match.seat;
+  return atLatest() && match.seat !== null && !match.lost && match.data && match.data.clock.may_move === match.seat;
 }
 
 // A new line (a new game, a state, a record): nothing of the old one stays - the move being built, a
@@ -168,20 +168,26 @@ export function setThinking(on) {
 
 // -- the match followed --------------------------------------------------------------------------
 
-// {id, seat, token, data, offset, gen, es}: `data` is the match as GET /v1/matches/ID answers it, `offset`
-// our clock less the server's, `gen` counts the matches followed (a wait of an earlier one stops), `es`
-// the event stream.  `seat` is null on the umpire's view (no seat token in the address).
+// {id, seat, token, data, offset, gen, es, attempts, lost}: `data` is the match as GET /v1/matches/ID
+// answers it, `offset` our clock less the server's, `gen` counts the matches followed (a wait of an
+// earlier one stops), `es` the event stream, `attempts` the refused attempts of its record (refusals.js),
+// `lost` why the seat's token no longer works (seat.js: 'replaced', 'unknown'), or null.  `seat` is null
+// on the umpire's view (no seat token in the address).
 let match = null;
 let matchGen = 0;
+const NONE = Object.freeze([]);
 
 export const following = () => match;
+export const attempts = () => (match ? match.attempts : NONE);
+export const seatLost = () => (match ? match.lost : null);
 // Is the match followed still the one of `gen` (nothing left or replaced it meanwhile)?
 export const stillFollowing = (gen) => gen === matchGen && match !== null;
 
 export function followMatch(want) {
   const gen = ++matchGen;
   lines++;
-  match = Object.freeze({ id: want.id, seat: want.token ? want.seat : null, token: want.token, data: null, offset: 0, gen, es: null });
+  const seat = want.token ? want.seat : null;
+  match = Object.freeze({ id: want.id, seat, token: want.token, data: null, offset: 0, gen, es: null, attempts: NONE, lost: null });
   line = Object.freeze({ ...line, history: freeze([]), main: null });
   return gen;
 }
@@ -199,10 +205,10 @@ export function leaveMatch() {
 
 const offsetOf = (data) => Date.now() - Date.parse(data.clock.now);
 
-// The match as the server answered it, with its record: its game, options, players and positions.
-// `toLatest`: the latest position is shown (else the one shown stays).
-export function takeMatch(data, record, history, toLatest) {
-  match = Object.freeze({ ...match, data: Object.freeze({ ...data }), offset: offsetOf(data) });
+// The match as the server answered it, with its record: its game, options, players, positions and the
+// attempts refused on the way.  `toLatest`: the latest position is shown (else the one shown stays).
+export function takeMatch(data, record, history, toLatest, refused) {
+  match = Object.freeze({ ...match, data: Object.freeze({ ...data }), offset: offsetOf(data), attempts: freeze(refused) });
   const players = Array.isArray(record.players) ? Object.freeze([...record.players]) : null; // the match's players, named everywhere
   const at = toLatest ? history.length - 1 : line.at;
   line = Object.freeze({ ...line, game: data.game, options: Object.freeze({ ...record.options }), names: players, history: freeze(history), at });
@@ -212,6 +218,11 @@ export function takeMatch(data, record, history, toLatest) {
 export function takeClock(clock) {
   const data = Object.freeze({ ...match.data, clock });
   match = Object.freeze({ ...match, data, offset: offsetOf(data) });
+}
+
+// The seat's token no longer works (`why`: 'replaced' by the umpire, or 'unknown' to the match): no moves.
+export function loseSeat(why) {
+  match = Object.freeze({ ...match, lost: why });
 }
 
 // The event stream of the match of `gen`, or none (null); a stream for a match left is closed.

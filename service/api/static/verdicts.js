@@ -22,6 +22,11 @@ export function sayIllegal(error, head) {
     el('p', {}, el('strong', {}, `${head || 'Illegal'}: `), error.message, rule)));
 }
 
+// A notice of something refused, its head in bold: `lines`, each [head, the rest].
+export function sayRefused(lines) {
+  $('u-verdict').replaceChildren(el('div', { class: 'u-bad' }, ...lines.map(([head, rest]) => el('p', {}, el('strong', {}, head), ` ${rest}`))));
+}
+
 export function clearVerdict() {
   $('u-verdict').replaceChildren();
 }
