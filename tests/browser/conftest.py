@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from pagekit import ARTIFACTS, idle, start_browser
+from pagekit import ARTIFACTS, idle, start_browser, unexpected
 from selenium.webdriver.remote.webdriver import WebDriver
 
 from umpire.server import EmbeddedServer
@@ -52,8 +52,8 @@ def fresh(browser: WebDriver, server: str) -> WebDriver:
 
 
 def clean_log(browser: WebDriver) -> None:
-    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE" and "/events" not in e["message"]]
-    assert errors == [], errors  # no script error, no failed request (but the events stream the page tries first)
+    errors = [e for e in browser.get_log("browser") if unexpected(e)]
+    assert errors == [], errors  # no script error, no failed request
 
 
 @pytest.fixture

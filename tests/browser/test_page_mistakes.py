@@ -21,7 +21,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
 from test_page import cells, click_cell, new_game, text
-from test_page_slips import click, moves
+from test_page_slips import moves
 from test_page_umpire import api, create, href, refused, try_move
 
 Shot = Callable[[WebDriver, str], Path]
@@ -138,3 +138,74 @@ def test_a_replaced_seat_link_says_so_in_a_player_s_words(people: People, shot: 
     assert text(ann, "u-seat") == "You are seat 0 (Ann). Your move."
     click_cell(ann, "C3")
     assert "Ann places C3." in text(ann, "u-verdict")
+
+
+def leaving_is_held(d: WebDriver) -> bool:
+    """Would the browser ask before this page is left (closed, reloaded, another address)?  A beforeunload
+    event that the page cancels is what makes it ask."""
+    return bool(
+        d.execute_script(
+            "const e = new Event('beforeunload', {cancelable: true}); window.dispatchEvent(e); return e.defaultPrevented"
+        )
+    )
+
+
+def following(d: WebDriver) -> str:
+    return str(d.execute_script("return location.hash"))
+
+
+def test_a_seat_s_page_shows_the_match_and_asks_before_leaving_it(people: People, server: str, shot: Shot) -> None:
+    """Before: a seat's page showed "Set up" with its big "Start a new game", which went to a new game without
+    asking, and Back left the site: the seat link was gone while the clock ran."""
+    umpire, ann, _ = people
+    new_game(umpire, "catchup", size="3")
+    match_id = create(umpire, ("Ann", "Bob"), 120, 60, start="created")
+    seat0 = href(umpire, "0", match_id)
+    enter(ann, seat0)  # the link, followed from a chat
+    assert not ann.find_element(By.CSS_SELECTOR, ".u-setup").is_displayed()  # no set-up, no paste forms: the match
+    assert not ann.find_element(By.ID, "u-match-form").is_displayed()
+    assert leaving_is_held(ann)  # closing the tab, reloading, another address: the browser asks
+    # This browser keeps the seat's link from now on (it created no match, so it kept none before).
+    kept = ann.find_element(By.CSS_SELECTOR, f'#u-kept [data-match="{match_id}"] a[data-seat="0"]')
+    assert kept.get_attribute("href") == seat0 and kept.text == "Seat 0 (Ann)"
+    assert not ann.find_elements(By.CSS_SELECTOR, f'#u-kept [data-match="{match_id}"] a[data-seat="1"]')
+    shot(ann, "seat")
+    # "Leave the match" asks; not confirmed, nothing changes.
+    ann.find_element(By.ID, "u-leave").click()
+    question = ann.switch_to.alert.text
+    assert "Leave your seat" in question and "clock runs on" in question, question
+    ann.switch_to.alert.dismiss()
+    assert following(ann).startswith(f"#match={match_id}&seat=0") and text(ann, "u-seat") == "You are seat 0 (Ann). Your move."
+    ann.find_element(By.ID, "u-leave").click()
+    ann.switch_to.alert.accept()
+    idle(ann)
+    assert following(ann) == "" and ann.find_element(By.CSS_SELECTOR, ".u-setup").is_displayed() and not leaving_is_held(ann)
+    # Back brings the seat's page again: the seat link was kept in the browser's history, not replaced.
+    ann.back()
+    idle(ann)
+    assert following(ann).startswith(f"#match={match_id}&seat=0") and text(ann, "u-seat") == "You are seat 0 (Ann). Your move."
+    # Back from the seat's page to the desk in the same tab asks too; not confirmed, the seat's page stays.
+    ann.get(f"{server}/")
+    idle(ann)
+    ann.find_element(
+        By.CSS_SELECTOR, f'#u-kept [data-match="{match_id}"] a[data-seat="0"]'
+    ).click()  # offered from the kept links
+    idle(ann)
+    assert text(ann, "u-seat") == "You are seat 0 (Ann). Your move."
+    ann.back()
+    assert "Leave your seat" in ann.switch_to.alert.text
+    ann.switch_to.alert.dismiss()
+    idle(ann)
+    assert following(ann).startswith(f"#match={match_id}&seat=0") and text(ann, "u-seat") == "You are seat 0 (Ann). Your move."
+    click_cell(ann, "C3")  # still the seat: it moves
+    assert "Ann places C3." in text(ann, "u-verdict")
+    # Once the match is over, nothing holds the page.
+    umpire.get(href(umpire, "umpire", match_id))
+    idle(umpire)
+    umpire.find_element(By.ID, "u-abort").click()
+    umpire.switch_to.alert.accept()
+    said(ann, "The game is over.", "u-turn")
+    assert not leaving_is_held(ann)
+    ann.find_element(By.ID, "u-leave").click()  # no question: the match is over
+    idle(ann)
+    assert following(ann) == ""

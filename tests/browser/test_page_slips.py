@@ -214,7 +214,10 @@ def test_a_little_golem_record_pasted_and_a_match_exported(page: WebDriver, serv
     exported = value(page, "u-post")
     with urllib.request.urlopen(f"{server}/v1/matches/{match_id}/moves?format=littlegolem", timeout=10) as resp:
         assert exported == resp.read().decode()
-    click(page, "u-leave")
+    page.find_element(By.ID, "u-leave").click()
+    assert "Leave your seat (Ann)" in page.switch_to.alert.text  # the seat's match runs: asked first (issue 35)
+    page.switch_to.alert.accept()
+    idle(page)
     page.find_element(By.ID, "u-tab-record").click()
     Select(page.find_element(By.ID, "u-game")).select_by_value("catchup")
     Select(page.find_element(By.ID, "u-record-format")).select_by_value("littlegolem")

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 from hookkit import PNG_MAGIC, Receiver, until
 from openapi_check import spec_checker_instance
-from pagekit import idle
+from pagekit import idle, unexpected
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -147,7 +147,7 @@ def try_move(d: WebDriver, move: str) -> None:
 def refused(d: WebDriver, status: int) -> None:
     """The browser's log of this window holds the refusal the test asked for, and nothing else
     (read, so that the page fixture's check of failed requests sees only what was unexpected)."""
-    failed = [e["message"] for e in d.get_log("browser") if e["level"] == "SEVERE" and "/events" not in e["message"]]
+    failed = [e["message"] for e in d.get_log("browser") if unexpected(e)]
     assert failed and all(f"status of {status}" in m for m in failed), failed
 
 

@@ -26,6 +26,7 @@
 //   computer.js  the computer opponent (POST suggest)
 //   posts.js     the forum post, the PNG, the record copied
 //   links.js     creating a match; the seat links and umpire token kept in this browser
+//   leave.js     a seat's page asks before it is left while its match runs
 //   match.js     following a match: entering, leaving, its record on the board, a seat's move
 //   seat.js      the seat line; a seat whose link the umpire replaced (told, and offered no moves)
 //   refusals.js  a match's refused attempts: listed in the history, said on every view
@@ -38,6 +39,7 @@ import { wireBoard } from './board.js';
 import { startClocks } from './clocks.js';
 import { wireComputer } from './computer.js';
 import { wireHistory } from './history.js';
+import { wireLeave } from './leave.js';
 import { showKept, wireMatchForm } from './links.js';
 import { onHash, wireMatch } from './match.js';
 import { wireMoveForm } from './moves.js';
@@ -61,6 +63,7 @@ function wire() {
   wireMatchForm();
   wireUmpire();
   wireMatch();
+  wireLeave();
   placeVerdicts();
   startClocks();
 }

@@ -42,16 +42,38 @@ function keepMatches(kept) {
   showKept(kept);
 }
 
+// A seat's page keeps its own link in this browser (issue 35: Back, or a tap on "Start a new game", lost it
+// while the clock ran); a browser that created the match keeps every link already.  The seats' links
+// kept so are bounded (the oldest go); the matches this browser created are kept until dismissed.
+const SEATS_KEPT = 30;
+export function keepSeat() {
+  const m = store.following();
+  if (!m || m.seat === null || m.lost) return;
+  const kept = keptMatches();
+  let k = kept.find((other) => other.id === m.id);
+  if (k && (k.umpire || k.seats[m.seat] === m.token)) return;
+  if (!k) {
+    k = { id: m.id, title: store.gameInfo(store.game()).title, names: store.names(), seats: [null, null], umpire: null, created: new Date().toLocaleString() };
+    kept.unshift(k);
+  }
+  k.seats[m.seat] = m.token;
+  const seatsOnly = kept.filter((other) => !other.umpire);
+  keepMatches(kept.filter((other) => other.umpire || seatsOnly.indexOf(other) < SEATS_KEPT));
+}
+
 // The links kept, each match's with Copy, New link (a seat's) and Dismiss.
 export function showKept(kept = keptMatches()) {
   const box = $('u-kept');
   box.replaceChildren();
   $('u-links').hidden = !kept.length;
+  $('u-links-umpire').hidden = !kept.some((k) => k.umpire);
+  $('u-links-seat').hidden = kept.every((k) => k.umpire);
   const base = `${location.origin}${location.pathname}#match=`;
   for (const k of kept) {
     const at = `${base}${encodeURIComponent(k.id)}`;
     const links = [
-      ...k.seats.map((token, seat) => ({ href: `${at}&seat=${seat}&token=${encodeURIComponent(token)}`, text: `Seat ${seat} (${k.names[seat]})`, seat: String(seat) })),
+      ...k.seats.map((token, seat) => (typeof token !== 'string' ? null // a seat opened here keeps only its own link
+        : { href: `${at}&seat=${seat}&token=${encodeURIComponent(token)}`, text: `Seat ${seat} (${k.names[seat]})`, seat: String(seat) })).filter(Boolean),
       // The umpire's token stays in this browser (never in a link): the view opened here has the controls.
       { href: at, text: k.umpire ? "Umpire's view (controls here, read only elsewhere)" : "Umpire's view (read only)", seat: 'umpire' },
     ];

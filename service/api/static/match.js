@@ -5,6 +5,8 @@
 import { api, bearer, errorText } from './api.js';
 import { tick } from './clocks.js';
 import { $ } from './dom.js';
+import { mayLeave } from './leave.js';
+import { keepSeat } from './links.js';
 import { changed, listen } from './live.js';
 import { markWrong } from './moves.js';
 import { attemptsOf, sayNewAttempts } from './refusals.js';
@@ -28,11 +30,19 @@ function readHash() {
   return { id, seat: seat === '0' || seat === '1' ? Number(seat) : null, token: p.get('token') };
 }
 
-// The match the address names, if any, followed (at the start, and when the address changes).
+// The address of the match followed, as it was entered (a seat's link, or the umpire's view).
+let address = null;
+
+// The match the address names, if any, followed (at the start, and when the address changes: a link
+// followed, Back).  A seat's page whose match runs asks first; kept, its address is put back.
 export async function onHash() {
   const want = readHash();
   const m = store.following();
   if (want && m && want.id === m.id && want.seat === m.seat && want.token === m.token) return false;
+  if (m && !mayLeave()) {
+    history.pushState(null, '', address);
+    return false;
+  }
   leaveMatch(false);
   if (want) await enterMatch(want);
   return !!want;
@@ -40,9 +50,11 @@ export async function onHash() {
 
 async function enterMatch(want) {
   const gen = store.followMatch(want);
+  address = location.href;
   $('u-match-bar').hidden = false;
   $('u-leave').hidden = false;
   $('u-match-form').hidden = true;
+  $('u-setup-card').hidden = true; // a match's page shows the match: no set-up, no paste forms
   const r = await api('GET', matchPath(want.id));
   if (!store.stillFollowing(gen)) return;
   if (!r.ok) {
@@ -54,7 +66,8 @@ async function enterMatch(want) {
   listen(gen);
 }
 
-// The match left (`resetHash`: and its address); the board gets a game of its own again if it has none.
+// The match left (`resetHash`: for the desk's address, a new entry of the browser's history, so that Back
+// brings the match's page again); the board gets a game of its own again if it has none.
 export function leaveMatch(resetHash) {
   if (!store.leaveMatch()) return;
   $('u-match-bar').hidden = true;
@@ -62,9 +75,17 @@ export function leaveMatch(resetHash) {
   $('u-resign').hidden = true;
   $('u-leave').hidden = true;
   $('u-match-form').hidden = false;
-  if (resetHash) history.replaceState(null, '', location.pathname);
+  $('u-setup-card').hidden = false;
+  if (resetHash) history.pushState(null, '', location.pathname);
   const last = store.latest();
   if (!last || !last.state) newGame(store.game(), store.options());
+}
+
+// The match left for a line of the page's own (a new game, a paste, Leave): false when the seat stays.
+export function leaveAsked() {
+  if (!mayLeave()) return false;
+  leaveMatch(true);
+  return true;
 }
 
 // Replayable entries of the record, as the server counts plies (service/matches/referee.py record_moves):
@@ -103,6 +124,7 @@ export async function takeMatch(data, first) {
   const grew = history.length !== known.length;
   store.takeMatch(data, rec.data, history, wasLatest, attemptsOf(entries, (e) => recordStep(e) !== null));
   checkSeat(entries, first);
+  if (first) keepSeat(); // the seat's link, kept in this browser: left by mistake, it is offered again
   $('u-resign').hidden = m.seat === null || data.state.status === 'finished' || !!store.seatLost();
   syncForm();
   if (grew || first) {
@@ -180,6 +202,6 @@ async function resign() {
 
 export function wireMatch() {
   $('u-resign').addEventListener('click', resign);
-  $('u-leave').addEventListener('click', () => leaveMatch(true));
+  $('u-leave').addEventListener('click', leaveAsked);
   window.addEventListener('hashchange', onHash);
 }
