@@ -20,7 +20,7 @@ from pagekit import idle
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
-from test_page import cells, click_cell, new_game, text
+from test_page import cells, click_cell, new_game, phone, text
 from test_page_slips import moves
 from test_page_umpire import api, create, href, refused, try_move
 
@@ -209,3 +209,55 @@ def test_a_seat_s_page_shows_the_match_and_asks_before_leaving_it(people: People
     ann.find_element(By.ID, "u-leave").click()  # no question: the match is over
     idle(ann)
     assert following(ann) == ""
+
+
+def held(d: WebDriver) -> str:
+    """The move held for Send by the board ('' when none)."""
+    box = d.find_element(By.ID, "u-pending")
+    return str(box.text) if box.is_displayed() else ""
+
+
+def test_a_move_a_click_completes_waits_for_send_where_the_seat_confirms(people: People, server: str, shot: Shot) -> None:
+    """Before: a click that completed a move (Catchup's only stone, a second stone) sent it at once: a
+    misclick could not be undone.  Now a seat may confirm its moves, and does by default on a phone."""
+    umpire, ann, bob = people
+    new_game(umpire, "catchup", size="3")
+    match_id = create(umpire, ("Ann", "Bob"), 120, 60, start="created")
+    path = f"/v1/matches/{match_id}"
+    enter(umpire, href(umpire, "umpire", match_id))
+    enter(ann, href(umpire, "0", match_id))
+    confirm = ann.find_element(By.ID, "u-confirm")
+    assert confirm.is_displayed() and not confirm.is_selected()  # a desktop's default: sent at once, as before
+    confirm.click()  # Ann asks to confirm: kept in her browser, for her seat
+    idle(ann)
+    enter(ann, href(umpire, "0", match_id))
+    assert ann.find_element(By.ID, "u-confirm").is_selected()
+    click_cell(ann, "C3")  # the first turn's only stone: the move is complete, and held
+    assert held(ann).startswith("Not sent yet: C3.") and cells(ann)["C3"] != "C3, empty"  # shown as it would be
+    assert api(server, "GET", path)["ply"] == 0 and moves(umpire) == ["start"]  # nothing sent
+    shot(ann, "held")
+    ann.find_element(By.ID, "u-undo").click()
+    idle(ann)
+    assert held(ann) == "" and cells(ann)["C3"] == "C3, empty" and "nothing was sent" in text(ann, "u-verdict")
+    click_cell(ann, "C4")
+    assert held(ann).startswith("Not sent yet: C4.")
+    ann.find_element(By.ID, "u-send").click()
+    idle(ann)
+    assert held(ann) == "" and "Ann places C4." in text(ann, "u-verdict") and api(server, "GET", path)["ply"] == 1
+    WebDriverWait(umpire, 10).until(lambda d: moves(d) == ["start", "1. C4"])
+    # Bob on a phone: confirming is his default; the second stone completes the move, held by the board.
+    phone(bob)
+    enter(bob, href(umpire, "1", match_id))
+    assert bob.find_element(By.ID, "u-confirm").is_selected()
+    click_cell(bob, "B2")
+    assert held(bob) == "" and "B2 may be played now" in text(bob, "u-verdict")  # not complete: a second stone may come
+    click_cell(bob, "B3")
+    assert held(bob).startswith("Not sent yet: B2 B3.") and api(server, "GET", path)["ply"] == 1
+    send = bob.find_element(By.ID, "u-send")
+    assert bob.execute_script("return arguments[0].getBoundingClientRect().bottom", send) <= 844  # by the board, in sight
+    shot(bob, "held-phone")
+    send.click()
+    idle(bob)
+    assert api(server, "GET", path)["ply"] == 2
+    assert ann.execute_script("return localStorage.getItem(arguments[0])", f"umpire-desk.confirm.{match_id}.0") == "1"
+    assert bob.execute_script("return Object.keys(localStorage).filter((k) => k.startsWith('umpire-desk.confirm.'))") == []

@@ -21,7 +21,9 @@
 //   view.js      the position shown: `show` redraws everything that follows it; whose turn it is
 //   board.js     the board and the keyboard: cells named, clicked, keyed; the marks of the move
 //   moves.js     building a move step by step, the legal steps offered, playing it
+//   pending.js   a seat's "confirm before sending": a move a click completes waits for Send
 //   verdicts.js  what the page says about a move or a refusal
+//   layout.js    on a phone, what a player needs sits right under the board
 //   history.js   the list of moves, stepping through it, branches, taking back
 //   computer.js  the computer opponent (POST suggest)
 //   posts.js     the forum post, the PNG, the record copied
@@ -40,15 +42,17 @@ import { startClocks } from './clocks.js';
 import { wireComputer } from './computer.js';
 import { wireHistory } from './history.js';
 import { wireLeave } from './leave.js';
+import { wireLayout } from './layout.js';
 import { showKept, wireMatchForm } from './links.js';
 import { onHash, wireMatch } from './match.js';
 import { wireMoveForm } from './moves.js';
 import { wirePaste } from './paste.js';
+import { wirePending } from './pending.js';
 import { wirePosts } from './posts.js';
 import { listGames, newGame, wireSetup } from './setup.js';
 import * as store from './store.js';
 import { wireUmpire } from './umpire.js';
-import { placeVerdicts, say } from './verdicts.js';
+import { say } from './verdicts.js';
 import { wireView } from './view.js';
 
 function wire() {
@@ -64,7 +68,8 @@ function wire() {
   wireUmpire();
   wireMatch();
   wireLeave();
-  placeVerdicts();
+  wirePending();
+  wireLayout();
   startClocks();
 }
 

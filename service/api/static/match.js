@@ -5,6 +5,7 @@
 import { api, bearer, errorText } from './api.js';
 import { tick } from './clocks.js';
 import { $ } from './dom.js';
+import { placeParts } from './layout.js';
 import { mayLeave } from './leave.js';
 import { keepSeat } from './links.js';
 import { changed, listen } from './live.js';
@@ -55,6 +56,7 @@ async function enterMatch(want) {
   $('u-leave').hidden = false;
   $('u-match-form').hidden = true;
   $('u-setup-card').hidden = true; // a match's page shows the match: no set-up, no paste forms
+  placeParts();
   const r = await api('GET', matchPath(want.id));
   if (!store.stillFollowing(gen)) return;
   if (!r.ok) {
@@ -76,6 +78,7 @@ export function leaveMatch(resetHash) {
   $('u-leave').hidden = true;
   $('u-match-form').hidden = false;
   $('u-setup-card').hidden = false;
+  placeParts();
   if (resetHash) history.pushState(null, '', location.pathname);
   const last = store.latest();
   if (!last || !last.state) newGame(store.game(), store.options());

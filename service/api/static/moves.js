@@ -8,6 +8,7 @@ import { boardCells, byClick, cellOf, markCells, showsPreview } from './board.js
 import { computerMove } from './computer.js';
 import { $, el } from './dom.js';
 import { playInMatch } from './match.js';
+import { confirming, hold } from './pending.js';
 import { sayLost } from './seat.js';
 import * as store from './store.js';
 import { clearVerdict, say, sayIllegal, sayLegal } from './verdicts.js';
@@ -57,7 +58,9 @@ export async function addStep(step, fromBoard) {
   }
   store.setPrefix(r.data.prefix);
   $('u-move').value = joinSteps(store.prefix());
-  if (r.data.complete && r.data.count === 0) return play(r.data.move); // the move cannot go on: it is played
+  if (r.data.complete && r.data.count === 0) { // the move cannot go on: it is played, or held for Send by a seat that confirms
+    return fromBoard && confirming() ? hold(r.data.move) : play(r.data.move);
+  }
   store.setPreview(r.data.preview || null);
   if (store.previewState() || showsPreview()) await show(); // the board as the steps so far leave it
   applySteps(r.data);

@@ -30,15 +30,3 @@ export function sayRefused(lines) {
 export function clearVerdict() {
   $('u-verdict').replaceChildren();
 }
-
-// On a narrow screen the verdict of a click sits right under the board, not a screen further down
-// under the move box (issue 22); the same element, moved.
-export function placeVerdicts() {
-  const narrow = window.matchMedia('(max-width: 40rem)');
-  const place = () => {
-    if (narrow.matches) $('u-board').after($('u-verdict'));
-    else $('u-computer').after($('u-verdict'));
-  };
-  narrow.addEventListener('change', place);
-  place();
-}

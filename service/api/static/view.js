@@ -12,6 +12,7 @@ import { showHistory } from './history.js';
 import { showMatchForm } from './links.js';
 import { addStep, refreshSteps, showSyntax } from './moves.js';
 import { showPasteHints } from './paste.js';
+import { showPending } from './pending.js';
 import { forgetShares, showExportFormats } from './posts.js';
 import { showSeat } from './seat.js';
 import * as store from './store.js';
@@ -42,6 +43,7 @@ export async function show() {
     showPasteHints();
   }
   decorateCells(preview || h.state, (step) => addStep(step, true));
+  showPending(); // a move held for Send, by the board
   const examples = store.hints().examples;
   $('u-move').placeholder = examples[Math.min(store.at(), examples.length - 1)];
   showTurn();
