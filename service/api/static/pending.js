@@ -1,4 +1,4 @@
-// "Confirm before sending", a seat's setting (issue 35: a misclick could not be undone): a move that a
+// A seat's "confirm before sending" setting (issue 35: a misclick could not be undone): a move that a
 // click on the board completes is held instead of sent - the board shows it played, and Send (or
 // Undo) sits right by the board.  Kept in this browser per seat of a match (localStorage); on by default
 // on a phone, which the page takes to be a touch screen (pointer: coarse) or a narrow one (the page's
