@@ -15,6 +15,7 @@ umpire and the seats each in a browser of their own:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,9 +24,9 @@ from pagekit import idle
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select
-from test_page import phone
+from test_page import cells, phone, text
 from test_page_mistakes import enter
-from test_page_umpire import create, href
+from test_page_umpire import api, create, href
 
 Shot = Callable[[WebDriver, str], Path]
 People = tuple[WebDriver, WebDriver, WebDriver]
@@ -82,3 +83,93 @@ def test_on_a_phone_the_seat_s_clocks_and_its_move_sit_by_the_board(
         assert seen.pop("u-legal") == -1  # none: every step is a click on the board
     shot(ann, "phone")  # the board at the top of the screen, as the player keeps it
     assert all(0 < bottom <= 844 for bottom in seen.values()), seen
+
+
+def chosen(d: WebDriver, element_id: str) -> str:
+    return str(Select(d.find_element(By.ID, element_id)).first_selected_option.get_attribute("value"))
+
+
+def test_a_variant_s_own_clock_and_every_field_of_a_custom_one(page: WebDriver, server: str, shot: Shot) -> None:
+    """Before: Bug → green-meadow kept "bug: turn 1:30, bank 10:00" (R-T2 gives Green Meadow its own), and the custom
+    clock had no field for the bank's step nor an increment, which the server's clock takes."""
+    set_up(page, "bug", variant="green-meadow")
+    assert chosen(page, "u-clock-preset") == "bug-green-meadow"
+    set_up(page, "bug", variant="genius")
+    assert chosen(page, "u-clock-preset") == "bug"
+    set_up(page, "bug", variant="green-meadow")
+    match_id = create_with(page)
+    assert clock_of(server, match_id) == {"turn_s": 60, "bank_s": 300, "step_s": 5, "increment_s": 0, "on_flag": "loses"}
+    # Custom: it starts from the variant's preset, and has the step and the increment.
+    Select(page.find_element(By.ID, "u-clock-preset")).select_by_value("custom")
+    fields = {f: page.find_element(By.ID, f"u-{f}-s") for f in ("turn", "bank", "step", "increment")}
+    assert {f: box.get_attribute("value") for f, box in fields.items()} == {
+        "turn": "60",
+        "bank": "300",
+        "step": "5",
+        "increment": "0",
+    }
+    assert all(box.is_displayed() for box in fields.values())
+    for f, value in (("step", "2"), ("increment", "3")):
+        fields[f].clear()
+        fields[f].send_keys(value)
+    page.execute_script("document.getElementById('u-match-form').scrollIntoView()")
+    shot(page, "custom")
+    match_id = create_with(page)
+    assert clock_of(server, match_id) == {"turn_s": 60, "bank_s": 300, "step_s": 2, "increment_s": 3, "on_flag": "loses"}
+
+
+def create_with(d: WebDriver) -> str:
+    """A match of the game on the board with the form as it is; its id."""
+    d.find_element(By.CSS_SELECTOR, "#u-match-form button[type=submit]").click()
+    idle(d)
+    assert text(d, "u-verdict").startswith("The match is created"), text(d, "u-verdict")
+    return str(d.find_element(By.CSS_SELECTOR, "#u-kept .u-kept").get_attribute("data-match"))
+
+
+def clock_of(server: str, match_id: str) -> dict[str, object]:
+    clock = api(server, "GET", f"/v1/matches/{match_id}")["clock"]
+    return {k: clock[k] for k in ("turn_s", "bank_s", "step_s", "increment_s", "on_flag")}
+
+
+def test_a_crystal_match_deals_the_crystals_shown(people: People, server: str, shot: Shot) -> None:
+    """Before: "The game set up above" sent the options without the seed the server had drawn for the grid shown,
+    so the match dealt another grid: its seats saw other crystals than the umpire had set up."""
+    umpire, ann, bob = people
+    set_up(umpire, "crystal")  # no seed given: the server draws one, and the page shows its grid
+    shown = cells(umpire)
+    first = umpire.execute_script("return document.querySelector('#u-board svg').getAttribute('aria-label')")
+    assert "ply 0" in str(first)
+    click_step(umpire, "first")  # a move on the board: the match still starts from the game set up, at ply 0
+    match_id = create(umpire, ("Ann", "Bob"), 120, 60, start="created")
+    assert "It starts from the first position of the line on the board (ply 0)" in text(umpire, "u-verdict")
+    enter(ann, href(umpire, "0", match_id))
+    enter(bob, href(umpire, "1", match_id))
+    assert cells(ann) == shown and cells(bob) == shown
+    umpire_state = umpire.execute_async_script(
+        "const done = arguments[0]; import('/static/store.js').then((s) => done(s.position(0).state))"
+    )
+    assert api(server, "GET", f"/v1/matches/{match_id}")["state"] == umpire_state
+    shot(ann, "seat-0")
+    # A state pasted from the middle of a game is no game's start: said, and no match made.
+    umpire.find_element(By.ID, "u-tab-state").click()
+    moved = api(
+        server,
+        "POST",
+        "/v1/games/catchup/play",
+        {"state": api(server, "POST", "/v1/games/catchup/new", {})["state"], "move": "E5"},
+    )
+    box = umpire.find_element(By.ID, "u-state-text")
+    umpire.execute_script("arguments[0].value = arguments[1]", box, json.dumps(moved["state"]))
+    umpire.find_element(By.CSS_SELECTOR, "#u-state button[type=submit]").click()
+    idle(umpire)
+    kept = len(umpire.find_elements(By.CSS_SELECTOR, "#u-kept .u-kept"))
+    umpire.find_element(By.CSS_SELECTOR, "#u-match-form button[type=submit]").click()
+    idle(umpire)
+    assert text(umpire, "u-verdict").startswith("No match: its first position would not be the one shown here.")
+    assert len(umpire.find_elements(By.CSS_SELECTOR, "#u-kept .u-kept")) == kept
+
+
+def click_step(d: WebDriver, step: str) -> None:
+    """A step offered as a word under the move box (a Crystal draft's "first"), clicked."""
+    next(b for b in d.find_elements(By.CSS_SELECTOR, "#u-steps button") if b.text == step).click()
+    idle(d)

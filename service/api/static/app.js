@@ -27,7 +27,8 @@
 //   history.js   the list of moves, stepping through it, branches, taking back
 //   computer.js  the computer opponent (POST suggest)
 //   posts.js     the forum post, the PNG, the record copied
-//   links.js     creating a match; the seat links and umpire token kept in this browser
+//   create.js    creating a match: its clock (the variant's preset, a custom one), its first position
+//   links.js     the seat links and umpire token kept in this browser
 //   leave.js     a seat's page asks before it is left while its match runs
 //   match.js     following a match: entering, leaving, its record on the board, a seat's move
 //   seat.js      the seat line; a seat whose link the umpire replaced (told, and offered no moves)
@@ -39,11 +40,12 @@
 import { api, errorText } from './api.js';
 import { wireBoard } from './board.js';
 import { startClocks } from './clocks.js';
+import { wireMatchForm } from './create.js';
 import { wireComputer } from './computer.js';
 import { wireHistory } from './history.js';
 import { wireLeave } from './leave.js';
 import { wireLayout } from './layout.js';
-import { showKept, wireMatchForm } from './links.js';
+import { showKept } from './links.js';
 import { onHash, wireMatch } from './match.js';
 import { wireMoveForm } from './moves.js';
 import { wirePaste } from './paste.js';

@@ -1,29 +1,12 @@
-// Creating managed matches ("Managed match": players' names, a clock, a webhook) and the links of the
-// matches this browser created: each seat's link, the umpire's view, kept in this browser with the
-// match's umpire token (never in a link) until the umpire dismisses them; a seat's new link.
+// The links of the matches this browser created (create.js makes them): each seat's link, the umpire's
+// view, kept in this browser with the match's umpire token (never in a link) until the umpire dismisses
+// them; a seat's new link; and the link of a seat opened in this browser.
 
 import { api, bearer, errorText } from './api.js';
 import { $, copyText, el } from './dom.js';
-import { duration } from './format.js';
 import { matchPath } from './match.js';
 import * as store from './store.js';
 import { say } from './verdicts.js';
-
-// The form as the game on the board has it: its clock presets (the default chosen), its players' names.
-export function showMatchForm() {
-  const sel = $('u-clock-preset');
-  const game = store.gameInfo(store.game());
-  if (sel.dataset.game === game.name) return;
-  sel.dataset.game = game.name;
-  sel.replaceChildren();
-  for (const [name, p] of Object.entries(game.presets)) {
-    sel.append(el('option', { value: name, selected: name === game.default_preset },
-      `${name}: turn ${duration(p.turn_s)}, bank ${duration(p.bank_s)}`));
-  }
-  sel.append(el('option', { value: 'custom' }, 'custom…'));
-  $('u-custom-clock').hidden = sel.value !== 'custom';
-  game.hints.players.forEach((name, seat) => { $(`u-name-${seat}`).placeholder = name; });
-}
 
 // The seat links of the matches this browser created, kept (localStorage: this origin only, never in a
 // URL a server logs) until the umpire dismisses them, so that leaving for a match, or closing the tab,
@@ -101,6 +84,11 @@ export function showKept(kept = keptMatches()) {
   }
 }
 
+// A match this browser created: its links kept, the newest first.
+export function keepCreated(entry) {
+  keepMatches([entry, ...keptMatches().filter((k) => k.id !== entry.id)]);
+}
+
 async function reissue(id, seat) {
   const kept = keptMatches();
   const k = kept.find((other) => other.id === id);
@@ -119,42 +107,4 @@ export function umpireToken() {
   if (!m || m.seat !== null) return null;
   const k = keptMatches().find((other) => other.id === m.id);
   return k && typeof k.umpire === 'string' ? k.umpire : null;
-}
-
-// A match of the game on the board, from its options, with the clock and names of the form.
-async function createMatch() {
-  const preset = $('u-clock-preset').value;
-  const clock = preset === 'custom' ? { turn_s: Number($('u-turn-s').value), bank_s: Number($('u-bank-s').value) } : { preset };
-  clock.start = $('u-clock-start').value; // when the clocks start: the umpire's start (the page's default), the first move, at once
-  const typed = [0, 1].map((seat) => $(`u-name-${seat}`).value.trim());
-  const game = store.game();
-  const body = { game, options: store.options(), clock };
-  if (typed.some(Boolean)) body.players = typed.map((n) => n || null);
-  // A channel the server posts every change to.  Whether the server may post there (its WEBHOOK_ALLOW) only
-  // it knows: a refusal is its 422, shown as its sentence, and no match is made.
-  const hook = $('u-hook-url').value.trim();
-  if (hook) body.webhooks = [{ url: hook, format: $('u-hook-format').value }];
-  const r = await api('POST', '/v1/matches', body);
-  // Said twice: in the verdict, and beside the form's button, where the umpire looks.
-  $('u-match-said').textContent = r.ok ? '' : `No match: ${errorText(r)}`;
-  $('u-match-said').hidden = r.ok;
-  if (!r.ok) return say('bad', `No match: ${errorText(r)}`);
-  const own = store.gameInfo(game).hints.players;
-  const kept = keptMatches().filter((k) => k.id !== r.data.match_id);
-  kept.unshift({
-    id: r.data.match_id,
-    title: store.gameInfo(game).title,
-    names: typed.map((n, seat) => n || own[seat]),
-    seats: [r.data.seats['0'], r.data.seats['1']],
-    umpire: r.data.umpire || null, // the match's umpire token: a seat's new link (and the umpire's controls)
-    created: new Date().toLocaleString(),
-  });
-  keepMatches(kept);
-  const start = { umpire: " The clocks wait for the umpire's start (the umpire's view).", first_move: ' The clocks start at the first move.' }[clock.start] || '';
-  say('info', `The match is created: open a seat link here, and send the other to the opponent. The links are kept below until you dismiss them.${start}`);
-}
-
-export function wireMatchForm() {
-  $('u-clock-preset').addEventListener('change', () => { $('u-custom-clock').hidden = $('u-clock-preset').value !== 'custom'; });
-  $('u-match-form').addEventListener('submit', (ev) => { ev.preventDefault(); createMatch(); });
 }

@@ -5,11 +5,11 @@
 
 import { api, errorText } from './api.js';
 import { decorateCells, drawBoard, helpIsFor, showClickHelp } from './board.js';
+import { showMatchForm } from './create.js';
 import { showComputer } from './computer.js';
 import { $ } from './dom.js';
 import { fill } from './format.js';
 import { showHistory } from './history.js';
-import { showMatchForm } from './links.js';
 import { addStep, refreshSteps, showSyntax } from './moves.js';
 import { showPasteHints } from './paste.js';
 import { showPending } from './pending.js';
