@@ -141,10 +141,10 @@ def test_a_crystal_match_deals_the_crystals_shown(people: People, server: str, s
     assert "ply 0" in str(first)
     click_step(umpire, "first")  # a move on the board: the match still starts from the game set up, at ply 0
     match_id = create(umpire, ("Ann", "Bob"), 120, 60, start="created")
-    assert "It starts from the first position of the line on the board (ply 0)" in text(umpire, "u-verdict")
     enter(ann, href(umpire, "0", match_id))
     enter(bob, href(umpire, "1", match_id))
     assert cells(ann) == shown and cells(bob) == shown
+    assert "It starts from the first position of the line on the board (ply 0)" in text(umpire, "u-verdict")
     umpire_state = umpire.execute_async_script(
         "const done = arguments[0]; import('/static/store.js').then((s) => done(s.position(0).state))"
     )
