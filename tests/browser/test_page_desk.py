@@ -23,9 +23,11 @@ import pytest
 from pagekit import idle
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
-from selenium.webdriver.support.ui import Select
-from test_page import cells, phone, text
+from selenium.webdriver.remote.webelement import WebElement
+from selenium.webdriver.support.ui import Select, WebDriverWait
+from test_page import cells, click_cell, new_game, phone, ply, text
 from test_page_mistakes import enter
+from test_page_slips import click, moves
 from test_page_umpire import api, create, href
 
 Shot = Callable[[WebDriver, str], Path]
@@ -173,3 +175,95 @@ def click_step(d: WebDriver, step: str) -> None:
     """A step offered as a word under the move box (a Crystal draft's "first"), clicked."""
     next(b for b in d.find_elements(By.CSS_SELECTOR, "#u-steps button") if b.text == step).click()
     idle(d)
+
+
+def said_by(d: WebDriver, button: WebElement) -> str:
+    """What the page says right by ``button`` now (its note after it), or ''."""
+    script = "const n = arguments[0].nextElementSibling; return n && n.matches('.u-said-by') ? n.textContent : ''"
+    return str(d.execute_script(script, button))
+
+
+def note_by(d: WebDriver, button: WebElement) -> str:
+    """What the page says right by ``button``, once it says it."""
+    WebDriverWait(d, 5).until(lambda d: said_by(d, button))
+    return said_by(d, button)
+
+
+def test_copied_by_the_button_and_the_kept_links_that_are_over(page: WebDriver, server: str, shot: Shot) -> None:
+    """Before: "Copied" appeared in the verdict box, a screen away from the Copy pressed, and the kept links did not
+    say which matches were over."""
+    new_game(page, "catchup", size="3")
+    running = create(page, ("Ann", "Bob"), 120, 60)
+    over = create(page, ("Cid", "Dee"), 120, 60)
+    copy = page.find_element(By.CSS_SELECTOR, f'#u-kept [data-match="{running}"] button[data-copy="1"]')
+    copy.click()
+    said = note_by(page, copy)
+    assert said == "Copied" or said.startswith("Not copied: copy the link itself"), said
+    others = page.find_elements(By.CSS_SELECTOR, "#u-kept button[data-copy]")
+    assert [said_by(page, b) for b in others if b != copy] == [""] * (len(others) - 1)  # by the button pressed only
+    box = page.execute_script(
+        "const a = arguments[0].getBoundingClientRect(), b = arguments[0].nextElementSibling.getBoundingClientRect();"
+        "return Math.abs((a.top + a.bottom) / 2 - (b.top + b.bottom) / 2)",
+        copy,
+    )
+    assert box < 20, box  # on the button's line
+    umpire_token = page.execute_script(
+        "return JSON.parse(localStorage.getItem('umpire-desk.matches')).find((k) => k.id === arguments[0]).umpire", over
+    )
+    api(server, "POST", f"/v1/matches/{over}/abort", None, str(umpire_token))
+    page.get(f"{server}/")
+    idle(page)
+    states = {k.get_attribute("data-match"): k for k in page.find_elements(By.CSS_SELECTOR, "#u-kept .u-kept")}
+    assert "over: aborted, no result" in states[over].text and "u-over" in str(states[over].get_attribute("class"))
+    assert "in play, ply 0" in states[running].text and "u-over" not in str(states[running].get_attribute("class"))
+    page.execute_script("document.getElementById('u-kept').scrollIntoView()")
+    shot(page, "kept")
+    # The forum post's Copy says it by itself too.
+    click(page, "u-copy-post")
+    assert note_by(page, page.find_element(By.ID, "u-copy-post")) in ("Copied", "Not copied: select it below")
+
+
+def test_take_back_says_where_it_works_and_a_branch_left_is_kept(page: WebDriver, shot: Shot) -> None:
+    """Before: Take back was greyed out at an earlier position without a word, and "Back to the main line" threw
+    the branch away (a study board keeps it)."""
+    new_game(page, "catchup", size="3")
+    for turn, cell in enumerate(("C3", "A1", "E3", "A2", "E1")):
+        click_cell(page, cell)
+        if ply(page) == turn:
+            click(page, "u-play-button")
+    main = moves(page)
+    assert not page.find_element(By.ID, "u-take-back-why").is_displayed()
+    page.find_element(By.XPATH, "//ol[@id='u-moves']//button[text()='3. E3']").click()
+    idle(page)
+    why = page.find_element(By.ID, "u-take-back-why")
+    assert why.is_displayed() and "it works at the latest position" in why.text
+    assert page.find_element(By.ID, "u-take-back").get_attribute("aria-describedby") == "u-take-back-why"
+    for cell in ("B3", "B1"):
+        click_cell(page, cell)
+        click(page, "u-play-button")
+    branch = moves(page)
+    assert branch == ["start", "1. C3", "2. A1", "3. E3", "4. B3", "5. B1"]
+    click(page, "u-main-line")
+    assert moves(page) == main
+    kept = page.find_elements(By.CSS_SELECTOR, "#u-branch-list button")
+    assert [b.text for b in kept] == ["From move 3 (ply 3): B3, B1 (2 moves)"]
+    shot(page, "kept")
+    kept[0].click()
+    idle(page)
+    assert moves(page) == branch and text(page, "u-ply") == "ply 5 · move 5 of 5"
+    assert [b.text for b in page.find_elements(By.CSS_SELECTOR, "#u-branch-list button")] == []  # shown, so not listed
+    # A second branch from the branch's start: both are kept, and the main line too.
+    page.find_element(By.XPATH, "//ol[@id='u-moves']//button[text()='3. E3']").click()
+    idle(page)
+    click_cell(page, "D2")
+    click(page, "u-play-button")
+    assert moves(page) == ["start", "1. C3", "2. A1", "3. E3", "4. D2"]
+    assert [b.text for b in page.find_elements(By.CSS_SELECTOR, "#u-branch-list button")] == [
+        "From move 3 (ply 3): B3, B1 (2 moves)"
+    ]
+    click(page, "u-main-line")
+    assert moves(page) == main
+    assert [b.text for b in page.find_elements(By.CSS_SELECTOR, "#u-branch-list button")] == [
+        "From move 3 (ply 3): D2 (1 move)",
+        "From move 3 (ply 3): B3, B1 (2 moves)",
+    ]

@@ -3,7 +3,7 @@
 // them; a seat's new link; and the link of a seat opened in this browser.
 
 import { api, bearer, errorText } from './api.js';
-import { $, copyText, el } from './dom.js';
+import { $, copyText, el, sayBy } from './dom.js';
 import { matchPath } from './match.js';
 import * as store from './store.js';
 import { say } from './verdicts.js';
@@ -66,7 +66,12 @@ export function showKept(kept = keptMatches()) {
         ? el('a', { href: l.href, 'data-seat': l.seat, target: '_blank', rel: 'noopener' }, l.text)
         : el('a', { href: l.href, 'data-seat': l.seat }, l.text);
       const copy = el('button', { type: 'button', class: 'u-copy', 'data-copy': l.seat, 'aria-label': `Copy the link: ${l.text}`,
-        onclick: async () => say('info', (await copyText(l.href)) ? `The link of ${l.text} is copied.` : `Copy the link by hand: ${l.href}`) }, 'Copy');
+        onclick: async (ev) => {
+          const button = ev.currentTarget;
+          if (await copyText(l.href)) return sayBy(button, 'Copied');
+          sayBy(button, 'Not copied: copy the link itself (right-click it, or press and hold)');
+          say('info', `Copy the link of ${l.text} by hand: ${l.href}`);
+        } }, 'Copy');
       // A seat whose link was lost or leaked gets a new one (the match's umpire token): the old one stops at once.
       const renew = l.seat !== 'umpire' && k.umpire
         ? el('button', { type: 'button', class: 'u-copy', 'data-reissue': l.seat, 'aria-label': `A new link for ${l.text}`,
@@ -79,9 +84,26 @@ export function showKept(kept = keptMatches()) {
       keepMatches(keptMatches().filter((other) => other.id !== k.id));
     } }, 'Dismiss');
     box.append(el('div', { class: 'u-kept', 'data-match': k.id },
-      el('p', {}, el('strong', {}, `${k.title}: ${k.names[0]} – ${k.names[1]}`), ` · ${k.created}`),
+      el('p', {}, el('strong', {}, `${k.title}: ${k.names[0]} – ${k.names[1]}`), ` · ${k.created}`, el('span', { class: 'u-kept-state' })),
       el('ul', {}, ...items), dismiss));
   }
+  kept.slice(0, STATES_READ).forEach(readState);
+}
+
+// Whether a kept match is over, read from the server (GET, anyone may): said beside its names.
+const STATES_READ = 20; // the newest; the older ones are not asked about each time the desk is shown
+async function readState(k) {
+  const r = await api('GET', matchPath(k.id));
+  const box = [...$('u-kept').children].find((node) => node.dataset.match === k.id);
+  if (!box) return;
+  let said = 'no longer on the server';
+  const s = r.ok ? r.data.state : null;
+  if (s && s.status === 'finished') {
+    said = s.winner === null ? (s.end === 'aborted' ? 'over: aborted, no result' : 'over: a draw') : `over: ${k.names[s.winner]} wins`;
+  } else if (s) said = `in play, ply ${r.data.ply}`;
+  else if (r.status !== 404) return; // not read (the network): nothing said
+  box.classList.toggle('u-over', !s || s.status === 'finished');
+  box.querySelector('.u-kept-state').textContent = ` · ${said}`;
 }
 
 // A match this browser created: its links kept, the newest first.

@@ -5,7 +5,7 @@
 //
 //  - the games: the server's (GET /v1/games), each with its `hints`, read once at the start;
 //  - the line on the board: its game and options, its positions, the one shown, the main line kept
-//    while a branch is shown, and a count of the lines shown (what was made for one line, such as an
+//    while a branch is shown, the branches left (kept, as a study board keeps them), and a count of the lines shown (what was made for one line, such as an
 //    answer still on its way, is not shown on another);
 //  - the move being built (building.js, re-exported here): its steps, the cell of a wrong step, the
 //    legal next steps marked, the board as the steps leave it (the preview), the choice a click carries;
@@ -27,7 +27,7 @@ export const isReserved = (move) => !!move && RESERVED.includes(String(move).spl
 // Positions kept as given (each frozen once, so a position keeps its identity from line to line).
 const freeze = (list) => Object.freeze(list.map((h) => (Object.isFrozen(h) ? h : Object.freeze({ ...h }))));
 
-let line = Object.freeze({ game: null, options: {}, history: freeze([]), at: 0, main: null, names: null });
+let line = Object.freeze({ game: null, options: {}, history: freeze([]), at: 0, main: null, branches: freeze([]), names: null });
 let lines = 0;
 
 // -- the games ---------------------------------------------------------------------------------
@@ -55,6 +55,9 @@ export const latest = () => line.history[line.history.length - 1];
 export const atLatest = () => line.at === line.history.length - 1;
 // On a branch: {history, from}, the main line kept and the position the branch leaves it at.
 export const mainLine = () => line.main;
+// The branches left for the main line (or for another branch), kept as a study board keeps them: each
+// {history, from}, the whole line and the main line's position it leaves; the newest first.
+export const branches = () => line.branches;
 // Changes with every new line shown (a new game, a branch, a match): compare it before and after a wait.
 export const lineId = () => lines;
 
@@ -107,7 +110,7 @@ export function mayMove() {
 // A new line (a new game, a state, a record): nothing of the old one stays - the move being built, a
 // branch (issue 22: "E5" carried into a new game).
 export function startLine(game, options, history) {
-  line = Object.freeze({ ...line, game, options: Object.freeze({ ...options }), history: freeze(history), at: history.length - 1, main: null });
+  line = Object.freeze({ ...line, game, options: Object.freeze({ ...options }), history: freeze(history), at: history.length - 1, main: null, branches: freeze([]) });
   lines++;
   clearMove();
 }
@@ -116,21 +119,41 @@ export function startLine(game, options, history) {
 // it leaves is kept as the main line (where a branch is replaced, the main line stays).
 export function addMove(entry) {
   let main = line.main;
+  let kept = line.branches;
   if (!atLatest()) {
     if (!main) main = Object.freeze({ history: line.history, from: line.at });
-    else if (line.at < main.from) main = Object.freeze({ ...main, from: line.at });
+    else {
+      kept = keepBranch(); // the branch cut here stays reachable
+      if (line.at < main.from) main = Object.freeze({ ...main, from: line.at });
+    }
     lines++;
   }
   const history = freeze([...line.history.slice(0, line.at + 1), entry]);
-  line = Object.freeze({ ...line, history, at: history.length - 1, main });
+  line = Object.freeze({ ...line, history, at: history.length - 1, main, branches: kept });
   clearMove();
 }
 
-// Back to the main line, where the branch left it (the branch is dropped); false when not on a branch.
+// The branches with the one shown kept first (at most MOST_BRANCHES, the oldest go).
+const MOST_BRANCHES = 20;
+const keepBranch = () => freeze([{ history: line.history, from: line.main.from }, ...line.branches].slice(0, MOST_BRANCHES));
+
+// Back to the main line, where the branch left it (the branch is kept); false when not on a branch.
 export function backToMainLine() {
   if (!line.main) return false;
   const { history, from } = line.main;
-  line = Object.freeze({ ...line, history, at: from, main: null });
+  line = Object.freeze({ ...line, history, at: Math.min(from, history.length - 1), main: null, branches: keepBranch() });
+  lines++;
+  clearMove();
+  return true;
+}
+
+// A kept branch shown again, at its last position (the one shown now is kept in its turn).
+export function toBranch(i) {
+  const b = line.branches[i];
+  if (!b) return false;
+  const others = line.main ? keepBranch().filter((k) => k !== b) : line.branches.filter((k) => k !== b);
+  const main = Object.freeze({ history: line.main ? line.main.history : line.history, from: b.from });
+  line = Object.freeze({ ...line, history: b.history, at: b.history.length - 1, main, branches: freeze(others) });
   lines++;
   clearMove();
   return true;
@@ -188,7 +211,7 @@ export function followMatch(want) {
   lines++;
   const seat = want.token ? want.seat : null;
   match = Object.freeze({ id: want.id, seat, token: want.token, data: null, offset: 0, gen, es: null, attempts: NONE, lost: null });
-  line = Object.freeze({ ...line, history: freeze([]), main: null });
+  line = Object.freeze({ ...line, history: freeze([]), main: null, branches: NONE });
   return gen;
 }
 
