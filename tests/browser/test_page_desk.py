@@ -267,3 +267,28 @@ def test_take_back_says_where_it_works_and_a_branch_left_is_kept(page: WebDriver
         "From move 3 (ply 3): D2 (1 move)",
         "From move 3 (ply 3): B3, B1 (2 moves)",
     ]
+
+
+def test_the_clocks_are_said_to_a_screen_reader_as_a_turn_runs_low(page: WebDriver, shot: Shot) -> None:
+    """Before: the clocks' text is aria-live off (it changes four times a second), and nothing else said them: a
+    player on a screen reader learnt of a low clock from the flag."""
+    new_game(page, "catchup", size="3")
+    match_id = create(page, ("Ann", "Bob"), 6, 7, start="created")  # 6 s of turn, then 7 s of bank: 13 s before the flag
+    page.get(href(page, "0", match_id))
+    idle(page)
+    region = page.find_element(By.ID, "u-clock-said")
+    assert region.get_attribute("aria-live") == "assertive" and region.get_attribute("aria-atomic") == "true"
+    page.execute_script(
+        "window.heard = [];"
+        "new MutationObserver(() => window.heard.push(arguments[0].textContent))"
+        ".observe(arguments[0], {childList: true, characterData: true, subtree: true});",
+        region,
+    )
+    WebDriverWait(page, 20, poll_frequency=0.2).until(lambda d: "flag fell" in text(d, "u-clock-0"))
+    heard = page.execute_script("return window.heard")
+    # At 10 s before the flag (3 s into the turn), then the bank's start (6 s in); the minute and the 30 s had passed
+    # when the page first saw the turn: not said.  Two sentences in 13 s, not one a second.
+    assert heard == [
+        "Ann (you): 10 seconds left before the flag.",
+        "Ann (you): the turn's time is up; the bank runs, 0:07 left.",
+    ], heard

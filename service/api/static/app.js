@@ -34,7 +34,8 @@
 //   seat.js      the seat line; a seat whose link the umpire replaced (told, and offered no moves)
 //   refusals.js  a match's refused attempts: listed in the history, said on every view
 //   umpire.js    the umpire's controls of a match
-//   clocks.js    the match's clocks, counted down
+//   clocks.js    the match's clocks, counted down, and said to a screen reader as a turn runs low
+//   deliveries.js  the umpire's view: how the posts to the match's webhooks go
 //   live.js      live updates of a match: its event stream, or long polls
 
 import { api, errorText } from './api.js';

@@ -94,14 +94,20 @@ export function showKept(kept = keptMatches()) {
 const STATES_READ = 20; // the newest; the older ones are not asked about each time the desk is shown
 async function readState(k) {
   const r = await api('GET', matchPath(k.id));
-  const box = [...$('u-kept').children].find((node) => node.dataset.match === k.id);
-  if (!box) return;
+  if (r.ok || r.status === 404) noteKeptState(k.id, r.ok ? r.data : null); // not read (the network): nothing said
+}
+
+// The kept match `id` as the server has it (`data`: GET's answer; null: gone from the server), said beside
+// its names; also as the match followed changes.
+export function noteKeptState(id, data) {
+  const box = [...$('u-kept').children].find((node) => node.dataset.match === id);
+  const k = keptMatches().find((other) => other.id === id);
+  if (!box || !k) return;
+  const s = data ? data.state : null;
   let said = 'no longer on the server';
-  const s = r.ok ? r.data.state : null;
   if (s && s.status === 'finished') {
     said = s.winner === null ? (s.end === 'aborted' ? 'over: aborted, no result' : 'over: a draw') : `over: ${k.names[s.winner]} wins`;
-  } else if (s) said = `in play, ply ${r.data.ply}`;
-  else if (r.status !== 404) return; // not read (the network): nothing said
+  } else if (s) said = `in play, ply ${data.ply}`;
   box.classList.toggle('u-over', !s || s.status === 'finished');
   box.querySelector('.u-kept-state').textContent = ` · ${said}`;
 }

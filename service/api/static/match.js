@@ -4,10 +4,11 @@
 
 import { api, bearer, errorText } from './api.js';
 import { tick } from './clocks.js';
+import { showDeliveries } from './deliveries.js';
 import { $ } from './dom.js';
 import { placeParts } from './layout.js';
 import { mayLeave } from './leave.js';
-import { keepSeat } from './links.js';
+import { keepSeat, noteKeptState } from './links.js';
 import { changed, listen } from './live.js';
 import { markWrong } from './moves.js';
 import { attemptsOf, sayNewAttempts } from './refusals.js';
@@ -78,6 +79,7 @@ export function leaveMatch(resetHash) {
   $('u-leave').hidden = true;
   $('u-match-form').hidden = false;
   $('u-setup-card').hidden = false;
+  $('u-deliveries').hidden = true;
   placeParts();
   if (resetHash) history.pushState(null, '', location.pathname);
   const last = store.latest();
@@ -137,6 +139,8 @@ export async function takeMatch(data, first) {
   await show();
   tick();
   showUmpire();
+  showDeliveries(); // the umpire's view: how the posts to the channel go (not awaited: it is no part of the change)
+  noteKeptState(m.id, data); // the kept links say how it stands
   let last = store.latest();
   if (store.at() > 0 && store.atLatest() && (grew || first)) {
     if (!last.announcements) last = store.noteAnnouncements(last, await matchAnnouncements(store.plyQuery(store.at())));
