@@ -66,6 +66,13 @@ def test_a_refused_attempt_reaches_the_umpire_and_a_spectator(people: People, se
         listed = refusals(d)
         assert len(listed) == 1 and listed[0].startswith("✗ Ann tried C3 D3: ") and why in listed[0], listed
     shot(umpire, "umpire")
+    for d, who in ((umpire, "umpire"), (ann, "seat")):  # on a 390x844 phone: the notice by the board
+        phone(d)
+        d.execute_script("document.getElementById('u-board').scrollIntoView()")
+        shot(d, f"{who}-phone")
+        d.execute_script("document.getElementById('u-moves').scrollIntoView()")
+        shot(d, f"{who}-phone-history")
+        d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     # The attempt stays in the history where it was made, after later moves and for a page opened later.
     try_move(ann, "C3")
     WebDriverWait(umpire, 10).until(lambda d: moves(d) == ["start", "1. C3"])
