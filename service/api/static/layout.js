@@ -12,6 +12,8 @@ const NARROW = '(max-width: 40rem)';
 // In this order under the board; the clocks, the move box and the steps no click makes (a game's words:
 // "first", a colour, a shift) only in a match (a local game's have the history and the computer beside them).
 const BY_BOARD = [['u-pending', false], ['u-match-bar', true], ['u-move-form', true], ['u-legal', true], ['u-verdict', false]];
+// (On a wide screen a held move's Send is at the top of the column beside the board, where a board card
+// taller than the window would not hide it.)
 const homes = new Map(); // each element's place on a wide screen: a marker left where index.html has it
 
 export function placeParts() {

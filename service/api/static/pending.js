@@ -1,6 +1,6 @@
 // A seat's "confirm before sending" setting (issue 35: a misclick could not be undone): a move that a
 // click on the board completes is held instead of sent - the board shows it played, and Send (or
-// Undo) sits right by the board.  Kept in this browser per seat of a match (localStorage); on by default
+// Undo) sits right by the board (under it on a phone, beside it on a wide screen: layout.js).  Kept in this browser per seat of a match (localStorage); on by default
 // on a phone, which the page takes to be a touch screen (pointer: coarse) or a narrow one (the page's
 // one-column width, 40rem), where a fingertip misses most.  A move typed, or played with a Play button,
 // is sent as it always was: that button is the confirmation.
