@@ -121,6 +121,7 @@ def test_a_replaced_seat_link_says_so_in_a_player_s_words(people: People, shot: 
     assert ann.find_element(By.ID, "u-resign").get_attribute("hidden") is not None
     click_cell(ann, "C3")  # no move is offered: nothing is sent
     assert "new link" in text(ann, "u-verdict") and cells(ann)["C3"] == "C3, empty"
+    assert not ann.find_elements(By.CSS_SELECTOR, f'#u-kept [data-match="{match_id}"]')  # its dead link is not kept
     shot(ann, "replaced")
     # The old link opened again later: the page cannot tell it is old until the server refuses it (401).
     old = str(ann.current_url)

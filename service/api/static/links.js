@@ -44,6 +44,16 @@ export function keepSeat() {
   keepMatches(kept.filter((other) => other.umpire || seatsOnly.indexOf(other) < SEATS_KEPT));
 }
 
+// A seat's link that no longer works (replaced, or never the match's) is not kept: it would only mislead.
+export function forgetSeat() {
+  const m = store.following();
+  const kept = keptMatches();
+  const k = kept.find((other) => other.id === m.id);
+  if (!k || k.umpire || k.seats[m.seat] !== m.token) return;
+  k.seats[m.seat] = null;
+  keepMatches(kept.filter((other) => other.umpire || other.seats.some((token) => typeof token === 'string')));
+}
+
 // The links kept, each match's with Copy, New link (a seat's) and Dismiss.
 export function showKept(kept = keptMatches()) {
   const box = $('u-kept');

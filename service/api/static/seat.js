@@ -4,7 +4,7 @@
 // the old page said "Your move" and a move answered a raw 401 sentence).
 
 import { $ } from './dom.js';
-import { umpireToken } from './links.js';
+import { forgetSeat, umpireToken } from './links.js';
 import * as store from './store.js';
 import { say } from './verdicts.js';
 
@@ -41,6 +41,7 @@ export function seatRefused(entries) {
 
 function lose(why) {
   store.loseSeat(why);
+  forgetSeat();
   $('u-resign').hidden = true;
   say('bad', lostWords().join(' '));
 }
