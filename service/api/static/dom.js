@@ -1,5 +1,5 @@
 // The page's own small DOM helpers: an element by its id, an element built with its attributes and
-// children, and text put on the clipboard.
+// children, text put on the clipboard, and a word said by the button that did something.
 
 export const $ = (id) => document.getElementById(id);
 
@@ -28,4 +28,17 @@ export async function copyText(text) {
     area.select();
     try { return document.execCommand('copy'); } catch (e) { return false; } finally { area.remove(); }
   }
+}
+
+// A word said right by the button pressed ("Copied"), for a while: where the eye is, not in the verdict
+// a screen away (issue 35).  A status region, filled once it is in the page (so that it is read out).
+export function sayBy(button, text) {
+  let note = button.nextElementSibling;
+  if (!note || !note.classList.contains('u-said-by')) {
+    note = el('span', { class: 'u-said-by', role: 'status' });
+    button.after(note);
+  }
+  clearTimeout(Number(note.dataset.timer));
+  requestAnimationFrame(() => { note.textContent = text; });
+  note.dataset.timer = String(setTimeout(() => note.remove(), 8000));
 }

@@ -1,14 +1,16 @@
 // The history: the list of the line's moves, stepping through it (First, Back, Forward, Latest, a
-// move clicked), a branch and the way back to its main line, and taking back the last move.
+// move clicked), a branch and the way back to its main line, the branches kept (a study board's side
+// lines, each a click away), and taking back the last move (said where it does not work).
 
 import { $, el } from './dom.js';
 import { matchAnnouncements } from './match.js';
+import { attemptItem } from './refusals.js';
 import * as store from './store.js';
 import { say, sayLegal } from './verdicts.js';
 import { show } from './view.js';
 
 // The moves, each numbered by the ply it reaches (an end without a move, such as a resignation,
-// reaches none); on a branch, the branch's own moves are marked.
+// reaches none), and in a match the attempts refused between them; on a branch, its own moves are marked.
 export function showHistory() {
   const list = $('u-moves');
   const ply = store.plies();
@@ -16,6 +18,7 @@ export function showHistory() {
   const at = store.at();
   const main = store.mainLine();
   const from = main ? main.from : Infinity;
+  const refused = store.attempts();
   list.replaceChildren();
   history.forEach((h, i) => {
     let label;
@@ -23,6 +26,7 @@ export function showHistory() {
     else label = ply[i] === ply[i - 1] ? h.move : `${ply[i]}. ${h.move}`;
     const b = el('button', { type: 'button', 'aria-current': i === at ? 'true' : 'false', onclick: () => goTo(i) }, label);
     list.append(el('li', { class: i > from ? 'u-branch-move' : null }, b));
+    for (const a of refused) if (a.at === i) list.append(attemptItem(a)); // in a match: the attempts refused at this position
   });
   const current = list.querySelector('[aria-current="true"]');
   if (current) { // the list scrolls to the move shown; the page does not (on a phone it would leave the board)
@@ -45,6 +49,28 @@ export function showHistory() {
   const m = store.following();
   takeBack.hidden = !!m;
   takeBack.disabled = !!m || store.thinking() || !store.atLatest() || moves === 0;
+  takeBack.title = moves ? `Take back ${history[moves].move}, the last move of the line shown` : 'No move to take back';
+  $('u-take-back-why').hidden = !!m || store.atLatest() || moves === 0; // said where it does not work (issue 35)
+  showBranches(ply);
+}
+
+// The branches kept, each a button back to it: its own first moves, where it leaves the main line.
+function showBranches(ply) {
+  const kept = store.branches();
+  $('u-branches').hidden = !kept.length;
+  $('u-branch-list').replaceChildren(...kept.map((b, i) => {
+    const own = b.history.slice(b.from + 1).map((h) => h.move);
+    const shown = own.slice(0, 4).join(', ') + (own.length > 4 ? ', …' : '');
+    const label = `From move ${b.from} (ply ${ply[Math.min(b.from, ply.length - 1)]}): ${shown} (${own.length} ${own.length === 1 ? 'move' : 'moves'})`;
+    return el('li', {}, el('button', { type: 'button', onclick: () => toBranch(i) }, label));
+  }));
+}
+
+async function toBranch(i) {
+  if (!store.toBranch(i)) return;
+  $('u-move').value = '';
+  await show();
+  say('info', 'The branch is shown again, at its last move; the line left is kept.');
 }
 
 async function goTo(i) {
@@ -58,12 +84,12 @@ async function goTo(i) {
   else say('info', 'The starting position.');
 }
 
-// Back to the main line, where the branch left it (the branch is dropped).
+// Back to the main line, where the branch left it (the branch is kept, under the moves).
 async function toMainLine() {
   if (!store.backToMainLine()) return;
   $('u-move').value = '';
   await show();
-  say('info', 'Back on the main line, where the branch left it.');
+  say('info', 'Back on the main line, where the branch left it. The branch is kept: "Branches kept", under the moves.');
 }
 
 // The last move of the line shown is taken back (before it is posted): a branch with no move left

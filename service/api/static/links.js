@@ -1,29 +1,12 @@
-// Creating managed matches ("Managed match": players' names, a clock, a webhook) and the links of the
-// matches this browser created: each seat's link, the umpire's view, kept in this browser with the
-// match's umpire token (never in a link) until the umpire dismisses them; a seat's new link.
+// The links of the matches this browser created (create.js makes them): each seat's link, the umpire's
+// view, kept in this browser with the match's umpire token (never in a link) until the umpire dismisses
+// them; a seat's new link; and the link of a seat opened in this browser.
 
 import { api, bearer, errorText } from './api.js';
-import { $, copyText, el } from './dom.js';
-import { duration } from './format.js';
+import { $, copyText, el, sayBy } from './dom.js';
 import { matchPath } from './match.js';
 import * as store from './store.js';
 import { say } from './verdicts.js';
-
-// The form as the game on the board has it: its clock presets (the default chosen), its players' names.
-export function showMatchForm() {
-  const sel = $('u-clock-preset');
-  const game = store.gameInfo(store.game());
-  if (sel.dataset.game === game.name) return;
-  sel.dataset.game = game.name;
-  sel.replaceChildren();
-  for (const [name, p] of Object.entries(game.presets)) {
-    sel.append(el('option', { value: name, selected: name === game.default_preset },
-      `${name}: turn ${duration(p.turn_s)}, bank ${duration(p.bank_s)}`));
-  }
-  sel.append(el('option', { value: 'custom' }, 'custom…'));
-  $('u-custom-clock').hidden = sel.value !== 'custom';
-  game.hints.players.forEach((name, seat) => { $(`u-name-${seat}`).placeholder = name; });
-}
 
 // The seat links of the matches this browser created, kept (localStorage: this origin only, never in a
 // URL a server logs) until the umpire dismisses them, so that leaving for a match, or closing the tab,
@@ -42,16 +25,48 @@ function keepMatches(kept) {
   showKept(kept);
 }
 
+// A seat's page keeps its own link in this browser (issue 35: Back, or a tap on "Start a new game", lost it
+// while the clock ran); a browser that created the match keeps every link already.  The seats' links
+// kept so are bounded (the oldest go); the matches this browser created are kept until dismissed.
+const SEATS_KEPT = 30;
+export function keepSeat() {
+  const m = store.following();
+  if (!m || m.seat === null || m.lost) return;
+  const kept = keptMatches();
+  let k = kept.find((other) => other.id === m.id);
+  if (k && (k.umpire || k.seats[m.seat] === m.token)) return;
+  if (!k) {
+    k = { id: m.id, title: store.gameInfo(store.game()).title, names: store.names(), seats: [null, null], umpire: null, created: new Date().toLocaleString() };
+    kept.unshift(k);
+  }
+  k.seats[m.seat] = m.token;
+  const seatsOnly = kept.filter((other) => !other.umpire);
+  keepMatches(kept.filter((other) => other.umpire || seatsOnly.indexOf(other) < SEATS_KEPT));
+}
+
+// A seat's link that no longer works (replaced, or never the match's) is not kept: it would only mislead.
+export function forgetSeat() {
+  const m = store.following();
+  const kept = keptMatches();
+  const k = kept.find((other) => other.id === m.id);
+  if (!k || k.umpire || k.seats[m.seat] !== m.token) return;
+  k.seats[m.seat] = null;
+  keepMatches(kept.filter((other) => other.umpire || other.seats.some((token) => typeof token === 'string')));
+}
+
 // The links kept, each match's with Copy, New link (a seat's) and Dismiss.
 export function showKept(kept = keptMatches()) {
   const box = $('u-kept');
   box.replaceChildren();
   $('u-links').hidden = !kept.length;
+  $('u-links-umpire').hidden = !kept.some((k) => k.umpire);
+  $('u-links-seat').hidden = kept.every((k) => k.umpire);
   const base = `${location.origin}${location.pathname}#match=`;
   for (const k of kept) {
     const at = `${base}${encodeURIComponent(k.id)}`;
     const links = [
-      ...k.seats.map((token, seat) => ({ href: `${at}&seat=${seat}&token=${encodeURIComponent(token)}`, text: `Seat ${seat} (${k.names[seat]})`, seat: String(seat) })),
+      ...k.seats.map((token, seat) => (typeof token !== 'string' ? null // a seat opened here keeps only its own link
+        : { href: `${at}&seat=${seat}&token=${encodeURIComponent(token)}`, text: `Seat ${seat} (${k.names[seat]})`, seat: String(seat) })).filter(Boolean),
       // The umpire's token stays in this browser (never in a link): the view opened here has the controls.
       { href: at, text: k.umpire ? "Umpire's view (controls here, read only elsewhere)" : "Umpire's view (read only)", seat: 'umpire' },
     ];
@@ -61,7 +76,12 @@ export function showKept(kept = keptMatches()) {
         ? el('a', { href: l.href, 'data-seat': l.seat, target: '_blank', rel: 'noopener' }, l.text)
         : el('a', { href: l.href, 'data-seat': l.seat }, l.text);
       const copy = el('button', { type: 'button', class: 'u-copy', 'data-copy': l.seat, 'aria-label': `Copy the link: ${l.text}`,
-        onclick: async () => say('info', (await copyText(l.href)) ? `The link of ${l.text} is copied.` : `Copy the link by hand: ${l.href}`) }, 'Copy');
+        onclick: async (ev) => {
+          const button = ev.currentTarget;
+          if (await copyText(l.href)) return sayBy(button, 'Copied');
+          sayBy(button, 'Not copied: copy the link itself (right-click it, or press and hold)');
+          say('info', `Copy the link of ${l.text} by hand: ${l.href}`);
+        } }, 'Copy');
       // A seat whose link was lost or leaked gets a new one (the match's umpire token): the old one stops at once.
       const renew = l.seat !== 'umpire' && k.umpire
         ? el('button', { type: 'button', class: 'u-copy', 'data-reissue': l.seat, 'aria-label': `A new link for ${l.text}`,
@@ -74,9 +94,37 @@ export function showKept(kept = keptMatches()) {
       keepMatches(keptMatches().filter((other) => other.id !== k.id));
     } }, 'Dismiss');
     box.append(el('div', { class: 'u-kept', 'data-match': k.id },
-      el('p', {}, el('strong', {}, `${k.title}: ${k.names[0]} – ${k.names[1]}`), ` · ${k.created}`),
+      el('p', {}, el('strong', {}, `${k.title}: ${k.names[0]} – ${k.names[1]}`), ` · ${k.created}`, el('span', { class: 'u-kept-state' })),
       el('ul', {}, ...items), dismiss));
   }
+  kept.slice(0, STATES_READ).forEach(readState);
+}
+
+// Whether a kept match is over, read from the server (GET, anyone may): said beside its names.
+const STATES_READ = 20; // the newest; the older ones are not asked about each time the desk is shown
+async function readState(k) {
+  const r = await api('GET', matchPath(k.id));
+  if (r.ok || r.status === 404) noteKeptState(k.id, r.ok ? r.data : null); // not read (the network): nothing said
+}
+
+// The kept match `id` as the server has it (`data`: GET's answer; null: gone from the server), said beside
+// its names; also as the match followed changes.
+export function noteKeptState(id, data) {
+  const box = [...$('u-kept').children].find((node) => node.dataset.match === id);
+  const k = keptMatches().find((other) => other.id === id);
+  if (!box || !k) return;
+  const s = data ? data.state : null;
+  let said = 'no longer on the server';
+  if (s && s.status === 'finished') {
+    said = s.winner === null ? (s.end === 'aborted' ? 'over: aborted, no result' : 'over: a draw') : `over: ${k.names[s.winner]} wins`;
+  } else if (s) said = `in play, ply ${data.ply}`;
+  box.classList.toggle('u-over', !s || s.status === 'finished');
+  box.querySelector('.u-kept-state').textContent = ` · ${said}`;
+}
+
+// A match this browser created: its links kept, the newest first.
+export function keepCreated(entry) {
+  keepMatches([entry, ...keptMatches().filter((k) => k.id !== entry.id)]);
 }
 
 async function reissue(id, seat) {
@@ -97,42 +145,4 @@ export function umpireToken() {
   if (!m || m.seat !== null) return null;
   const k = keptMatches().find((other) => other.id === m.id);
   return k && typeof k.umpire === 'string' ? k.umpire : null;
-}
-
-// A match of the game on the board, from its options, with the clock and names of the form.
-async function createMatch() {
-  const preset = $('u-clock-preset').value;
-  const clock = preset === 'custom' ? { turn_s: Number($('u-turn-s').value), bank_s: Number($('u-bank-s').value) } : { preset };
-  clock.start = $('u-clock-start').value; // when the clocks start: the umpire's start (the page's default), the first move, at once
-  const typed = [0, 1].map((seat) => $(`u-name-${seat}`).value.trim());
-  const game = store.game();
-  const body = { game, options: store.options(), clock };
-  if (typed.some(Boolean)) body.players = typed.map((n) => n || null);
-  // A channel the server posts every change to.  Whether the server may post there (its WEBHOOK_ALLOW) only
-  // it knows: a refusal is its 422, shown as its sentence, and no match is made.
-  const hook = $('u-hook-url').value.trim();
-  if (hook) body.webhooks = [{ url: hook, format: $('u-hook-format').value }];
-  const r = await api('POST', '/v1/matches', body);
-  // Said twice: in the verdict, and beside the form's button, where the umpire looks.
-  $('u-match-said').textContent = r.ok ? '' : `No match: ${errorText(r)}`;
-  $('u-match-said').hidden = r.ok;
-  if (!r.ok) return say('bad', `No match: ${errorText(r)}`);
-  const own = store.gameInfo(game).hints.players;
-  const kept = keptMatches().filter((k) => k.id !== r.data.match_id);
-  kept.unshift({
-    id: r.data.match_id,
-    title: store.gameInfo(game).title,
-    names: typed.map((n, seat) => n || own[seat]),
-    seats: [r.data.seats['0'], r.data.seats['1']],
-    umpire: r.data.umpire || null, // the match's umpire token: a seat's new link (and the umpire's controls)
-    created: new Date().toLocaleString(),
-  });
-  keepMatches(kept);
-  const start = { umpire: " The clocks wait for the umpire's start (the umpire's view).", first_move: ' The clocks start at the first move.' }[clock.start] || '';
-  say('info', `The match is created: open a seat link here, and send the other to the opponent. The links are kept below until you dismiss them.${start}`);
-}
-
-export function wireMatchForm() {
-  $('u-clock-preset').addEventListener('change', () => { $('u-custom-clock').hidden = $('u-clock-preset').value !== 'custom'; });
-  $('u-match-form').addEventListener('submit', (ev) => { ev.preventDefault(); createMatch(); });
 }

@@ -44,7 +44,7 @@ export function listen(gen) {
   for (const type of CHANGES) {
     es.addEventListener(type, (ev) => {
       const d = read(ev);
-      if (d) changed(after(d));
+      if (d) changed(after(d), type === 'illegal'); // a refused attempt leaves the position: its record entry is read
     });
   }
   // The umpire's controls of the clocks and the seats: the match after them, and the umpire's sentence
@@ -53,8 +53,9 @@ export function listen(gen) {
     es.addEventListener(type, async (ev) => {
       const d = read(ev);
       if (!d) return;
-      await changed(after(d));
-      if (store.stillFollowing(gen) && Array.isArray(d.announcements) && d.announcements.length) say('info', d.announcements.join(' '));
+      await changed(after(d), type === 'token'); // a seat's new link: the record says whose
+      if (!store.stillFollowing(gen) || store.seatLost()) return; // a seat whose link this replaced has been told in its words
+      if (Array.isArray(d.announcements) && d.announcements.length) say('info', d.announcements.join(' '));
     });
   }
   es.onerror = () => {
@@ -75,7 +76,9 @@ async function poll(gen) {
     if (!store.stillFollowing(gen)) return;
     const before = store.following().data; // as it is now: the page's own move or control may have changed it meanwhile
     if (r.ok) {
-      await changed(r.data);
+      // Answered before its time with the same position: the record grew by what moves nothing (a refused
+      // attempt, a seat's new link), which only the record says.
+      await changed(r.data, Date.now() - started < (POLL_S - 1) * 1000);
       if (store.stillFollowing(gen)) sayClocks(before, r.data);
     } else await sleep(2000);
     if (Date.now() - started < 200) await sleep(300); // answered at once without a change: never spin
@@ -106,11 +109,12 @@ function signature(d) {
 }
 
 // The match as the server says it is now: the same position with the time moved on (or time given)
-// changes the clocks only; anything else is read again with its record and shown.
-export async function changed(data) {
+// changes the clocks only, unless `record` says its record grew; anything else is read again with its
+// record and shown.
+export async function changed(data, record) {
   const m = store.following();
   if (!m || data.match_id !== m.id) return;
-  if (m.data && signature(m.data) === signature(data)) {
+  if (!record && m.data && signature(m.data) === signature(data)) {
     store.takeClock(data.clock);
     tick(); // time given shows at once, not at the next tick
     showUmpire();

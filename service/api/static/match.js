@@ -4,10 +4,15 @@
 
 import { api, bearer, errorText } from './api.js';
 import { tick } from './clocks.js';
+import { showDeliveries } from './deliveries.js';
 import { $ } from './dom.js';
-import { umpireToken } from './links.js';
+import { placeParts } from './layout.js';
+import { mayLeave } from './leave.js';
+import { keepSeat, noteKeptState } from './links.js';
 import { changed, listen } from './live.js';
 import { markWrong } from './moves.js';
+import { attemptsOf, sayNewAttempts } from './refusals.js';
+import { checkSeat, seatRefused } from './seat.js';
 import { newGame, syncForm } from './setup.js';
 import * as store from './store.js';
 import { showUmpire } from './umpire.js';
@@ -15,6 +20,9 @@ import { say, sayIllegal, sayLegal } from './verdicts.js';
 import { show } from './view.js';
 
 export const matchPath = (id) => `/v1/matches/${encodeURIComponent(id)}`;
+
+// The move this page sent last, and the ply it was sent at: its refusal is said once, by its own answer.
+let sent = null;
 
 function readHash() {
   const p = new URLSearchParams(location.hash.slice(1));
@@ -24,11 +32,19 @@ function readHash() {
   return { id, seat: seat === '0' || seat === '1' ? Number(seat) : null, token: p.get('token') };
 }
 
-// The match the address names, if any, followed (at the start, and when the address changes).
+// The address of the match followed, as it was entered (a seat's link, or the umpire's view).
+let address = null;
+
+// The match the address names, if any, followed (at the start, and when the address changes: a link
+// followed, Back).  A seat's page whose match runs asks first; kept, its address is put back.
 export async function onHash() {
   const want = readHash();
   const m = store.following();
   if (want && m && want.id === m.id && want.seat === m.seat && want.token === m.token) return false;
+  if (m && !mayLeave()) {
+    history.pushState(null, '', address);
+    return false;
+  }
   leaveMatch(false);
   if (want) await enterMatch(want);
   return !!want;
@@ -36,9 +52,12 @@ export async function onHash() {
 
 async function enterMatch(want) {
   const gen = store.followMatch(want);
+  address = location.href;
   $('u-match-bar').hidden = false;
   $('u-leave').hidden = false;
   $('u-match-form').hidden = true;
+  $('u-setup-card').hidden = true; // a match's page shows the match: no set-up, no paste forms
+  placeParts();
   const r = await api('GET', matchPath(want.id));
   if (!store.stillFollowing(gen)) return;
   if (!r.ok) {
@@ -50,7 +69,8 @@ async function enterMatch(want) {
   listen(gen);
 }
 
-// The match left (`resetHash`: and its address); the board gets a game of its own again if it has none.
+// The match left (`resetHash`: for the desk's address, a new entry of the browser's history, so that Back
+// brings the match's page again); the board gets a game of its own again if it has none.
 export function leaveMatch(resetHash) {
   if (!store.leaveMatch()) return;
   $('u-match-bar').hidden = true;
@@ -58,9 +78,19 @@ export function leaveMatch(resetHash) {
   $('u-resign').hidden = true;
   $('u-leave').hidden = true;
   $('u-match-form').hidden = false;
-  if (resetHash) history.replaceState(null, '', location.pathname);
+  $('u-setup-card').hidden = false;
+  $('u-deliveries').hidden = true;
+  placeParts();
+  if (resetHash) history.pushState(null, '', location.pathname);
   const last = store.latest();
   if (!last || !last.state) newGame(store.game(), store.options());
+}
+
+// The match left for a line of the page's own (a new game, a paste, Leave): false when the seat stays.
+export function leaveAsked() {
+  if (!mayLeave()) return false;
+  leaveMatch(true);
+  return true;
 }
 
 // Replayable entries of the record, as the server counts plies (service/matches/referee.py record_moves):
@@ -83,8 +113,10 @@ export async function takeMatch(data, first) {
   const gen = m.gen;
   const rec = await api('GET', `${matchPath(m.id)}/moves`);
   if (!store.stillFollowing(gen) || !rec.ok) return;
-  const steps = rec.data.moves.map((e) => [recordStep(e), e]).filter(([s]) => s !== null);
+  const entries = rec.data.moves;
+  const steps = entries.map((e) => [recordStep(e), e]).filter(([s]) => s !== null);
   const wasLatest = first || store.atLatest();
+  const refusedBefore = first ? Infinity : store.attempts().length; // on entering, the attempts so far are listed, not said
   const known = store.positions();
   const history = [{ state: steps.length ? null : data.state, move: null, events: [] }];
   steps.forEach(([move, e], i) => {
@@ -95,8 +127,10 @@ export async function takeMatch(data, first) {
   });
   history[history.length - 1] = { ...history[history.length - 1], state: data.state };
   const grew = history.length !== known.length;
-  store.takeMatch(data, rec.data, history, wasLatest);
-  $('u-resign').hidden = m.seat === null || data.state.status === 'finished';
+  store.takeMatch(data, rec.data, history, wasLatest, attemptsOf(entries, (e) => recordStep(e) !== null));
+  checkSeat(entries, first);
+  if (first) keepSeat(); // the seat's link, kept in this browser: left by mistake, it is offered again
+  $('u-resign').hidden = m.seat === null || data.state.status === 'finished' || !!store.seatLost();
   syncForm();
   if (grew || first) {
     store.clearMove();
@@ -105,10 +139,14 @@ export async function takeMatch(data, first) {
   await show();
   tick();
   showUmpire();
+  showDeliveries(); // the umpire's view: how the posts to the channel go (not awaited: it is no part of the change)
+  noteKeptState(m.id, data); // the kept links say how it stands
   let last = store.latest();
   if (store.at() > 0 && store.atLatest() && (grew || first)) {
     if (!last.announcements) last = store.noteAnnouncements(last, await matchAnnouncements(store.plyQuery(store.at())));
     if (store.stillFollowing(gen)) sayLegal(last, `Move ${store.at()}: ${last.move}`);
+  } else if (!first && !store.seatLost()) {
+    sayNewAttempts(refusedBefore, sent);
   } else if (first && data.clock.started === false) {
     say('info', data.clock.start === 'first_move' ? 'The clocks start with the first move: no time runs yet.' : 'The clocks wait for the start: no time runs yet.');
   } else if (first) say('info', 'The match has not started: the first move is awaited.');
@@ -128,34 +166,17 @@ export async function matchAnnouncements(query) {
   return out;
 }
 
-// Who looks at the match, and what they wait for: the seat line above the clocks.
-export function showSeat() {
-  const m = store.following();
-  if (!m || !m.data) return;
-  const who = store.names();
-  const s = m.data.state;
-  const seatName = m.seat === null ? null : who[m.seat];
-  let line = m.seat === null ? (umpireToken() && s.status !== 'finished' ? "Umpire's view, with the umpire's controls." : "Umpire's view: read only.") : `You are seat ${m.seat} (${seatName}).`;
-  const clk = m.data.clock;
-  const firstMove = clk.started === false && clk.start === 'first_move'; // the clocks start with the first move
-  if (s.status === 'finished') line += ' The match is over.';
-  else if (clk.started === false && !firstMove) line += ' The clocks wait for the start.';
-  else if (clk.paused) line += ' The umpire has paused the clocks.';
-  else if (m.seat !== null && clk.may_move !== m.seat) line += ` Waiting for ${who[1 - m.seat]}…`;
-  else if (m.seat !== null) line += firstMove ? ' Your move: the clocks start with it.' : ' Your move.';
-  else if (firstMove) line += ' The clocks start with the first move.';
-  $('u-seat').textContent = line;
-}
-
 // The seat's move (POST moves with its token): an illegal one is marked and said, a refusal said and
 // the match read again; the match as the move left it is shown.
 export async function playInMatch(text) {
   const m = store.following();
+  sent = { move: text, ply: m.data.ply };
   const r = await api('POST', `${matchPath(m.id)}/moves`, { move: text, ply: m.data.ply }, bearer(m.token));
   if (r.status === 422 && r.data.legal === false) {
     markWrong(text, r.data.error);
     return sayIllegal(r.data.error, `${text} is illegal`);
   }
+  if (r.status === 401) return tokenRefused(m);
   if (!r.ok) {
     say('bad', errorText(r));
     const again = await api('GET', matchPath(m.id));
@@ -168,10 +189,19 @@ export async function playInMatch(text) {
   await changed(data);
 }
 
+// The server does not know this page's seat token (401): the record says whether the umpire replaced it.
+async function tokenRefused(m) {
+  const rec = await api('GET', `${matchPath(m.id)}/moves`);
+  if (!store.stillFollowing(m.gen)) return;
+  seatRefused(rec.ok ? rec.data.moves : []);
+  await show();
+}
+
 async function resign() {
   const m = store.following();
   if (!m || !window.confirm('Resign this match?')) return;
   const r = await api('POST', `${matchPath(m.id)}/resign`, undefined, bearer(m.token));
+  if (r.status === 401) return tokenRefused(m);
   if (!r.ok) return say('bad', errorText(r));
   const { events, ...data } = r.data;
   await changed(data);
@@ -179,6 +209,6 @@ async function resign() {
 
 export function wireMatch() {
   $('u-resign').addEventListener('click', resign);
-  $('u-leave').addEventListener('click', () => leaveMatch(true));
+  $('u-leave').addEventListener('click', leaveAsked);
   window.addEventListener('hashchange', onHash);
 }

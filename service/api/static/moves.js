@@ -8,6 +8,8 @@ import { boardCells, byClick, cellOf, markCells, showsPreview } from './board.js
 import { computerMove } from './computer.js';
 import { $, el } from './dom.js';
 import { playInMatch } from './match.js';
+import { confirming, hold } from './pending.js';
+import { sayLost } from './seat.js';
 import * as store from './store.js';
 import { clearVerdict, say, sayIllegal, sayLegal } from './verdicts.js';
 import { show } from './view.js';
@@ -38,6 +40,7 @@ export function markWrong(move, error) {
 
 // A step added to the move being built; a cell clicked again right after it (`fromBoard`) takes it back.
 export async function addStep(step, fromBoard) {
+  if (store.seatLost()) return sayLost();
   if (!store.mayMove()) {
     say('info', store.following() && store.atLatest() ? 'It is not your move.' : 'Go to the latest position to play.');
     return;
@@ -55,7 +58,9 @@ export async function addStep(step, fromBoard) {
   }
   store.setPrefix(r.data.prefix);
   $('u-move').value = joinSteps(store.prefix());
-  if (r.data.complete && r.data.count === 0) return play(r.data.move); // the move cannot go on: it is played
+  if (r.data.complete && r.data.count === 0) { // the move cannot go on: it is played, or held for Send by a seat that confirms
+    return fromBoard && confirming() ? hold(r.data.move) : play(r.data.move);
+  }
   store.setPreview(r.data.preview || null);
   if (store.previewState() || showsPreview()) await show(); // the board as the steps so far leave it
   applySteps(r.data);
@@ -116,6 +121,7 @@ export async function play(text, byComputer) {
   text = (text || '').trim();
   if (!text) return say('info', 'Type a move, or click the cells of one.');
   if (store.thinking() && !byComputer) return say('info', 'The computer is thinking…');
+  if (store.seatLost()) return sayLost();
   if (!byComputer && !store.mayMove()) return say('info', store.following() ? 'It is not your move.' : 'Go to the latest position to play.');
   if (store.following()) return playInMatch(text);
   const line = store.lineId();

@@ -4,7 +4,7 @@
 
 import { api, errorText } from './api.js';
 import { $, el } from './dom.js';
-import { leaveMatch } from './match.js';
+import { leaveAsked } from './match.js';
 import { markWrong } from './moves.js';
 import { firstPosition, readOptions, startFrom } from './setup.js';
 import * as store from './store.js';
@@ -143,12 +143,12 @@ export function wirePaste() {
   $('u-game').addEventListener('change', () => fillRecordFormats($('u-record-format'), $('u-game').value, OWN_RECORD));
   $('u-state').addEventListener('submit', (ev) => {
     ev.preventDefault();
-    leaveMatch(true);
+    if (!leaveAsked()) return;
     loadState($('u-state-text').value);
   });
   $('u-record').addEventListener('submit', (ev) => {
     ev.preventDefault();
-    leaveMatch(true);
+    if (!leaveAsked()) return;
     replayRecord($('u-record-text').value);
   });
 }

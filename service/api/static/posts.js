@@ -4,7 +4,7 @@
 // for, and goes when another is shown.
 
 import { api, errorText } from './api.js';
-import { $, copyText } from './dom.js';
+import { $, copyText, sayBy } from './dom.js';
 import { fillRecordFormats } from './paste.js';
 import * as store from './store.js';
 import { say } from './verdicts.js';
@@ -68,6 +68,7 @@ async function copyPost() {
   if (key !== store.shownKey()) return; // another position is shown now
   const copied = await hand(r.data, key);
   if (!copied) $('u-post').select();
+  sayBy($('u-copy-post'), copied ? 'Copied' : 'Not copied: select it below');
   say('info', copied ? 'The forum post is copied: paste it into the forum.' : 'Select the post below and copy it.');
 }
 
@@ -116,6 +117,7 @@ async function exportRecord() {
       ...moves.map((move, i) => `${i + 1}. ${move}`)].join('\n') + '\n';
   }
   const copied = await hand(text, store.shownKey());
+  sayBy($('u-export'), copied ? 'Copied' : 'Not copied: select it below');
   say('info', copied ? 'The record is copied.' : 'Select the record below and copy it.');
 }
 

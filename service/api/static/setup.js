@@ -5,7 +5,7 @@
 import { api, errorText } from './api.js';
 import { computerMove } from './computer.js';
 import { $, el } from './dom.js';
-import { leaveMatch } from './match.js';
+import { leaveAsked } from './match.js';
 import * as store from './store.js';
 import { say } from './verdicts.js';
 import { show } from './view.js';
@@ -159,7 +159,7 @@ export function wireSetup() {
   $('u-game').addEventListener('change', buildOptionFields);
   $('u-new').addEventListener('submit', (ev) => {
     ev.preventDefault();
-    leaveMatch(true);
+    if (!leaveAsked()) return;
     newGame($('u-game').value, readOptions());
   });
 }

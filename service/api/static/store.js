@@ -5,15 +5,20 @@
 //
 //  - the games: the server's (GET /v1/games), each with its `hints`, read once at the start;
 //  - the line on the board: its game and options, its positions, the one shown, the main line kept
-//    while a branch is shown, and a count of the lines shown (what was made for one line, such as an
+//    while a branch is shown, the branches left (kept, as a study board keeps them), and a count of the lines shown (what was made for one line, such as an
 //    answer still on its way, is not shown on another);
-//  - the move being built: its steps, the cell of a wrong step, the legal next steps marked, the
-//    board as the steps leave it (the preview), and the choice a click's step carries (a colour);
+//  - the move being built (building.js, re-exported here): its steps, the cell of a wrong step, the
+//    legal next steps marked, the board as the steps leave it (the preview), the choice a click carries;
 //  - the managed match followed, if any (the address ends in #match=ID), and whether the computer
 //    is choosing a move.
 //
 // A position is {state, before, move, events, announcements, keeps}; in a match earlier positions
 // have no state (the server keeps them), and `keeps` marks an end without a move (the ply stays).
+
+// The move being built is its own module's (building.js), shared through the store like the rest.
+import { clearMove } from './building.js';
+
+export { choiceCode, clearMove, markWrongCell, openSteps, pickChoice, prefix, previewState, setOpenSteps, setPrefix, setPreview, wrongCell } from './building.js';
 
 // A record's entries that are not moves (engine/game.py RESERVED): replayed by the server.
 const RESERVED = ['timeout', 'resign', 'forfeit', 'abort', 'adjudicate'];
@@ -22,7 +27,7 @@ export const isReserved = (move) => !!move && RESERVED.includes(String(move).spl
 // Positions kept as given (each frozen once, so a position keeps its identity from line to line).
 const freeze = (list) => Object.freeze(list.map((h) => (Object.isFrozen(h) ? h : Object.freeze({ ...h }))));
 
-let line = Object.freeze({ game: null, options: {}, history: freeze([]), at: 0, main: null, names: null });
+let line = Object.freeze({ game: null, options: {}, history: freeze([]), at: 0, main: null, branches: freeze([]), names: null });
 let lines = 0;
 
 // -- the games ---------------------------------------------------------------------------------
@@ -50,6 +55,9 @@ export const latest = () => line.history[line.history.length - 1];
 export const atLatest = () => line.at === line.history.length - 1;
 // On a branch: {history, from}, the main line kept and the position the branch leaves it at.
 export const mainLine = () => line.main;
+// The branches left for the main line (or for another branch), kept as a study board keeps them: each
+// {history, from}, the whole line and the main line's position it leaves; the newest first.
+export const branches = () => line.branches;
 // Changes with every new line shown (a new game, a branch, a match): compare it before and after a wait.
 export const lineId = () => lines;
 
@@ -96,13 +104,13 @@ export function mayMove() {
   if (!match) return true;
   // While the clocks are paused or wait for the start the move may still be built and sent: the server
   // takes it (clock.start first_move) or says why not (409 paused, not_started), and the page shows its sentence.
-  return atLatest() && match.seat !== null && match.data && match.data.clock.may_move === match.seat;
+  return atLatest() && match.seat !== null && !match.lost && match.data && match.data.clock.may_move === match.seat;
 }
 
 // A new line (a new game, a state, a record): nothing of the old one stays - the move being built, a
 // branch (issue 22: "E5" carried into a new game).
 export function startLine(game, options, history) {
-  line = Object.freeze({ ...line, game, options: Object.freeze({ ...options }), history: freeze(history), at: history.length - 1, main: null });
+  line = Object.freeze({ ...line, game, options: Object.freeze({ ...options }), history: freeze(history), at: history.length - 1, main: null, branches: freeze([]) });
   lines++;
   clearMove();
 }
@@ -111,21 +119,41 @@ export function startLine(game, options, history) {
 // it leaves is kept as the main line (where a branch is replaced, the main line stays).
 export function addMove(entry) {
   let main = line.main;
+  let kept = line.branches;
   if (!atLatest()) {
     if (!main) main = Object.freeze({ history: line.history, from: line.at });
-    else if (line.at < main.from) main = Object.freeze({ ...main, from: line.at });
+    else {
+      kept = keepBranch(); // the branch cut here stays reachable
+      if (line.at < main.from) main = Object.freeze({ ...main, from: line.at });
+    }
     lines++;
   }
   const history = freeze([...line.history.slice(0, line.at + 1), entry]);
-  line = Object.freeze({ ...line, history, at: history.length - 1, main });
+  line = Object.freeze({ ...line, history, at: history.length - 1, main, branches: kept });
   clearMove();
 }
 
-// Back to the main line, where the branch left it (the branch is dropped); false when not on a branch.
+// The branches with the one shown kept first (at most MOST_BRANCHES, the oldest go).
+const MOST_BRANCHES = 20;
+const keepBranch = () => freeze([{ history: line.history, from: line.main.from }, ...line.branches].slice(0, MOST_BRANCHES));
+
+// Back to the main line, where the branch left it (the branch is kept); false when not on a branch.
 export function backToMainLine() {
   if (!line.main) return false;
   const { history, from } = line.main;
-  line = Object.freeze({ ...line, history, at: from, main: null });
+  line = Object.freeze({ ...line, history, at: Math.min(from, history.length - 1), main: null, branches: keepBranch() });
+  lines++;
+  clearMove();
+  return true;
+}
+
+// A kept branch shown again, at its last position (the one shown now is kept in its turn).
+export function toBranch(i) {
+  const b = line.branches[i];
+  if (!b) return false;
+  const others = line.main ? keepBranch().filter((k) => k !== b) : line.branches.filter((k) => k !== b);
+  const main = Object.freeze({ history: line.main ? line.main.history : line.history, from: b.from });
+  line = Object.freeze({ ...line, history: b.history, at: b.history.length - 1, main, branches: freeze(others) });
   lines++;
   clearMove();
   return true;
@@ -153,41 +181,6 @@ export function noteAnnouncements(entry, announcements) {
   return noted;
 }
 
-// -- the move being built ----------------------------------------------------------------------
-
-let steps = Object.freeze({ prefix: Object.freeze([]), wrong: null, open: Object.freeze([]), preview: null });
-let choice = null;
-
-export const prefix = () => steps.prefix;
-export const wrongCell = () => steps.wrong;
-export const openSteps = () => steps.open;
-export const choiceCode = () => choice;
-// The preview of the move being built, while it is the move being built on the position shown.
-const previewKey = () => `${shownKey()}|${steps.prefix.join('\n')}`;
-export const previewState = () => (steps.preview && steps.preview.key === previewKey() ? steps.preview.state : null);
-
-// The steps so far, all legal (the wrong cell's mark goes).
-export function setPrefix(list) {
-  steps = Object.freeze({ ...steps, prefix: Object.freeze([...list]), wrong: null });
-}
-export function clearMove() {
-  steps = Object.freeze({ ...steps, prefix: Object.freeze([]), wrong: null });
-}
-export function markWrongCell(cell) {
-  steps = Object.freeze({ ...steps, wrong: cell });
-}
-// The legal next steps the board marks (all of them, when "Show the legal moves" is on).
-export function setOpenSteps(list) {
-  steps = Object.freeze({ ...steps, open: Object.freeze([...list]) });
-}
-// The board as the steps so far leave it (legal-moves `preview`), for the move being built now.
-export function setPreview(state) {
-  steps = Object.freeze({ ...steps, preview: state ? Object.freeze({ key: previewKey(), state }) : null });
-}
-export function pickChoice(code) {
-  choice = code;
-}
-
 // -- the computer opponent ---------------------------------------------------------------------
 
 let computing = false;
@@ -198,21 +191,27 @@ export function setThinking(on) {
 
 // -- the match followed --------------------------------------------------------------------------
 
-// {id, seat, token, data, offset, gen, es}: `data` is the match as GET /v1/matches/ID answers it, `offset`
-// our clock less the server's, `gen` counts the matches followed (a wait of an earlier one stops), `es`
-// the event stream.  `seat` is null on the umpire's view (no seat token in the address).
+// {id, seat, token, data, offset, gen, es, attempts, lost}: `data` is the match as GET /v1/matches/ID
+// answers it, `offset` our clock less the server's, `gen` counts the matches followed (a wait of an
+// earlier one stops), `es` the event stream, `attempts` the refused attempts of its record (refusals.js),
+// `lost` why the seat's token no longer works (seat.js: 'replaced', 'unknown'), or null.  `seat` is null
+// on the umpire's view (no seat token in the address).
 let match = null;
 let matchGen = 0;
+const NONE = Object.freeze([]);
 
 export const following = () => match;
+export const attempts = () => (match ? match.attempts : NONE);
+export const seatLost = () => (match ? match.lost : null);
 // Is the match followed still the one of `gen` (nothing left or replaced it meanwhile)?
 export const stillFollowing = (gen) => gen === matchGen && match !== null;
 
 export function followMatch(want) {
   const gen = ++matchGen;
   lines++;
-  match = Object.freeze({ id: want.id, seat: want.token ? want.seat : null, token: want.token, data: null, offset: 0, gen, es: null });
-  line = Object.freeze({ ...line, history: freeze([]), main: null });
+  const seat = want.token ? want.seat : null;
+  match = Object.freeze({ id: want.id, seat, token: want.token, data: null, offset: 0, gen, es: null, attempts: NONE, lost: null });
+  line = Object.freeze({ ...line, history: freeze([]), main: null, branches: NONE });
   return gen;
 }
 
@@ -229,10 +228,10 @@ export function leaveMatch() {
 
 const offsetOf = (data) => Date.now() - Date.parse(data.clock.now);
 
-// The match as the server answered it, with its record: its game, options, players and positions.
-// `toLatest`: the latest position is shown (else the one shown stays).
-export function takeMatch(data, record, history, toLatest) {
-  match = Object.freeze({ ...match, data: Object.freeze({ ...data }), offset: offsetOf(data) });
+// The match as the server answered it, with its record: its game, options, players, positions and the
+// attempts refused on the way.  `toLatest`: the latest position is shown (else the one shown stays).
+export function takeMatch(data, record, history, toLatest, refused) {
+  match = Object.freeze({ ...match, data: Object.freeze({ ...data }), offset: offsetOf(data), attempts: freeze(refused) });
   const players = Array.isArray(record.players) ? Object.freeze([...record.players]) : null; // the match's players, named everywhere
   const at = toLatest ? history.length - 1 : line.at;
   line = Object.freeze({ ...line, game: data.game, options: Object.freeze({ ...record.options }), names: players, history: freeze(history), at });
@@ -242,6 +241,11 @@ export function takeMatch(data, record, history, toLatest) {
 export function takeClock(clock) {
   const data = Object.freeze({ ...match.data, clock });
   match = Object.freeze({ ...match, data, offset: offsetOf(data) });
+}
+
+// The seat's token no longer works (`why`: 'replaced' by the umpire, or 'unknown' to the match): no moves.
+export function loseSeat(why) {
+  match = Object.freeze({ ...match, lost: why });
 }
 
 // The event stream of the match of `gen`, or none (null); a stream for a match left is closed.

@@ -22,18 +22,11 @@ export function sayIllegal(error, head) {
     el('p', {}, el('strong', {}, `${head || 'Illegal'}: `), error.message, rule)));
 }
 
-export function clearVerdict() {
-  $('u-verdict').replaceChildren();
+// A notice of something refused, its head in bold: `lines`, each [head, the rest].
+export function sayRefused(lines) {
+  $('u-verdict').replaceChildren(el('div', { class: 'u-bad' }, ...lines.map(([head, rest]) => el('p', {}, el('strong', {}, head), ` ${rest}`))));
 }
 
-// On a narrow screen the verdict of a click sits right under the board, not a screen further down
-// under the move box (issue 22); the same element, moved.
-export function placeVerdicts() {
-  const narrow = window.matchMedia('(max-width: 40rem)');
-  const place = () => {
-    if (narrow.matches) $('u-board').after($('u-verdict'));
-    else $('u-computer').after($('u-verdict'));
-  };
-  narrow.addEventListener('change', place);
-  place();
+export function clearVerdict() {
+  $('u-verdict').replaceChildren();
 }

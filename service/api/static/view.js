@@ -5,15 +5,16 @@
 
 import { api, errorText } from './api.js';
 import { decorateCells, drawBoard, helpIsFor, showClickHelp } from './board.js';
+import { showMatchForm } from './create.js';
 import { showComputer } from './computer.js';
 import { $ } from './dom.js';
 import { fill } from './format.js';
 import { showHistory } from './history.js';
-import { showMatchForm } from './links.js';
-import { showSeat } from './match.js';
 import { addStep, refreshSteps, showSyntax } from './moves.js';
 import { showPasteHints } from './paste.js';
+import { showPending } from './pending.js';
 import { forgetShares, showExportFormats } from './posts.js';
+import { showSeat } from './seat.js';
 import * as store from './store.js';
 import { say } from './verdicts.js';
 
@@ -42,6 +43,7 @@ export async function show() {
     showPasteHints();
   }
   decorateCells(preview || h.state, (step) => addStep(step, true));
+  showPending(); // a move held for Send, by the board
   const examples = store.hints().examples;
   $('u-move').placeholder = examples[Math.min(store.at(), examples.length - 1)];
   showTurn();
@@ -91,7 +93,7 @@ export function showTurn() {
   const canMove = store.mayMove();
   $('u-move').disabled = !canMove;
   $('u-play-button').disabled = !canMove;
-  const watching = !!m && m.seat === null; // the umpire's view of a match: nothing to play
+  const watching = !!m && (m.seat === null || !!m.lost); // the umpire's view, or a seat whose link was replaced: nothing to play
   $('u-move-form').hidden = watching;
   $('u-show-legal').parentElement.hidden = watching;
   showSeat();
