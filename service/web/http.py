@@ -90,7 +90,8 @@ def loads(text: str | bytes) -> Any:
     surrogates raise ValueError (:class:`LoneSurrogate` naming where)."""
     data = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
     raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
-    if _SURROGATE_ESCAPE.search(raw) or not raw[:1].isascii() or b"\x00" in raw[:4]:  # an escape, or UTF-16/32
+    # An escape, a surrogate written in UTF-8's form (the parser reads bytes with "surrogatepass"), or UTF-16/32:
+    if _SURROGATE_ESCAPE.search(raw) or b"\xed" in raw or not raw[:1].isascii() or b"\x00" in raw[:4]:
         path = _surrogate_at(data)
         if path is not None:
             raise LoneSurrogate(path)

@@ -210,12 +210,12 @@ class RequestLog:
         raw = environ.get(ENVIRON_KEY)
         rid = environ[ID_KEY] = raw if valid_id(raw) else new_id()
         started = time.perf_counter()
-        statuses: list[str] = []
+        answered: list[Any] = []  # the status, and Flask's request (Werkzeug's ``populate_request``, until Flask ends it)
 
         def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
             headers.append((HEADER, rid))
             headers.extend(EVERY_ANSWER)
-            statuses.append(status)
+            answered[:] = (status, environ.get("werkzeug.request"))
             return start_response(status, headers, exc_info)
 
         sent = environ.get("RAW_URI")  # the target as sent (gunicorn's and Werkzeug's servers give it)
@@ -225,11 +225,10 @@ class RequestLog:
             body = refuse(start, ApiError("uri_too_long", message, {"limit": MAX_TARGET_BYTES}))
         else:
             body = self.app(environ, start)
-        if not statuses:
+        if not answered:
             return body
         seconds = time.perf_counter() - started
-        status = int(statuses[-1][:3])
-        req = environ.get("werkzeug.request")  # Flask's request (Werkzeug's populate_request), when it made one
+        status, req = int(answered[0][:3]), answered[1]
         if isinstance(req, FlaskRequest):
             method, path, rule = req.method, req.path, req.url_rule
         else:  # answered below Flask, or by the refusal above: what the environment says
