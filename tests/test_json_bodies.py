@@ -207,3 +207,18 @@ def test_the_quick_look_at_the_limits_agrees_with_the_walk(value: Any) -> None:
     else:
         refused = False
     assert http.within_limits(value) is not refused
+
+
+@settings(max_examples=300, deadline=None)
+@given(_values_near_the_limits(), st.booleans(), st.sampled_from(["utf-8", "utf-16", "utf-32"]))
+@example(_nested(MAX_DEPTH), False, "utf-8")
+@example(_nested(MAX_DEPTH - 1), False, "utf-8")
+@example(["x" * MAX_STRING_CHARS, 'y"' * 600], False, "utf-8")
+@example({"k" * (MAX_STRING_CHARS + 1): 1}, True, "utf-8")
+@example(["\u2222" * (MAX_STRING_CHARS + 1)], False, "utf-16-le")  # a quote's byte in every character
+def test_a_body_plainly_within_the_limits_by_its_bytes_is_within_them(value: Any, ascii_only: bool, encoding: str) -> None:
+    """The look at a body's bytes that spares the walk (``plainly_within_limits``) never lets through what the
+    walk refuses."""
+    raw = json.dumps(value, ensure_ascii=ascii_only).encode(encoding)
+    if http.plainly_within_limits(raw):
+        assert http.within_limits(value)
