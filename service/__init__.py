@@ -115,7 +115,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     suggest.configure(app)
     db.init_app(app)  # the match store's settings (Redis), connected on first use
     outbox.init_app(app)  # the webhooks' settings (WEBHOOK_ALLOW...), checked at start
-    metrics.init_app(app)  # every request timed
+    requestlog.observe(app, metrics.time_answer)  # every answer timed (service/web/metrics.py)
 
     # Every error becomes the one error shape (service/web/errors.py); Redis failures are 503.
     app.register_error_handler(errors.ApiError, errors.api_error)

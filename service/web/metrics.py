@@ -24,8 +24,8 @@ folder; service/run/gunicorn_conf.py's ``child_exit`` calls
 ``mark_process_dead`` for a dead worker, so its live gauges are dropped).
 Without the variable, one process's own figures.
 
-The Flask side is one observer of the request log's middleware (every answer, timed: one ``observe``) and one
-view, registered on every app the factory makes (prometheus-flask-exporter hooks only the first app of a
+The Flask side is one observer of the request log's middleware (:func:`time_answer`: every answer, timed, one
+``observe``) and one view, registered on every app the factory makes (prometheus-flask-exporter hooks only the first app of a
 process, which a test run or a tool making several apps defeats).
 """
 
@@ -35,7 +35,7 @@ import hmac
 import os
 from typing import Any
 
-from flask import Blueprint, Flask, Response, current_app, request
+from flask import Blueprint, Response, current_app, request
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -47,8 +47,6 @@ from prometheus_client import (
 )
 from werkzeug.exceptions import Unauthorized
 from werkzeug.routing import Rule
-
-from service.web import requestlog
 
 # The methods a request's series is labelled with; any other is OTHER.  gunicorn lets through any method of 3 to
 # 20 characters with no lower-case letter, and each made a series that lived as long as the process, in memory
@@ -80,17 +78,14 @@ def _scrape() -> bytes:
     return generate_latest()
 
 
-def init_app(app: Flask) -> None:
-    """Every answer of this app timed, as the request log's middleware tells it (service/web/requestlog.py
-    ``RequestLog``, which times it): no hook or clock of its own.  A scrape of ``/metrics`` is not counted."""
-
-    def _done(method: str, rule: Rule | None, status: int, seconds: float) -> None:
-        if rule is not None and rule.endpoint == "metrics.metrics":
-            return
-        route = rule.rule if rule is not None else "(none)"
-        REQUESTS.labels(method if method in METHODS else OTHER, route, str(status)).observe(seconds)
-
-    requestlog.observe(app, _done)
+def time_answer(method: str, rule: Rule | None, status: int, seconds: float) -> None:
+    """One answer timed, as the request log's middleware tells it (service/web/requestlog.py ``RequestLog``, which
+    times every answer; create_app registers this with it): no hook or clock of its own.  A scrape of
+    ``/metrics`` is not counted."""
+    if rule is not None and rule.endpoint == "metrics.metrics":
+        return
+    route = rule.rule if rule is not None else "(none)"
+    REQUESTS.labels(method if method in METHODS else OTHER, route, str(status)).observe(seconds)
 
 
 bp = Blueprint("metrics", __name__)
