@@ -222,3 +222,12 @@ def test_a_body_plainly_within_the_limits_by_its_bytes_is_within_them(value: Any
     raw = json.dumps(value, ensure_ascii=ascii_only).encode(encoding)
     if http.plainly_within_limits(raw):
         assert http.within_limits(value)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16", "utf-32"])
+def test_what_the_fast_parser_does_not_read_the_standard_library_reads_as_before(client: FlaskClient, encoding: str) -> None:
+    """jiter reads UTF-8 alone; a body the standard library reads (a byte-order mark, UTF-16 or UTF-32, as JSON's
+    RFC 4627 allowed) is read by it as before."""
+    raw = json.dumps({"options": {"size": 3}}).encode(encoding)
+    answer = client.post("/v1/games/catchup/new", data=raw, content_type="application/json")
+    assert answer.status_code == 200 and answer.get_json()["state"]["options"]["size"] == 3

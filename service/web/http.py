@@ -16,9 +16,9 @@ Unicode text, so no state, name or move can hold it (I-JSON, RFC 7493 §2.1).
 refuse duplicate keys and the non-JSON constants, so even the match hot path
 (``service/matches/routes.py``) reads no body :func:`json_body` would not.
 
-Parsed by the standard library's ``json.loads`` with its documented hooks
-(``object_pairs_hook`` finds a key given twice, ``parse_constant`` the
-constants), loaded through the schema's own ``load``.
+Parsed by jiter, which refuses a key given twice and the constants itself, and
+where it refuses, by the standard library's ``json.loads`` with its documented
+hooks, which say why (:func:`loads`); loaded through the schema's own ``load``.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import json
 import re
 from typing import Any
 
+import jiter
 import orjson
 from flask import current_app, request
 from flask.json.provider import DefaultJSONProvider
@@ -87,9 +88,19 @@ def _constant(name: str) -> Any:
 
 def loads(text: str | bytes) -> Any:
     """JSON text as Python values: duplicate keys, non-JSON constants and lone
-    surrogates raise ValueError (:class:`LoneSurrogate` naming where)."""
-    data = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
-    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    surrogates raise ValueError (:class:`LoneSurrogate` naming where).
+
+    Read by jiter (pydantic's parser), which refuses a key given twice and the constants itself
+    (``catch_duplicate_keys``, ``allow_inf_nan``): the standard library with its hooks took four times as long
+    (a ``play``'s body: 25 us against 6 us in timeit; BENCHMARKS.md, issue 33).  What jiter refuses is read again
+    by the standard library, with the documented hooks that name what is wrong (``object_pairs_hook``: the key
+    given twice; ``parse_constant``: NaN), or that read what jiter does not (UTF-16 or UTF-32, a byte-order mark),
+    so every answer is the standard library's."""
+    raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    try:
+        data = jiter.from_json(raw, allow_inf_nan=False, catch_duplicate_keys=True, cache_mode="keys")
+    except ValueError:
+        data = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
     # An escape, a surrogate written in UTF-8's form (the parser reads bytes with "surrogatepass"), or UTF-16/32:
     if _SURROGATE_ESCAPE.search(raw) or b"\xed" in raw or not raw[:1].isascii() or b"\x00" in raw[:4]:
         path = _surrogate_at(data)
