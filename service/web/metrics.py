@@ -78,14 +78,24 @@ def _scrape() -> bytes:
     return generate_latest()
 
 
+SERIES_MEMO = 4096  # the series of REQUESTS kept at hand, by (method, route, status): a bound, however many a client makes
+_series: dict[tuple[str, str, int], Any] = {}
+
+
 def time_answer(method: str, rule: Rule | None, status: int, seconds: float) -> None:
     """One answer timed, as the request log's middleware tells it (service/web/requestlog.py ``RequestLog``, which
     times every answer; create_app registers this with it): no hook or clock of its own.  A scrape of
-    ``/metrics`` is not counted."""
+    ``/metrics`` is not counted.  Each series is looked up once and kept (prometheus_client's ``labels`` builds
+    and locks on every call)."""
     if rule is not None and rule.endpoint == "metrics.metrics":
         return
-    route = rule.rule if rule is not None else "(none)"
-    REQUESTS.labels(method if method in METHODS else OTHER, route, str(status)).observe(seconds)
+    key = (method if method in METHODS else OTHER, rule.rule if rule is not None else "(none)", status)
+    series = _series.get(key)
+    if series is None:
+        series = REQUESTS.labels(key[0], key[1], str(status))
+        if len(_series) < SERIES_MEMO:
+            _series[key] = series
+    series.observe(seconds)
 
 
 bp = Blueprint("metrics", __name__)
