@@ -9,15 +9,13 @@ The settings of managed matches (Redis, tokens, streams) are read in service/mat
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
-from inspect import iscoroutinefunction
+from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, Response
-from flask.globals import _cv_request
+from flask import Flask
 from flask.sessions import NullSession, SessionInterface
-from flask.signals import request_tearing_down
 
+from service.web import appref
 from service.web.ratelimit import CREATE_DEFAULT, RENDER_DEFAULT
 
 DEFAULTS: dict[str, Any] = {
@@ -63,9 +61,6 @@ def _from_env() -> dict[str, Any]:
     return out
 
 
-_UNSET: Any = object()  # do_teardown_request called without an exception: Flask's own finds the one being handled
-
-
 class NoSessions(SessionInterface):
     """The service keeps no sessions: its clients hold what they need (a state, a seat's token).  Flask's default
     interface looks for a signing key on every request, finds none, and makes a null session each time, then asks
@@ -86,60 +81,10 @@ class NoSessions(SessionInterface):
         pass
 
 
-class App(Flask):
-    """Flask, remembering which of its hooks, views and error handlers are plain functions.
-
-    Flask asks ``inspect.iscoroutinefunction`` of every hook and view on every request (``ensure_sync``):
-    nine times a request here, about 25 µs of a ``GET /v1/games`` (issue 20, "Cost per request").  The answer
-    cannot change for a registered function, so it is kept; an ``async def`` one is still wrapped each time, as
-    Flask does.  Functions made per request (``after_this_request``) are asked as before once the memo is full.
-    And no sessions (:class:`NoSessions`).
-
-    Nor does a request look for hooks where none are registered.  Flask's ``preprocess_request``,
-    ``process_response`` and ``do_teardown_request`` each ask the ``request`` proxy for its blueprints (the
-    proxy, the blueprint from the endpoint, a tuple of names) to look up hooks by blueprint, on every request:
-    with none registered (the service registers none by default; a rate limit or CORS registers theirs), that
-    was about 6% of a ``play``'s instructions (issue 20, "Cost per request"; cachegrind, BENCHMARKS.md).  With
-    any hook of the kind registered, or a function of ``after_this_request``, or a session interface other
-    than :class:`NoSessions`, Flask's own method runs, unchanged; the ``request_tearing_down`` signal is
-    always sent.
-    """
-
-    MEMO_SIZE = 1024
-    session_interface = NoSessions()
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._plain: dict[Callable[..., Any], bool] = {}
-
-    def preprocess_request(self) -> Any:
-        if any(self.url_value_preprocessors.values()) or any(self.before_request_funcs.values()):
-            return super().preprocess_request()
-        return None
-
-    def process_response(self, response: Response) -> Response:
-        hooked = _cv_request.get()._after_request_functions or any(self.after_request_funcs.values())
-        if hooked or type(self.session_interface) is not NoSessions:
-            return super().process_response(response)
-        return response
-
-    def do_teardown_request(self, exc: BaseException | None = _UNSET) -> None:
-        if exc is _UNSET or any(self.teardown_request_funcs.values()):
-            super().do_teardown_request(*(() if exc is _UNSET else (exc,)))
-            return
-        request_tearing_down.send(self, _async_wrapper=self.ensure_sync, exc=exc)
-
-    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
-        plain = self._plain.get(func)
-        if plain is None:
-            plain = not iscoroutinefunction(func)
-            if len(self._plain) < self.MEMO_SIZE:
-                self._plain[func] = plain
-        return func if plain else self.async_to_sync(func)
-
-
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
-    app = App(__name__, static_folder=None)  # the page's files are service.api.page's (/static/...)
+    app = Flask(__name__, static_folder=None)  # the page's files are service.api.page's (/static/...)
+    appref.remember(app)  # the app itself, for work handed to threads (service/web/appref.py)
+    app.session_interface = NoSessions()
     app.config.update(DEFAULTS)
     app.config.update(_from_env())
     if config:
@@ -175,7 +120,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     db.init_app(app, embedded.url_of_started)  # the match store's settings (Redis; the embedded one without REDIS_URL)
     outbox.init_app(app)  # the webhooks' settings (WEBHOOK_ALLOW...), checked at start
     discord.init_app(app)  # the Discord application's settings (DISCORD_PUBLIC_KEY...), checked at start
-    metrics.init_app(app)  # every request timed
+    requestlog.observe(app, metrics.time_answer)  # every answer timed (service/web/metrics.py)
 
     # Every error becomes the one error shape (service/web/errors.py); Redis failures are 503.
     app.register_error_handler(errors.ApiError, errors.api_error)

@@ -11,19 +11,22 @@ from __future__ import annotations
 import hashlib
 from typing import Any, cast
 
-from flask import Blueprint, Flask, Response, request
+from flask import Blueprint, Flask, Response, current_app, request
 
 import views
 from engine.errors import MoveError
 from engine.registry import NOT_BUILT, ROOMS, get_game
 from engine.room import RecordFormat
-from service.web import context, schemas, signing
+from service.web import schemas, signing
 from service.web.errors import ApiError
 from service.web.http import json_body
 from service.web.signing import signed, verified
 from views import diagram
 
 bp = Blueprint("games", __name__, url_prefix="/v1")
+# The member of an import's body that may be longer than any other string: a record or a diagram, up to
+# schemas.MAX_RECORD_CHARS (the spec's maxLength; a side-10 Product diagram the server draws is 1,127 characters).
+RECORD_TEXT = frozenset({"text"})
 
 
 def describe_games() -> dict[str, Any]:
@@ -55,7 +58,7 @@ def games_answer(app: Flask) -> tuple[bytes, str]:
 @bp.get("/games")
 def list_games() -> Any:
     """Every game; with ``If-None-Match`` naming the ETag of this answer, ``304`` and no body."""
-    body, etag = games_answer(context.app())
+    body, etag = games_answer(current_app)
     response = Response(body, mimetype="application/json")
     response.set_etag(etag)
     if "If-None-Match" in request.headers:  # only then is there anything to compare (Range is not served here)
@@ -205,7 +208,7 @@ def import_record(game: str) -> Any:
     readable = [f["name"] for f in import_formats(g.name)]
     if not readable:  # the spec has no import path for this game (service/api/openapi.py ``x-per-game: records``)
         raise ApiError("not_found", f"{g.title} reads no other site's records and no text diagram.")
-    body = json_body(schemas.import_request, long=frozenset({"text"}))  # a whole post or record: its schema bounds it
+    body = json_body(schemas.import_request, texts=RECORD_TEXT)  # a whole post or record: its schema bounds it
     name = body["format"].strip().lower()
     if name not in readable:
         raise ApiError(

@@ -34,13 +34,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from flask import Blueprint, Flask, Response, current_app, request
+from flask import Blueprint, Flask, Response, request
 
 import views
 from engine.errors import BadState
 from engine.registry import get_game
 from service.api import renderer
 from service.web import ratelimit, schemas
+from service.web.appref import this_app
 from service.web.errors import ApiError, field_details
 from service.web.http import json_body
 from service.web.signing import verified
@@ -143,7 +144,7 @@ def _names(value: list[str] | None) -> tuple[str, str] | None:
 
 
 def _app() -> Flask:
-    app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
+    app: Flask = this_app()
     return app
 
 

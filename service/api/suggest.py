@@ -24,11 +24,12 @@ import math
 import os
 from typing import Any
 
-from flask import Blueprint, Flask, current_app
+from flask import Blueprint, Flask
 
 from engine.registry import ROOMS, get_game
 from service.api import searcher
 from service.web import schemas
+from service.web.appref import this_app
 from service.web.errors import ApiError
 from service.web.http import json_body
 from service.web.signing import verified
@@ -72,7 +73,7 @@ def _busy(message: str, budget_s: float) -> ApiError:
 def suggest(game: str) -> Any:
     g = get_game(game)
     body = json_body(schemas.suggest_request)
-    app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
+    app: Flask = this_app()
     most = float(app.config["SUGGEST_MAX_BUDGET_S"])
     budget_s = body["budget_s"]
     if budget_s is None:

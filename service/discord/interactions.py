@@ -32,7 +32,7 @@ from typing import Any
 
 import orjson
 import redis
-from flask import Blueprint, Flask, Response, current_app, request
+from flask import Blueprint, Flask, Response, request
 from marshmallow import ValidationError
 
 import views
@@ -47,6 +47,7 @@ from service.discord.courier import Full, courier
 from service.discord.messages import Message, message, refusal
 from service.matches.db import get_store
 from service.matches.store import Gone, Unconfirmed
+from service.web.appref import this_app
 from service.web.errors import ApiError, flatten_messages
 from views.posts import md_escape
 
@@ -67,7 +68,7 @@ class Refusal(Exception):
 
 @bp.post("/discord/interactions")
 def interactions() -> Any:
-    app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
+    app = this_app()
     cfg = app.config
     if not enabled(app):
         raise ApiError("not_found", "This server has no Discord application: DISCORD_PUBLIC_KEY is not set.")

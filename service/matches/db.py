@@ -18,12 +18,13 @@ from collections.abc import Callable
 from typing import Any
 
 import redis
-from flask import Flask, current_app
+from flask import Flask
 
 from service.matches.hub import Hub
 from service.matches.redisclient import make_client
 from service.matches.store import DURABILITY, Store
 from service.web import metrics
+from service.web.appref import this_app
 
 CONFIG_DEFAULTS: dict[str, Any] = {
     "REDIS_URL": None,  # unset: the embedded Redis on DATA_DIR
@@ -98,7 +99,7 @@ def init_app(app: Flask, start_redis: StartRedis | None = None) -> None:
 
 
 def _app(app: Flask | None) -> Flask:
-    found: Flask = app or current_app._get_current_object()  # type: ignore[attr-defined]
+    found: Flask = app or this_app()
     return found
 
 

@@ -43,6 +43,7 @@ from service.matches.cas import settled
 from service.matches.db import get_store
 from service.matches.liveness import report
 from service.matches.store import Gone, Store, Unconfirmed
+from service.web.appref import this_app
 
 log = logging.getLogger(__name__)
 
@@ -191,7 +192,7 @@ def run(store: Store, interval_s: float, stop: threading.Event, beat_s: float = 
 @click.option("--once", is_flag=True, help="Apply what is due now and exit.")
 def sweep_command(once: bool) -> None:
     """Apply flags the moment they fall due (RULES R-T1, R-X6)."""
-    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    app = this_app()
     for attempt in range(10**9 if not once else 1):  # a sweeper started before its Redis waits for it
         try:
             store = get_store(app)

@@ -56,7 +56,7 @@ import click
 import httpx
 import orjson
 import redis
-from flask import Blueprint, Flask, current_app
+from flask import Blueprint, Flask
 
 import views
 from engine.game import RESERVED
@@ -71,6 +71,7 @@ from service.matches.hub import Hub
 from service.matches.outbox import Hook
 from service.matches.referee import Meta
 from service.matches.store import Gone, Store
+from service.web.appref import this_app
 
 log = logging.getLogger(__name__)
 
@@ -541,7 +542,7 @@ def _leased(lease: str | None, now: int) -> bool:
 @click.command("deliver")
 def deliver_command() -> None:
     """Post every change of matches with webhooks to them (issue 22)."""
-    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    app = this_app()
     for attempt in range(10**9):  # a deliverer started before its Redis waits for it
         try:
             store = get_store(app)

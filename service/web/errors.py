@@ -137,6 +137,11 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "busy": (409, "the match changed too often while a request was judged; send it again"),
     "match_finished": (410, "the match is over (`details.end`, `details.winner`)"),
     "body_too_large": (413, "the body is over `MAX_BODY_BYTES` (`details.limit`)"),
+    "uri_too_long": (
+        414,
+        "the request's target (path and query) is over 4096 bytes (`details.limit`); a proxy in front answers a longer"
+        " request line so too",
+    ),
     "unsupported_media_type": (415, "the body is not sent as `application/json`"),
     "invalid_body": (422, "the body does not match the schema, or a value is over a limit (`details.fields`)"),
     "invalid_header": (422, "a header is malformed (`details.header`: `Idempotency-Key`, 1 to 200 characters)"),

@@ -39,9 +39,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask
+from flask import Flask, current_app
 
-from service.web.context import config
 from service.web.errors import ApiError, field_details
 
 FIELD = "sig"
@@ -63,7 +62,7 @@ def signature(state: Mapping[str, Any], secret: str) -> str:
 
 def secrets_in_use(app: Flask | None = None) -> tuple[str, ...]:
     """The secret that signs, then the previous one (accepted, never used to sign)."""
-    cfg = app.config if app is not None else config()
+    cfg = (app if app is not None else current_app).config
     return tuple(s for s in (cfg.get("STATE_SECRET"), cfg.get("STATE_SECRET_PREVIOUS")) if s) if cfg.get("STATE_SECRET") else ()
 
 
