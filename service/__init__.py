@@ -160,7 +160,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     from engine.errors import EngineError
     from service.api import games, page, pictures, suggest
-    from service.matches import db, events, health, outbox, routes, sweeper, webhooks
+    from service.matches import db, deliverer, events, health, outbox, routes, sweeper, webhooks
     from service.matches.store import Unconfirmed
     from service.web import cors, errors, guard, metrics, ratelimit, requestlog, signing
 
@@ -194,6 +194,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(health.bp)  # /v1/health
     app.register_blueprint(metrics.bp)  # /metrics
     app.cli.add_command(sweeper.sweep_command)  # flask sweep
-    app.cli.add_command(webhooks.deliver_command)  # flask deliver: posts to matches' webhooks
+    app.cli.add_command(deliverer.deliver_command)  # flask deliver: posts to matches' webhooks
     ratelimit.init_app(app)  # after the routes: it limits every one of them
     return app

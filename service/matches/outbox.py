@@ -4,7 +4,7 @@ At creation a match may name up to three webhooks (``{"url", "format"}``,
 ``discord``, ``slack`` or ``json``); each URL must be http(s) on a host the
 operator allows (``WEBHOOK_ALLOW``: a comma-separated list of ``host``, which
 allows the scheme's default port, or ``host:port``; empty: no webhooks at all).
-The deliverer (service/matches/webhooks.py, in a process of its own) posts every
+The deliverer (service/matches/deliverer.py, in a process of its own) posts every
 change of the match there; a move never waits for it.
 
 Keys, all under the match's shard hash tag (one cluster slot, as the match's own):

@@ -30,8 +30,8 @@ from openapi_check import SpecChecker
 
 from engine.registry import GAMES
 from service.matches import outbox
+from service.matches.deliverer import Deliverer
 from service.matches.store import Store, shard_of
-from service.matches.webhooks import Deliverer
 
 Json = dict[str, Any]
 FAST = {
