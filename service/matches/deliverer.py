@@ -49,14 +49,14 @@ from flask import Flask, current_app
 from engine.game import RESERVED
 from engine.registry import GAMES
 from service.api import renderer
-from service.matches import db, outbox, referee
+from service.matches import db, outbox, referee, webhook_formats
 from service.matches.db import get_store
 from service.matches.events import Ids, step_events
 from service.matches.hub import Hub
 from service.matches.outbox import Hook
 from service.matches.referee import Meta
 from service.matches.store import Gone, Store
-from service.matches.webhook_formats import Change, payload
+from service.matches.webhook_formats import Change
 from service.matches.webhook_send import Sent, send
 
 log = logging.getLogger(__name__)
@@ -235,12 +235,22 @@ class Deliverer:
             outbox.mark_end(store, match_id, change.seq)
             walker.end_marked = True
         refused = outbox.refusal(hook.url, self.allow())
-        request = None if refused is not None else payload(change, hook.format, self.app, self.public)
+        request, failed = None, None
+        if refused is None:
+            try:
+                request = webhook_formats.payload(change, hook.format, self.app, self.public)
+            except renderer.Busy:
+                raise
+            except Exception as e:  # a post that cannot be made is a failed try: recorded, tried again, given up
+                log.warning("webhooks: match %s change %d could not be made", match_id, change.seq, exc_info=True)
+                failed = Sent(False, None, f"the post could not be made: {type(e).__name__}: {e}"[:300], again=True)
         attempt = outbox.claim(store, match_id, webhook, cursor, self.owner)
         if not attempt:
             return False  # posted already, another deliverer has it, or not due yet
-        if refused is not None or request is None:
-            sent = Sent(False, None, refused or "nothing to post")
+        if refused is not None:
+            sent = Sent(False, None, refused)
+        elif failed is not None or request is None:
+            sent = failed or Sent(False, None, "nothing to post")
         else:
             sent = send(self.client, hook, request, f"{match_id}:{change.seq}", self.max_bytes, self.timeout_s)
         if sent.ok:

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 import orjson
 from flask import Flask, current_app
 
@@ -109,20 +110,25 @@ class Hook:
 
 
 def refusal(url: str, allow: frozenset[tuple[str, int | None]]) -> str | None:
-    """Why the server will not post to ``url``, or None when it may."""
+    """Why the server will not post to ``url``, or None when it may.  The URL is read by the
+    deliverer's own HTTP client too (httpx): what it would refuse to send is refused here, at
+    creation, and both readings must name the same host and port."""
     try:
         parts = urlsplit(url)
         port = parts.port
-    except ValueError:
+        sent = httpx.Request("POST", url).url  # as the deliverer builds its request (service/matches/webhook_send.py)
+    except Exception:  # the client refuses it: a control character (DEL too), a bad port, a bad IDNA label...
         return "The URL is not a valid http or https URL."
     if parts.scheme not in DEFAULT_PORTS or not parts.hostname:
         return "The URL must be an absolute http or https URL."
-    if parts.username is not None or parts.password is not None:
+    if parts.username is not None or parts.password is not None or sent.userinfo:
         return "The URL must not hold a user name or password."
-    if parts.fragment or any(ch.isspace() or ord(ch) < 32 for ch in url):
+    if parts.fragment or sent.fragment or any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
         return "The URL must not hold a fragment (#...), spaces or control characters."
     host = parts.hostname.lower()
     default = DEFAULT_PORTS[parts.scheme]
+    if (sent.scheme, sent.host.lower(), sent.port or default) != (parts.scheme, host, port or default):
+        return "The URL is read two ways (its host or port is ambiguous)."
     if (host, port) in allow or (host, default) in allow or ((port is None or port == default) and (host, None) in allow):
         return None
     shown = f"[{host}]" if _is_v6(host) else host

@@ -10,6 +10,11 @@ Discord webhook's holds its token): only its host is ever answered or logged.
 
 from __future__ import annotations
 
+import contextlib
+import datetime
+import email.utils
+import logging
+import re
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +22,8 @@ from typing import Any
 import httpx
 
 from service.matches.outbox import Hook
+
+log = logging.getLogger(__name__)
 
 ANSWER_BYTES = 4096  # of a receiver's answer, at most this much is read
 USER_AGENT = "umpire-webhooks/1"
@@ -33,10 +40,24 @@ class Sent:
     wait_s: float = 0.0
 
 
-def _retry_after(raw: str | None) -> float:
-    if raw is None or not raw.strip().replace(".", "", 1).isdigit():
+DELAY_SECONDS = re.compile(r"[0-9]{1,10}")  # RFC 9110's delay-seconds: ASCII digits only ("²" is a digit to str.isdigit)
+
+
+def retry_after(raw: str | None) -> float:
+    """The seconds a ``Retry-After`` asks for (RFC 9110 10.2.3: delay-seconds or an HTTP-date),
+    0 when it asks for none that can be read: whatever a receiver sends, never an error."""
+    if raw is None:
         return 0.0
-    return float(raw)
+    text = raw.strip()
+    if DELAY_SECONDS.fullmatch(text):
+        return float(text)
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return 0.0
+    if when.tzinfo is None:  # an HTTP-date is always GMT
+        when = when.replace(tzinfo=datetime.UTC)
+    return max(0.0, when.timestamp() - time.time())
 
 
 def send(client: httpx.Client, hook: Hook, request: dict[str, Any], delivery: str, max_bytes: int, answer_s: float) -> Sent:
@@ -62,20 +83,28 @@ def send(client: httpx.Client, hook: Hook, request: dict[str, Any], delivery: st
         return Sent(False, None, f"timed out ({type(e).__name__})", again=True)
     except httpx.HTTPError as e:
         return Sent(False, None, _scrub(f"{type(e).__name__}: {e}", hook.url), again=True)
+    except Exception as e:  # anything else (a URL the client refuses, a bug) is a failed try too, never a stuck one
+        if not isinstance(e, httpx.InvalidURL):
+            log.warning("webhooks: a try to %s failed unexpectedly", hook.host, exc_info=True)
+        return Sent(False, None, _scrub(f"{type(e).__name__}: {e}", hook.url), again=True)
     status = answer.status_code
     if 200 <= status < 300:
         return Sent(True, status)
     if 300 <= status < 400:
         return Sent(False, status, f"HTTP {status}: a redirect, which is not followed")
     if status in (408, 429) or status >= 500:
-        return Sent(False, status, f"HTTP {status}", again=True, wait_s=_retry_after(answer.headers.get("Retry-After")))
+        return Sent(False, status, f"HTTP {status}", again=True, wait_s=retry_after(answer.headers.get("Retry-After")))
     return Sent(False, status, f"HTTP {status}")
 
 
 def _scrub(message: str, url: str) -> str:
-    """An error's text without the webhook's URL or its path (where a token lives)."""
-    path = httpx.URL(url).raw_path.decode(errors="replace")
+    """An error's text without the webhook's URL or its path (where a token lives), as written
+    or as the client encodes it."""
     out = message.replace(url, "<webhook>")
-    if len(path) > 1:
-        out = out.replace(path, "/<path>")
+    paths = {"/" + url.partition("//")[2].partition("/")[2]}
+    with contextlib.suppress(Exception):  # a URL the client refuses: its path as written is all there is
+        paths.add(httpx.URL(url).raw_path.decode(errors="replace"))
+    for path in sorted(paths, key=len, reverse=True):
+        if len(path) > 1:
+            out = out.replace(path, "/<path>")
     return out[:300]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import socket
 import threading
 import time
 import urllib.request
@@ -612,3 +613,257 @@ def test_a_post_over_the_size_cap_is_given_up_unsent(
     assert "WEBHOOK_MAX_BYTES" in seen[0]["last_error"]["error"] and seen[0]["last_error"]["gave_up"]
     # without PUBLIC_URL a Slack post has no picture: an incoming webhook takes no file
     assert [b["type"] for b in small.accepted[0]["blocks"]] == ["section"]
+
+
+# -- receivers that misbehave (issue 34) ----------------------------------------------------
+
+
+class Raw:
+    """A receiver on a raw socket of loopback, for what a WSGI server cannot do: it reads each
+    request whole, then answers as ``how`` says - ``ok`` (204), ``trickle`` (``HTTP/1.1 200 OK``
+    then one header byte every ``every_s``, for ``for_s`` at most), ``silent`` (reads, answers
+    nothing, for ``for_s`` at most), or ``answer`` (the bytes of ``reply`` as they are).  ``plan``
+    gives the first requests' ``how``; then ``how``.  Keeps each request's ``X-Umpire-Delivery``,
+    and the most connections it held at once."""
+
+    def __init__(self, how: str = "ok", plan: list[str] | None = None, every_s: float = 0.3, for_s: float = 30.0) -> None:
+        self.how, self.plan, self.every_s, self.for_s = how, list(plan or []), every_s, for_s
+        self.reply = b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n"
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.tries: list[str] = []  # X-Umpire-Delivery of each request read whole
+        self.arrived: dict[str, float] = {}  # the first time each delivery was read whole (monotonic)
+        self.bodies: list[bytes] = []
+        self.open = self.most = 0
+        self.on_request: Callable[[str], None] | None = None  # called once the request is read, before the answer
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    fmt = "json"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/webhooks/123/{TOKEN}"
+
+    def serve(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=self.handle, args=(conn,), daemon=True).start()
+
+    def handle(self, conn: socket.socket) -> None:
+        with self.lock:
+            self.open += 1
+            self.most = max(self.most, self.open)
+        try:
+            conn.settimeout(10)
+            while not self.stop.is_set():  # requests on the connection, one after another (keep-alive)
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    head += chunk
+                top, _, body = head.partition(b"\r\n\r\n")
+                fields = dict(
+                    line.split(": ", 1) for line in top.decode("latin-1").split("\r\n")[1:] if ": " in line
+                )  # fmt: skip
+                size = int(fields.get("Content-Length", "0"))
+                while len(body) < size:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    body += chunk
+                delivery = fields.get("X-Umpire-Delivery", "")
+                with self.lock:
+                    self.tries.append(delivery)
+                    self.arrived.setdefault(delivery, time.monotonic())
+                    self.bodies.append(body)
+                    how = self.plan.pop(0) if self.plan else self.how
+                if self.on_request is not None:
+                    self.on_request(delivery)
+                if how == "ok":
+                    conn.sendall(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n")
+                elif how == "answer":
+                    conn.sendall(self.reply)
+                elif how == "trickle":
+                    conn.sendall(b"HTTP/1.1 200 OK\r\n")
+                    end = time.monotonic() + self.for_s
+                    while time.monotonic() < end and not self.stop.wait(self.every_s):
+                        conn.sendall(b"X")  # a header's name that never ends
+                    return
+                else:  # silent
+                    self.stop.wait(self.for_s)
+                    return
+        except OSError:
+            return
+        finally:
+            with self.lock:
+                self.open -= 1
+            conn.close()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.sock.close()
+        self.thread.join(5)
+
+
+@pytest.fixture
+def raw() -> Iterator[Callable[..., Raw]]:
+    made: list[Raw] = []
+
+    def make(how: str = "ok", **kw: Any) -> Raw:
+        made.append(Raw(how, **kw))
+        return made[-1]
+
+    yield make
+    for r in made:
+        r.close()
+
+
+def allow_raw(app: Flask, *receivers: Raw | Receiver) -> None:
+    app.config["WEBHOOK_ALLOW"] = ",".join(f"127.0.0.1:{r.port}" for r in receivers)
+
+
+def raw_match(client: FlaskClient, *hooks: Raw | Receiver, size: int = 3) -> Match:
+    body = {"game": "catchup", "options": {"size": size}, "webhooks": [{"url": h.url, "format": h.fmt} for h in hooks]}
+    r = client.post("/v1/matches", json=body)
+    assert r.status_code == 201, r.json
+    return Match(client, r.json["match_id"], (r.json["seats"]["0"], r.json["seats"]["1"]), r.json)
+
+
+# -- 3. inputs that once left a webhook stuck -------------------------------------------------
+
+
+@ADMIN
+@pytest.mark.parametrize("retry_after", [b"\xb2", "¹²".encode(), b"1e9", b"-5", b"Wed, 32 Foo 2025 99:99:99 GMT"])
+def test_a_malformed_retry_after_is_one_failed_try(
+    client: FlaskClient, app: Flask, raw: Callable[..., Raw], deliverers: Callable[[], Deliverer], retry_after: bytes
+) -> None:
+    """A 429 whose Retry-After is no number nor date (``²`` read as latin-1 is a "digit" to Python)
+    is a failed try like any 429: recorded, tried again after the backoff, then posted."""
+    hook = raw(plan=["answer"])
+    hook.reply = b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: " + retry_after + b"\r\nContent-Length: 0\r\n\r\n"
+    allow_raw(app, hook)
+    m = raw_match(client, hook)
+    deliverers()
+    assert m.move(0, "C3", 0).status_code == 200
+    seen = settled_status(client, m, 1)["webhooks"][0]
+    assert (seen["delivered"], seen["failed"], seen["pending"]) == (1, 0, 0)
+    assert [(f["status"], f["attempt"], f["gave_up"]) for f in seen["failures"]] == [(429, 1, False)]
+    assert hook.tries == [f"{m.id}:1"] * 2
+
+
+@pytest.mark.app_config(WEBHOOK_ALLOW="hooks.example.org")
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://hooks.example.org/api/webhooks/1/a\x7fb",  # DEL: httpx refuses it (InvalidURL)
+        "https://hooks.example.org/a\x00",
+        "https://xn--zz.hooks.example.org/a",  # not an IDNA label
+        "https://hooks.example.org:99999/a",  # no port
+        "https://hooks.example.org\\@evil.example/a",  # the two parsers would not agree on the host
+    ],
+)
+def test_a_url_the_http_client_refuses_is_refused_at_creation(client: FlaskClient, url: str) -> None:
+    r = client.post("/v1/matches", json={"game": "catchup", "webhooks": [{"url": url, "format": "json"}]})
+    assert r.status_code == 422 and r.json["error"]["code"] == "webhook_refused", r.json
+    assert r.json["error"]["details"]["field"] == "webhooks.0.url"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_url_allowed_at_creation_is_one_the_client_builds(seed: int) -> None:
+    """Random URLs on an allowed host, with any character: each one ``refusal`` lets through
+    is a request the deliverer's client builds, to the host and port that were allowed."""
+    import httpx
+
+    rnd = random.Random(seed)
+    allow = outbox.allowed("hooks.example.org,127.0.0.1:8080")
+    alphabet = [chr(c) for c in range(0, 0x80)] + ["é", "²", "\u2028", "\ufeff", "%", "@", "\\", ":", "#", "?", "[", "]"]
+    let_through = 0
+    for _ in range(2000):
+        head = rnd.choice(["https://hooks.example.org", "http://127.0.0.1:8080", "https://HOOKS.example.org:443"])
+        url = head + "/" + "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 12)))
+        if outbox.refusal(url, allow) is not None:
+            continue
+        let_through += 1
+        built = httpx.Request("POST", url)
+        assert (built.url.host, built.url.port or {"http": 80, "https": 443}[built.url.scheme]) in {
+            ("hooks.example.org", 443), ("127.0.0.1", 8080)
+        }, url  # fmt: skip
+    assert let_through > 100
+
+
+@ADMIN
+def test_a_stored_url_the_client_refuses_is_tried_then_given_up(
+    client: FlaskClient, app: Flask, store: Store, deliverers: Callable[[], Deliverer], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A match made before URLs were checked as the client checks them: its URL is checked again
+    before every post, as the allowed hosts are, so each change is given up at once (no try
+    could ever send it), recorded, and the webhook goes on: no stuck ``pending``, no traceback."""
+    app.config["WEBHOOK_ALLOW"] = "hooks.example.org"
+    app.config.update(FAST)
+    app.config["WEBHOOK_TRIES"] = 3
+    r = client.post("/v1/matches", json={"game": "catchup", "options": {"size": 3}, "webhooks": [HOOK]})
+    m = Match(client, r.json["match_id"], (r.json["seats"]["0"], r.json["seats"]["1"]), r.json)
+    bad = outbox.Hook("https://hooks.example.org/api/webhooks/1/a\x7fb", "json")
+    outbox.register(store, m.id, [bad])  # as stored then
+    deliverers()
+    assert m.move(0, "C3", 0).status_code == 200
+    assert m.move(1, "B2 B3", 1).status_code == 200
+    seen = settled_status(client, m, 2)["webhooks"][0]
+    assert (seen["delivered"], seen["failed"], seen["pending"]) == (0, 2, 0)
+    tried = [(f["seq"], f["attempt"], f["status"], f["gave_up"]) for f in reversed(seen["failures"])]
+    assert tried == [(1, 1, None, True), (2, 1, None, True)]
+    assert all("not a valid http or https URL" in f["error"] for f in seen["failures"])
+    assert not [r for r in caplog.records if r.exc_info]
+
+
+@ADMIN
+def test_any_error_while_making_a_post_is_a_failed_try(
+    client: FlaskClient, app: Flask, receivers: Callable[..., Receiver], deliverers: Callable[[], Deliverer],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """A post that cannot be made (here: the formats fail on the first change) fails its try,
+    recorded and tried again as any failed try, then given up; the next change is posted."""
+    from service.matches import webhook_formats
+
+    made = webhook_formats.payload
+
+    def payload(change: Any, *args: Any, **kw: Any) -> Any:
+        if change.seq == 1:
+            raise RuntimeError("the views could not draw it")
+        return made(change, *args, **kw)
+
+    monkeypatch.setattr(webhook_formats, "payload", payload)
+    hook = receivers("json")
+    allow(app, hook)
+    app.config["WEBHOOK_TRIES"] = 2
+    m = hooked(client, hook)
+    deliverers()
+    assert m.move(0, "C3", 0).status_code == 200
+    assert m.move(1, "B2 B3", 1).status_code == 200
+    seen = settled_status(client, m, 2)["webhooks"][0]
+    assert (seen["delivered"], seen["failed"], seen["pending"]) == (1, 1, 0)
+    assert [(f["seq"], f["attempt"], f["gave_up"]) for f in reversed(seen["failures"])] == [(1, 1, False), (1, 2, True)]
+    assert "RuntimeError" in seen["failures"][0]["error"]
+    assert [a["delivery"] for a in hook.accepted] == [f"{m.id}:2"]
+
+
+def test_retry_after_reads_seconds_and_dates_and_nothing_else() -> None:
+    import email.utils
+
+    from service.matches.webhook_send import retry_after
+
+    soon = email.utils.formatdate(time.time() + 30, usegmt=True)
+    assert retry_after("120") == 120 and retry_after(" 7 ") == 7 and 25 < retry_after(soon) <= 30
+    assert retry_after(email.utils.formatdate(time.time() - 30, usegmt=True)) == 0  # a date gone by: no wait
+    for bad in (None, "", "²", "¹²", "٣", "1.5", "-5", "1e9", "Wed, 32 Foo 2025 99:99:99 GMT", "\x00"):
+        assert retry_after(bad) == 0, bad
