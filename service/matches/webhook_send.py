@@ -3,13 +3,13 @@ whether to try again.
 
 Outbound requests are a door into the operator's network: no redirects, at most
 ``WEBHOOK_MAX_BYTES`` sent and ``ANSWER_BYTES`` of an answer read, certificates
-verified, no proxy or ``.netrc`` from the environment (the client is made so in
-service/matches/deliverer.py).  An error never names the webhook's URL (a
+verified, no proxy or ``.netrc`` from the environment (:func:`client`).  An error never names the webhook's URL (a
 Discord webhook's holds its token): only its host is ever answered or logged.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime
 import email.utils
@@ -60,27 +60,45 @@ def retry_after(raw: str | None) -> float:
     return max(0.0, when.timestamp() - time.time())
 
 
-def send(client: httpx.Client, hook: Hook, request: dict[str, Any], delivery: str, max_bytes: int, answer_s: float) -> Sent:
-    """One try of one post: no redirect followed, at most ``max_bytes`` sent, and at most
-    ``ANSWER_BYTES`` of the answer read within ``answer_s`` of its headers (a receiver that
-    drips its answer is cut off there).  An error never names the URL."""
+def client(deadline_s: float, most: int) -> httpx.AsyncClient:
+    """The deliverer's HTTP client: no redirects, no proxy or .netrc from the environment,
+    certificates verified, as many connections as tries may be under way (``most``), so that a
+    try never waits for one."""
+    return httpx.AsyncClient(
+        timeout=httpx.Timeout(deadline_s), follow_redirects=False, trust_env=False, verify=True,
+        limits=httpx.Limits(max_connections=most, max_keepalive_connections=min(most, 16)),
+    )  # fmt: skip
+
+
+async def send(
+    client: httpx.AsyncClient, hook: Hook, request: dict[str, Any], delivery: str, max_bytes: int, deadline_s: float
+) -> Sent:
+    """One try of one post, within one deadline, ``deadline_s`` from its start to its answer's
+    headers, whatever the receiver does (httpx bounds each read, not a whole request: a receiver
+    that trickles a header byte a second would hold a try for ever; encode/httpx#1450); then at
+    most ``ANSWER_BYTES`` of the answer, read until the same deadline (its status is what counts).
+    No redirect followed, at most ``max_bytes`` sent.  An error never names the URL."""
     headers = {"User-Agent": USER_AGENT, "X-Umpire-Delivery": delivery}
     try:
         built = client.build_request("POST", hook.url, headers=headers, **request)
         size = int(built.headers.get("Content-Length") or 0)
         if size > max_bytes:
             return Sent(False, None, f"the post is {size} bytes, over WEBHOOK_MAX_BYTES ({max_bytes})")
-        answer = client.send(built, stream=True)
+        async with asyncio.timeout(deadline_s) as deadline:
+            answer = await client.send(built, stream=True)
         try:
-            read, until = 0, time.monotonic() + answer_s
-            for chunk in answer.iter_raw():
-                read += len(chunk)
-                if read >= ANSWER_BYTES or time.monotonic() > until:
-                    break  # the status is what counts: the rest of the answer is not read
+            async with asyncio.timeout_at(deadline.when()):
+                read = 0
+                async for chunk in answer.aiter_raw():
+                    read += len(chunk)
+                    if read >= ANSWER_BYTES:
+                        break  # the status is what counts: the rest of the answer is not read
+        except TimeoutError:
+            pass  # an answer that drips: cut at the deadline, its status stands
         finally:
-            answer.close()
-    except httpx.TimeoutException as e:
-        return Sent(False, None, f"timed out ({type(e).__name__})", again=True)
+            await answer.aclose()
+    except (TimeoutError, httpx.TimeoutException):
+        return Sent(False, None, f"timed out: no answer within WEBHOOK_TIMEOUT_S ({deadline_s:g} s)", again=True)
     except httpx.HTTPError as e:
         return Sent(False, None, _scrub(f"{type(e).__name__}: {e}", hook.url), again=True)
     except Exception as e:  # anything else (a URL the client refuses, a bug) is a failed try too, never a stuck one
