@@ -14,12 +14,14 @@ and moves the cursor on.
 
 Nothing a receiver does holds the others (issue 34 item 1).  The posts are
 asyncio tasks on one event loop; a try has one deadline, ``WEBHOOK_TIMEOUT_S``,
-from connecting to its answer's headers.  At most ``WEBHOOK_IN_FLIGHT`` tries
-are under way at once, at most ``WEBHOOK_PER_HOST`` to one host (and retries,
-tries of webhooks whose last try failed, at most half of those): the rest wait
-in their host's line, so a host that stalls holds a few tries and never
-another host's posts.  A webhook has one try under way at most (its changes go
-in order), a match has at most three webhooks.
+from connecting to its answer's headers.  Each host (``host:port``) has a line
+of its own: at most ``WEBHOOK_PER_HOST`` tries under way to it (and retries,
+tries of webhooks whose last try failed, at most half of those), the rest
+waiting in its line.  There is no line shared by every host: a host that
+stalls holds its own few tries and never another host's posts, and the tries
+under way are at most ``WEBHOOK_PER_HOST`` times the hosts ``WEBHOOK_ALLOW``
+names.  A webhook has one try under way at most (its changes go in order), a
+match has at most three webhooks.
 
 What it keeps is bounded (issue 34 item 2): per match, a few positions of the
 record walked (where its webhooks stand); at most ``KEPT`` changes made (each
@@ -98,7 +100,7 @@ KEPT = 32  # changes made (pictures included) kept for the whole process, for th
 WALKERS_KEPT = 512  # matches whose record walk is kept (positions only)
 HEADS_KEPT = 4  # positions kept per match: where its (at most 3) webhooks stand, and one ahead
 REFUSALS_MOST = 500  # refused attempts one post covers at most
-BUSY_MOST = 20  # rounds a post may wait for a renderer before that counts as a failed try
+BUSY_WAIT_S, BUSY_S = 0.5, 60.0  # a post whose picture the renderers cannot take waits so long, a failed try after so long
 
 
 def refusal(entry: Entry) -> bool:
@@ -316,7 +318,6 @@ class Deliverer:
         self.max_bytes = int(cfg["WEBHOOK_MAX_BYTES"])
         self.public = str(cfg["PUBLIC_URL"] or "")
         self.deadline_s = float(cfg["WEBHOOK_TIMEOUT_S"])
-        self.in_flight = max(1, int(cfg["WEBHOOK_IN_FLIGHT"]))
         self.per_host = max(1, int(cfg["WEBHOOK_PER_HOST"]))
         self.refusals_ms = round(float(cfg["WEBHOOK_REFUSALS_S"]) * 1000)
         self.down: set[str] = set()  # masters whose last look failed (warned once, until they answer)
@@ -328,8 +329,8 @@ class Deliverer:
         self.running: set[tuple[str, int]] = set()  # webhooks with a task
         self.held: dict[tuple[str, int], Lease] = {}
         self.hosts: dict[str, Host] = {}
-        self.later: dict[tuple[str, int], tuple[int, float]] = {}  # refused attempts held: (record length, until)
-        self.busy: dict[tuple[str, int, int], int] = {}  # rounds a post waited for a renderer
+        self.later: dict[tuple[str, int], tuple[int, float]] = {}  # webhooks held back: (record length, until)
+        self.busy: dict[tuple[str, int, int], float] = {}  # posts whose picture waits for a renderer: since when
         self.tasks: set[asyncio.Task[None]] = set()
         self.wake = Wake(store)
         for name in ("httpx", "httpcore"):  # their INFO and DEBUG lines name the URL, a secret
@@ -357,8 +358,9 @@ class Deliverer:
     async def _run(self, stop: threading.Event) -> None:
         loop = asyncio.get_running_loop()
         self.woken = woken = asyncio.Event()
-        self.slots = asyncio.Semaphore(self.in_flight)
-        self.client = webhook_send.client(self.deadline_s, self.in_flight)
+        cfg = self.app.config  # as many pictures drawn at once as this process's renderers take (never "busy")
+        self.drawing = asyncio.Semaphore(max(1, int(cfg["RENDER_PROCESSES"]) or 1) + int(cfg["RENDER_QUEUE"]))
+        self.client = webhook_send.client(self.deadline_s)
 
         def wake_up() -> None:  # called on the hub's thread
             loop.call_soon_threadsafe(woken.set)
@@ -406,7 +408,7 @@ class Deliverer:
                     continue
                 held = self.later.get(key)
                 if held is not None and held[0] == length and held[1] > time.monotonic():
-                    continue  # refused attempts held back, and nothing new since
+                    continue  # held back (refused attempts, or a picture waiting for a renderer), nothing new since
                 self.later.pop(key, None)
                 due = Due(
                     match_id, i, hook, cursors[i], length, int(raw.get(f"n:{i}", 0)), int(raw.get(f"a:{i}", 0)) > 0,
@@ -472,8 +474,7 @@ class Deliverer:
 
     @contextlib.asynccontextmanager
     async def _slot(self, host: str, retry: bool) -> AsyncIterator[None]:
-        """A place in ``host``'s line (a retry in its retries' line too), then one of the
-        deliverer's WEBHOOK_IN_FLIGHT: taken in that order, so a host's queue holds nothing else."""
+        """A place in ``host``'s line (a retry in its retries' line first)."""
         line = self.hosts.get(host)
         if line is None:
             line = self.hosts[host] = Host(self.per_host)
@@ -483,7 +484,6 @@ class Deliverer:
                 if retry:
                     await taken.enter_async_context(line.retries)
                 await taken.enter_async_context(line.all)
-                await taken.enter_async_context(self.slots)
                 yield
         finally:
             line.users -= 1
@@ -519,14 +519,16 @@ class Deliverer:
         refused = outbox.refusal(hook.url, self.allow())
         request: dict[str, Any] | None = None
         if refused is None:
+            drawn = change.pictured and hook.format != "slack"  # a PNG: in this process's renderers
             busy = (match_id, webhook, due.cursor)
             try:
-                request = await self.blocking(webhook_formats.payload, change, hook.format, self.app, self.public)
+                async with self.drawing if drawn else contextlib.nullcontext():
+                    request = await self.blocking(webhook_formats.payload, change, hook.format, self.app, self.public)
                 self.busy.pop(busy, None)
-            except renderer.Busy as e:  # every renderer busy: the next round takes it up (nothing was claimed)
-                self.busy[busy] = self.busy.get(busy, 0) + 1
-                if self.busy[busy] < BUSY_MOST:
-                    log.debug("webhooks: match %s waits for a renderer", match_id)
+            except renderer.Busy as e:  # the renderers are busy: not a try (the receiver is not at fault), unless for long
+                since = self.busy.setdefault(busy, time.monotonic())
+                if time.monotonic() - since < BUSY_S:
+                    self.later[(match_id, webhook)] = (due.length, time.monotonic() + BUSY_WAIT_S)
                     return 0, False
                 self.busy.pop(busy, None)
                 failed = Sent(False, None, f"the picture could not be drawn: {e}"[:300], again=True)

@@ -53,7 +53,6 @@ SETTINGS: dict[str, tuple[Any, Any]] = {
     "WEBHOOK_BACKOFF_S": (float, 1.0),  # the wait after the first failed try; doubled after each
     "WEBHOOK_BACKOFF_MAX_S": (float, 60.0),  # the longest wait between tries
     "WEBHOOK_POLL_S": (float, 1.0),  # the longest a deliverer waits between looks (a change wakes it at once)
-    "WEBHOOK_IN_FLIGHT": (int, 32),  # tries under way at once per deliverer process
     "WEBHOOK_PER_HOST": (int, 4),  # tries under way at once to one host (host:port); retries take half of them at most
     "WEBHOOK_THREADS": (int, 4),  # threads per deliverer that read the records, make the posts and talk to Redis
     "WEBHOOK_REFUSALS_S": (float, 10.0),  # while a turn runs, at most one post of refused attempts this often per webhook

@@ -92,7 +92,7 @@ class Change:
             return found
 
     def png(self, app: Flask) -> bytes:
-        """The picture after the change (renderer.Busy when the pool is full: tried next round)."""
+        """The picture after the change (renderer.Busy when the pool is full or it is not drawn in time)."""
         with self.lock:
             if self._png is None:
                 names = self.meta.names
@@ -190,7 +190,7 @@ def json_payload(change: Change, png: bytes | None, public: str) -> Json:
 
 def payload(change: Change, fmt: str, app: Flask, public: str) -> dict[str, Any]:
     """The request's body (``httpx`` keywords: ``json``, or ``data`` and ``files``) posting ``change``
-    to a webhook of format ``fmt``; renderer.Busy when every renderer is busy (tried next round)."""
+    to a webhook of format ``fmt``; renderer.Busy when its picture is not drawn in time."""
     if fmt == "slack":
         return slack_request(change, public)
     png = change.png(app) if change.pictured else None

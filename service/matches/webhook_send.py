@@ -60,13 +60,13 @@ def retry_after(raw: str | None) -> float:
     return max(0.0, when.timestamp() - time.time())
 
 
-def client(deadline_s: float, most: int) -> httpx.AsyncClient:
+def client(deadline_s: float) -> httpx.AsyncClient:
     """The deliverer's HTTP client: no redirects, no proxy or .netrc from the environment,
-    certificates verified, as many connections as tries may be under way (``most``), so that a
-    try never waits for one."""
+    certificates verified, and no cap of its own on connections (the deliverer's lines per
+    host bound them), so that a try never waits for one."""
     return httpx.AsyncClient(
         timeout=httpx.Timeout(deadline_s), follow_redirects=False, trust_env=False, verify=True,
-        limits=httpx.Limits(max_connections=most, max_keepalive_connections=min(most, 16)),
+        limits=httpx.Limits(max_connections=None, max_keepalive_connections=16),
     )  # fmt: skip
 
 
