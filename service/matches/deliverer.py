@@ -24,10 +24,12 @@ names.  A webhook has one try under way at most (its changes go in order), a
 match has at most three webhooks.
 
 What it keeps is bounded (issue 34 item 2): per match, a few positions of the
-record walked (where its webhooks stand); at most ``KEPT`` changes made (each
-with its picture) for the whole process, the least recently used dropped; at
-most ``WALKERS_KEPT`` matches walked.  A change nobody waits for is made again
-if it is wanted again.
+record walked (where its webhooks stand); changes made (each with its picture)
+``KEPT_BYTES`` (16 MiB) at most for the whole process, the least recently used
+dropped first (and those before every webhook of their match at once); at most
+``WALKERS_KEPT`` matches walked.  A change dropped is made again if it is wanted
+again.  Beside those, only the posts being made and sent: at most
+``WEBHOOK_PER_HOST`` per host.
 
 Leases (issue 34 item 5): a try holds its webhook's lease, ``outbox.LEASE_MS``
 (3 s), renewed every second while it runs; a deliverer that dies holds its
@@ -51,9 +53,10 @@ change twice, each time with the same ``X-Umpire-Delivery: <match_id>:<seq>``.
 
 Refused attempts (issue 34 item 6): those waiting for a webhook are one post
 (webhook_formats.py), sent at once when it is the first in ``WEBHOOK_REFUSALS_S``,
-else when the turn goes on (the next change is in the record) or that time has
-passed: a seat that floods the umpire with refused moves makes a post every
-``WEBHOOK_REFUSALS_S`` at most, and one per turn.
+else when the turn goes on (the next change is in the record), when
+``REFUSALS_MOST`` (500) have gathered, or once that time has passed: a seat that
+floods the umpire with refused moves makes, to each webhook, one post per turn,
+one per ``WEBHOOK_REFUSALS_S`` and one per 500 refused attempts at most.
 """
 
 from __future__ import annotations
@@ -61,6 +64,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import heapq
 import logging
 import secrets
 import threading
@@ -96,7 +100,7 @@ T = TypeVar("T")
 BATCH = 20  # changes one task posts to one webhook, each try in its host's line, before the next round
 MIN_ROUND_S = 0.02  # a deliverer looks at most this often, however many matches change
 RENEW_S = 1.0  # how often the leases of the tries under way are renewed (each lasts outbox.LEASE_MS)
-KEPT = 32  # changes made (pictures included) kept for the whole process, for the webhooks that want them next
+KEPT, KEPT_BYTES = 1024, 16 << 20  # changes made (pictures included) kept for the process: at most so many, so large
 WALKERS_KEPT = 512  # matches whose record walk is kept (positions only)
 HEADS_KEPT = 4  # positions kept per match: where its (at most 3) webhooks stand, and one ahead
 REFUSALS_MOST = 500  # refused attempts one post covers at most
@@ -219,11 +223,12 @@ class Walker:
 
 
 class Kept:
-    """The changes made lately (pictures included), at most ``most`` for the process, the least
-    recently used dropped first: the webhooks of a match that stand at the same change share it."""
+    """The changes made lately (pictures included), at most ``most`` of them and ``most_bytes`` for
+    the process, the least recently used dropped first: the webhooks of a match that stand at the
+    same change share it, and a retry does not draw its picture again."""
 
-    def __init__(self, most: int) -> None:
-        self.most = most
+    def __init__(self, most: int, most_bytes: int) -> None:
+        self.most, self.most_bytes = most, most_bytes
         self.lock = threading.Lock()
         self.changes: OrderedDict[tuple[str, int], Change] = OrderedDict()
 
@@ -238,11 +243,15 @@ class Kept:
             return found
 
     def put(self, change: Change) -> None:
+        """Keep ``change`` (again, once it has grown its picture and posts: its size is counted anew)."""
         with self.lock:
-            self.changes[(change.match_id, change.seq - 1)] = change
-            self.changes.move_to_end((change.match_id, change.seq - 1))
-            while len(self.changes) > self.most:
-                self.changes.popitem(last=False)
+            key = (change.match_id, change.seq - 1)
+            self.changes[key] = change
+            self.changes.move_to_end(key)
+            held = sum(c.kept_bytes() for c in self.changes.values())
+            while len(self.changes) > 1 and (len(self.changes) > self.most or held > self.most_bytes):
+                _, dropped = self.changes.popitem(last=False)
+                held -= dropped.kept_bytes()
 
     def forget(self, match_id: str, before: int | None = None) -> None:
         """Drop the match's changes (those before entry ``before`` only, when given)."""
@@ -251,9 +260,46 @@ class Kept:
                 del self.changes[key]
 
     def size(self) -> tuple[int, int]:
-        """How many changes are kept, and their bytes (pictures and posts)."""
+        """How many changes are kept, and their bytes (about: see Change.kept_bytes)."""
         with self.lock:
             return len(self.changes), sum(c.kept_bytes() for c in self.changes.values())
+
+
+class Gate:
+    """At most ``most`` holders at once, the waiters served by rank (then in their order): the
+    pictures of first tries are drawn before those of retries, which may be of stalled hosts."""
+
+    def __init__(self, most: int) -> None:
+        self.free = most
+        self.waiting: list[tuple[int, int, asyncio.Future[None]]] = []
+        self.count = 0
+
+    @contextlib.asynccontextmanager
+    async def held(self, rank: int) -> AsyncIterator[None]:
+        if self.free > 0 and not self.waiting:
+            self.free -= 1
+        else:
+            turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self.count += 1
+            heapq.heappush(self.waiting, (rank, self.count, turn))
+            try:
+                await turn
+            except asyncio.CancelledError:
+                if turn.done() and not turn.cancelled():
+                    self._release()  # given the place just as it was cancelled: pass it on
+                raise
+        try:
+            yield
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        while self.waiting:
+            _, _, turn = heapq.heappop(self.waiting)
+            if not turn.done():
+                turn.set_result(None)
+                return
+        self.free += 1
 
 
 class Wake(Hub):
@@ -325,7 +371,7 @@ class Deliverer:
         self.renewing = ThreadPoolExecutor(1, thread_name_prefix="webhook-leases")  # never behind a picture
         self.lock = threading.Lock()
         self.walkers: OrderedDict[str, Walker] = OrderedDict()
-        self.kept = Kept(KEPT)
+        self.kept = Kept(KEPT, KEPT_BYTES)
         self.running: set[tuple[str, int]] = set()  # webhooks with a task
         self.held: dict[tuple[str, int], Lease] = {}
         self.hosts: dict[str, Host] = {}
@@ -359,7 +405,7 @@ class Deliverer:
         loop = asyncio.get_running_loop()
         self.woken = woken = asyncio.Event()
         cfg = self.app.config  # as many pictures drawn at once as this process's renderers take (never "busy")
-        self.drawing = asyncio.Semaphore(max(1, int(cfg["RENDER_PROCESSES"]) or 1) + int(cfg["RENDER_QUEUE"]))
+        self.drawing = Gate(max(1, int(cfg["RENDER_PROCESSES"]) or 1) + int(cfg["RENDER_QUEUE"]))
         self.client = webhook_send.client(self.deadline_s)
 
         def wake_up() -> None:  # called on the hub's thread
@@ -508,7 +554,8 @@ class Deliverer:
                 failed = Sent(False, None, f"the change could not be read: {type(e).__name__}: {e}"[:300], again=True)
                 return await self._failed(due, walker, failed), False
             self.kept.put(change)
-        if change.refused and not due.entries and not change.followed and due.now_ms < due.refusals_ms + self.refusals_ms:
+        lately = due.now_ms < due.refusals_ms + self.refusals_ms
+        if change.refused and not due.entries and not change.followed and change.refused < REFUSALS_MOST and lately:
             # refused attempts while the turn runs, and some were posted lately: they wait (more may join them)
             until = time.monotonic() + (due.refusals_ms + self.refusals_ms - due.now_ms) / 1000
             self.later[(match_id, webhook)] = (due.length, until)
@@ -522,9 +569,10 @@ class Deliverer:
             drawn = change.pictured and hook.format != "slack"  # a PNG: in this process's renderers
             busy = (match_id, webhook, due.cursor)
             try:
-                async with self.drawing if drawn else contextlib.nullcontext():
+                async with self.drawing.held(int(due.retry)) if drawn else contextlib.nullcontext():
                     request = await self.blocking(webhook_formats.payload, change, hook.format, self.app, self.public)
                 self.busy.pop(busy, None)
+                self.kept.put(change)  # counted again, with its picture
             except renderer.Busy as e:  # the renderers are busy: not a try (the receiver is not at fault), unless for long
                 since = self.busy.setdefault(busy, time.monotonic())
                 if time.monotonic() - since < BUSY_S:

@@ -4,13 +4,14 @@ One post per record entry (a change: a move, a flag, a pass, a resignation,
 an abort, an umpire's control): a move that ends the game is one post whose
 events are the move's and the end's, not two posts of the same picture.
 
-Refused attempts (``illegal`` entries that changed nothing, R-X1's reject
-policy) are posted too, an umpire wants to see them, but bounded: the refused
+Refused attempts (``illegal`` entries that changed nothing: a match's
+``illegal: reject``) are posted too, an umpire wants to see them, but bounded: the refused
 attempts waiting for a webhook are one post, without a picture (the board has
 not changed since the post before), announcing the first ``REFUSALS_SHOWN`` and
 counting the rest (``json``: the first ``REFUSALS_LISTED`` events, and
-``last_seq``).  The deliverer decides when such a post goes (at most one per
-``WEBHOOK_REFUSALS_S`` while the turn runs, service/matches/deliverer.py).
+``last_seq``), at most ``REFUSALS_MOST`` of them (service/matches/deliverer.py,
+which decides when such a post goes: while the turn runs, one per
+``WEBHOOK_REFUSALS_S`` at most).
 
 :func:`payload` is the one door: a change and a format in, the request's body
 out (``discord``: Discord's execute-webhook request; ``slack``: Slack's
@@ -59,6 +60,7 @@ class Change:
     followed: bool = True  # a run of refused attempts: another change follows it in the record (the turn went on)
     _posts: dict[str, str] = field(default_factory=dict)
     _png: bytes | None = None
+    _json_bytes: int | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -104,8 +106,10 @@ class Change:
             return self._png
 
     def kept_bytes(self) -> int:
-        """What this change holds of what it built (its picture and its posts), in bytes about."""
-        return len(self._png or b"") + sum(len(p) for p in self._posts.values())
+        """What this change holds, in bytes about: its states and events (as JSON), its posts, its picture."""
+        if self._json_bytes is None:
+            self._json_bytes = len(orjson.dumps([self.before, self.after, self.events, self.stream]))
+        return self._json_bytes + len(self._png or b"") + sum(len(p) for p in self._posts.values())
 
 
 def _counted(text: str, change: Change, fmt: str) -> str:

@@ -1023,15 +1023,16 @@ def test_a_deliverer_killed_right_after_the_2xx_posts_the_change_again_with_its_
 @ADMIN
 def test_a_stuck_webhook_does_not_make_the_deliverer_keep_every_change(
     client: FlaskClient, app: Flask, raw: Callable[..., Raw], receivers: Callable[..., Receiver],
-    deliverers: Callable[[], Deliverer],
+    deliverers: Callable[[], Deliverer], monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
     """One webhook stuck on the first change (500 on every try, tried again every 50 ms) and one that
     works, over 80 changes (the umpire pausing and resuming): the working one gets all 80, and the
-    deliverer never keeps more than KEPT changes made (pictures included), nor more than HEADS_KEPT
-    positions of the match, where it kept every change from the stuck one on (issue 34: 67 ->
-    354 MiB over 3,000 changes)."""
+    deliverer never keeps more than KEPT_BYTES of changes made (pictures included: 300 KB here), nor
+    more than HEADS_KEPT positions of the match, where it kept every change from the stuck one on
+    (issue 34: 67 -> 354 MiB over 3,000 changes; here 80 changes, 2.1 MB of pictures alone)."""
     from service.matches import deliverer as module
 
+    monkeypatch.setattr(module, "KEPT_BYTES", 300_000)
     stuck, working = raw("answer"), receivers("discord")
     stuck.reply = b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n"
     allow_raw(app, stuck, working)
@@ -1053,9 +1054,10 @@ def test_a_stuck_webhook_does_not_make_the_deliverer_keep_every_change(
     assert (seen[0]["delivered"], seen[0]["pending"]) == (0, 80) and len(set(stuck.tries)) == 1 and len(stuck.tries) > 5
     assert (seen[1]["delivered"], seen[1]["pending"]) == (80, 0)
     count, size = d.kept_size()
-    assert count <= module.KEPT and most[0] <= module.KEPT and most[2] <= module.HEADS_KEPT, most
-    biggest = max(len(a["png"]) for a in working.accepted) + 4 * max(len(a["text"]) for a in working.accepted)
-    assert size <= module.KEPT * biggest and most[1] <= module.KEPT * biggest
+    assert most[2] <= module.HEADS_KEPT, most
+    one = max(c.kept_bytes() for c in d.kept.changes.values())  # a change grows its picture after it is kept
+    assert size <= 300_000 + 2 * one and most[1] <= 300_000 + 2 * one, (count, size, most, one)
+    assert 3 <= count < 80 and most[0] < 80, (count, size, most)
 
 
 # -- 6. refused attempts -----------------------------------------------------------------------
