@@ -182,7 +182,11 @@ def content_length(head: bytes) -> int:
 
 def json_call(conn: http.client.HTTPConnection, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
     headers = {"Content-Type": "application/json"} | ({"Authorization": f"Bearer {token}"} if token else {})
-    conn.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
+    try:
+        conn.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
+    except BrokenPipeError:  # the server closed the kept connection (its keep-alive) before this was sent: again
+        conn.close()
+        conn.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
     resp = conn.getresponse()
     data = json.loads(resp.read())
     if resp.status >= 300:
