@@ -151,8 +151,7 @@ class Walker:
             run = 0
             while run < len(found) and run < (entries or REFUSALS_MOST) and refusal(found[run]):
                 run += 1
-            made = self._walk(head, found[: max(run, 1)], run, followed=len(found) > run and not refusal(found[run]))
-            return made
+            return self._walk(head, found[: max(run, 1)], run, followed=len(found) > run and not refusal(found[run]))
 
     def _walk(self, head: Head, entries: list[Entry], refused: int, followed: bool) -> Change:
         ids = copy.copy(head.ids)
