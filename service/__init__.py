@@ -106,7 +106,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from service import discord
     from service.api import games, page, pictures, suggest
     from service.discord import interactions, register
-    from service.matches import controls, db, events, failures, health, moves, outbox, routes, sweeper, webhooks
+    from service.matches import controls, db, deliverer, events, failures, health, moves, outbox, routes, sweeper, webhooks
     from service.matches import pictures as match_pictures  # noqa: F401  # its views are on pictures.bp: imported before it is registered
     from service.run import embedded
     from service.web import cors, errors, guard, metrics, ratelimit, requestlog, signing
@@ -145,7 +145,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(metrics.bp)  # /metrics
     app.register_blueprint(interactions.bp)  # /v1/discord/interactions: slash commands (404 without DISCORD_PUBLIC_KEY)
     app.cli.add_command(sweeper.sweep_command)  # flask sweep
-    app.cli.add_command(webhooks.deliver_command)  # flask deliver: posts to matches' webhooks
+    app.cli.add_command(deliverer.deliver_command)  # flask deliver: posts to matches' webhooks
     app.cli.add_command(register.register_command)  # flask discord-register: the slash commands put to Discord
     ratelimit.init_app(app)  # after the routes: it limits every one of them
     return app

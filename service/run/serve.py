@@ -9,7 +9,7 @@
    they fall due; ``SWEEPER=0`` leaves it out (run sweepers elsewhere).
    With ``WEBHOOK_ALLOW`` set, a deliverer too (``flask --app service
    deliver``) that posts matches' changes to their webhooks
-   (service/matches/webhooks.py); ``DELIVERER=0`` leaves it out.
+   (service/matches/deliverer.py); ``DELIVERER=0`` leaves it out.
 3. gunicorn on ``$HOST:$PORT`` with ``WEB_CONCURRENCY`` worker processes of
    gunicorn's ``gevent`` worker class (``WORKER_CLASS``; ``gthread`` with
    ``THREADS`` threads also works): each request is a greenlet, so a waiting
