@@ -35,6 +35,7 @@ from service.matches.referee import Meta
 from views.posts import DISCORD_LIMIT
 
 Json = dict[str, Any]
+ALT_MAX = 1024  # characters of a Discord attachment's description
 SLACK_SECTION = 3000  # characters of a Slack section block's text
 REFUSALS_SHOWN = 3  # refused attempts a post announces one by one; the rest are counted
 REFUSALS_LISTED = 20  # refused attempts' events in a json payload; the rest are in the record
@@ -105,6 +106,15 @@ class Change:
                 self._png = render_pool(app).render(picture, None)
             return self._png
 
+    def alt_text(self) -> str:
+        """What the picture shows, in words: the position by its ply, the move that led to it, whose turn it is
+        (views.alt_text; the picture's own fallback when the change's events mark nothing of it)."""
+        names = self.meta.names
+        try:
+            return views.alt_text(self.after, events=self.events, names=names)
+        except (KeyError, TypeError, ValueError, IndexError):
+            return views.alt_text(self.after, names=names)
+
     def kept_bytes(self) -> int:
         """What this change holds, in bytes about: its states and events (as JSON), its posts, its picture."""
         if self._json_bytes is None:
@@ -145,7 +155,7 @@ def discord_request(change: Change, png: bytes | None) -> dict[str, Any]:
     payload = {
         **content,
         "embeds": [{"image": {"url": "attachment://board.png"}}],
-        "attachments": [{"id": 0, "filename": "board.png", "description": f"The board after change {change.seq}"}],
+        "attachments": [{"id": 0, "filename": "board.png", "description": change.alt_text()[:ALT_MAX]}],
     }
     return {
         "data": {"payload_json": orjson.dumps(payload).decode()},

@@ -254,6 +254,10 @@ def test_each_format_gets_every_change_once_in_order(
     assert "illegal" in discord[3]["text"].lower()  # an illegal attempt is announced, the board as it was
     assert "resign" in discord[4]["text"].lower()
     assert discord[3]["png"] is None  # a refused attempt changed nothing: no picture (issue 34 item 6)
+    # the picture's description says the position it shows, by its ply and the move, not the record's count
+    # (issue 35 item 10: "The board after change 43" at ply 38)
+    assert discord[0]["alt"].startswith("The board of Catchup") and "ply 1, after Ann plays C3" in discord[0]["alt"]
+    assert "ply 2, after Bob plays" in discord[1]["alt"] and "change" not in discord[1]["alt"]
     # Slack: the picture by its public address, the ply of board.png
     slack = hooks[1].accepted
     assert [b["type"] for b in slack[3]["blocks"]] == ["section"] and "illegal" in slack[3]["text"]
