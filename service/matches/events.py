@@ -49,16 +49,16 @@ from typing import Any
 import redis
 from flask import Blueprint, Response, current_app, request
 
-import views
-from engine.game import Json, Outcome
+from engine.game import Json
 from engine.registry import GAMES
-from service.matches.answers import clock_json, match_json
+from service.matches.answers import match_json
 from service.matches.cas import Settled, settled
 from service.matches.db import get_hub, get_store
+from service.matches.description import Description, describe_step
 from service.matches.hub import Crowded
 from service.matches.jsontext import compact
-from service.matches.match import Live, Meta
-from service.matches.record import CONTROLS, Step, entries_of, iso, walk
+from service.matches.match import Meta
+from service.matches.record import CONTROLS, Step, entries_of, walk
 from service.matches.store import Gone, Store, Unconfirmed
 from service.web.errors import ApiError
 
@@ -96,34 +96,36 @@ class Ids:
         return self.last
 
 
-def step_events(game_name: str, meta: Meta, step: Step, ids: Ids) -> list[tuple[str, str, Json]]:
-    """The stream's events for one record entry: ``(event, id, data)``."""
-    game = GAMES[game_name]
-    before, after = game.dump(step.before), game.dump(step.after)
-    e = step.entry
-    clock = e.clock_after(meta.spec, after["to_move"])
-    live = Live(after, clock, e.at if after["to_move"] is None and after["status"] == "finished" else None)
-    said = views.announcements(before, step.events, after, names=meta.names)
+def stream_events(d: Description, ids: Ids) -> list[tuple[str, str, Json]]:
+    """The stream's events of one change, written from its description: ``(event, id, data)``;
+    a change that ended the game is followed by ``end``."""
+    e = d.entry
     data: Json = {
         "type": e.kind if e.kind in STREAMED else "end",
-        "ply": after["ply"],
+        "ply": d.ply,
         "seat": e.seat,
         "by": e.by,
         "move": e.move,
-        "state": after,
-        "events": step.events,
-        "announcements": said,
-        "clock": clock_json(live, e.at, meta.start),
-        "at": iso(e.at),
+        "state": d.after,
+        "events": d.events,
+        "announcements": d.announcements,
+        "clock": d.clock,
+        "at": d.at,
     }
     out: list[tuple[str, str, Json]] = []
     if e.kind in STREAMED:
-        out.append((data["type"], ids.next(after["ply"]), data))
-    if after["status"] == "finished" and before["status"] != "finished":
-        outcome = Outcome(after["winner"], after["end"])
-        end = {**data, "type": "end", "winner": after["winner"], "end": after["end"], "result": outcome.result}
-        out.append(("end", ids.next(after["ply"]), end))
+        out.append((data["type"], ids.next(d.ply), data))
+    outcome = d.outcome
+    if outcome is not None:
+        end = {**data, "type": "end", "winner": outcome.winner, "end": outcome.end, "result": outcome.result}
+        out.append(("end", ids.next(d.ply), end))
     return out
+
+
+def step_events(game_name: str, meta: Meta, step: Step, ids: Ids) -> list[tuple[str, str, Json]]:
+    """The stream's events of one record entry walked by the engine (service/matches/webhooks.py reads
+    them here until it makes its changes from :func:`describe_step` and :func:`stream_events` itself)."""
+    return stream_events(describe_step(GAMES[game_name], meta, step), ids)
 
 
 class Parked:
@@ -193,7 +195,7 @@ class Feed:
                 raw = self.store.record(self.match_id, self.walked, cur.length - 1)
                 entries = entries_of(raw)
                 for step in walk(game, self.meta, entries, self.position):
-                    for name, event_id, data in step_events(self.meta.game, self.meta, step, self.ids):
+                    for name, event_id, data in stream_events(describe_step(game, self.meta, step), self.ids):
                         self.events.append((event_id, sse(name, event_id, data)))
                     self.position = step.after
                 self.walked += len(entries)

@@ -10,7 +10,6 @@ listeners wait at once on one server.
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from pathlib import Path
@@ -19,20 +18,11 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 from gamekit import random_move
-from matchkit import FakeClock, Match, NewMatch
+from matchkit import FakeClock, Match, NewMatch, sse_events
 from served import AppServer, Stream, call
 
 from engine.registry import GAMES
 from service.run import embedded
-
-
-def parse(text: str) -> list[tuple[str, str, Any]]:
-    out = []
-    for block in text.split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line and not line.startswith(":"))
-        if "event" in fields:
-            out.append((fields["event"], fields["id"], json.loads(fields["data"])))
-    return out
 
 
 def stream(client: FlaskClient, match_id: str, last: str | None = None) -> list[tuple[str, str, Any]]:
@@ -42,7 +32,7 @@ def stream(client: FlaskClient, match_id: str, last: str | None = None) -> list[
     assert r.headers["Cache-Control"] == "no-cache"
     text = r.get_data(as_text=True)
     assert text.startswith("retry: ")
-    return parse(text)
+    return sse_events(text)
 
 
 def played(new_match: NewMatch) -> tuple[Match, list[dict[str, Any]]]:
@@ -114,7 +104,7 @@ def test_an_ongoing_stream_ends_after_its_lifetime_with_heartbeats(client: Flask
     r = client.get(f"/v1/matches/{m.id}/events")
     text = r.get_data(as_text=True)
     assert 0.25 <= time.monotonic() - start < 5
-    assert [e[0] for e in parse(text)] == ["state"] and ": ping" in text
+    assert [e[0] for e in sse_events(text)] == ["state"] and ": ping" in text
 
 
 @pytest.mark.app_config(EVENTS_LIFETIME_S=0.5)

@@ -53,7 +53,7 @@ from matchkit import START_MS, FakeClock, Match
 from engine.errors import MoveError
 from engine.game import Outcome
 from engine.registry import GAMES
-from service.matches import moves, referee
+from service.matches import changes, referee
 from service.matches.match import Live
 from service.matches.record import Entry
 from service.matches.store import Store
@@ -244,8 +244,8 @@ class Model:
         assert isinstance(verdict.error, MoveError) and verdict.move is None
         err = verdict.error.to_json()
         if self.policy == "reject" or seat != mover:  # kept; nothing else changes (a proxy's never forfeits)
-            attempt = [{"type": "illegal", "player": mover, "move": text, **err}]
-            self.entry("illegal", mover, seat, text, now, attempt, error=err, forfeit=False)
+            attempt = [{"type": "illegal", "player": seat, "move": text, **err}]  # the attempt of the seat that sent it
+            self.entry("illegal", mover, seat, text, now, attempt, error=err, forfeit=False, proxy=self.proxy)
             return 422, self.verdict(False, now, [], error=err), None
         after, events = self.game.forfeit(self.state, mover, verdict.error)
         self.entry("illegal", mover, seat, text, now, events, error=err, forfeit=True)
@@ -494,15 +494,15 @@ def _negative_clock(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _retry_answers_differently(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = moves.replayed
+    real = changes.json_text
 
-    def replayed(*args: Any) -> Any:
-        out = real(*args)
-        if isinstance(out, Response):
+    def json_text(status: int, value: Any, replayed: bool = False) -> Response:
+        out = real(status, value, replayed)
+        if replayed:
             out.set_data(json.dumps(out.get_json()))  # the same JSON, other bytes
         return out
 
-    monkeypatch.setattr(moves, "replayed", replayed)
+    monkeypatch.setattr(changes, "json_text", json_text)
 
 
 def _entry_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
