@@ -22,6 +22,7 @@ from matchkit import FakeClock, Match, NewMatch, sse_events
 from served import AppServer, Stream, call
 
 from engine.registry import GAMES
+from service.matches import events as events_module
 from service.run import embedded
 
 
@@ -68,10 +69,37 @@ def test_a_reconnect_gets_exactly_what_it_missed(client: FlaskClient, new_match:
         assert stream(client, m.id, event_id) == everything[k + 1 :], event_id
 
 
+def test_a_replay_is_sent_a_bounded_part_at_a_time(
+    client: FlaskClient, new_match: NewMatch, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 34, item 7: ten streams from ``Last-Event-ID: 0`` of a long record sent 66.6 MB each at
+    once and stalled a worker.  A connection replays at most REPLAY_MAX events, in writes of at most
+    CHUNK_BYTES (one event may be more), then ends telling the client to come back at once
+    (``retry``); the next connection, from the last id it had, gets the rest: nothing lost or twice."""
+    m, _ = played(new_match)
+    monkeypatch.setattr(events_module, "REPLAY_MAX", 2)
+    monkeypatch.setattr(events_module, "CHUNK_BYTES", 1)
+    got: list[tuple[str, str, Any]] = []
+    last = "0"
+    for _ in range(5):
+        r = client.get(f"/v1/matches/{m.id}/events", headers={"Last-Event-ID": last}, buffered=False)
+        writes = [bytes(w) for w in r.response]
+        r.close()
+        part = sse_events(b"".join(writes).decode())
+        assert all(len(sse_events(w.decode())) <= 1 for w in writes)  # CHUNK_BYTES: one event a write at most
+        got += part
+        if part[-1][0] == "end":
+            break
+        assert len(part) == 2 and writes[-1] == b"retry: 100\n\n"  # REPLAY_MAX, then back at once
+        last = part[-1][1]
+    assert [(name, i) for name, i, _ in got] == [("move", "1"), ("move", "2"), ("move", "3"), ("resign", "3.1"), ("end", "3.2")]
+
+
 def test_a_reconnect_after_the_end_is_told_to_stop(client: FlaskClient, new_match: NewMatch) -> None:
     """Issue 23: a reconnect after ``end`` got 200 and an empty stream, so an
     EventSource reconnected every 2 s forever.  The SSE specification's "stop"
-    is 204; an earlier id still gets what it missed, a fresh connection the state."""
+    is 204, at the end or past it (issue 37); an earlier id still gets what it
+    missed, a fresh connection the state."""
     m, _ = played(new_match)
     *_, (_, end_id, _) = stream(client, m.id, "0")
     assert end_id == "3.2"
@@ -79,6 +107,9 @@ def test_a_reconnect_after_the_end_is_told_to_stop(client: FlaskClient, new_matc
         headers = {"Last-Event-ID": end_id} if last else {}
         r = client.get(f"/v1/matches/{m.id}/events", headers=headers, query_string={} if last else {"last_event_id": end_id})
         assert r.status_code == 204 and r.get_data() == b""
+    for past in ("3.3", "4", "77", "999"):  # issue 37: an id past the end (the match never had it) is told to stop too
+        r = client.get(f"/v1/matches/{m.id}/events", headers={"Last-Event-ID": past})
+        assert r.status_code == 204 and r.get_data() == b"", past
     assert [name for name, _, _ in stream(client, m.id, "3.1")] == ["end"]
     assert [name for name, _, _ in stream(client, m.id)] == ["state"]
     ongoing = new_match("catchup", {"size": 3}, players=None)
@@ -93,7 +124,7 @@ def test_a_fresh_connection_starts_with_the_state(client: FlaskClient, new_match
     [(name, event_id, data)] = stream(client, m.id)  # finished: the state, and the stream ends
     assert (name, event_id) == ("state", "3.2")
     assert data["state"] == m.state() and data["match_id"] == m.id
-    [(name, event_id, again)] = stream(client, m.id, "77")  # an id this match never had: where it stands
+    [(name, event_id, again)] = stream(client, m.id, "2.5")  # an id this match never had: where it stands
     assert (name, event_id, again["state"]) == ("state", "3.2", data["state"])
 
 
