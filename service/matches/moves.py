@@ -4,10 +4,11 @@ service/matches/referee.py), ``POST .../resign``, and ``GET .../moves``, the rec
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response, request, url_for
 
 from engine.game import Json, Outcome
 from engine.registry import GAMES
@@ -21,7 +22,7 @@ from service.matches.db import get_positions, get_store
 from service.matches.description import Description
 from service.matches.jsontext import compact
 from service.matches.match import Live, Meta, move_digest
-from service.matches.query import deferred_body, idempotency_key
+from service.matches.query import deferred_body, idempotency_key, number
 from service.matches.record import Entry, entries_of, iso, last_step, walk
 from service.matches.store import Store
 from service.matches.transcript import record_moves, record_text
@@ -29,6 +30,8 @@ from service.web import schemas
 from service.web.errors import ApiError
 
 bp = Blueprint("moves", __name__, url_prefix="/v1")
+
+PAGE = 1000  # record entries in one page of GET .../moves, at most and by default (a whole game, bounded attempts and all)
 
 
 def replayed(store: Store, cur: Settled, seat: int, ply: int, move: Any) -> Replay | None:
@@ -107,10 +110,26 @@ def submit_move(match_id: str) -> Any:
             return Change(result.live, [result.entry], pointers, result.events, result.position, "accepted")
         if isinstance(result, referee.Forfeit):
             return Change(result.live, [result.entry], pointers, result.events, result.position, "forfeit")
+        if isinstance(result, referee.Exhausted):
+            raise exhausted(live, now, result.limit)
         return Change(result.live, [result.entry], [], result.events, result.position, "illegal")
 
     store = get_store()
     return change(store, match_id, key, decide, "this move", with_legal_moves)
+
+
+def exhausted(live: Live, now: int, limit: int) -> ApiError:
+    """429 ``too_many_attempts``: the turn has had ``limit`` illegal attempts refused; another is not
+    recorded.  The turn runs on (a legal move is judged as ever); ``Retry-After``: until its time is up."""
+    deadline = live.clock.deadline
+    left_ms = live.clock.spec.turn_ms if deadline is None else max(0, deadline - now)
+    message = (
+        f"This turn has had {limit} illegal moves refused: no more are recorded before the turn ends (a legal move is"
+        " still judged, and the clock runs)."
+    )
+    return ApiError(
+        "too_many_attempts", message, {"limit": limit, "ply": live.ply}, {"Retry-After": str(max(1, -(-left_ms // 1000)))}
+    )
 
 
 def _plain_move_body() -> dict[str, Any] | None:
@@ -164,10 +183,13 @@ def resign(match_id: str) -> Any:
 
 @bp.get("/matches/<match_id>/moves")
 def match_record(match_id: str) -> Any:
-    """The record: every move, flag, pass, resignation, illegal attempt and
-    abort, with the engine's events; the same as text; and as data that
-    ``POST /v1/games/{game}/replay`` takes unchanged."""
+    """The record: every move, flag, pass, resignation, illegal attempt and abort, with the engine's
+    events, a page at a time (``start``: the first entry's index, ``limit``: at most :data:`PAGE`; the
+    ``next`` page's start in the body and in a ``Link: rel="next"`` header); the whole record as text;
+    and as data that ``POST /v1/games/{game}/replay`` takes unchanged."""
     fmt = request.args.get("format", "json")
+    start = int(number("start", 0, 10**9, whole=True) or 0)
+    limit = int(number("limit", 1, PAGE, whole=True) or PAGE)
     store = get_store()
     cur = read(store, match_id)
     entries = entries_of(store.record(match_id))
@@ -177,10 +199,11 @@ def match_record(match_id: str) -> Any:
             cur.meta.options, record_moves(entries), [p or "" for p in cur.meta.players]
         )
         return Response(text, mimetype="text/plain")
-    steps = list(walk(game, cur.meta, entries))
+    page = [s.entry.public(s.events) for s in itertools.islice(walk(game, cur.meta, entries), start, start + limit)]
+    following = start + limit if start + limit < len(entries) else None
     state = cur.live.state
     outcome = "*" if state["end"] is None else Outcome(state["winner"], state["end"]).result
-    return {
+    record = {
         "match_id": match_id,
         "game": cur.meta.game,
         "options": cur.meta.options,
@@ -192,7 +215,12 @@ def match_record(match_id: str) -> Any:
         "winner": state["winner"],
         "end": state.get("end"),
         "result": outcome,
-        "moves": [s.entry.public(s.events) for s in steps],
+        "moves": page,
+        "next": following,
         "text": record_text(game, cur.meta, cur.live, entries),
         "replay": {"options": cur.meta.options, "moves": record_moves(entries)},
     }
+    if following is None:
+        return record
+    link = url_for("moves.match_record", match_id=match_id, start=following, limit=limit)
+    return record, 200, {"Link": f'<{link}>; rel="next"'}

@@ -37,6 +37,7 @@ from service.matches.match import Live
 from service.matches.record import Entry
 
 AnyGame = Game[Any, Any]
+REFUSED_PER_TURN = 3  # illegal attempts a turn may have refused (and recorded); past them: Exhausted (issue 34)
 
 # Read here by service/matches/webhooks.py (issue 34's rework, another engineer's): at the merge it reads them
 # where they live (service/matches/record.py, transcript.py), and these go.
@@ -88,7 +89,7 @@ def settle(game: AnyGame, live: Live, now: int) -> tuple[Live, list[Entry]]:
                 window=window,
             )  # fmt: skip
             if window:
-                new = replace(live, clock=flagged)
+                new = replace(live, clock=flagged, refused=0)  # the window is a turn of its own
             else:  # R-T1: the flagged seat loses
                 new, _, _ = finish(game, clock.spec, game.load(live.state), made)
             entries.append(made)
@@ -167,7 +168,15 @@ class Controlled:
     position: Any = None
 
 
-Judged = Accepted | Refused | Forfeit  # what a submitted move comes to
+@dataclass(frozen=True, slots=True)
+class Exhausted:
+    """An illegal move past the turn's :data:`REFUSED_PER_TURN` refused ones: refused, and nothing
+    recorded nor changed (the clock runs on); ``limit`` the bound."""
+
+    limit: int
+
+
+Judged = Accepted | Refused | Forfeit | Exhausted  # what a submitted move comes to
 Result = Accepted | Refused | Forfeit | Ended | Controlled
 
 
@@ -183,7 +192,9 @@ def judge(
     the ``reject`` policy nothing else changes (the clock keeps running); with
     ``forfeit`` the seat to move loses (end ``illegal``).  An illegal move the
     opponent sends for a flagged seat (R-X6) is only refused, under either
-    policy: the flagged seat did not make it, and must not lose by it."""
+    policy: the flagged seat did not make it, and must not lose by it.  A turn
+    keeps at most :data:`REFUSED_PER_TURN` refused attempts; one more is
+    :class:`Exhausted` (the seeds' umpire rejects, and the clock runs)."""
     clock = live.clock
     mover = clock.mover
     assert mover is not None and live.may_move == by
@@ -221,8 +232,10 @@ def judge(
     if forfeit:
         new, after_position, events = finish(game, clock.spec, position, made)
         return Forfeit(new, made, events, after_position)
+    if live.refused >= REFUSED_PER_TURN:  # a client's loop of attempts must not grow the record without end
+        return Exhausted(REFUSED_PER_TURN)
     _, events = made.apply(game, position, clock.spec)  # the attempt's event: it names the seat that sent it
-    return Refused(live, made, events, position)
+    return Refused(replace(live, refused=live.refused + 1), made, events, position)
 
 
 def resign(game: AnyGame, meta: Meta, live: Live, seat: int, now: int) -> Ended:
