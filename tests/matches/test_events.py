@@ -119,6 +119,32 @@ def test_a_reconnect_after_the_end_is_told_to_stop(client: FlaskClient, new_matc
     assert r.status_code == 200  # not over: the client may wait for more
 
 
+@pytest.mark.parametrize("ending", ["abort at once", "flag", "adjudicate after a move"])
+def test_the_end_is_found_from_the_record_however_the_match_ended(
+    client: FlaskClient, new_match: NewMatch, fake_clock: FakeClock, ending: str
+) -> None:
+    """The 204 compares a reconnect's id with the end event's, found from the record alone
+    (service/matches/events.py ``end_event_id``): it is the id the stream gives its ``end``."""
+    m = new_match("catchup", {"size": 3}, clock={"turn_s": 1, "bank_s": 0})
+    umpire = {"Authorization": f"Bearer {m.created['umpire']}"}
+    if ending == "abort at once":
+        assert client.post(f"/v1/matches/{m.id}/abort", headers=umpire).status_code == 200
+    elif ending == "flag":
+        assert m.move(0, "C3", 0).status_code == 200
+        fake_clock.advance(1.5)  # seat 1 flags (R-T1)
+    else:
+        assert m.move(0, "C3", 0).status_code == 200
+        body = {"winner": None, "reason": "agreed"}
+        assert client.post(f"/v1/matches/{m.id}/adjudicate", json=body, headers=umpire).status_code == 200
+    assert m.state()["status"] == "finished"
+    *before, (name, end_id, _) = stream(client, m.id, "0")
+    assert name == "end"
+    r = client.get(f"/v1/matches/{m.id}/events", headers={"Last-Event-ID": end_id})
+    assert r.status_code == 204
+    if before:
+        assert [n for n, _, _ in stream(client, m.id, before[-1][1])] == ["end"]
+
+
 def test_a_fresh_connection_starts_with_the_state(client: FlaskClient, new_match: NewMatch) -> None:
     m, _ = played(new_match)
     [(name, event_id, data)] = stream(client, m.id)  # finished: the state, and the stream ends
