@@ -46,6 +46,7 @@ at or past its ``end`` event answers ``204 No Content``, which tells an
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
@@ -155,6 +156,7 @@ def end_event_id(entries: Sequence[Entry], final_ply: int) -> str:
     return ids.next(final_ply)
 
 
+@functools.cache
 def _gevent_idle() -> Callable[[], None] | None:
     try:
         from gevent import idle, monkey  # type: ignore[import-untyped]
