@@ -5,6 +5,7 @@ milliseconds from a fixed start (RULES R-T1)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -147,7 +148,8 @@ def test_an_illegal_move_is_refused_and_changes_nothing_under_reject() -> None:
     live = fresh()
     result = referee.judge(GAME, meta(), live, 0, "Z9", T0 + 100)
     assert isinstance(result, Refused)
-    assert result.entry.kind == "illegal" and result.entry.forfeit is False and result.live == live
+    assert result.entry.kind == "illegal" and result.entry.forfeit is False
+    assert result.live == replace(live, refused=1)  # unchanged but for the turn's count of refused attempts
     answer = answered(meta(), live, result)
     assert answer["legal"] is False and answer["error"]["code"] == result.entry.error["code"]  # type: ignore[index]
     assert answer["clock"]["seats"]["0"]["remaining_s"] == 3.9  # the turn runs on: 4 s less 0.1 s
