@@ -1,5 +1,5 @@
 """A managed match's positions, now and at any earlier ply: the one function
-the match pictures and posts are built on (service/api/pictures.py).
+the match pictures and posts are built on (service/matches/pictures.py).
 
 ``history(store, match_id, ply)`` reads the match (applying any due flag,
 as every read does) and its record, and walks the record through the engine
