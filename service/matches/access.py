@@ -28,12 +28,13 @@ def require_seat(meta: Meta) -> int:
 
 
 def require_admin() -> None:
-    """The admin token, or 401 (none sent, or not it); 403 when the server has none at all."""
+    """The admin token: 403 ``admin_disabled`` when the server has none at all (whatever was sent:
+    there is no token that could do), else 401 (none sent, or not it)."""
     token, sent = current_app.config["ADMIN_TOKEN"], bearer()
-    if sent is None:
-        raise ApiError("unauthorized", "Send the admin token: Authorization: Bearer <token>.")
     if not token:
         raise ApiError("admin_disabled", "Listing matches needs ADMIN_TOKEN set on the server.")
+    if sent is None:
+        raise ApiError("unauthorized", "Send the admin token: Authorization: Bearer <token>.")
     if not hmac.compare_digest(sent.encode(), str(token).encode()):
         raise ApiError("unauthorized", "That is not the admin token.")
 

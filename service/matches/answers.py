@@ -1,66 +1,24 @@
-"""The HTTP answers of managed matches: a match as ``GET /v1/matches/{id}`` gives it, its
-clocks as clients see them, and the answer to each change.
+"""The HTTP channel of managed matches: a match as ``GET /v1/matches/{id}`` gives it, and the
+answer to a change, written from its :class:`~service.matches.description.Description`
+(:func:`answer_of`).
 
-Each answer to a change is built from a record entry and the states around it only, so
-that the answer to a retry, rebuilt from the record, is the first answer byte for byte
-(nothing of it is stored)."""
+A change's answer is made from its description only, which is made from the committed record
+entry and the states around it; so the answer to a retry, described again from the record,
+is the first answer byte for byte (nothing of it is stored)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import views
 from engine.game import Json
 from engine.registry import GAMES
+from service.matches.description import Description, clock_json
 from service.matches.match import Live, Meta
 from service.matches.query import flag, number
-from service.matches.record import Entry, iso
+from service.matches.record import CONTROLS
 from service.web import schemas
 
-
-def clock_json(live: Live, now: int, start: str) -> Json:
-    """The clock object of API.md: each seat's bank and time left, the deadline
-    of the seat to move.  ``remaining_s``: for the seat whose turn runs, the
-    time until it flags (turn left and bank); for the other, what it will have
-    when its turn starts (the turn allowance and its bank).  While the clocks
-    are paused or wait for their start (``paused``, ``started``), no deadline:
-    the seat to move has what it had at the pause (a whole turn and its bank
-    before the start)."""
-    clock = live.clock
-    deadline = None if clock.deadline is None else iso(clock.deadline)
-    seats: dict[str, Json] = {}
-    for seat in (0, 1):
-        one: Json = {"bank_s": clock.banks[seat] / 1000}
-        if clock.mover is None:
-            one["remaining_s"] = 0.0
-        elif seat == clock.mover and not clock.proxy and clock.paused_at is not None:
-            one["remaining_s"] = max(0, clock.spec.turn_ms + clock.banks[seat] - clock.used(now)) / 1000
-        elif seat == clock.mover and not clock.proxy:
-            one["remaining_s"] = max(0, (clock.deadline or now) - now) / 1000
-            one["deadline"] = deadline
-        elif seat == clock.mover:  # flagged: R-X6's window is the opponent's to use
-            one["remaining_s"] = 0.0
-            if deadline is not None:  # not while paused
-                one["deadline"] = deadline
-        else:
-            one["remaining_s"] = (clock.spec.turn_ms + clock.banks[seat]) / 1000
-        seats[str(seat)] = one
-    return {
-        **clock.spec.to_json(),
-        "seats": seats,
-        "to_move": clock.mover,
-        "may_move": live.may_move,
-        "turn_started": iso(clock.turn_start) if clock.mover is not None and clock.started else None,
-        "deadline": deadline,
-        "proxy": clock.proxy,
-        "start": start,  # when the clocks start (engine/clock.py STARTS): a page says what a waiting clock waits for
-        "started": clock.started,
-        "paused": clock.paused,
-        "now": iso(now),
-    }
-
-
-# -- answers --------------------------------------------------------------------------
+REFUSED = 422  # an illegal move, refused or forfeiting: a verdict with legal false
 
 
 def match_json(meta: Meta, live: Live, now: int) -> Json:
@@ -75,45 +33,36 @@ def match_json(meta: Meta, live: Live, now: int) -> Json:
     }
 
 
-def verdict_answer(meta: Meta, live: Live, now: int, verdict: Json) -> Json:
-    """A verdict (service/web/schemas.py's one shape), then the match's own fields."""
-    match = match_json(meta, live, now)
-    del match["state"]  # the verdict carries it
-    return {**verdict, **match}
-
-
 def match_view(meta: Meta, live: Live, now: int) -> Json:
     """A match as ``GET /v1/matches/{id}`` answers it: the match, then its tags and policy."""
     return {**match_json(meta, live, now), "tags": list(meta.tags), "illegal": meta.illegal}
 
 
-def move_answer(meta: Meta, made: Entry, before: Json, after: Json, events: list[Json]) -> Json:
-    """The answer to an accepted move."""
-    live = Live(after, made.clock_after(meta.spec, after["to_move"]), made.at if after["to_move"] is None else None)
-    said = views.announcements(before, events, after, names=meta.names)
-    verdict = schemas.verdict_json(True, after, move=made.move, events=events, announcements=said)
-    return verdict_answer(meta, live, made.at, verdict)
+def _match_fields(d: Description) -> Json:
+    """The match's own fields after the change, as a verdict's answer ends (the verdict carries the state)."""
+    return {"match_id": d.meta.match_id, "game": d.meta.game, "players": list(d.meta.players), "clock": d.clock, "ply": d.ply}
 
 
-def forfeit_answer(meta: Meta, made: Entry, before: Json, after: Json, events: list[Json]) -> Json:
-    """The answer to an illegal move that forfeited the match."""
-    live = Live(after, made.clock_after(meta.spec, None), made.at)
-    said = views.announcements(before, events, after, names=meta.names)
-    verdict = schemas.verdict_json(False, after, error=made.error, events=events, announcements=said)
-    return verdict_answer(meta, live, made.at, verdict)
+def answer_of(d: Description) -> Json:
+    """The answer to the change ``d`` describes: a verdict and the match's fields for a move (the
+    verdict of an illegal one carries its error and, when it was only refused, no events);
+    for a resignation, an abort or an adjudication the match after it and the events; for an
+    umpire's control the match after it, the events and the umpire's sentence."""
+    e = d.entry
+    if e.kind == "move":
+        verdict = schemas.verdict_json(True, d.after, move=e.move, events=d.events, announcements=d.announcements)
+        return {**verdict, **_match_fields(d)}
+    if e.kind == "illegal":
+        events = d.events if e.forfeit else ()  # a refused attempt changed nothing: no events of a move
+        verdict = schemas.verdict_json(False, d.after, error=e.error, events=events, announcements=d.announcements)
+        return {**verdict, **_match_fields(d)}
+    view = {**match_view(d.meta, d.live, e.at), "events": d.events}
+    return {**view, "announcements": d.announcements} if e.kind in CONTROLS else view
 
 
-def control_answer(meta: Meta, made: Entry, state: Json, events: list[Json]) -> Json:
-    """The answer to an umpire's control: the match after it, what happened, and the umpire's sentence."""
-    live = Live(state, made.clock_after(meta.spec, state["to_move"]))
-    said = views.announcements(state, events, state, names=meta.names)
-    return {**match_view(meta, live, made.at), "events": events, "announcements": said}
-
-
-def ended_answer(meta: Meta, made: Entry, after: Json, events: list[Json]) -> Json:
-    """The answer to a resignation or an abort: the match after it, and what happened."""
-    live = Live(after, made.clock_after(meta.spec, None), made.at)
-    return {**match_view(meta, live, made.at), "events": events}
+def status_of(d: Description) -> int:
+    """The answer's status: 422 for an illegal move (refused, or forfeiting the match), else 200."""
+    return REFUSED if d.kind == "illegal" else 200
 
 
 def legal_moves(game_name: str, state: Any, complete: bool = False, limit: int | None = None) -> Any:

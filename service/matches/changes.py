@@ -1,11 +1,21 @@
-"""Every change a view makes to a match goes through :func:`change`: read the match, let the
-view decide, commit if the match is still as read (a lost race is read again and decided
-again: service/matches/cas.py ``retried``), answer.
+"""Every change a view makes to a match goes through :func:`change`, and reads in this order:
+decide, commit, describe, answer.
 
-A lost race (someone changed the match between read and commit) is simply read again:
-the second reading answers 409, or replays the first answer when the loser was a retry
-of the winner.  A retried move's answer is rebuilt from the record (nothing of it is
-stored).
+1. **decide**, inside the compare-and-set loop (service/matches/cas.py ``retried``): the
+   match is read and the view's ``decide`` works out the :class:`Change` (the referee's
+   verdict, the clocks, the typed record entry: service/matches/referee.py), or finds that
+   the request is a retry of a change committed before (:class:`Replay`), or refuses it;
+2. **commit**: ``commit.lua`` writes the change only if the match is still as read, and
+   publishes it on the match's channel (what wakes the event streams and the webhooks'
+   deliverer, which describe it from the record as below).  A lost race (someone changed
+   the match meanwhile) is read and decided again, and has cost no description;
+3. **describe**, after the loop, once: the committed entry, the states around it and the
+   engine's events become a :class:`~service.matches.description.Description`;
+4. **answer**: the view's writer (by default service/matches/answers.py ``answer_of``)
+   writes the description as the HTTP answer.
+
+A retry's answer is described again from the record, the same way (``Replay``): byte for
+byte the first answer, nothing of it stored.
 """
 
 from __future__ import annotations
@@ -17,16 +27,23 @@ from typing import Any
 
 from flask import Response
 
+from engine.game import Json
+from engine.registry import GAMES
+from service.matches.answers import answer_of, status_of
 from service.matches.cas import Settled, retried, settled
 from service.matches.db import get_positions
+from service.matches.description import Description, describe, describe_step
 from service.matches.jsontext import compact
 from service.matches.match import Live, Meta
-from service.matches.record import Entry
+from service.matches.record import Entry, Step
 from service.matches.store import Store, Unconfirmed
 from service.web.errors import ApiError
 from service.web.metrics import MOVES
 
 log = logging.getLogger(__name__)
+
+Answer = Response | tuple[Any, int]  # a view's answer as Flask takes it
+Write = Callable[[Description], Json]  # a description as the view answers it
 
 
 def json_text(status: int, value: Any, replayed: bool = False) -> Response:
@@ -52,45 +69,59 @@ def finished_error(live: Live) -> ApiError:
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """What a view decided to do to a match: the new live part, the record
-    entries and Idempotency-Key pointers to commit with it, and the answer
-    (with its status); ``position`` the engine's state of ``live``, when the
-    view has it."""
+    """What a view decided to do to a match: the new live part, the record entries and
+    Idempotency-Key pointers to commit with it (the last entry is the change, described
+    once committed), the engine's events of it, and the engine's state after it when the
+    view has it (``position``)."""
 
     live: Live
     entries: list[Entry]
     pointers: list[tuple[str, str]]
-    answer: dict[str, Any]
-    status: int = 200
+    events: list[Json]
     position: Any = None
     verdict: str | None = None  # a judged move: accepted, illegal or forfeit (service/web/metrics.py)
     meta: Meta | None = None  # the match's new meta (an umpire reissued a seat's token)
 
 
-Answer = Response | tuple[Any, int]  # a view's answer as Flask takes it
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """A retry of a change committed before: its record entry, walked (``seq`` its number in the record)."""
+
+    meta: Meta
+    step: Step
+    seq: int
 
 
-def change(store: Store, match_id: str, idem: str | None, judge: Callable[[Settled], Change | Answer], what: str) -> Answer:
-    """Read the match, let ``judge`` decide, commit its :class:`Change` if the
-    match is still as read; on a lost race, read and judge again.  Whatever
-    else ``judge`` returns (a replayed answer, a refusal) is answered as it is.
+@dataclass(frozen=True, slots=True)
+class _Committed:
+    change: Change
+    cur: Settled
+    rev: int
 
-    A commit whose fate is unknown (Redis timed out or dropped the connection
-    once the script may have been sent, whatever the error says; or, with
-    REDIS_DURABILITY=replica, no replica confirmed it in time) answers 503
-    ``outcome_unknown``: sending the same request again, with the same ply
-    (and key), is safe.  An answer rebuilt from the record (a retry) is given
-    once the match's master has it on a replica too (:meth:`Store.confirm`)."""
 
-    def attempt() -> Answer:
+def change(
+    store: Store,
+    match_id: str,
+    idem: str | None,
+    decide: Callable[[Settled], Change | Replay | Answer],
+    what: str,
+    write: Write = answer_of,
+) -> Answer:
+    """Decide, commit, describe, answer (the module's doc): ``decide`` sees the match as read
+    and returns a :class:`Change` to commit, a :class:`Replay` of an earlier one, or an
+    answer of its own (a refusal is raised); the change, once committed, or the replayed one
+    is described and ``write`` answers it.
+
+    A commit whose fate is unknown (Redis timed out or dropped the connection once the
+    script may have been sent, whatever the error says; or, with REDIS_DURABILITY=replica,
+    no replica confirmed it in time) answers 503 ``outcome_unknown``: sending the same
+    request again, with the same ply (and key), is safe.  An answer rebuilt from the record
+    (a retry) is given once the match's master has it on a replica too (:meth:`Store.confirm`)."""
+
+    def attempt() -> _Committed | Replay | Answer:
         cur = read(store, match_id, idem)
-        decided = judge(cur)
+        decided = decide(cur)
         if not isinstance(decided, Change):
-            if isinstance(decided, Response) and decided.headers.get("Idempotent-Replayed"):
-                try:
-                    store.confirm(match_id)  # the first attempt's commit may not be on a replica yet
-                except Unconfirmed as e:
-                    raise e.about(what) from None
             return decided
         new = decided.live
         try:
@@ -103,13 +134,32 @@ def change(store: Store, match_id: str, idem: str | None, judge: Callable[[Settl
                 decided.pointers,
                 new.finished_ms if new.finished and not cur.live.finished else None,
                 None if decided.meta is None else decided.meta.to_json(),
-            )  # a Conflict (someone changed the match meanwhile): judged again on what is there now
+            )  # a Conflict (someone changed the match meanwhile): decided again on what is there now
         except Unconfirmed as e:  # once the commit may have been sent, a failure is never "nothing changed"
             raise e.about(what) from None
-        if decided.position is not None:
-            get_positions().put(match_id, str(rev), decided.position)
-        if decided.verdict is not None:
-            MOVES.labels(cur.meta.game, decided.verdict).inc()
-        return json_text(decided.status, decided.answer)
+        return _Committed(decided, cur, rev)
 
-    return retried(attempt, lambda: ApiError("busy", f"The match changed too often while {what} was judged; send it again."))
+    def busy() -> ApiError:
+        return ApiError("busy", f"The match changed too often while {what} was judged; send it again.")
+
+    done = retried(attempt, busy)  # decided and committed (or not to be: a replay, an answer of the view's own)
+    if isinstance(done, Replay) or (isinstance(done, Response) and done.headers.get("Idempotent-Replayed")):
+        try:
+            store.confirm(match_id)  # the first attempt's commit may not be on a replica yet
+        except Unconfirmed as e:
+            raise e.about(what) from None
+    if isinstance(done, Replay):  # described again from the record: the first answer, byte for byte
+        described = describe_step(GAMES[done.meta.game], done.meta, done.step, done.seq)
+        return json_text(status_of(described), write(described), replayed=True)
+    if not isinstance(done, _Committed):
+        return done
+    decided, cur = done.change, done.cur
+    described = describe(
+        decided.meta or cur.meta, decided.entries[-1], cur.live.state, decided.live.state, decided.events,
+        cur.length + len(decided.entries), decided.position,
+    )  # fmt: skip
+    if decided.position is not None:  # the next move here starts from it (service/matches/db.py Positions)
+        get_positions().put(match_id, str(done.rev), decided.position)
+    if decided.verdict is not None:
+        MOVES.labels(cur.meta.game, decided.verdict).inc()
+    return json_text(status_of(described), write(described))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from flask import Blueprint
@@ -13,9 +14,9 @@ from flask import Blueprint
 from engine.registry import GAMES
 from service.matches import referee
 from service.matches.access import require_umpire
-from service.matches.answers import match_view
+from service.matches.answers import answer_of, match_view
 from service.matches.cas import Settled
-from service.matches.changes import Answer, Change, change, finished_error, json_text
+from service.matches.changes import Answer, Change, Replay, Write, change, finished_error, json_text
 from service.matches.db import get_store
 from service.matches.match import move_digest, token_hash
 from service.matches.moves import end_change, ended_again
@@ -32,19 +33,22 @@ def _ongoing(cur: Settled) -> None:
         raise finished_error(cur.live)
 
 
-def _umpire_change(match_id: str, what: str, act: Callable[[Settled], Change | Answer], key: str | None = None) -> Answer:
+Act = Callable[[Settled], Change | Replay | Answer]
+
+
+def _umpire_change(match_id: str, what: str, act: Act, key: str | None = None, write: Write = answer_of) -> Answer:
     """``act`` on the match once the umpire is known (API.md's order: 404, then 401/403, then the rest)."""
 
-    def judge(cur: Settled) -> Change | Answer:
+    def decide(cur: Settled) -> Change | Replay | Answer:
         require_umpire(cur.meta)
         return act(cur)
 
-    return change(get_store(), match_id, key, judge, what)
+    return change(get_store(), match_id, key, decide, what, write)
 
 
 def _controlled(cur: Settled, kind: str, seat: int | None = None, ms: int = 0) -> Change:
     done = referee.control(GAMES[cur.meta.game], cur.meta, cur.live, kind, cur.now, seat, ms)
-    return Change(done.live, [done.entry], [], done.answer)
+    return Change(done.live, [done.entry], [], done.events)
 
 
 @bp.post("/matches/<match_id>/start")
@@ -116,7 +120,7 @@ def add_time(match_id: str) -> Any:
             return json_text(200, now, replayed=True)
         _ongoing(cur)
         done = _controlled(cur, "add_time", body["seat"], ms)
-        return Change(done.live, done.entries, [] if key is None else [(key, digest)], done.answer)
+        return replace(done, pointers=[] if key is None else [(key, digest)])
 
     return _umpire_change(match_id, "the time given", act, key)
 
@@ -132,11 +136,11 @@ def reissue_token(match_id: str, seat: str) -> Any:
 
     def act(cur: Settled) -> Change:
         _ongoing(cur)
-        done = referee.control(GAMES[cur.meta.game], cur.meta, cur.live, "token", cur.now, number)
-        answer = {"match_id": match_id, "seat": number, "token": token}
-        return Change(done.live, [done.entry], [], answer, meta=cur.meta.with_token(number, token_hash(token)))
+        done = _controlled(cur, "token", number)
+        return replace(done, meta=cur.meta.with_token(number, token_hash(token)))
 
-    return _umpire_change(match_id, "the new token", act)
+    # Answered once, to the umpire: the token itself, which no other channel ever tells.
+    return _umpire_change(match_id, "the new token", act, write=lambda _: {"match_id": match_id, "seat": number, "token": token})
 
 
 @bp.post("/matches/<match_id>/abort")
@@ -152,7 +156,7 @@ def adjudicate(match_id: str) -> Any:
     result; the same decision again returns the first answer."""
     body, body_error = deferred_body(schemas.adjudicate_request)
 
-    def act(cur: Settled) -> Change | Answer:
+    def act(cur: Settled) -> Change | Replay:
         if body is None:
             assert body_error is not None
             raise body_error
@@ -161,6 +165,6 @@ def adjudicate(match_id: str) -> Any:
         if cur.live.finished:
             return ended_again(cur, lambda last: last.kind == "adjudicate" and (last.winner, last.reason) == (winner, reason))
         ended = referee.adjudicate(game, cur.meta, cur.live, winner, reason, cur.now)
-        return Change(ended.live, [ended.entry], [], ended.answer)
+        return Change(ended.live, [ended.entry], [], ended.events, ended.position)
 
     return _umpire_change(match_id, "the adjudication", act)

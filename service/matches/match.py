@@ -103,11 +103,15 @@ class Meta:
 
 @dataclass(frozen=True, slots=True)
 class Live:
-    """What every change replaces: the game's state, the clocks, when it ended."""
+    """What every change replaces: the game's state, the clocks, when it ended, and how many
+    illegal attempts the running turn has had refused (issue 34: they are bounded per turn,
+    service/matches/referee.py ``REFUSED_PER_TURN``; any change but a refusal starts again at 0,
+    but an umpire's control, which leaves the turn as it is)."""
 
     state: Json
     clock: MatchClock
     finished_ms: int | None = None
+    refused: int = 0
 
     @property
     def finished(self) -> bool:
@@ -128,9 +132,12 @@ class Live:
         return 1 - mover if self.clock.proxy else mover
 
     def to_json(self) -> str:
-        return compact({"state": self.state, "clock": self.clock.to_json(), "finished": self.finished_ms})
+        out: Json = {"state": self.state, "clock": self.clock.to_json(), "finished": self.finished_ms}
+        if self.refused:  # written only when there are some: a live part is as it always was otherwise
+            out["refused"] = self.refused
+        return compact(out)
 
     @classmethod
     def from_json(cls, text: str) -> Live:
         d = parse_json(text)
-        return cls(d["state"], MatchClock.from_json(d["clock"]), d["finished"])
+        return cls(d["state"], MatchClock.from_json(d["clock"]), d["finished"], int(d.get("refused", 0)))

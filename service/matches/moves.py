@@ -4,23 +4,25 @@ service/matches/referee.py), ``POST .../resign``, and ``GET .../moves``, the rec
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response, request, url_for
 
-from engine.game import Outcome
+from engine.game import Json, Outcome
 from engine.registry import GAMES
 from service.api.games import record_format
 from service.matches import referee
 from service.matches.access import require_seat
-from service.matches.answers import ended_answer, forfeit_answer, move_answer, with_legal
+from service.matches.answers import answer_of, with_legal
 from service.matches.cas import Settled
-from service.matches.changes import Answer, Change, change, finished_error, json_text, read
+from service.matches.changes import Change, Replay, change, finished_error, read
 from service.matches.db import get_positions, get_store
+from service.matches.description import Description
 from service.matches.jsontext import compact
 from service.matches.match import Live, Meta, move_digest
-from service.matches.query import deferred_body, idempotency_key
+from service.matches.query import deferred_body, idempotency_key, number
 from service.matches.record import Entry, entries_of, iso, last_step, walk
 from service.matches.store import Store
 from service.matches.transcript import record_moves, record_text
@@ -29,10 +31,12 @@ from service.web.errors import ApiError
 
 bp = Blueprint("moves", __name__, url_prefix="/v1")
 
+PAGE = 1000  # record entries in one page of GET .../moves, at most and by default (a whole game, bounded attempts and all)
 
-def replayed(store: Store, cur: Settled, seat: int, ply: int, move: Any) -> Answer | None:
-    """The first answer to this seat's move (or forfeiting illegal move) for
-    ``ply``, rebuilt from the record, when ``move`` is that move again; else None."""
+
+def replayed(store: Store, cur: Settled, seat: int, ply: int, move: Any) -> Replay | None:
+    """This seat's move (or forfeiting illegal move) for ``ply`` from the record, to answer
+    again as it was first answered, when ``move`` is that move again; else None."""
     entries = entries_of(store.record(cur.meta.match_id))
     index = next(
         (i for i, e in enumerate(entries) if e.ply == ply and e.by == seat and (e.kind == "move" or e.forfeited)),
@@ -43,21 +47,22 @@ def replayed(store: Store, cur: Settled, seat: int, ply: int, move: Any) -> Answ
     game = GAMES[cur.meta.game]
     step = last_step(game, cur.meta, entries[: index + 1])
     made = step.entry
-    before, after = game.dump(step.before), game.dump(step.after)
     if made.kind == "move":
         if game.play(step.before, move).move != made.move:
             return None  # another move for that ply: not a retry
-        answer = move_answer(cur.meta, made, before, after, step.events)
-        return json_text(200, with_legal(answer, game.name, step.after), replayed=True)
+        return Replay(cur.meta, step, index + 1)
     raw = move if isinstance(move, str) else compact(list(move))
-    if raw != made.move:
-        return None
-    answer = forfeit_answer(cur.meta, made, before, after, step.events)
-    return json_text(422, with_legal(answer, game.name, step.after), replayed=True)
+    return Replay(cur.meta, step, index + 1) if raw == made.move else None
+
+
+def with_legal_moves(d: Description) -> Json:
+    """A move's answer, with the legal moves after it when the request asks for them."""
+    return with_legal(answer_of(d), d.meta.game, d.after if d.position is None else d.position)
 
 
 @bp.post("/matches/<match_id>/moves")
 def submit_move(match_id: str) -> Any:
+    """A seat's move for the match's ply (API.md's order of answers); retrying it returns the first answer."""
     idem = idempotency_key()
     # The body is read first but judged after 404 and 401 (API.md's order).
     body: dict[str, Any] | None = _plain_move_body()
@@ -66,7 +71,7 @@ def submit_move(match_id: str) -> Any:
         body, body_error = deferred_body(schemas.match_move_request)
     key = None if idem is None else f"k:{idem}"
 
-    def judge(cur: Settled) -> Change | Answer:
+    def decide(cur: Settled) -> Change | Replay:
         seat = require_seat(cur.meta)
         if body is None:
             assert body_error is not None
@@ -102,16 +107,29 @@ def submit_move(match_id: str) -> Any:
         result = referee.judge(game, meta, live, seat, body["move"], now, position, book=bool(body.get("book")))
         pointers = [] if key is None else [(key, f"{live.ply} {seat} {digest}")]
         if isinstance(result, referee.Accepted):
-            answer = with_legal(result.answer, game.name, result.position)
-            return Change(result.live, [result.entry], pointers, answer, 200, result.position, "accepted")
+            return Change(result.live, [result.entry], pointers, result.events, result.position, "accepted")
         if isinstance(result, referee.Forfeit):
-            answer = with_legal(result.answer, game.name, result.live.state)
-            return Change(result.live, [result.entry], pointers, answer, 422, verdict="forfeit")
-        answer = with_legal(result.answer, game.name, position or live.state)
-        return Change(live, [result.entry], [], answer, 422, verdict="illegal")
+            return Change(result.live, [result.entry], pointers, result.events, result.position, "forfeit")
+        if isinstance(result, referee.Exhausted):
+            raise exhausted(live, now, result.limit)
+        return Change(result.live, [result.entry], [], result.events, result.position, "illegal")
 
     store = get_store()
-    return change(store, match_id, key, judge, "this move")
+    return change(store, match_id, key, decide, "this move", with_legal_moves)
+
+
+def exhausted(live: Live, now: int, limit: int) -> ApiError:
+    """429 ``too_many_attempts``: the turn has had ``limit`` illegal attempts refused; another is not
+    recorded.  The turn runs on (a legal move is judged as ever); ``Retry-After``: until its time is up."""
+    deadline = live.clock.deadline
+    left_ms = live.clock.spec.turn_ms if deadline is None else max(0, deadline - now)
+    message = (
+        f"This turn has had {limit} illegal moves refused: no more are recorded before the turn ends (a legal move is"
+        " still judged, and the clock runs)."
+    )
+    return ApiError(
+        "too_many_attempts", message, {"limit": limit, "ply": live.ply}, {"Retry-After": str(max(1, -(-left_ms // 1000)))}
+    )
 
 
 def _plain_move_body() -> dict[str, Any] | None:
@@ -133,7 +151,7 @@ def running_for_moves(meta: Meta, live: Live) -> None:
         raise ApiError("not_started", "The match waits for the umpire's start: no moves before it.")
 
 
-def end_change(kind: str, who: int | None, cur: Settled) -> Change | Answer:
+def end_change(kind: str, who: int | None, cur: Settled) -> Change | Replay:
     """A resignation (``who`` the seat) or an abort; the same again returns the first answer."""
     game = GAMES[cur.meta.game]
     if cur.live.finished:
@@ -143,10 +161,10 @@ def end_change(kind: str, who: int | None, cur: Settled) -> Change | Answer:
         ended = referee.resign(game, cur.meta, cur.live, who, cur.now)
     else:
         ended = referee.abort(game, cur.meta, cur.live, cur.now)
-    return Change(ended.live, [ended.entry], [], ended.answer)
+    return Change(ended.live, [ended.entry], [], ended.events, ended.position)
 
 
-def ended_again(cur: Settled, same: Callable[[Entry], bool]) -> Answer:
+def ended_again(cur: Settled, same: Callable[[Entry], bool]) -> Replay:
     """A finished match's first answer to the end that finished it, when ``same`` says this
     request is that end again (a retried resignation, abort or adjudication); else 410."""
     entries = entries_of(get_store().record(cur.meta.match_id))
@@ -154,8 +172,7 @@ def ended_again(cur: Settled, same: Callable[[Entry], bool]) -> Answer:
     if last is None or not same(last):
         raise finished_error(cur.live)
     game = GAMES[cur.meta.game]
-    step = last_step(game, cur.meta, entries)
-    return json_text(200, ended_answer(cur.meta, last, game.dump(step.after), step.events), replayed=True)
+    return Replay(cur.meta, last_step(game, cur.meta, entries), len(entries))
 
 
 @bp.post("/matches/<match_id>/resign")
@@ -166,10 +183,13 @@ def resign(match_id: str) -> Any:
 
 @bp.get("/matches/<match_id>/moves")
 def match_record(match_id: str) -> Any:
-    """The record: every move, flag, pass, resignation, illegal attempt and
-    abort, with the engine's events; the same as text; and as data that
-    ``POST /v1/games/{game}/replay`` takes unchanged."""
+    """The record: every move, flag, pass, resignation, illegal attempt and abort, with the engine's
+    events, a page at a time (``start``: the first entry's index, ``limit``: at most :data:`PAGE`; the
+    ``next`` page's start in the body and in a ``Link: rel="next"`` header); the whole record as text;
+    and as data that ``POST /v1/games/{game}/replay`` takes unchanged."""
     fmt = request.args.get("format", "json")
+    start = int(number("start", 0, 10**9, whole=True) or 0)
+    limit = int(number("limit", 1, PAGE, whole=True) or PAGE)
     store = get_store()
     cur = read(store, match_id)
     entries = entries_of(store.record(match_id))
@@ -179,10 +199,11 @@ def match_record(match_id: str) -> Any:
             cur.meta.options, record_moves(entries), [p or "" for p in cur.meta.players]
         )
         return Response(text, mimetype="text/plain")
-    steps = list(walk(game, cur.meta, entries))
+    page = [s.entry.public(s.events) for s in itertools.islice(walk(game, cur.meta, entries), start, start + limit)]
+    following = start + limit if start + limit < len(entries) else None
     state = cur.live.state
     outcome = "*" if state["end"] is None else Outcome(state["winner"], state["end"]).result
-    return {
+    record = {
         "match_id": match_id,
         "game": cur.meta.game,
         "options": cur.meta.options,
@@ -194,7 +215,12 @@ def match_record(match_id: str) -> Any:
         "winner": state["winner"],
         "end": state.get("end"),
         "result": outcome,
-        "moves": [s.entry.public(s.events) for s in steps],
+        "moves": page,
+        "next": following,
         "text": record_text(game, cur.meta, cur.live, entries),
         "replay": {"options": cur.meta.options, "moves": record_moves(entries)},
     }
+    if following is None:
+        return record
+    link = url_for("moves.match_record", match_id=match_id, start=following, limit=limit)
+    return record, 200, {"Link": f'<{link}>; rel="next"'}

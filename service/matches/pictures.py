@@ -33,7 +33,8 @@ import views
 from engine.game import RESERVED
 from service.api.pictures import PNG, SVG, Json, bp, png, query_error
 from service.matches.db import get_store
-from service.matches.history import History, history, picture_ply
+from service.matches.description import picture_ply
+from service.matches.history import History, history
 from service.web import schemas
 from views import posts
 

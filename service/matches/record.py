@@ -182,7 +182,9 @@ class Entry:
             err = self.error or {}
             if self.forfeit:  # the error whole, its ruling too: the forfeit's event says what the answer's error says
                 return game.forfeit(state, seat, MoveError(err["code"], err["message"], err.get("step"), err.get("rule")))
-            return state, [{"type": "illegal", "player": seat, "move": self.move, **err}]
+            # The seat that sent it: in an R-X6 window, the flagged seat's opponent, whose attempt it was.
+            sender = seat if self.by is None else self.by
+            return state, [{"type": "illegal", "player": sender, "move": self.move, **err}]
         return game.abort(state)
 
     def clock_after(self, spec: ClockSpec, to_move: int | None) -> MatchClock:

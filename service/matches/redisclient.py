@@ -13,12 +13,20 @@ from typing import Any
 
 import redis
 from redis._parsers import _HiredisParser
-from redis._parsers.socket import SERVER_CLOSED_CONNECTION_ERROR
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.retry import Retry
 
 AnyRedis = Any  # redis.Redis or redis.RedisCluster: the same commands, and no common type in the stubs
+
+# ClosedMeanwhileParser below subclasses redis-py's private ``_HiredisParser``, read for these versions only
+# (its ``read_from_socket``, ``read_response``, ``_sock`` and ``_reader``: the same from 7.2.0 to 7.4.1), and
+# pyproject.toml pins redis-py to exactly this one.  redis-py 8.1.0 fixes the race itself (redis/redis-py#4136,
+# "raise ConnectionError instead of AttributeError on concurrent disconnect"); flask-limiter's limits[redis]
+# holds redis-py below 8.  When it allows 8.1, drop the subclass and the pin.  On any other version the
+# subclass is not used (:func:`parser_class`): redis-py's own parser reads, internals untouched.
+WORKAROUND_FOR = ("7.4.1",)
+CLOSED = "Connection closed by server."  # redis-py's own words for a connection closed under a read
 
 
 class FailFastCluster(redis.RedisCluster):  # type: ignore[type-arg]  # generic in the stubs only
@@ -44,7 +52,7 @@ class ClosedMeanwhileParser(_HiredisParser):
             return super().read_from_socket(*args, **kwargs)  # type: ignore[no-untyped-call]
         except AttributeError:
             if self._sock is None or self._reader is None:  # on_disconnect ran meanwhile
-                raise RedisConnectionError(SERVER_CLOSED_CONNECTION_ERROR) from None
+                raise RedisConnectionError(CLOSED) from None
             raise
 
     def read_response(self, *args: Any, **kwargs: Any) -> Any:
@@ -52,16 +60,24 @@ class ClosedMeanwhileParser(_HiredisParser):
             return super().read_response(*args, **kwargs)  # type: ignore[no-untyped-call]
         except AttributeError:
             if self._reader is None:
-                raise RedisConnectionError(SERVER_CLOSED_CONNECTION_ERROR) from None
+                raise RedisConnectionError(CLOSED) from None
             raise
 
 
+def parser_class() -> type[_HiredisParser] | None:
+    """:class:`ClosedMeanwhileParser` on the redis-py it was written for (:data:`WORKAROUND_FOR`), else None:
+    redis-py's own choice."""
+    return ClosedMeanwhileParser if redis.__version__ in WORKAROUND_FOR else None
+
+
 class _ReadsWithClosedMeanwhileParser:
-    """A connection that reads its replies with :class:`ClosedMeanwhileParser` (``connection_class`` is what
-    the cluster client passes on to every node's pool; ``parser_class`` it would drop)."""
+    """A connection that reads its replies with :func:`parser_class`'s (``connection_class`` is what the
+    cluster client passes on to every node's pool; ``parser_class`` it would drop)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("parser_class", ClosedMeanwhileParser)
+        chosen = parser_class()
+        if chosen is not None:
+            kwargs.setdefault("parser_class", chosen)
         super().__init__(*args, **kwargs)
 
 

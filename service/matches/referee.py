@@ -1,9 +1,12 @@
-"""What happens to a managed match, as pure functions of the match and ``now``.
+"""What happens to a managed match, as pure functions of the match and ``now``: the
+decisions, and nothing else.
 
-No Redis and no Flask here: the store reads a match, these functions work out
-the change (engine verdict, clocks, record entries), and the store commits it
-atomically.  So the same code serves the HTTP views, the event streams and
-the sweepers, and the tests can drive it with an exact clock.
+No Redis, no Flask, no views here: the store reads a match, these functions
+decide the change (the engine's verdict, the clocks, the typed record entry),
+and the store commits it atomically; only then is it described
+(service/matches/description.py), once, for every channel.  So the same code
+serves the HTTP views, the event streams and the sweepers, a lost race costs
+no announcement nor answer, and the tests can drive it with an exact clock.
 
 A match is a fixed :class:`~service.matches.match.Meta` and a
 :class:`~service.matches.match.Live` part that every change replaces
@@ -11,17 +14,14 @@ A match is a fixed :class:`~service.matches.match.Meta` and a
 :class:`~service.matches.record.Entry` per change, about a hundred bytes in
 Redis.  Everything else is derived from the record by the engine
 (service/matches/record.py ``walk``): each entry's events, the position at
-any ply, the event stream, and the answer to a retried move
-(service/matches/answers.py), built from the same inputs as the first
-answer, so a retry gets the first answer byte for byte without it being
-stored.
+any ply, the event stream, and the description of any change.
 
-A change is one function here, returning one sealed result that carries its
-answer (lila's ``MovePlayer``): :func:`judge` a move (:class:`Accepted`,
-:class:`Refused`, :class:`Forfeit`), :func:`resign` and :func:`abort`
-(:class:`Ended`), :func:`settle` the flags due.  Every end of a game other
-than by a move goes through :func:`finish` (lila's ``Finisher``), which sets
-the status, the winner and the clocks.
+A change is one function here, returning one sealed result (lila's
+``MovePlayer``): :func:`judge` a move (:class:`Accepted`, :class:`Refused`,
+:class:`Forfeit`), :func:`resign`, :func:`abort` and :func:`adjudicate`
+(:class:`Ended`), :func:`control` (the umpire's), :func:`settle` the flags
+due.  Every end of a game other than by a move goes through :func:`finish`
+(lila's ``Finisher``), which sets the status, the winner and the clocks.
 """
 
 from __future__ import annotations
@@ -29,17 +29,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-import views
 from engine.clock import ClockSpec, MatchClock
 from engine.errors import MoveError
 from engine.game import Game, Json, MoveInput
-from service.matches.answers import control_answer, ended_answer, forfeit_answer, move_answer, verdict_answer
 from service.matches.jsontext import compact
 from service.matches.match import Live
 from service.matches.record import Entry
-from service.web import schemas
 
 AnyGame = Game[Any, Any]
+REFUSED_PER_TURN = 3  # illegal attempts a turn may have refused (and recorded); past them: Exhausted (issue 34)
 
 # Read here by service/matches/webhooks.py (issue 34's rework, another engineer's): at the merge it reads them
 # where they live (service/matches/record.py, transcript.py), and these go.
@@ -91,7 +89,7 @@ def settle(game: AnyGame, live: Live, now: int) -> tuple[Live, list[Entry]]:
                 window=window,
             )  # fmt: skip
             if window:
-                new = replace(live, clock=flagged)
+                new = replace(live, clock=flagged, refused=0)  # the window is a turn of its own
             else:  # R-T1: the flagged seat loses
                 new, _, _ = finish(game, clock.spec, game.load(live.state), made)
             entries.append(made)
@@ -113,51 +111,73 @@ def settle(game: AnyGame, live: Live, now: int) -> tuple[Live, list[Entry]]:
     return live, entries
 
 
+# Each result is sealed: what the change is (its kind), the live part after it, its record
+# entry, its events (the engine's; a refused attempt's and an umpire's control's the match's
+# own) and the engine's state after it.  What to answer is not here: the change is described
+# once committed (service/matches/description.py), and each channel writes that.
+
+
 @dataclass(frozen=True, slots=True)
 class Accepted:
-    """A legal move, applied: the live part after it, its record entry, the
-    engine's events and state after it, and the answer (200)."""
+    """A legal move, applied."""
 
     live: Live
     entry: Entry
     events: list[Json]
-    answer: Json
     position: Any
 
 
 @dataclass(frozen=True, slots=True)
 class Refused:
-    """An illegal move refused (the ``reject`` policy, or a proxy's move): the
-    match is unchanged but for the record entry; the answer (422)."""
+    """An illegal move refused (the ``reject`` policy, or a proxy's move): the match is
+    unchanged but for the record entry (``live`` is the live part as it was)."""
 
+    live: Live
     entry: Entry
-    answer: Json
+    events: list[Json]
+    position: Any
 
 
 @dataclass(frozen=True, slots=True)
 class Forfeit:
-    """An illegal move that lost the game (the ``forfeit`` policy): the live
-    part after it, its record entry, the engine's events, the answer (422)."""
+    """An illegal move that lost the game (the ``forfeit`` policy)."""
 
     live: Live
     entry: Entry
     events: list[Json]
-    answer: Json
+    position: Any
 
 
 @dataclass(frozen=True, slots=True)
 class Ended:
-    """A match ended by a resignation or an abort: the live part after it,
-    its record entry, the engine's events, the answer (200)."""
+    """A match ended by a resignation, an abort or an adjudication."""
 
     live: Live
     entry: Entry
     events: list[Json]
-    answer: Json
+    position: Any
 
 
-Judged = Accepted | Refused | Forfeit  # what a submitted move comes to
-Result = Accepted | Refused | Forfeit | Ended
+@dataclass(frozen=True, slots=True)
+class Controlled:
+    """An umpire's control that leaves the game as it is (start, pause, resume, add_time, token)."""
+
+    live: Live
+    entry: Entry
+    events: list[Json]
+    position: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Exhausted:
+    """An illegal move past the turn's :data:`REFUSED_PER_TURN` refused ones: refused, and nothing
+    recorded nor changed (the clock runs on); ``limit`` the bound."""
+
+    limit: int
+
+
+Judged = Accepted | Refused | Forfeit | Exhausted  # what a submitted move comes to
+Result = Accepted | Refused | Forfeit | Ended | Controlled
 
 
 def judge(
@@ -172,7 +192,9 @@ def judge(
     the ``reject`` policy nothing else changes (the clock keeps running); with
     ``forfeit`` the seat to move loses (end ``illegal``).  An illegal move the
     opponent sends for a flagged seat (R-X6) is only refused, under either
-    policy: the flagged seat did not make it, and must not lose by it."""
+    policy: the flagged seat did not make it, and must not lose by it.  A turn
+    keeps at most :data:`REFUSED_PER_TURN` refused attempts; one more is
+    :class:`Exhausted` (the seeds' umpire rejects, and the clock runs)."""
     clock = live.clock
     mover = clock.mover
     assert mover is not None and live.may_move == by
@@ -186,26 +208,34 @@ def judge(
             "move", live.ply, mover, by, verdict.move, clock.turn_start, now, after.banks, used=charge.used_ms,
             charged=charge.charged_ms, left=charge.bank_left_ms, proxy=clock.proxy, book=book,
         )  # fmt: skip
-        answer = move_answer(meta, made, live.state, dumped, verdict.events)
         new = Live(dumped, after, now if next_mover is None else None)
-        return Accepted(new, made, verdict.events, answer, verdict.state)
+        return Accepted(new, made, verdict.events, verdict.state)
     error = verdict.error
     assert isinstance(error, MoveError)
     raw = text if isinstance(text, str) else compact(list(text))
     forfeit = meta.illegal == "forfeit" and by == mover
     said_error = error.to_json()
     made = Entry(
-        "illegal", live.ply, mover, by, raw, clock.turn_start, now, clock.banks, forfeit=forfeit, error=said_error,
+        "illegal",
+        live.ply,
+        mover,
+        by,
+        raw,
+        clock.turn_start,
+        now,
+        clock.banks,
+        forfeit=forfeit,
+        error=said_error,
         clock=None if clock.running or forfeit else clock.to_json(),
-    )  # fmt: skip
+        proxy=True if clock.proxy else None,
+    )  # fmt: skip  (in an R-X6 window the clocks it leaves are the window's: ``x``)
     if forfeit:
-        new, _, events = finish(game, clock.spec, position, made)
-        return Forfeit(new, made, events, forfeit_answer(meta, made, live.state, new.state, events))
-    # The answer's event names the seat that sent the move (in an R-X6 window, the flagged seat's opponent).
-    illegal = {"type": "illegal", "player": by, "move": raw, **said_error}
-    said = views.announcements(live.state, [illegal], live.state, names=meta.names)
-    refused = schemas.verdict_json(False, live.state, error=said_error, announcements=said)
-    return Refused(made, verdict_answer(meta, live, now, refused))
+        new, after_position, events = finish(game, clock.spec, position, made)
+        return Forfeit(new, made, events, after_position)
+    if live.refused >= REFUSED_PER_TURN:  # a client's loop of attempts must not grow the record without end
+        return Exhausted(REFUSED_PER_TURN)
+    _, events = made.apply(game, position, clock.spec)  # the attempt's event: it names the seat that sent it
+    return Refused(replace(live, refused=live.refused + 1), made, events, position)
 
 
 def resign(game: AnyGame, meta: Meta, live: Live, seat: int, now: int) -> Ended:
@@ -233,19 +263,6 @@ def adjudicate(game: AnyGame, meta: Meta, live: Live, winner: int | None, reason
     return _ended(game, meta, live, made)
 
 
-@dataclass(frozen=True, slots=True)
-class Controlled:
-    """An umpire's control that leaves the game as it is (start, pause, resume,
-    add_time, token): the live part after it, its record entry, its event, the
-    answer (200), and the match's new meta when a seat's token changed."""
-
-    live: Live
-    entry: Entry
-    events: list[Json]
-    answer: Json
-    meta: Meta | None = None
-
-
 def control(game: AnyGame, meta: Meta, live: Live, kind: str, now: int, seat: int | None = None, ms: int = 0) -> Controlled:
     """The umpire's ``kind`` at ``now`` (the caller has checked it applies: see
     service/matches/controls.py): ``start`` or ``resume`` the clocks, ``pause``
@@ -265,9 +282,9 @@ def control(game: AnyGame, meta: Meta, live: Live, kind: str, now: int, seat: in
     )  # fmt: skip
     new = replace(live, clock=clock)
     _, events = made.apply(game, game.load(live.state), clock.spec)
-    return Controlled(new, made, events, control_answer(meta, made, live.state, events))
+    return Controlled(new, made, events)
 
 
 def _ended(game: AnyGame, meta: Meta, live: Live, made: Entry) -> Ended:
-    new, _, events = finish(game, live.clock.spec, game.load(live.state), made)
-    return Ended(new, made, events, ended_answer(meta, made, new.state, events))
+    new, position, events = finish(game, live.clock.spec, game.load(live.state), made)
+    return Ended(new, made, events, position)

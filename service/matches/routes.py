@@ -23,14 +23,13 @@ from service.matches.access import bearer, require_admin, require_umpire
 from service.matches.answers import match_view, with_legal
 from service.matches.cas import Settled
 from service.matches.changes import read
-from service.matches.db import get_hub, get_positions, get_store
-from service.matches.events import crowded
-from service.matches.hub import Crowded
+from service.matches.db import get_positions, get_store
+from service.matches.events import Listening
 from service.matches.keys import new_match_id
 from service.matches.match import Live, Meta, token_hash
 from service.matches.query import number
 from service.matches.record import iso
-from service.matches.store import Store, Unconfirmed
+from service.matches.store import Unconfirmed
 from service.web import schemas
 from service.web.errors import ApiError
 from service.web.http import json_body
@@ -106,33 +105,27 @@ def _clock_start(raw: Any) -> tuple[Any, str]:
     return {k: v for k, v in raw.items() if k != "start"}, when
 
 
-def wait(store: Store, match_id: str, cur: Settled, done: Callable[[Settled], bool], timeout_s: float) -> Settled:
-    """``cur`` once ``done`` says so, the match has finished, or ``timeout_s``
-    is up: woken by the hub when the match changes, and when a flag falls
-    due (so a wait ends on time even with no sweeper running)."""
+def wait(match_id: str, cur: Settled, done: Callable[[Settled], bool], timeout_s: float) -> Settled:
+    """``cur`` once ``done`` says so, the match has finished, or ``timeout_s`` is up: a listener
+    of the match's feed (service/matches/events.py), woken when the match changes and when a
+    flag falls due (so a wait ends on time even with no sweeper running), reading nothing of
+    its own."""
     if done(cur) or cur.live.finished:
         return cur
     end = time.monotonic() + timeout_s
-    hub = get_hub()
+    listening = Listening(match_id)
     try:
-        release = hub.admit(match_id, request.remote_addr)  # MAX_LISTENERS_PER_MATCH, _PER_ADDRESS (service/web/guard.py)
-    except Crowded as err:
-        raise crowded(err) from None
-    try:
-        with hub.watch(match_id) as changed:
-            cur = read(store, match_id)  # after registering: a change since the first read is seen
-            while not done(cur) and not cur.live.finished:
-                left = end - time.monotonic()
-                if left <= 0:
-                    break
-                deadline = cur.live.clock.deadline
-                if deadline is not None:
-                    left = min(left, max(0.0, (deadline + 1 - cur.now) / 1000) + 0.001)
-                changed.wait(left)
-                changed.clear()
-                cur = read(store, match_id)
+        listening.admit(request.remote_addr)  # MAX_LISTENERS_PER_MATCH, _PER_ADDRESS (service/web/guard.py)
+        cur, wake = listening.cur, listening.listener.wake
+        while not done(cur) and not cur.live.finished:
+            left = end - time.monotonic()
+            if left <= 0:
+                break
+            wake.wait(left)
+            wake.clear()
+            cur = listening.feed.latest(listening.listener)
     finally:
-        release()
+        listening.end()
     return cur
 
 
@@ -154,7 +147,7 @@ def get_match(match_id: str) -> Any:
                 return True
             return wait_ply is not None and (now.live.ply > wait_ply or now.rev != first)
 
-        cur = wait(store, match_id, cur, done, WAIT_MAX_S if timeout is None else timeout)
+        cur = wait(match_id, cur, done, WAIT_MAX_S if timeout is None else timeout)
     return with_legal(match_view(cur.meta, cur.live, cur.now), cur.meta.game, cur.live.state)
 
 

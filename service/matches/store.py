@@ -14,7 +14,7 @@ the shard's hash tag ``{sXX}``, so each Lua script touches one cluster slot::
                                  umpire's control (service/matches/record.py)
     {P}{sXX}:m:{id}:idem   hash  Idempotency-Key -> "ply seat digest" (while ongoing)
     {P}{sXX}:m:{id}:pics   hash  digest -> a PNG picture of a position that can no longer
-                                 change (base64; bounded, expiring: service/api/pictures.py)
+                                 change (base64; bounded, expiring: service/matches/pictures.py)
     {P}{sXX}:deadlines     zset  match id -> the ms at which its next flag is due
     {P}{sXX}:ongoing       zset  match id -> created ms   (listing)
     {P}{sXX}:finished      zset  match id -> finished ms  (listing)
@@ -29,7 +29,7 @@ once the match has expired (:meth:`Store.prune`).
 Lean by design: an answer is never stored.  A retried move is recognised from
 the record (same ply, same seat, same move) or from its key's pointer, and its
 answer is rebuilt from the record by the engine, byte for byte the first
-(service/matches/referee.py); events streams and earlier positions come the same way.
+(service/matches/description.py); events streams and earlier positions come the same way.
 
 A change is read (one round trip: the match, the record's length, a key's
 pointer, the time), worked out in Python (engine and clock), then written by
@@ -353,7 +353,7 @@ class Store(Keys):
         return len(gone)
 
     def picture(self, match_id: str, digest: str) -> bytes | None:
-        """A cached picture of the match (service/api/pictures.py), None when there is none."""
+        """A cached picture of the match (service/matches/pictures.py), None when there is none."""
         raw = self.r.hget(self.pictures_key(match_id), digest)
         return None if raw is None else base64.b64decode(raw)
 

@@ -183,6 +183,11 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
         " `PNG_RATE_LIMIT` for a PNG picture that must be rendered, or `SUGGEST_RATE_LIMIT` asking for suggestions"
         " (`Retry-After` says when to send again; `details.limit`)",
     ),
+    "too_many_attempts": (
+        429,
+        "a seat's illegal move past the turn's bound of refused ones (`details.limit`, `details.ply`): not recorded; the"
+        " clock runs on, a legal move is judged as ever (`Retry-After`: until the turn's time is up)",
+    ),
     "too_many_concurrent": (
         429,
         "this address already holds as many event streams and long-polls (`MAX_LISTENERS_PER_ADDRESS`) or request bodies"

@@ -5,13 +5,16 @@ milliseconds from a fixed start (RULES R-T1)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from typing import Any
 
 import pytest
 
 from engine.clock import ClockSpec, MatchClock
 from engine.registry import GAMES
 from service.matches import referee
-from service.matches.answers import move_answer
+from service.matches.answers import answer_of
+from service.matches.description import describe, describe_step
 from service.matches.jsontext import compact, parse_json
 from service.matches.match import Live, Meta
 from service.matches.record import Entry, entries_of, last_step, walk
@@ -124,15 +127,21 @@ def fresh() -> Live:
     return referee.start(GAME, GAME.new({"size": 3}), SPEC, T0)
 
 
+def answered(m: Meta, before: Live, result: referee.Result) -> dict[str, Any]:
+    """The HTTP answer to a result once committed: its description, written (service/matches/answers.py)."""
+    return answer_of(describe(m, result.entry, before.state, result.live.state, result.events))
+
+
 def test_a_legal_move_is_accepted_with_its_answer_and_charge() -> None:
     result = referee.judge(GAME, meta(), fresh(), 0, "A1", T0 + 2500)
     assert isinstance(result, Accepted)
+    answer = answered(meta(), fresh(), result)
     e = result.entry
     assert (e.kind, e.used, e.charged, e.left) == ("move", 2500, 2000, 1000)  # 1.5 s over the turn: 2 steps (R-T1)
     assert result.live.clock == MatchClock(SPEC, (1000, 3000), 1, T0 + 2500, False)
-    assert result.answer["legal"] is True and result.answer["move"] == "A1"
-    assert result.answer["clock"]["seats"]["0"]["bank_s"] == 1.0
-    assert result.events == result.answer["events"]
+    assert answer["legal"] is True and answer["move"] == "A1"
+    assert answer["clock"]["seats"]["0"]["bank_s"] == 1.0
+    assert result.events == answer["events"]
 
 
 def test_an_illegal_move_is_refused_and_changes_nothing_under_reject() -> None:
@@ -140,8 +149,11 @@ def test_an_illegal_move_is_refused_and_changes_nothing_under_reject() -> None:
     result = referee.judge(GAME, meta(), live, 0, "Z9", T0 + 100)
     assert isinstance(result, Refused)
     assert result.entry.kind == "illegal" and result.entry.forfeit is False
-    assert result.answer["legal"] is False and result.answer["error"]["code"] == result.entry.error["code"]  # type: ignore[index]
-    assert result.answer["clock"]["seats"]["0"]["remaining_s"] == 3.9  # the turn runs on: 4 s less 0.1 s
+    assert result.live == replace(live, refused=1)  # unchanged but for the turn's count of refused attempts
+    answer = answered(meta(), live, result)
+    assert answer["legal"] is False and answer["error"]["code"] == result.entry.error["code"]  # type: ignore[index]
+    assert answer["clock"]["seats"]["0"]["remaining_s"] == 3.9  # the turn runs on: 4 s less 0.1 s
+    assert answer["events"] == [] and answer["state"] == live.state
 
 
 def test_an_illegal_move_forfeits_under_forfeit_through_the_finisher() -> None:
@@ -151,7 +163,8 @@ def test_an_illegal_move_forfeits_under_forfeit_through_the_finisher() -> None:
     assert (state["status"], state["winner"], state["end"]) == ("finished", 1, "illegal")
     assert result.live.clock == MatchClock(SPEC, (3000, 3000), None, T0 + 100, False)
     assert result.live.finished_ms == T0 + 100
-    assert result.answer["legal"] is False and result.answer["events"] == result.events
+    answer = answered(meta("forfeit"), fresh(), result)
+    assert answer["legal"] is False and answer["events"] == result.events
 
 
 def test_a_resignation_and_an_abort_end_through_the_finisher() -> None:
@@ -159,7 +172,8 @@ def test_a_resignation_and_an_abort_end_through_the_finisher() -> None:
     assert isinstance(resigned, Ended)
     assert (resigned.live.state["winner"], resigned.live.state["end"]) == (0, "resign")
     assert resigned.entry.used == 0  # seat 1's turn was not running
-    assert resigned.answer["events"] == resigned.events and resigned.answer["clock"]["to_move"] is None
+    answer = answered(meta(), fresh(), resigned)
+    assert answer["events"] == resigned.events and answer["clock"]["to_move"] is None
     aborted = referee.abort(GAME, meta(), fresh(), T0 + 300)
     assert (aborted.live.state["winner"], aborted.live.state["end"]) == (None, "aborted")
     assert aborted.live.clock == MatchClock(SPEC, (3000, 3000), None, T0 + 300, False)
@@ -179,9 +193,8 @@ def test_a_first_answer_equals_the_answer_rebuilt_from_the_record() -> None:
     result = referee.judge(GAME, m, live, 0, "A1", T0 + 700)
     assert isinstance(result, Accepted)
     stored = entries_of([compact(result.entry.to_json())])
-    step = last_step(GAME, m, stored)
-    rebuilt = move_answer(m, step.entry, GAME.dump(step.before), GAME.dump(step.after), step.events)
-    assert compact(rebuilt) == compact(result.answer)
+    rebuilt = describe_step(GAME, m, last_step(GAME, m, stored))
+    assert compact(answer_of(rebuilt)) == compact(answered(m, live, result))
 
 
 # -- the umpire's controls (issue 22) ---------------------------------------------------

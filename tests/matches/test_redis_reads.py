@@ -6,6 +6,8 @@ would have been a ``500``).  service/matches/redisclient.py ``ClosedMeanwhilePar
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -13,8 +15,10 @@ import pytest
 import redis
 from redis._parsers import _HiredisParser
 
-from service.matches.redisclient import ClosedMeanwhileParser, make_client
+from service.matches.redisclient import WORKAROUND_FOR, ClosedMeanwhileParser, make_client
 from service.matches.store import Store
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def rigged(parser_class: type[_HiredisParser]) -> _HiredisParser:
@@ -66,3 +70,14 @@ def test_the_stores_clients_read_with_it(store: Store) -> None:
             assert isinstance(connection._parser, ClosedMeanwhileParser)
         finally:
             client.connection_pool.release(connection)
+
+
+def test_the_workaround_is_pinned_to_the_redis_py_it_was_written_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 33: a subclass of a dependency's private class lives only behind an exact pin of the versions it was
+    read for; on any other redis-py (8.1.0 fixes the race itself) the clients read with redis-py's own parser."""
+    pinned = re.search(r'"redis==([0-9.]+)"', (ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert pinned is not None and (pinned.group(1),) == WORKAROUND_FOR
+    assert redis.__version__ in WORKAROUND_FOR  # what is installed is what the lock and the pin say
+    monkeypatch.setattr(redis, "__version__", "8.1.0")
+    connection = make_client("redis://127.0.0.1:6379/0", 0.5).connection_pool.make_connection()
+    assert type(connection._parser) is _HiredisParser
