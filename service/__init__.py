@@ -2,7 +2,7 @@
 
 ``gunicorn 'service:create_app()'`` serves it.  Configuration comes from
 defaults, then environment variables, then the ``config`` mapping; every
-setting is an environment variable of the same name (README "Settings").
+setting is an environment variable of the same name (docs/SETTINGS.md).
 The settings of managed matches (Redis, tokens, streams) are read in service/matches/db.py.
 """
 
