@@ -144,6 +144,12 @@ class Description:
         return None if word is None or word.split()[0] in RESERVED else word
 
     @property
+    def board_changed(self) -> bool:
+        """The position changed (a move, a pass, an end): a picture of it is news.  An umpire's
+        control, a refused attempt or a flag that opened R-X6's window left the board as it was."""
+        return self.before != self.after
+
+    @property
     def picture_ply(self) -> int | None:
         """The ``?ply=`` of the picture of the position after the change (:func:`picture_ply`)."""
         return picture_ply(self.before, self.after)
@@ -159,6 +165,23 @@ class Description:
             self.after, events=self.events, before=self.before, move=self.post_move, png_url=png_url, clock=self.clock,
             names=self.meta.names, ply=self.ply, format=fmt,
         )  # fmt: skip
+
+    def svg(self) -> str:
+        """The picture of the position after the change (views.svg), the change's move marked on it."""
+        names = self.meta.names
+        try:
+            return views.svg(self.after, events=self.events, names=names, clock=self.clock)
+        except (KeyError, TypeError, ValueError, IndexError):  # a change the views mark nothing of
+            return views.svg(self.after, names=names, clock=self.clock)
+
+    def alt_text(self) -> str:
+        """What :meth:`svg` shows, in words: the position by its ply, the move that led to it, whose
+        turn it is (views.alt_text; the picture's own fallback when the events mark nothing of it)."""
+        names = self.meta.names
+        try:
+            return views.alt_text(self.after, events=self.events, names=names)
+        except (KeyError, TypeError, ValueError, IndexError):
+            return views.alt_text(self.after, names=names)
 
 
 def describe(
