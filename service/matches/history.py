@@ -41,10 +41,6 @@ from service.web.errors import ApiError
 
 Json = dict[str, Any]
 
-# Read here by service/matches/webhooks.py (issue 34's rework, another engineer's): at the merge it reads it
-# where it lives (service/matches/description.py), and this goes.
-from service.matches.description import picture_ply as picture_ply  # noqa: E402
-
 
 @dataclass(frozen=True)
 class History:

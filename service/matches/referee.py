@@ -33,19 +33,11 @@ from engine.clock import ClockSpec, MatchClock
 from engine.errors import MoveError
 from engine.game import Game, Json, MoveInput
 from service.matches.jsontext import compact
-from service.matches.match import Live
+from service.matches.match import Live, Meta
 from service.matches.record import Entry
 
 AnyGame = Game[Any, Any]
 REFUSED_PER_TURN = 3  # illegal attempts a turn may have refused (and recorded); past them: Exhausted (issue 34)
-
-# Read here by service/matches/webhooks.py (issue 34's rework, another engineer's): at the merge it reads them
-# where they live (service/matches/record.py, transcript.py), and these go.
-from service.matches.match import Meta as Meta  # noqa: E402  (and used here)
-from service.matches.record import entries_of as entries_of  # noqa: E402
-from service.matches.record import iso as iso  # noqa: E402
-from service.matches.record import walk as walk  # noqa: E402
-from service.matches.transcript import record_moves as record_moves  # noqa: E402
 
 
 def start(game: AnyGame, state: Any, spec: ClockSpec, now: int, when: str = "created") -> Live:

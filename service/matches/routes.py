@@ -21,7 +21,7 @@ from engine.clock import STARTS, spec_from
 from engine.errors import BadOptions
 from engine.registry import PRESETS, get_game
 from service.matches import outbox, referee
-from service.matches.access import bearer, require_admin, require_umpire
+from service.matches.access import bearer, require_admin
 from service.matches.answers import match_view, with_legal
 from service.matches.cas import Settled
 from service.matches.changes import read
@@ -42,11 +42,6 @@ WAIT_MAX_S = 30.0  # API: a read waits at most this long
 TOKEN_BYTES = 24  # 192 random bits per seat token
 LIST_MAX = 200
 STATUSES = ("ongoing", "finished")
-
-# Read here by service/matches/webhooks.py (issue 34's rework, another engineer's): at the merge it reads them
-# where they live (service/matches/changes.py, access.py), and these go.
-_umpire = require_umpire
-__all__ = ["bp", "read"]
 
 
 @dataclass(frozen=True, slots=True)
