@@ -5,7 +5,9 @@ No Redis, no Flask, no views here: the store reads a match, these functions
 decide the change (the engine's verdict, the clocks, the typed record entry),
 and the store commits it atomically; only then is it described
 (service/matches/description.py), once, for every channel.  So the same code
-serves the HTTP views, the event streams and the sweepers, a lost race costs
+serves the operations (``decide_*`` in service/matches/moves.py and controls.py,
+which the HTTP views and the Discord adapter call alike), the event streams and
+the sweepers, a lost race costs
 no announcement nor answer, and the tests can drive it with an exact clock.
 
 A match is a fixed :class:`~service.matches.match.Meta` and a
@@ -257,7 +259,7 @@ def adjudicate(game: AnyGame, meta: Meta, live: Live, winner: int | None, reason
 
 def control(game: AnyGame, meta: Meta, live: Live, kind: str, now: int, seat: int | None = None, ms: int = 0) -> Controlled:
     """The umpire's ``kind`` at ``now`` (the caller has checked it applies: see
-    service/matches/controls.py): ``start`` or ``resume`` the clocks, ``pause``
+    service/matches/controls.py's operations): ``start`` or ``resume`` the clocks, ``pause``
     them, ``add_time`` (``ms`` to ``seat``'s bank), reissue ``seat``'s ``token``."""
     clock = live.clock
     if kind in ("start", "resume"):
