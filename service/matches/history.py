@@ -29,6 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import views
+from engine.game import RESERVED
 from engine.registry import GAMES
 from service.matches.cas import settled
 from service.matches.description import clock_json
@@ -38,10 +40,6 @@ from service.matches.transcript import record_moves
 from service.web.errors import ApiError
 
 Json = dict[str, Any]
-
-# Read here by service/matches/webhooks.py (issue 34's rework, another engineer's): at the merge it reads it
-# where it lives (service/matches/description.py), and this goes.
-from service.matches.description import picture_ply as picture_ply  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -64,6 +62,29 @@ class History:
     def settled(self) -> bool:
         """The position can never change: an earlier ply, or the end of a finished match."""
         return self.finished or self.ply < self.last_ply
+
+    @property
+    def post_move(self) -> str | None:
+        """The move a post shows as played: a resignation or a time-out is announced, not played."""
+        return self.move if self.move is not None and self.move.split()[0] not in RESERVED else None
+
+    def post(self, fmt: str = "markdown", png_url: str | None = None, names: tuple[str, str] | None = None) -> str:
+        """The umpire's post of this position (views.post) in ``fmt``, linking its picture at ``png_url``
+        (``names``: the players' names to show instead of the match's)."""
+        return views.post(
+            self.state, events=self.events, before=self.before, move=self.post_move, png_url=png_url, clock=self.clock,
+            names=names or self.players, format=fmt,
+        )  # fmt: skip
+
+    def svg(self, palette: str = "default", coords: bool = False, names: tuple[str, str] | None = None) -> str:
+        """The picture of this position (views.svg), the move that reached it marked."""
+        return views.svg(
+            self.state, events=self.events, palette=palette, coords=coords, names=names or self.players, clock=self.clock
+        )
+
+    def alt_text(self) -> str:
+        """What :meth:`svg` shows, in words (views.alt_text)."""
+        return views.alt_text(self.state, events=self.events, names=self.players)
 
 
 def history(store: Store, match_id: str, ply: int | None, *, by_state_ply: bool = False) -> History:

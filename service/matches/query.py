@@ -3,6 +3,7 @@ body read first but refused only after the match and the token are checked (API.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from flask import request
@@ -42,9 +43,19 @@ def idempotency_key() -> str | None:
     return idem
 
 
-def deferred_body(schema: Any) -> tuple[dict[str, Any] | None, Exception | None]:
-    """The body through ``schema``, or the error to raise once the match and the token are checked (API.md's order)."""
+def deferred_body(schema: Any, read: dict[str, Any] | None = None) -> Callable[[], dict[str, Any]]:
+    """The body through ``schema`` (or ``read``, when a faster path read it already), read now but
+    given - or refused, its error raised - only when called: once the match and the token are
+    checked (API.md's order)."""
+    if read is not None:
+        return lambda: read
     try:
-        return json_body(schema), None
+        body = json_body(schema)
     except (ApiError, ValidationError) as e:
-        return None, e
+        refused = e
+
+        def refuse() -> dict[str, Any]:
+            raise refused
+
+        return refuse
+    return lambda: body

@@ -5,7 +5,9 @@ No Redis, no Flask, no views here: the store reads a match, these functions
 decide the change (the engine's verdict, the clocks, the typed record entry),
 and the store commits it atomically; only then is it described
 (service/matches/description.py), once, for every channel.  So the same code
-serves the HTTP views, the event streams and the sweepers, a lost race costs
+serves the operations (``decide_*`` in service/matches/moves.py and controls.py,
+which the HTTP views and the Discord adapter call alike), the event streams and
+the sweepers, a lost race costs
 no announcement nor answer, and the tests can drive it with an exact clock.
 
 A match is a fixed :class:`~service.matches.match.Meta` and a
@@ -33,19 +35,11 @@ from engine.clock import ClockSpec, MatchClock
 from engine.errors import MoveError
 from engine.game import Game, Json, MoveInput
 from service.matches.jsontext import compact
-from service.matches.match import Live
+from service.matches.match import Live, Meta
 from service.matches.record import Entry
 
 AnyGame = Game[Any, Any]
 REFUSED_PER_TURN = 3  # illegal attempts a turn may have refused (and recorded); past them: Exhausted (issue 34)
-
-# Read here by service/matches/webhooks.py (issue 34's rework, another engineer's): at the merge it reads them
-# where they live (service/matches/record.py, transcript.py), and these go.
-from service.matches.match import Meta as Meta  # noqa: E402  (and used here)
-from service.matches.record import entries_of as entries_of  # noqa: E402
-from service.matches.record import iso as iso  # noqa: E402
-from service.matches.record import walk as walk  # noqa: E402
-from service.matches.transcript import record_moves as record_moves  # noqa: E402
 
 
 def start(game: AnyGame, state: Any, spec: ClockSpec, now: int, when: str = "created") -> Live:
@@ -265,7 +259,7 @@ def adjudicate(game: AnyGame, meta: Meta, live: Live, winner: int | None, reason
 
 def control(game: AnyGame, meta: Meta, live: Live, kind: str, now: int, seat: int | None = None, ms: int = 0) -> Controlled:
     """The umpire's ``kind`` at ``now`` (the caller has checked it applies: see
-    service/matches/controls.py): ``start`` or ``resume`` the clocks, ``pause``
+    service/matches/controls.py's operations): ``start`` or ``resume`` the clocks, ``pause``
     them, ``add_time`` (``ms`` to ``seat``'s bank), reissue ``seat``'s ``token``."""
     clock = live.clock
     if kind in ("start", "resume"):
