@@ -25,14 +25,11 @@ import pytest
 import stopping
 from flask import Flask
 from flask.testing import FlaskClient
+from liveserver import NO_BUDGETS
 from openapi_check import SpecCheckedClient, SpecChecker, load_spec, spec_checker_instance
 
 from service import create_app
 from service.matches import db
-
-# The default budgets for creating matches and drawing pictures (service/web/ratelimit.py) are off for
-# the suite's apps, which draw dozens of pictures a second; tests/test_wrong_answers.py tests them.
-NO_BUDGETS = {"CREATE_RATE_LIMIT": "off", "RENDER_RATE_LIMIT": "off", "PNG_RATE_LIMIT": "off", "SUGGEST_RATE_LIMIT": "off"}
 
 
 @pytest.fixture

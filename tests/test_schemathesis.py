@@ -26,7 +26,7 @@ from pathlib import Path
 
 import liveserver
 import pytest
-from conftest import NO_BUDGETS
+from liveserver import NO_BUDGETS
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent
