@@ -20,7 +20,7 @@ from service.matches.changes import Answer, Change, Replay, Write, change, finis
 from service.matches.db import get_store
 from service.matches.match import move_digest, token_hash
 from service.matches.moves import end_change, ended_again
-from service.matches.query import deferred_body, idempotency_key
+from service.matches.query import deferred_body, idempotency_key, optional_body
 from service.matches.routes import TOKEN_BYTES
 from service.web import schemas
 from service.web.errors import ApiError
@@ -46,8 +46,8 @@ def _umpire_change(match_id: str, what: str, act: Act, key: str | None = None, w
     return change(get_store(), match_id, key, decide, what, write)
 
 
-def _controlled(cur: Settled, kind: str, seat: int | None = None, ms: int = 0) -> Change:
-    done = referee.control(GAMES[cur.meta.game], cur.meta, cur.live, kind, cur.now, seat, ms)
+def _controlled(cur: Settled, kind: str, seat: int | None = None, ms: int = 0, reason: str | None = None) -> Change:
+    done = referee.control(GAMES[cur.meta.game], cur.meta, cur.live, kind, cur.now, seat, ms, reason)
     return Change(done.live, [done.entry], [], done.events)
 
 
@@ -65,18 +65,29 @@ def start_clock(match_id: str) -> Any:
     return _umpire_change(match_id, "the start", act)
 
 
+def decide_pause(cur: Settled, reason: str | None = None) -> Change:
+    """The umpire's pause of the running clocks, decided on ``cur``, with the umpire's ``reason`` (kept in the
+    record entry, announced, streamed and posted; a client's text, escaped wherever it is written)."""
+    _ongoing(cur)
+    clock = cur.live.clock
+    if not clock.started:
+        raise ApiError("not_started", "The clocks have not started: there is nothing to pause.")
+    if clock.paused:
+        raise ApiError("already_paused", "The clocks are paused already.")
+    return _controlled(cur, "pause", reason=reason)
+
+
 @bp.post("/matches/<match_id>/pause")
 def pause_clock(match_id: str) -> Any:
-    """The umpire pauses the running clocks: no deadline, no flag, no moves (409 ``paused``) until resumed."""
+    """The umpire pauses the running clocks: no deadline, no flag, no moves (409 ``paused``) until resumed;
+    the body may give a ``reason`` (1 to 500 characters)."""
+    body, body_error = optional_body(schemas.pause_request)
 
     def act(cur: Settled) -> Change:
-        _ongoing(cur)
-        clock = cur.live.clock
-        if not clock.started:
-            raise ApiError("not_started", "The clocks have not started: there is nothing to pause.")
-        if clock.paused:
-            raise ApiError("already_paused", "The clocks are paused already.")
-        return _controlled(cur, "pause")
+        if body is None:
+            assert body_error is not None
+            raise body_error
+        return decide_pause(cur, body.get("reason"))
 
     return _umpire_change(match_id, "the pause", act)
 

@@ -48,3 +48,11 @@ def deferred_body(schema: Any) -> tuple[dict[str, Any] | None, Exception | None]
         return json_body(schema), None
     except (ApiError, ValidationError) as e:
         return None, e
+
+
+def optional_body(schema: Any) -> tuple[dict[str, Any] | None, Exception | None]:
+    """As :func:`deferred_body`, for a request whose body may be left out (a pause's reason, a
+    take-back's ply): none at all reads as ``{}``; one sent is read and checked like any."""
+    if not request.content_length and not request.headers.get("Transfer-Encoding") and not request.get_data(cache=True):
+        return {}, None
+    return deferred_body(schema)
