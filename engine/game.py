@@ -221,6 +221,8 @@ class Game(ABC, Generic[S, M]):
         out["options"] = {opt.name: opt.describe() for opt in self.options}
         out["presets"] = {name: spec.to_json() for name, spec in self.presets.items()}
         out["default_preset"] = next(iter(self.presets))
+        for value, preset in self.variant_presets().items():  # which preset a match of each variant gets
+            out["presets"][preset].setdefault("default_with", {"variant": []})["variant"].append(value)
         out["flag_rule"] = self.flag_rule
         return out
 
@@ -276,6 +278,14 @@ class Game(ABC, Generic[S, M]):
         """The clock preset a match gets when it names none (R-T2); ``options``
         are the normalised options of the match's state."""
         return next(iter(self.presets))
+
+    def variant_presets(self) -> dict[str, str]:
+        """Each variant's clock preset (:meth:`default_preset` of a new game of it), for ``GET /v1/games``'s
+        ``default_with``: a page choosing a variant selects its preset (issue 35); empty without variants."""
+        variant = self.declared.get("variant")
+        if variant is None:
+            return {}
+        return {value: self.default_preset(self.dump(self.new({"variant": value}))["options"]) for value in variant.choices}
 
     def replay_options(self, options: Mapping[str, Any], state: S) -> Json:
         """The options with which ``replay`` reproduces a game that ``new(options)``
