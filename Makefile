@@ -50,7 +50,7 @@ install: $(DEV) $(NODE)
 ## requirements.lock and requirements-dev.lock from pyproject.toml's ranges, by uv: the versions they pin already are
 ## kept unless UPGRADE says otherwise (UPGRADE=--upgrade: everything to the newest the ranges allow;
 ## UPGRADE='--upgrade-package flask': one).  Every file's hash of each version, for CPython 3.11 on x86_64 Linux:
-## this machine and the image (Debian bookworm's Python 3.11).  README "Upgrading dependencies" says what follows.
+## this machine and the image (Debian bookworm's Python 3.11).  docs/DEVELOPMENT.md ("Upgrading dependencies") says what follows.
 LOCK_FOR := --python-version 3.11 --python-platform x86_64-unknown-linux-gnu --generate-hashes --custom-compile-command 'make lock'
 lock: $(DEV)
 	$(BIN)/uv pip compile --quiet pyproject.toml --extra dev $(LOCK_FOR) $(UPGRADE) -o $(DEV_LOCK)

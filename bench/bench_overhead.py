@@ -90,7 +90,7 @@ def main() -> None:
             app_env["ACCESS_LOG"] = os.environ["ACCESS_LOG"]  # else make run's default (none but the request log)
         app_proc, app_base = serve(app_env)
         procs.append(app_proc)
-        # The same app with KEEP_ALIVE_S=0: one request a connection (the tail's trade, README "Settings").
+        # The same app with KEEP_ALIVE_S=0: one request a connection (the tail's trade, docs/SETTINGS.md).
         once_proc, once_base = serve({**app_env, "DATA_DIR": str(work / "data-once"), "KEEP_ALIVE_S": "0"})
         procs.append(once_proc)
         before = os.environ.get("BENCH_BEFORE")  # a checkout of older code (a git worktree), served beside

@@ -2,7 +2,7 @@
 
 ``gunicorn 'service:create_app()'`` serves it.  Configuration comes from
 defaults, then environment variables, then the ``config`` mapping; every
-setting is an environment variable of the same name (README "Settings").
+setting is an environment variable of the same name (docs/SETTINGS.md).
 The settings of managed matches (Redis, tokens, streams) are read in service/matches/db.py.
 """
 
@@ -118,7 +118,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         outbox,
         routes,
         sweeper,
-        takeback,
         webhooks,
     )
     from service.matches import pictures as match_pictures  # noqa: F401  # its views are on pictures.bp: imported before it is registered
@@ -152,8 +151,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(page.bp)  # the page at /, /openapi.yaml, /docs
     app.register_blueprint(routes.bp)  # /v1/matches, /v1/matches/{id}
     app.register_blueprint(moves.bp)  # a match's moves, resignations and record
-    app.register_blueprint(controls.bp)  # the umpire's controls of a match
-    app.register_blueprint(takeback.bp)  # the umpire's take-back of a match's last move
+    app.register_blueprint(controls.bp)  # the umpire's controls of a match, its take-back
     app.register_blueprint(links.bp)  # co-umpire links, a seat's check of its link
     app.register_blueprint(events.bp)  # a match's event stream
     app.register_blueprint(webhooks.bp)  # a match's webhooks, as they went

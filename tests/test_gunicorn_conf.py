@@ -92,3 +92,18 @@ def test_gunicorn_takes_a_request_line_long_enough_for_the_apps_own_414() -> Non
     config = Config()
     config.set("limit_request_line", gunicorn_conf.limit_request_line)
     assert MAX_TARGET_BYTES + len("DELETE  HTTP/1.1") < config.limit_request_line <= 8190
+
+
+def test_a_flask_app_that_is_not_the_umpire_boots_under_these_settings() -> None:
+    """``bench overhead``'s yardstick (bench/bare.py, a bare Flask route) is served with these same settings: a
+    Flask app without the umpire's settings keeps no liveness beats, and its worker boots."""
+    from flask import Flask
+
+    class SyncLike:
+        wsgi = Flask("bare")
+
+    try:
+        gunicorn_conf.post_worker_init(SyncLike())
+        assert "umpire.liveness" not in SyncLike.wsgi.extensions
+    finally:
+        gc.unfreeze()

@@ -1,5 +1,5 @@
 """deploy/nginx.conf in front of what ``make run`` serves, tried for real on
-loopback (README "Under attack"): nginx (Debian's ``nginx``, ``make test``
+loopback (docs/UNDER_ATTACK.md): nginx (Debian's ``nginx``, ``make test``
 installs it) buffers bodies and cuts off slow ones, caps connections per
 client address, passes event streams through unbuffered, and tells the app
 the client's address (``TRUSTED_PROXIES=1``).  Without nginx installed the

@@ -5,7 +5,7 @@
     umpire tournament --resume results.jsonl
     umpire tournament ... --queue redis://HOST:PORT      umpire worker --queue redis://HOST:PORT
 
-See README.md "Tournaments" and docs/BOTS.md; ``umpire tournament --help``
+See docs/TOURNAMENTS.md and docs/BOTS.md; ``umpire tournament --help``
 lists every flag.
 """
 

@@ -13,7 +13,7 @@ The modules, by concern:
     umpire.py        the ONE adapter to the match machinery: every call into service.matches
     binding.py       a match's Discord binding in Redis (channel, seats' users, host, role, ping)
     commands.py      the slash commands as registered, and reading an interaction's options
-    messages.py      what a change says in the channel: one function from the answer's data
+    messages.py      what a change says in the channel, written from its Description
     interactions.py  the endpoint: verify, route, answer at once or defer
     courier.py       calls out to Discord: one deadline a try, bounded threads and queue
     register.py      ``flask --app service discord-register``: the commands put to Discord

@@ -35,7 +35,6 @@ import redis
 from flask import Blueprint, Flask, Response, request
 from marshmallow import ValidationError
 
-import views
 from engine.errors import EngineError
 from engine.registry import PRESETS
 from service.api import renderer
@@ -44,7 +43,7 @@ from service.discord import binding, enabled, messages, signature, umpire
 from service.discord.binding import Binding
 from service.discord.commands import BadInteraction, Command, read
 from service.discord.courier import Full, courier
-from service.discord.messages import Message, message, refusal
+from service.discord.messages import Message, message, position, refusal
 from service.matches.db import get_store
 from service.matches.store import Gone, Unconfirmed
 from service.web.appref import this_app
@@ -152,10 +151,9 @@ def _post(app: Flask, token: str, said: Message, edit_words: bool) -> None:
 
 def _draw(app: Flask, said: Message) -> bytes | None:
     """The board's PNG (None when the answer has none, or no renderer took it in time)."""
-    p = said.picture
-    if p is None:
+    if said.picture is None:
         return None
-    svg = views.svg(p.state, events=p.events, names=p.names, clock=p.clock)
+    svg = said.picture()
     until = time.monotonic() + float(app.config["DISCORD_TIMEOUT_S"])
     while True:
         try:
@@ -253,19 +251,20 @@ def new_match(command: Command) -> Message:
     names = (command.names.get(players[0], players[0]), command.names.get(players[1], players[1]))
     webhook = command.text("webhook")
     start = command.text("start") or "umpire"
-    made = umpire.create(
+    match_id = umpire.create(
         str(command.text("game")), options, clock, start, names, command.text("illegal") or "reject",
         [{"url": webhook, "format": "discord"}] if webhook else [],
     )  # fmt: skip
     role = command.options.get("role")
     b = Binding(
-        made.match_id, command.guild, command.channel, (players[0], players[1]), command.user,
+        match_id, command.guild, command.channel, (players[0], players[1]), command.user,
         role if isinstance(role, str) else None, command.options.get("ping") is True,
     )  # fmt: skip
     binding.save(store, b)
     when = {"umpire": "The clocks start at /umpire start.", "first_move": "The clocks start with the first move."}
-    note = f"Match `{made.match_id}` · {messages.seat_line(b, made.names)}\n{when.get(start, 'The clocks run.')}"
-    return message(made, b, note)
+    shown = umpire.look(match_id)
+    note = f"Match `{match_id}` · {messages.seat_line(b, shown.players)}\n{when.get(start, 'The clocks run.')}"
+    return position(shown, b, note)
 
 
 def play(command: Command) -> Message:
@@ -274,14 +273,13 @@ def play(command: Command) -> Message:
     text = command.text("move")
     if not text:
         raise Refusal("Name your move: /move move:<your move>.")
-    done = umpire.move(b.match_id, seat, text, f"discord:{command.id}")
-    return message(done, b, picture=done.status == 200 or done.state["status"] == "finished")
+    return message(umpire.move(b.match_id, seat, text, f"discord:{command.id}"), b)
 
 
 def board(command: Command) -> Message:
     b = _bound(command)
     shown = umpire.look(b.match_id)
-    return message(shown, b, messages.seat_line(b, shown.names))
+    return position(shown, b, messages.seat_line(b, shown.players))
 
 
 def resign(command: Command) -> Message:
@@ -291,18 +289,18 @@ def resign(command: Command) -> Message:
 
 def umpire_start(command: Command) -> Message:
     b = _host(command)
-    return message(umpire.start(b.match_id), b, picture=False)
+    return message(umpire.start(b.match_id), b)
 
 
 def umpire_pause(command: Command) -> Message:
     b = _host(command)
     reason = command.text("reason") or "no reason given"
-    return message(umpire.pause(b.match_id), b, f"Paused by the host: {md_escape(reason)}", picture=False)
+    return message(umpire.pause(b.match_id), b, f"Paused by the host: {md_escape(reason)}")
 
 
 def umpire_resume(command: Command) -> Message:
     b = _host(command)
-    return message(umpire.resume(b.match_id), b, picture=False)
+    return message(umpire.resume(b.match_id), b)
 
 
 def umpire_addtime(command: Command) -> Message:
@@ -313,7 +311,10 @@ def umpire_addtime(command: Command) -> Message:
     seconds = command.options.get("seconds")
     if not isinstance(seconds, int | float) or isinstance(seconds, bool):
         raise Refusal("seconds is a number, from 0.001 to 3600.")
-    return message(umpire.add_time(b.match_id, seat, float(seconds), f"discord:{command.id}"), b, picture=False)
+    given = umpire.add_time(b.match_id, seat, float(seconds), f"discord:{command.id}")
+    if given is None:  # this very interaction gave it already
+        return refusal("That time was given already: nothing changed.", ephemeral=False)
+    return message(given, b)
 
 
 def umpire_takeback(command: Command) -> Message:
@@ -341,7 +342,7 @@ def umpire_seat(command: Command) -> Message:
     seats = (user, b.seats[1]) if seat == 0 else (b.seats[0], user)
     handed = Binding(b.match_id, b.guild, b.channel, seats, b.host, b.role, b.ping)
     binding.update(get_store(), handed)
-    return message(done, handed, messages.seat_line(handed, done.names), picture=False)
+    return message(done, handed, messages.seat_line(handed, done.meta.names))
 
 
 def umpire_ping(command: Command) -> Message:

@@ -1,64 +1,51 @@
 """What a change says in the channel, and the JSON Discord is sent.
 
-:func:`describe` is the one function that writes a change for Discord: the umpire's post in
-Discord's format (views/posts.py ``discord``: the heading, the announcements, the diagram, whose
-turn or the result, both clocks; every name and move escaped so that nothing pings, links or
-opens markup), made from the data the HTTP answer carries - the state, the verdict's events and
-announcements, the clock - as the webhooks' Discord posts are.  When the change's description
-is shared by every channel, this is the function to re-point.
+A change is written from its one :class:`~service.matches.description.Description` (the one the
+HTTP answer, the event stream and the webhooks write; service/discord/umpire.py gets it from the
+same operation the HTTP view calls): the umpire's post in Discord's format
+(``Description.post("discord")``, views/posts.py ``discord``: the heading, the announcements, the
+diagram, whose turn or the result, both clocks; every name and move escaped so that nothing
+pings, links or opens markup), the clocks it tells (whom to ping), and whether the board
+changed, so that a picture of it follows (``Description.svg``, ``Description.alt_text``).  A
+position (``/board``, a new match) is written from the match's
+:class:`~service.matches.history.History`, as ``GET .../post`` writes it.
 
-Around it, a :class:`Message` adds what only Discord has: a note under the post (who plays which
-seat, a refusal's reason, with the players as mentions, which never ping), the picture of the
-board as an attachment (sent by editing the answer once it is drawn), and, when the host turned
-it on, a ping of the player to move: ``allowed_mentions`` names that one user and nobody else,
-and is empty otherwise.
+Around the post, a :class:`Message` adds what only Discord has: a note under the post (who plays
+which seat, a refusal's reason, with the players as mentions, which never ping), the picture of
+the board as an attachment (sent by editing the answer once it is drawn), and, when the host
+turned it on, a ping of the player to move: ``allowed_mentions`` names that one user and nobody
+else, and is empty otherwise.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import views
 from service.discord.binding import Binding
-from service.discord.umpire import Outcome
+from service.matches.description import Description
+from service.matches.history import History
 from views.posts import DISCORD_LIMIT, md_escape
 
 Json = dict[str, Any]
 EPHEMERAL = 1 << 6  # Discord's message flag: only the user who sent the command sees the answer
 PICTURE = "board.png"
 EMBED_LIMIT = 4096  # characters of an embed's description
+ALT_LIMIT = 1024  # characters of an attachment's description
 
 # Discord's interaction callback types (Receiving and Responding: "Interaction Callback Type")
 PONG, CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, AUTOCOMPLETE_RESULT = 1, 4, 5, 8
 
 
 @dataclass(frozen=True, slots=True)
-class Picture:
-    """What the board's picture shows: a state, the change's events, the names and the clock."""
-
-    state: Json
-    events: list[Json]
-    names: list[str] | None
-    clock: Json | None
-
-
-@dataclass(frozen=True, slots=True)
 class Message:
     content: str
     note: str | None = None  # under the post, in an embed (mentions there never ping)
-    picture: Picture | None = None
+    picture: Callable[[], str] | None = None  # draws the board's SVG (on a posting thread, once the answer has gone)
     alt: str = ""  # the picture's description
     ping: str | None = None  # the one user id the content may ping
     ephemeral: bool = False
-
-
-def describe(outcome: Outcome) -> str:
-    """The change (or the position) as the umpire's Discord post says it."""
-    return views.post(
-        outcome.state, events=outcome.events, before=outcome.before, move=outcome.move, clock=outcome.clock,
-        names=outcome.names, format="discord",
-    )  # fmt: skip
 
 
 def mention(user: str) -> str:
@@ -66,29 +53,39 @@ def mention(user: str) -> str:
     return f"<@{user}>" if user.isdigit() else md_escape(user)
 
 
-def seat_line(b: Binding, names: list[str] | None) -> str:
+def seat_line(b: Binding, names: Sequence[str] | None) -> str:
     who = [f"{md_escape(names[s])} ({mention(b.seats[s])})" if names else mention(b.seats[s]) for s in (0, 1)]
     return f"Seat 0: {who[0]} · Seat 1: {who[1]} · Host: {mention(b.host)}"
 
 
-def to_ping(outcome: Outcome, b: Binding | None) -> str | None:
+def to_ping(clock: Json | None, b: Binding | None) -> str | None:
     """The user of the seat to move, when the host turned pings on and that seat's clock runs."""
-    if b is None or not b.ping:
+    if b is None or not b.ping or clock is None:
         return None
-    clock = outcome.clock
     seat = clock.get("may_move")
     if seat not in (0, 1) or clock.get("paused") or not clock.get("started"):
         return None
     return b.seats[seat]
 
 
-def message(outcome: Outcome, b: Binding | None, note: str | None = None, picture: bool = True) -> Message:
-    """A public answer: the post, a note, the picture when ``picture`` (the board changed or was asked for)."""
-    ping = to_ping(outcome, b)
-    content = fit(f"{mention(ping)}: your move.\n" if ping else "", describe(outcome))
-    drawn = Picture(outcome.state, outcome.events, outcome.names, outcome.clock) if picture else None
-    alt = f"The board at ply {outcome.state.get('ply')}"
-    return Message(content, note, drawn, alt, ping)
+def _said(post: str, clock: Json | None, b: Binding | None) -> tuple[str, str | None]:
+    """The post, after a ping of the player to move when there is one; the user pinged."""
+    ping = to_ping(clock, b)
+    return fit(f"{mention(ping)}: your move.\n" if ping else "", post), ping
+
+
+def message(d: Description, b: Binding | None, note: str | None = None) -> Message:
+    """A change, in public: its post, a note, and the picture when the board changed."""
+    content, ping = _said(d.post("discord"), d.clock, b)
+    if not d.board_changed:
+        return Message(content, note, ping=ping)
+    return Message(content, note, d.svg, d.alt_text(), ping)
+
+
+def position(h: History, b: Binding | None, note: str | None = None) -> Message:
+    """The match as it stands (``/board``, a new match), in public: its post, a note, its picture."""
+    content, ping = _said(h.post("discord"), h.clock, b)
+    return Message(content, note, h.svg, h.alt_text(), ping)
 
 
 def refusal(text: str, ephemeral: bool = True) -> Message:
@@ -156,7 +153,7 @@ def edit(m: Message, with_picture: bool) -> Json:
     whole message, and the picture as the attachment ``files[0]`` when there is one."""
     out: Json = {"content": m.content, "allowed_mentions": mentions(m), "embeds": embeds(m, with_picture)}
     if with_picture and m.picture is not None:
-        out["attachments"] = [{"id": 0, "filename": PICTURE, "description": m.alt}]
+        out["attachments"] = [{"id": 0, "filename": PICTURE, "description": m.alt[:ALT_LIMIT]}]
     return out
 
 

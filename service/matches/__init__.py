@@ -9,14 +9,16 @@ A match and its record
 Deciding, committing, describing (a change's path: decide -> commit -> describe -> answer)
     referee       the decisions: a move judged, a resignation, an abort, a flag, an umpire's control
     cas           a match read with its due flags applied, and the compare-and-set loop
-    changes       every view's change: decided in the loop, committed, described once, answered
+    changes       every change: decided in the loop, committed, described once (described), answered (change)
     description   a committed change described once (Description), for every channel
     answers       the HTTP channel: a match as answered, a change's answer, legal moves
 
-The views (blueprints, each registered in create_app)
-    routes        the match: create, read (or wait), list
-    moves         a seat's moves and resignation, the record (paged)
-    controls      the umpire's controls
+The operations (decide_*: plain functions of the match read and explicit arguments, which the views
+and the Discord adapter, service/discord/umpire.py, call alike) and the views (blueprints, each
+registered in create_app)
+    routes        the match: create (the operation and its view), read (or wait), list
+    moves         a seat's operations (decide_move, decide_resign) and their views; the record (paged)
+    controls      the umpire's operations (decide_start, decide_pause...) and their views
     events        the event stream, and the feed by which a process follows a match for its listeners
     pictures      a match's pictures and posts (on service/api/pictures.py's blueprint)
     health        GET /v1/health

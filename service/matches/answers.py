@@ -38,6 +38,12 @@ def match_view(meta: Meta, live: Live, now: int) -> Json:
     return {**match_json(meta, live, now), "tags": list(meta.tags), "illegal": meta.illegal}
 
 
+def as_is(meta: Meta, live: Live, now: int) -> Json:
+    """The answer to a repeat that tells nothing anew (service/matches/changes.py ``AsIs``): the
+    match as it is, and nothing happened now."""
+    return {**match_view(meta, live, now), "events": [], "announcements": []}
+
+
 def _match_fields(d: Description) -> Json:
     """The match's own fields after the change, as a verdict's answer ends (the verdict carries the state)."""
     return {"match_id": d.meta.match_id, "game": d.meta.game, "players": list(d.meta.players), "clock": d.clock, "ply": d.ply}

@@ -33,7 +33,7 @@ CONFIG_DEFAULTS: dict[str, Any] = {
     "REDIS_TIMEOUT_S": 2.0,  # an answer from Redis; past it a request gets 503
     "REDIS_CONNECT_TIMEOUT_S": 2.0,
     "REDIS_POOL_SIZE": 64,  # connections per process
-    "REDIS_DURABILITY": "none",  # replica: a change is answered 2xx only once a replica has it (README "Durability")
+    "REDIS_DURABILITY": "none",  # replica: a change is answered 2xx only once a replica has it (docs/DURABILITY.md)
     "REDIS_DURABILITY_TIMEOUT_S": 1.0,  # the longest wait for that replica; then 503 outcome_unknown
     "DATA_DIR": "data",
     "MATCH_TTL_S": 30 * 86400,  # finished matches are kept this long

@@ -72,23 +72,23 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import click
 import redis
 from flask import Flask
 
-from engine.game import RESERVED
 from engine.registry import GAMES
 from service.api import renderer
-from service.matches import db, outbox, referee, webhook_formats, webhook_send
+from service.matches import db, outbox, webhook_formats, webhook_send
 from service.matches.db import get_store
-from service.matches.events import Ids, step_events
+from service.matches.description import Description, describe_step
+from service.matches.events import Ids, stream_events
 from service.matches.hub import Hub
+from service.matches.match import Meta
 from service.matches.outbox import Hook
-from service.matches.record import Entry
-from service.matches.referee import Meta
+from service.matches.record import Entry, entries_of, iso, walk
 from service.matches.store import Gone, Store
 from service.matches.webhook_formats import REFUSALS_LISTED, REFUSALS_SHOWN, Change
 from service.matches.webhook_send import Sent
@@ -143,10 +143,10 @@ class Walker:
             raw = store.record(self.match_id, cursor, cursor + max(entries, 1) - 1)
             if not raw:
                 raise Gone(self.match_id)
-            found = referee.entries_of(raw)
+            found = entries_of(raw)
             if refusal(found[0]) and entries != 1 and len(found) < (entries or REFUSALS_MOST + 1):
                 more = (entries or REFUSALS_MOST + 1) - len(found)
-                found += referee.entries_of(store.record(self.match_id, cursor + len(found), cursor + len(found) + more - 1))
+                found += entries_of(store.record(self.match_id, cursor + len(found), cursor + len(found) + more - 1))
             if entries and len(found) < entries:
                 raise Gone(self.match_id)
             run = 0
@@ -155,29 +155,30 @@ class Walker:
             return self._walk(head, found[: max(run, 1)], run, followed=len(found) > run and not refusal(found[run]))
 
     def _walk(self, head: Head, entries: list[Entry], refused: int, followed: bool) -> Change:
+        """The post of ``entries`` (one change, or a run of ``refused`` refused attempts) from ``head``:
+        each entry described as every channel describes it (``describe_step``), the run told as its
+        first with the events and announcements of those it announces and the clocks after the last."""
         ids = copy.copy(head.ids)
         stream: list[Json] = []
-        engine: list[Json] = []
+        shown: list[Description] = []
         position, first, last = head.position, None, None
-        for k, step in enumerate(referee.walk(self.game, self.meta, entries, position)):
-            made = step_events(self.meta.game, self.meta, step, ids)
+        for k, step in enumerate(walk(self.game, self.meta, entries, position)):
+            d = describe_step(self.game, self.meta, step, seq=head.walked + k + 1)
+            made = stream_events(d, ids)
             if len(stream) < (REFUSALS_LISTED if refused else 2):
                 stream += [{"id": event_id, **data} for _, event_id, data in made]
             if k < (REFUSALS_SHOWN if refused else 1):
-                engine += step.events
-            first = step if first is None else first
-            last, position = step, step.after
+                shown.append(d)
+            first = d if first is None else first
+            last, position = d, step.after
         assert first is not None and last is not None
-        walked = head.walked + len(entries)
-        self._keep(Head(walked, position, ids))
-        before, after = self.game.dump(first.before), self.game.dump(last.after)
-        moves = referee.record_moves([first.entry])
-        move = moves[0] if moves and moves[0].split()[0] not in RESERVED else None
-        ended = after["status"] == "finished" and before["status"] != "finished"
-        return Change(
-            self.match_id, self.meta, head.walked + 1, walked, after["ply"], before, after, engine, stream, move, ended,
-            refused=refused, followed=followed,
-        )  # fmt: skip
+        self._keep(Head(head.walked + len(entries), position, ids))
+        told = first
+        if refused:  # the run as one post: what it announces, and the clocks as its last attempt left them
+            events, said = [e for d in shown for e in d.events], [a for d in shown for a in d.announcements]
+            told = replace(first, events=events, announcements=said, clock=last.clock)
+        # a kept change holds no engine state (its position): what it keeps is counted (Change.kept_bytes)
+        return Change(replace(told, position=None), head.walked + len(entries), stream, refused=refused, followed=followed)
 
     def _head(self, store: Store, cursor: int) -> Head:
         """The record walked up to ``cursor``: kept, or walked on from the nearest position before it."""
@@ -193,8 +194,8 @@ class Walker:
             raw = store.record(self.match_id, start.walked, cursor - 1)
             if len(raw) < cursor - start.walked:
                 raise Gone(self.match_id)
-            for step in referee.walk(self.game, self.meta, referee.entries_of(raw), position):
-                step_events(self.meta.game, self.meta, step, ids)  # the ids of the events walked past
+            for step in walk(self.game, self.meta, entries_of(raw), position):
+                stream_events(describe_step(self.game, self.meta, step), ids)  # the ids of the events walked past
                 position = step.after
         return self._keep(Head(cursor, position, ids))
 
@@ -560,7 +561,7 @@ class Deliverer:
             until = time.monotonic() + (due.refusals_ms + self.refusals_ms - due.now_ms) / 1000
             self.later[(match_id, webhook)] = (due.length, until)
             return 0, False
-        if change.ended and not walker.end_marked:
+        if change.d.ended and not walker.end_marked:
             await self.blocking(outbox.mark_end, store, match_id, change.last)
             walker.end_marked = True
         refused = outbox.refusal(hook.url, self.allow())
@@ -604,7 +605,7 @@ class Deliverer:
                         raise  # the deliverer stops
                     log.warning("webhooks: match %s lost its lease to %s mid-try; it is tried again", match_id, hook.host)
                     return 0, False
-            failure = _failure(webhook, change.seq, change.stream[0]["id"] if change.stream else None, change.ply)
+            failure = _failure(webhook, change.seq, change.stream[0]["id"] if change.stream else None, change.d.ply)
             moved = await self.blocking(self._finish, due, attempt, sent, failure, change.entries, bool(change.refused))
             return moved, bool(moved and change.refused)
         finally:
@@ -691,7 +692,7 @@ class Deliverer:
 
 def _failure(webhook: int, seq: int, event: str | None, ply: int) -> Json:
     """A failed try as recorded (its try, status, error and whether it was the last are added)."""
-    return {"webhook": webhook, "at": referee.iso(int(time.time() * 1000)), "seq": seq, "event": event, "ply": ply}
+    return {"webhook": webhook, "at": iso(int(time.time() * 1000)), "seq": seq, "event": event, "ply": ply}
 
 
 def _leased(lease: str | None, now: int) -> bool:

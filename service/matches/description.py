@@ -1,13 +1,14 @@
 """One change to a match, described once: :class:`Description`, which every channel writes in
 its own format.
 
-A change is decided inside the compare-and-set loop (service/matches/referee.py, for the
-views service/matches/changes.py) and committed as one record entry; only then is it
-described, from that committed entry, the game's states before and after it and the
-engine's events: the announcements, the move, the state, the clocks, the end.  Nothing of
-it is stored: the same description is made again from the record by the engine (a retried
-move's answer, an event stream, a webhook), so every channel says the same thing, byte for
-byte, whenever it asks.
+A change is decided inside the compare-and-set loop (the operations, ``decide_*`` in
+service/matches/moves.py and controls.py, on the referee's decisions: service/matches/referee.py;
+the loop: service/matches/changes.py) and committed as one record entry; only then is it
+described, from that committed entry, the game's states before and after it and the engine's
+events: the announcements, the move, the state, the clocks, the end.  Nothing of it is stored:
+the same description is made again from the record by the engine (:func:`describe_step`: a
+retried move's answer, an event stream, a webhook), so every channel says the same thing, byte
+for byte, whenever it asks.
 
 The channels, each a writer of a :class:`Description`:
 
@@ -15,11 +16,14 @@ The channels, each a writer of a :class:`Description`:
   of it (rebuilt from the record: the same bytes);
 * the event stream (service/matches/events.py ``stream_events``: the change's events and,
   when it ended the game, ``end``);
-* a webhook's post (service/matches/webhooks.py: its ``Change`` carries what a description
-  carries - :attr:`Description.post_move`, :attr:`~Description.announcements`,
-  :attr:`~Description.clock`, :attr:`~Description.picture_ply`, :meth:`~Description.post`,
-  the stream's events - and is to be made from one with :func:`describe_step`);
-* Discord's interactions (issue 36), the same way.
+* a webhook's post (service/matches/deliverer.py describes each record entry with
+  :func:`describe_step`; service/matches/webhook_formats.py writes :meth:`Description.post`,
+  the announcements, the clocks, :meth:`Description.svg` and :attr:`Description.picture_ply`
+  in Discord's, Slack's and its own JSON format);
+* Discord's interactions (service/discord/umpire.py gets the description from the same
+  operations the HTTP views call; service/discord/messages.py writes it as a message:
+  :meth:`Description.post` in Discord's format, the clocks, a picture when
+  :attr:`Description.board_changed`).
 """
 
 from __future__ import annotations
@@ -144,6 +148,12 @@ class Description:
         return None if word is None or word.split()[0] in RESERVED else word
 
     @property
+    def board_changed(self) -> bool:
+        """The position changed (a move, a pass, an end): a picture of it is news.  An umpire's
+        control, a refused attempt or a flag that opened R-X6's window left the board as it was."""
+        return self.before != self.after
+
+    @property
     def picture_ply(self) -> int | None:
         """The ``?ply=`` of the picture of the position after the change (:func:`picture_ply`)."""
         return picture_ply(self.before, self.after)
@@ -159,6 +169,23 @@ class Description:
             self.after, events=self.events, before=self.before, move=self.post_move, png_url=png_url, clock=self.clock,
             names=self.meta.names, ply=self.ply, format=fmt,
         )  # fmt: skip
+
+    def svg(self) -> str:
+        """The picture of the position after the change (views.svg), the change's move marked on it."""
+        names = self.meta.names
+        try:
+            return views.svg(self.after, events=self.events, names=names, clock=self.clock)
+        except (KeyError, TypeError, ValueError, IndexError):  # a change the views mark nothing of
+            return views.svg(self.after, names=names, clock=self.clock)
+
+    def alt_text(self) -> str:
+        """What :meth:`svg` shows, in words: the position by its ply, the move that led to it, whose
+        turn it is (views.alt_text; the picture's own fallback when the events mark nothing of it)."""
+        names = self.meta.names
+        try:
+            return views.alt_text(self.after, events=self.events, names=names)
+        except (KeyError, TypeError, ValueError, IndexError):
+            return views.alt_text(self.after, names=names)
 
 
 def describe(

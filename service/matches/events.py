@@ -74,7 +74,7 @@ from service.matches.description import Description, describe_step
 from service.matches.hub import Crowded, Hub
 from service.matches.jsontext import compact
 from service.matches.match import Meta
-from service.matches.record import CONTROLS, TAKEBACK, Entry, Step, entries_of, walk
+from service.matches.record import CONTROLS, TAKEBACK, Entry, entries_of, walk
 from service.matches.store import Gone, Store, Unconfirmed
 from service.web.errors import ApiError
 
@@ -146,12 +146,6 @@ def stream_events(d: Description, ids: Ids) -> list[tuple[str, str, Json]]:
         end = {**data, "type": "end", "winner": outcome.winner, "end": outcome.end, "result": outcome.result}
         out.append(("end", ids.next(d.ply), end))
     return out
-
-
-def step_events(game_name: str, meta: Meta, step: Step, ids: Ids) -> list[tuple[str, str, Json]]:
-    """The stream's events of one record entry walked by the engine (service/matches/webhooks.py reads
-    them here until it makes its changes from :func:`describe_step` and :func:`stream_events` itself)."""
-    return stream_events(describe_step(GAMES[game_name], meta, step), ids)
 
 
 def end_event_id(entries: Sequence[Entry], final_ply: int) -> str:

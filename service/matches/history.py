@@ -17,7 +17,7 @@ nothing and is no ply here.  It is the state's own ``ply`` except after a
 time-out, a resignation, a forfeit, an abort or an adjudication, and in a
 match set up from a position (whose first state's ply is not 0).
 
-The positions are those of the game as it stands: a take-back (service/matches/takeback.py)
+The positions are those of the game as it stands: a take-back (service/matches/controls.py decide_takeback)
 removes the move it undid from them, so ``ply`` N is the position the game went through
 last at N (the one a move made again after the take-back reached).  Only the last move
 may be taken back, once, so a position before the latest one never changes.
@@ -34,6 +34,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import views
+from engine.game import RESERVED
 from engine.registry import GAMES
 from service.matches.cas import settled
 from service.matches.description import clock_json
@@ -44,10 +46,6 @@ from service.matches.transcript import record_moves
 from service.web.errors import ApiError
 
 Json = dict[str, Any]
-
-# Read here by service/matches/webhooks.py (issue 34's rework, another engineer's): at the merge it reads it
-# where it lives (service/matches/description.py), and this goes.
-from service.matches.description import picture_ply as picture_ply  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -72,6 +70,29 @@ class History:
         """The position can never change: an earlier ply, or the end of a finished match that no take-back
         may reopen any more."""
         return (self.finished and not self.reopenable) or self.ply < self.last_ply
+
+    @property
+    def post_move(self) -> str | None:
+        """The move a post shows as played: a resignation or a time-out is announced, not played."""
+        return self.move if self.move is not None and self.move.split()[0] not in RESERVED else None
+
+    def post(self, fmt: str = "markdown", png_url: str | None = None, names: tuple[str, str] | None = None) -> str:
+        """The umpire's post of this position (views.post) in ``fmt``, linking its picture at ``png_url``
+        (``names``: the players' names to show instead of the match's)."""
+        return views.post(
+            self.state, events=self.events, before=self.before, move=self.post_move, png_url=png_url, clock=self.clock,
+            names=names or self.players, format=fmt,
+        )  # fmt: skip
+
+    def svg(self, palette: str = "default", coords: bool = False, names: tuple[str, str] | None = None) -> str:
+        """The picture of this position (views.svg), the move that reached it marked."""
+        return views.svg(
+            self.state, events=self.events, palette=palette, coords=coords, names=names or self.players, clock=self.clock
+        )
+
+    def alt_text(self) -> str:
+        """What :meth:`svg` shows, in words (views.alt_text)."""
+        return views.alt_text(self.state, events=self.events, names=self.players)
 
 
 def history(store: Store, match_id: str, ply: int | None, *, by_state_ply: bool = False) -> History:

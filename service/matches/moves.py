@@ -1,29 +1,29 @@
-"""A match's moves over HTTP: ``POST /v1/matches/{id}/moves`` (a seat's move, judged by
-service/matches/referee.py), ``POST .../resign``, and ``GET .../moves``, the record (API.md
-"Managed matches").  A retried move gets its first answer, rebuilt from the record."""
+"""A seat's operations on a match - :func:`decide_move` (judged by service/matches/referee.py)
+and :func:`decide_resign`, called by the views here and by the Discord adapter alike - and
+their views: ``POST /v1/matches/{id}/moves``, ``POST .../resign``; and ``GET .../moves``, the
+record (API.md "Managed matches").  A retried move gets its first answer, rebuilt from the record."""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Response, request, url_for
 
-from engine.game import Json, Outcome, line_of
+from engine.game import Json, MoveInput, Outcome, line_of
 from engine.registry import GAMES
 from service.api.games import record_format
 from service.matches import referee
 from service.matches.access import require_seat
 from service.matches.answers import answer_of, with_legal
 from service.matches.cas import Settled
-from service.matches.changes import Change, Replay, change, finished_error, read
+from service.matches.changes import Change, Replay, change, ended_again, finished_error, read
 from service.matches.db import get_positions, get_store
 from service.matches.description import Description
 from service.matches.jsontext import compact
 from service.matches.match import Live, Meta, move_digest
 from service.matches.query import deferred_body, idempotency_key, number
-from service.matches.record import Entry, entries_of, iso, last_step, walk
+from service.matches.record import entries_of, iso, last_step, walk
 from service.matches.store import Store
 from service.matches.transcript import record_moves, record_text
 from service.web import schemas
@@ -60,62 +60,61 @@ def with_legal_moves(d: Description) -> Json:
     return with_legal(answer_of(d), d.meta.game, d.after if d.position is None else d.position)
 
 
-@bp.post("/matches/<match_id>/moves")
-def submit_move(match_id: str) -> Any:
-    """A seat's move for the match's ply (API.md's order of answers); retrying it returns the first answer."""
-    idem = idempotency_key()
-    # The body is read first but judged after 404 and 401 (API.md's order).
-    body: dict[str, Any] | None = _plain_move_body()
-    body_error: Exception | None = None
-    if body is None:
-        body, body_error = deferred_body(schemas.match_move_request)
-    key = None if idem is None else f"k:{idem}"
+# -- the operations: plain functions of the match as read and explicit arguments, called inside the
+# compare-and-set loop by the views below and by the Discord adapter (service/discord/umpire.py) --
 
-    def decide(cur: Settled) -> Change | Replay:
-        seat = require_seat(cur.meta)
-        if body is None:
-            assert body_error is not None
-            raise body_error
-        live, now, meta = cur.live, cur.now, cur.meta
-        digest = move_digest(body["move"])
-        if cur.pointer is not None:  # the same Idempotency-Key again: the first answer, for this same move
-            ply, first_seat, first_digest = cur.pointer.split(" ")
-            if int(first_seat) != seat or first_digest != digest or int(ply) != body["ply"]:
-                raise ApiError(
-                    "idempotency_key_reused",
-                    "This Idempotency-Key was used for another move.",
-                    {"header": "Idempotency-Key"},
-                )
-        if body["ply"] < live.ply or (live.finished and body["ply"] == live.ply):
-            first = replayed(store, cur, seat, body["ply"], body["move"])  # a retry of an applied move?
-            if first is not None:
-                return first
-        if live.finished:
-            raise finished_error(live)
-        if body["ply"] != live.ply:
+
+def decide_move(
+    cur: Settled, seat: int, move: MoveInput, ply: int | None, key: str | None, book: bool = False
+) -> Change | Replay:
+    """``seat`` submits ``move`` for ``ply`` (None: the match's ply as it is - a Discord command names
+    none - or, when ``key`` was used before, the ply it was first sent for) under the Idempotency-Key
+    pointer ``key``; ``book``: played from an opening book.  A retry of a move applied before is its
+    first answer (:class:`Replay`); the refusals in API.md's order."""
+    live, now, meta = cur.live, cur.now, cur.meta
+    digest = move_digest(move)
+    if cur.pointer is not None:  # the same Idempotency-Key again: the first answer, for this same move
+        first_ply, first_seat, first_digest = cur.pointer.split(" ")
+        if int(first_seat) != seat or first_digest != digest or (ply is not None and int(first_ply) != ply):
             raise ApiError(
-                "stale_ply", f"The match is at ply {live.ply}, not {body['ply']}: someone moved first.", {"ply": live.ply}
+                "idempotency_key_reused",
+                "This Idempotency-Key was used for another move.",
+                {"header": "Idempotency-Key"},
             )
-        running_for_moves(meta, live)
-        if seat != live.may_move:
-            message = "It is not this seat's turn."
-            if live.clock.proxy:
-                message = "This seat has flagged: only the opponent may move for it now (R-X6)."
-            raise ApiError("not_your_turn", message, {"may_move": live.may_move, "proxy": live.clock.proxy})
-        game = GAMES[meta.game]
-        position = get_positions().get(match_id, cur.rev)
-        result = referee.judge(game, meta, live, seat, body["move"], now, position, book=bool(body.get("book")))
-        pointers = [] if key is None else [(key, f"{live.ply} {seat} {digest}")]
-        if isinstance(result, referee.Accepted):
-            return Change(result.live, [result.entry], pointers, result.events, result.position, "accepted")
-        if isinstance(result, referee.Forfeit):
-            return Change(result.live, [result.entry], pointers, result.events, result.position, "forfeit")
-        if isinstance(result, referee.Exhausted):
-            raise exhausted(live, now, result.limit)
-        return Change(result.live, [result.entry], [], result.events, result.position, "illegal")
+        ply = int(first_ply)
+    ply = live.ply if ply is None else ply
+    if ply < live.ply or (live.finished and ply == live.ply):
+        first = replayed(get_store(), cur, seat, ply, move)  # a retry of an applied move?
+        if first is not None:
+            return first
+    if live.finished:
+        raise finished_error(live)
+    if ply != live.ply:
+        raise ApiError("stale_ply", f"The match is at ply {live.ply}, not {ply}: someone moved first.", {"ply": live.ply})
+    running_for_moves(meta, live)
+    if seat != live.may_move:
+        message = "It is not this seat's turn."
+        if live.clock.proxy:
+            message = "This seat has flagged: only the opponent may move for it now (R-X6)."
+        raise ApiError("not_your_turn", message, {"may_move": live.may_move, "proxy": live.clock.proxy})
+    game = GAMES[meta.game]
+    position = get_positions().get(meta.match_id, cur.rev)
+    result = referee.judge(game, meta, live, seat, move, now, position, book=book)
+    pointers = [] if key is None else [(key, f"{live.ply} {seat} {digest}")]
+    if isinstance(result, referee.Accepted):
+        return Change.of(result, pointers, "accepted")
+    if isinstance(result, referee.Forfeit):
+        return Change.of(result, pointers, "forfeit")
+    if isinstance(result, referee.Exhausted):
+        raise exhausted(live, now, result.limit)
+    return Change.of(result, verdict="illegal")  # refused: a repeat is judged again (and refused again)
 
-    store = get_store()
-    return change(store, match_id, key, decide, "this move", with_legal_moves)
+
+def decide_resign(cur: Settled, seat: int) -> Change | Replay:
+    """``seat`` resigns, at any time while the match is on; the same again is its first answer."""
+    if cur.live.finished:
+        return ended_again(cur, lambda last: last.kind == "resign" and last.seat == seat)
+    return Change.of(referee.resign(GAMES[cur.meta.game], cur.meta, cur.live, seat, cur.now))
 
 
 def exhausted(live: Live, now: int, limit: int) -> ApiError:
@@ -132,6 +131,33 @@ def exhausted(live: Live, now: int, limit: int) -> ApiError:
     )
 
 
+def running_for_moves(meta: Meta, live: Live) -> None:
+    """409 for a move while the clocks are paused, or before the umpire's start (``clock.start: umpire``)."""
+    clock = live.clock
+    if clock.paused:
+        raise ApiError("paused", "The umpire has paused the clocks: no moves until they resume.")
+    if not clock.started and meta.start == "umpire":
+        raise ApiError("not_started", "The match waits for the umpire's start: no moves before it.")
+
+
+# -- the views: read the request, call the operation through change(), answer --
+
+
+@bp.post("/matches/<match_id>/moves")
+def submit_move(match_id: str) -> Any:
+    """A seat's move for the match's ply (API.md's order of answers); retrying it returns the first answer."""
+    idem = idempotency_key()
+    body = deferred_body(schemas.match_move_request, _plain_move_body())  # read first, judged after 404 and 401
+    key = None if idem is None else f"k:{idem}"
+
+    def decide(cur: Settled) -> Change | Replay:
+        seat = require_seat(cur.meta)
+        move = body()
+        return decide_move(cur, seat, move["move"], move["ply"], key, book=bool(move.get("book")))
+
+    return change(get_store(), match_id, key, decide, "this move", with_legal_moves)
+
+
 def _plain_move_body() -> dict[str, Any] | None:
     if not request.is_json:
         return None
@@ -142,43 +168,10 @@ def _plain_move_body() -> dict[str, Any] | None:
     return schemas.plain_move(data)
 
 
-def running_for_moves(meta: Meta, live: Live) -> None:
-    """409 for a move while the clocks are paused, or before the umpire's start (``clock.start: umpire``)."""
-    clock = live.clock
-    if clock.paused:
-        raise ApiError("paused", "The umpire has paused the clocks: no moves until they resume.")
-    if not clock.started and meta.start == "umpire":
-        raise ApiError("not_started", "The match waits for the umpire's start: no moves before it.")
-
-
-def end_change(kind: str, who: int | None, cur: Settled) -> Change | Replay:
-    """A resignation (``who`` the seat) or an abort; the same again returns the first answer."""
-    game = GAMES[cur.meta.game]
-    if cur.live.finished:
-        return ended_again(cur, lambda last: last.kind == kind and (who is None or last.seat == who))
-    if kind == "resign":
-        assert who is not None
-        ended = referee.resign(game, cur.meta, cur.live, who, cur.now)
-    else:
-        ended = referee.abort(game, cur.meta, cur.live, cur.now)
-    return Change(ended.live, [ended.entry], [], ended.events, ended.position)
-
-
-def ended_again(cur: Settled, same: Callable[[Entry], bool]) -> Replay:
-    """A finished match's first answer to the end that finished it, when ``same`` says this
-    request is that end again (a retried resignation, abort or adjudication); else 410."""
-    entries = entries_of(get_store().record(cur.meta.match_id))
-    last = entries[-1] if entries else None
-    if last is None or not same(last):
-        raise finished_error(cur.live)
-    game = GAMES[cur.meta.game]
-    return Replay(cur.meta, last_step(game, cur.meta, entries), len(entries))
-
-
 @bp.post("/matches/<match_id>/resign")
 def resign(match_id: str) -> Any:
     """A seat resigns at any time while the match is on; retrying it returns the first answer."""
-    return change(get_store(), match_id, None, lambda cur: end_change("resign", require_seat(cur.meta), cur), "the resignation")
+    return change(get_store(), match_id, None, lambda cur: decide_resign(cur, require_seat(cur.meta)), "the resignation")
 
 
 @bp.get("/matches/<match_id>/moves")

@@ -29,8 +29,6 @@ from dataclasses import dataclass
 import redis
 from flask import Response, current_app, request, url_for
 
-import views
-from engine.game import RESERVED
 from service.api.pictures import PNG, SVG, Json, bp, png, query_error
 from service.matches.db import get_store
 from service.matches.description import picture_ply
@@ -132,8 +130,7 @@ def _answer(h: History, mimetype: str, drawn: str, make: Callable[[str], str | b
 
 
 def _match_svg(h: History, draw: DrawQuery) -> str:
-    names = draw.names or h.players
-    return views.svg(h.state, events=h.events, palette=draw.palette, coords=draw.coords, names=names, clock=h.clock)
+    return h.svg(draw.palette, draw.coords, draw.names)
 
 
 @bp.get("/matches/<match_id>/board.svg")
@@ -174,16 +171,5 @@ def match_post(match_id: str) -> Response:
     if draw.palette != "default":
         query["palette"] = draw.palette
     png_url = url_for("pictures.match_png", match_id=match_id, _external=True, **query)
-    # A resignation or a time-out is announced, not "played".
-    move = h.move if h.move is not None and h.move.split()[0] not in RESERVED else None
-    text = views.post(
-        h.state,
-        events=h.events,
-        before=h.before,
-        move=move,
-        png_url=png_url,
-        clock=h.clock,
-        names=draw.names or h.players,
-        format=fmt,
-    )
+    text = h.post(fmt, png_url, draw.names)
     return _answer(h, posts.MEDIA_TYPES[fmt], text, lambda _: text, "post", fmt)

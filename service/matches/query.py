@@ -3,6 +3,7 @@ body read first but refused only after the match and the token are checked (API.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from flask import request
@@ -42,17 +43,27 @@ def idempotency_key() -> str | None:
     return idem
 
 
-def deferred_body(schema: Any) -> tuple[dict[str, Any] | None, Exception | None]:
-    """The body through ``schema``, or the error to raise once the match and the token are checked (API.md's order)."""
+def deferred_body(schema: Any, read: dict[str, Any] | None = None) -> Callable[[], dict[str, Any]]:
+    """The body through ``schema`` (or ``read``, when a faster path read it already), read now but
+    given - or refused, its error raised - only when called: once the match and the token are
+    checked (API.md's order)."""
+    if read is not None:
+        return lambda: read
     try:
-        return json_body(schema), None
+        body = json_body(schema)
     except (ApiError, ValidationError) as e:
-        return None, e
+        refused = e
+
+        def refuse() -> dict[str, Any]:
+            raise refused
+
+        return refuse
+    return lambda: body
 
 
-def optional_body(schema: Any) -> tuple[dict[str, Any] | None, Exception | None]:
+def optional_body(schema: Any) -> Callable[[], dict[str, Any]]:
     """As :func:`deferred_body`, for a request whose body may be left out (a pause's reason, a
     take-back's ply): none at all reads as ``{}``; one sent is read and checked like any."""
     if not request.content_length and not request.headers.get("Transfer-Encoding") and not request.get_data(cache=True):
-        return {}, None
+        return lambda: {}
     return deferred_body(schema)

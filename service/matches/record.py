@@ -57,7 +57,7 @@ AnyGame = Game[Any, Any]
 
 # The umpire's, which leave the game as it is (the clocks, the seats' tokens, the co-umpire links).
 CONTROLS = ("start", "pause", "resume", "add_time", "token", "add_umpire", "remove_umpire")
-TAKEBACK = "takeback"  # the umpire took back the last move (service/matches/takeback.py)
+TAKEBACK = "takeback"  # the umpire took back the last move (service/matches/controls.py decide_takeback)
 KINDS = ("move", "flag", "pass", "resign", "illegal", "abort", "adjudicate", *CONTROLS, TAKEBACK)
 
 

@@ -5,7 +5,9 @@ No Redis, no Flask, no views here: the store reads a match, these functions
 decide the change (the engine's verdict, the clocks, the typed record entry),
 and the store commits it atomically; only then is it described
 (service/matches/description.py), once, for every channel.  So the same code
-serves the HTTP views, the event streams and the sweepers, a lost race costs
+serves the operations (``decide_*`` in service/matches/moves.py and controls.py,
+which the HTTP views and the Discord adapter call alike), the event streams and
+the sweepers, a lost race costs
 no announcement nor answer, and the tests can drive it with an exact clock.
 
 A match is a fixed :class:`~service.matches.match.Meta` and a
@@ -34,20 +36,12 @@ from engine.clock import ClockSpec, MatchClock
 from engine.errors import MoveError
 from engine.game import COMMON_ENDS, Game, Json, MoveInput
 from service.matches.jsontext import compact
-from service.matches.match import Live
+from service.matches.match import Live, Meta
 from service.matches.record import TAKEBACK, Entry, last_step
 
 AnyGame = Game[Any, Any]
 REFUSED_PER_TURN = 3  # illegal attempts a turn may have refused (and recorded); past them: Exhausted (issue 34)
 REOPEN_MS = 10 * 60 * 1000  # how long after a move ended the game the umpire may take it back (the game reopens)
-
-# Read here by service/matches/webhooks.py (issue 34's rework, another engineer's): at the merge it reads them
-# where they live (service/matches/record.py, transcript.py), and these go.
-from service.matches.match import Meta as Meta  # noqa: E402  (and used here)
-from service.matches.record import entries_of as entries_of  # noqa: E402
-from service.matches.record import iso as iso  # noqa: E402
-from service.matches.record import walk as walk  # noqa: E402
-from service.matches.transcript import record_moves as record_moves  # noqa: E402
 
 
 def start(game: AnyGame, state: Any, spec: ClockSpec, now: int, when: str = "created") -> Live:
@@ -171,6 +165,18 @@ class Controlled:
 
 
 @dataclass(frozen=True, slots=True)
+class TakenBack:
+    """The last move taken back: the game is where that move was played from, the same seat to
+    move with the clocks as they were just before it (its turn restarted at the take-back)."""
+
+    live: Live
+    entry: Entry
+    events: list[Json]
+    position: Any
+    undone: Entry  # the move taken back, as the record keeps it
+
+
+@dataclass(frozen=True, slots=True)
 class Exhausted:
     """An illegal move past the turn's :data:`REFUSED_PER_TURN` refused ones: refused, and nothing
     recorded nor changed (the clock runs on); ``limit`` the bound."""
@@ -179,7 +185,7 @@ class Exhausted:
 
 
 Judged = Accepted | Refused | Forfeit | Exhausted  # what a submitted move comes to
-Result = Accepted | Refused | Forfeit | Ended | Controlled
+Result = Accepted | Refused | Forfeit | Ended | Controlled | TakenBack
 
 
 def judge(
@@ -270,7 +276,7 @@ def control(
     reason: str | None = None, link: int | None = None,
 ) -> Controlled:  # fmt: skip
     """The umpire's ``kind`` at ``now`` (the caller has checked it applies: see
-    service/matches/controls.py, links.py): ``start`` or ``resume`` the clocks, ``pause``
+    service/matches/controls.py's operations): ``start`` or ``resume`` the clocks, ``pause``
     them (for ``reason``, when given), ``add_time`` (``ms`` to ``seat``'s bank), reissue
     ``seat``'s ``token``, ``add_umpire`` or ``remove_umpire`` (co-umpire ``link``)."""
     clock = live.clock
@@ -297,18 +303,6 @@ def _ended(game: AnyGame, meta: Meta, live: Live, made: Entry) -> Ended:
 
 
 # -- the umpire's take-back of the last move (issue 35) ------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class TakenBack:
-    """The last move taken back: the game is where that move was played from, the same seat to
-    move with the clocks as they were just before it (its turn restarted at the take-back)."""
-
-    live: Live
-    entry: Entry
-    events: list[Json]
-    position: Any
-    undone: Entry  # the move taken back, as the record keeps it
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,7 @@
-"""Managed matches over HTTP, the resource itself: ``POST /v1/matches`` (create),
-``GET /v1/matches/{id}`` (read, or wait for a change: a waiting request sleeps on the
-process's hub, service/matches/hub.py) and ``GET /v1/matches`` (an umpire's listing).
+"""Managed matches over HTTP, the resource itself: ``POST /v1/matches`` (through :func:`create`,
+the operation that makes a match, which the Discord adapter calls too), ``GET /v1/matches/{id}``
+(read, or wait for a change: a waiting request sleeps on the process's hub,
+service/matches/hub.py) and ``GET /v1/matches`` (an umpire's listing).
 A match's moves and resignations are service/matches/moves.py's, its umpire's controls
 service/matches/controls.py's (API.md "Managed matches").
 """
@@ -11,6 +12,7 @@ import hmac
 import secrets
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, current_app, request
@@ -19,7 +21,7 @@ from engine.clock import STARTS, spec_from
 from engine.errors import BadOptions
 from engine.registry import PRESETS, get_game
 from service.matches import outbox, referee
-from service.matches.access import bearer, require_admin, require_umpire
+from service.matches.access import bearer, require_admin
 from service.matches.answers import match_view, with_legal
 from service.matches.cas import Settled
 from service.matches.changes import read
@@ -41,18 +43,29 @@ TOKEN_BYTES = 24  # 192 random bits per seat token
 LIST_MAX = 200
 STATUSES = ("ongoing", "finished")
 
-# Read here by service/matches/webhooks.py (issue 34's rework, another engineer's): at the merge it reads them
-# where they live (service/matches/changes.py, access.py), and these go.
-_umpire = require_umpire
-__all__ = ["bp", "read"]
+
+@dataclass(frozen=True, slots=True)
+class Made:
+    """A new match: its two parts, when it was made, the engine's state, and its tokens (each
+    seat's, the umpire's), told only to whoever made it."""
+
+    meta: Meta
+    live: Live
+    now: int
+    state: Any
+    seats: tuple[str, str]
+    umpire: str
+
+    @property
+    def match_id(self) -> str:
+        return self.meta.match_id
 
 
-@bp.post("/matches")
-def create_match() -> Any:
-    umpire = current_app.config["UMPIRE_TOKEN"]
-    if umpire and not hmac.compare_digest((bearer() or "").encode(), str(umpire).encode()):
-        raise ApiError("unauthorized", "Creating a match needs the umpire token: Authorization: Bearer <token>.")
-    body = json_body(schemas.match_create_request)
+def create(body: dict[str, Any]) -> Made:
+    """The operation that makes a match, for ``POST /v1/matches`` and the Discord adapter alike:
+    ``body`` as schemas.match_create_request loads it (the game, its options, the clock and its
+    start, the players' names, tags, the illegal-move policy, webhooks).  422 naming the field
+    for options, a clock or a webhook the server will not take."""
     hooks = outbox.check(body["webhooks"])  # 422 naming webhooks.N.url the server will not post to (WEBHOOK_ALLOW)
     game = get_game(body["game"])
     state = game.new(body["options"])
@@ -66,16 +79,15 @@ def create_match() -> Any:
     options = game.replay_options(body["options"], state)  # e.g. the seed the server drew (R-X1)
     players = body["players"] or [None, None]
     store = get_store()
-    tokens = [secrets.token_urlsafe(TOKEN_BYTES) for _ in (0, 1)]
-    hashes = (token_hash(tokens[0]), token_hash(tokens[1]))
+    tokens = (secrets.token_urlsafe(TOKEN_BYTES), secrets.token_urlsafe(TOKEN_BYTES))
     umpire_token = secrets.token_urlsafe(TOKEN_BYTES)
     for _ in range(3):
         match_id = new_match_id()
         now = store.now_ms(match_id)
         live = referee.start(game, state, spec, now, when)
         meta = Meta(
-            match_id, game.name, options, now, hashes, spec, (players[0], players[1]), tuple(body["tags"]), body["illegal"],
-            token_hash(umpire_token), when,
+            match_id, game.name, options, now, (token_hash(tokens[0]), token_hash(tokens[1])), spec,
+            (players[0], players[1]), tuple(body["tags"]), body["illegal"], token_hash(umpire_token), when,
         )  # fmt: skip
         try:
             made = store.create(match_id, meta.to_json(), live.to_json(), live.clock.deadline, now, live.finished)
@@ -89,10 +101,20 @@ def create_match() -> Any:
     if hooks:  # before the answer, so before any move: the deliverer posts every change (service/matches/webhooks.py)
         outbox.register(store, match_id, hooks, live.finished)
     get_positions().put(match_id, "0", state)  # create.lua starts the rev at 0
+    return Made(meta, live, now, state, tokens, umpire_token)
+
+
+@bp.post("/matches")
+def create_match() -> Any:
+    umpire = current_app.config["UMPIRE_TOKEN"]
+    if umpire and not hmac.compare_digest((bearer() or "").encode(), str(umpire).encode()):
+        raise ApiError("unauthorized", "Creating a match needs the umpire token: Authorization: Bearer <token>.")
+    made = create(json_body(schemas.match_create_request))
     out = {
-        "match_id": match_id, "seats": {"0": tokens[0], "1": tokens[1]}, "umpire": umpire_token, **match_view(meta, live, now)
+        "match_id": made.match_id, "seats": {"0": made.seats[0], "1": made.seats[1]}, "umpire": made.umpire,
+        **match_view(made.meta, made.live, made.now),
     }  # fmt: skip
-    return with_legal(out, game.name, state), 201, {"Location": f"/v1/matches/{match_id}"}
+    return with_legal(out, made.meta.game, made.state), 201, {"Location": f"/v1/matches/{made.match_id}"}
 
 
 def _clock_start(raw: Any) -> tuple[Any, str]:

@@ -76,7 +76,7 @@ __all__ = ["SHARDS", "Conflict", "Gone", "Lua", "NoReplicas", "Snapshot", "Store
 
 NowFn = Callable[[], int]  # milliseconds
 
-DURABILITY = ("none", "replica")  # REDIS_DURABILITY: what a 2xx change waits for (README "Durability")
+DURABILITY = ("none", "replica")  # REDIS_DURABILITY: what a 2xx change waits for (docs/DURABILITY.md)
 NOT_RUN = (MovedError, AskError, ClusterDownError, TryAgainError)  # refusals that come before a command runs
 
 

@@ -28,10 +28,8 @@ from typing import Any
 import orjson
 from flask import Flask
 
-import views
 from service.api.pictures import render_pool
-from service.matches.history import picture_ply
-from service.matches.referee import Meta
+from service.matches.description import Description
 from views.posts import DISCORD_LIMIT
 
 Json = dict[str, Any]
@@ -43,26 +41,32 @@ REFUSALS_LISTED = 20  # refused attempts' events in a json payload; the rest are
 
 @dataclass
 class Change:
-    """What one post says, walked through the engine (service/matches/deliverer.py): one record entry of
-    a match, or a run of ``refused`` refused attempts (entries ``seq`` to ``last``) posted as one."""
+    """What one post says: the description of one record entry (``d``: service/matches/description.py
+    ``describe_step``, the one every channel writes), or of a run of ``refused`` refused attempts
+    (entries ``d.seq`` to ``last``) told as one: the first's description with the events and
+    announcements of those it announces one by one (REFUSALS_SHOWN) and the clocks after the last
+    (service/matches/deliverer.py ``Walker``).  What the webhooks add on top of it: the run, the
+    event stream's events with their ids, and the posts and picture made of it, kept and counted."""
 
-    match_id: str
-    meta: Meta
-    seq: int  # the first record entry posted, from 1
-    last: int  # the last one (``seq`` but for a run of refused attempts)
-    ply: int  # the position's own ply (the state's), as board.png?ply=N and the post's heading count
-    before: Json
-    after: Json
-    events: list[Json]  # the engine's, of the entries announced
+    d: Description
+    last: int  # the last record entry posted (``d.seq`` but for a run of refused attempts)
     stream: list[Json]  # the event stream's events of the entries, each with its id (at most REFUSALS_LISTED)
-    move: str | None
-    ended: bool  # this entry ended the match
     refused: int = 0  # a run of refused attempts: how many
     followed: bool = True  # a run of refused attempts: another change follows it in the record (the turn went on)
     _posts: dict[str, str] = field(default_factory=dict)
     _png: bytes | None = None
     _json_bytes: int | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def match_id(self) -> str:
+        return self.d.match_id
+
+    @property
+    def seq(self) -> int:
+        """The first record entry posted, from 1."""
+        assert self.d.seq is not None
+        return self.d.seq
 
     @property
     def entries(self) -> int:
@@ -73,54 +77,29 @@ class Change:
         """A post with the board when the position changed (a move, a take-back, an end); not for refused
         attempts nor a control of the clocks or the links, which leave the board as the post before showed
         it (issue 35: a pause, the time given and the resumption posted three identical pictures)."""
-        return not self.refused and self.before != self.after
-
-    @property
-    def announcements(self) -> list[str]:
-        shown = self.stream[: REFUSALS_SHOWN if self.refused else 1]
-        return [line for event in shown for line in event["announcements"]]
-
-    @property
-    def clock(self) -> Json | None:
-        return self.stream[-1]["clock"] if self.stream else None
+        return not self.refused and self.d.board_changed
 
     def post(self, fmt: str, png_url: str | None = None) -> str:
         key = f"{fmt} {png_url}"
         with self.lock:
             found = self._posts.get(key)
             if found is None:
-                text = views.post(
-                    self.after, events=self.events, before=self.before, move=self.move, png_url=png_url,
-                    clock=self.clock, names=self.meta.names, ply=self.ply, format=fmt,
-                )  # fmt: skip
-                found = self._posts[key] = _counted(text, self, fmt)
+                found = self._posts[key] = _counted(self.d.post(fmt, png_url), self, fmt)
             return found
 
     def png(self, app: Flask) -> bytes:
         """The picture after the change (renderer.Busy when the pool is full or it is not drawn in time)."""
         with self.lock:
             if self._png is None:
-                names = self.meta.names
-                try:
-                    picture = views.svg(self.after, events=self.events, names=names, clock=self.clock)
-                except (KeyError, TypeError, ValueError, IndexError):  # a change the views mark nothing of
-                    picture = views.svg(self.after, names=names, clock=self.clock)
-                self._png = render_pool(app).render(picture, None)
+                self._png = render_pool(app).render(self.d.svg(), None)
             return self._png
 
-    def alt_text(self) -> str:
-        """What the picture shows, in words: the position by its ply, the move that led to it, whose turn it is
-        (views.alt_text; the picture's own fallback when the change's events mark nothing of it)."""
-        names = self.meta.names
-        try:
-            return views.alt_text(self.after, events=self.events, names=names)
-        except (KeyError, TypeError, ValueError, IndexError):
-            return views.alt_text(self.after, names=names)
-
     def kept_bytes(self) -> int:
-        """What this change holds, in bytes about: its states and events (as JSON), its posts, its picture."""
+        """What this change holds, in bytes about: its description's states, events, announcements and
+        clocks and its stream (as JSON), its posts, its picture."""
         if self._json_bytes is None:
-            self._json_bytes = len(orjson.dumps([self.before, self.after, self.events, self.stream]))
+            d = self.d
+            self._json_bytes = len(orjson.dumps([d.before, d.after, d.events, d.announcements, d.clock, self.stream]))
         return self._json_bytes + len(self._png or b"") + sum(len(p) for p in self._posts.values())
 
 
@@ -142,7 +121,7 @@ def picture_url(public: str, change: Change) -> str | None:
     the post shows one."""
     if not public or not change.pictured:
         return None
-    shown = picture_ply(change.before, change.after)
+    shown = change.d.picture_ply
     query = "" if shown is None else f"?ply={shown}"
     return f"{public.rstrip('/')}/v1/matches/{change.match_id}/board.png{query}"
 
@@ -157,7 +136,7 @@ def discord_request(change: Change, png: bytes | None) -> dict[str, Any]:
     payload = {
         **content,
         "embeds": [{"image": {"url": "attachment://board.png"}}],
-        "attachments": [{"id": 0, "filename": "board.png", "description": change.alt_text()[:ALT_MAX]}],
+        "attachments": [{"id": 0, "filename": "board.png", "description": change.d.alt_text()[:ALT_MAX]}],
     }
     return {
         "data": {"payload_json": orjson.dumps(payload).decode()},
@@ -177,7 +156,7 @@ def slack_request(change: Change, public: str) -> dict[str, Any]:
     url = picture_url(public, change)
     post = change.post("text", url)
     heading = post.split("\n", 1)[0]
-    summary = " ".join([heading, *change.announcements])
+    summary = " ".join([heading, *change.d.announcements])
     body = slack_escape(post.rstrip("\n")).replace("```", "'''")  # nothing a player named closes the block
     if len(body) > SLACK_SECTION - 8:
         body = body[: SLACK_SECTION - 9] + "…"
@@ -192,12 +171,12 @@ def json_payload(change: Change, png: bytes | None, public: str) -> Json:
     url = picture_url(public, change)
     return {
         "match_id": change.match_id,
-        "game": change.meta.game,
+        "game": change.d.meta.game,
         "seq": change.seq,
         "last_seq": change.last,
-        "ply": change.ply,
+        "ply": change.d.ply,
         "events": change.stream,
-        "announcements": change.announcements,
+        "announcements": change.d.announcements,
         "post": change.post("markdown", url),
         "picture": None if png is None else base64.b64encode(png).decode(),
         "picture_url": url,

@@ -17,22 +17,14 @@ from typing import Any
 import orjson
 from flask import Blueprint
 
-from service.matches import outbox, routes
+from service.matches import outbox
+from service.matches.access import require_umpire
+from service.matches.changes import read
 from service.matches.db import get_store
-from service.matches.referee import Meta
 
 bp = Blueprint("webhooks", __name__, url_prefix="/v1")
 
 Json = dict[str, Any]
-
-
-# -- who may read a match's webhooks ----------------------------------------------------------
-
-
-def _umpire_or_admin(meta: Meta) -> None:
-    """The match's umpire token or the server's ``ADMIN_TOKEN``, as for the umpire's controls
-    (401 otherwise; 403 ``not_umpire`` for a seat's token)."""
-    routes._umpire(meta)
 
 
 @bp.get("/matches/<match_id>/webhooks")
@@ -40,8 +32,8 @@ def match_webhooks(match_id: str) -> Any:
     """Each webhook of the match: its format and host (never its URL), the changes posted
     and given up, how many wait, the last error, and its latest failures."""
     store = get_store()
-    cur = routes.read(store, match_id)
-    _umpire_or_admin(cur.meta)
+    cur = read(store, match_id)
+    require_umpire(cur.meta)  # the match's umpire token or the server's ADMIN_TOKEN, as for the umpire's controls
     raw = outbox.read(store, match_id)
     failures = outbox.failures(store, match_id)
     out = []

@@ -516,6 +516,142 @@ def test_the_host_hands_a_seat_over_and_names_a_role(discord_app: Flask, standin
     )
 
 
+# -- one description, one operation (issue 33 "One event, one shape"; issue 36) ---------------------
+
+
+TOLD = "\n(told by Description.post)"  # what a post has when a channel writes it from the change's description
+
+
+def test_the_discord_message_and_the_webhook_post_of_a_change_are_its_one_description(
+    discord_app: Flask, standin: StandIn, signer: Signer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each change made through Discord - a move, a refused attempt, a pause, time given, the
+    resumption, a resignation - is told in the channel and posted to a webhook as the description
+    that ``describe_step`` makes of its record entry: the same post (written by
+    ``Description.post``, marked here, so a channel that wrote its own from the same data would
+    fail), the same announcements, and a picture in Discord exactly when the board changed."""
+    from service.matches import deliverer, webhook_formats
+    from service.matches.changes import read
+    from service.matches.db import get_store
+    from service.matches.description import Description, describe_step
+    from service.matches.record import entries_of, walk
+
+    real = Description.post
+    monkeypatch.setattr(Description, "post", lambda d, *a, **k: real(d, *a, **k) + TOLD)
+    chan = Channel(discord_app.test_client(), signer, standin)
+    made = chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created")
+    match_id = made["data"]["embeds"][0]["description"].split("`")[1]
+    answers = [
+        chan.send("ann", "move", move="C3"),
+        chan.send("bob", "move", move="Z99"),  # refused: the board as it was
+        chan.send("host", "umpire pause", reason="tea"),
+        chan.send("host", "umpire addtime", player="bob", seconds=30),
+        chan.send("host", "umpire resume"),
+        chan.send("bob", "resign"),
+    ]
+    with discord_app.app_context():
+        store = get_store()
+        meta = read(store, match_id).meta
+        game = GAMES[meta.game]
+        described = [
+            describe_step(game, meta, step, k + 1) for k, step in enumerate(walk(game, meta, entries_of(store.record(match_id))))
+        ]
+        walker = deliverer.Walker(match_id, meta)
+        posted = [walker.change(store, k, 0) for k in range(len(described))]
+    assert [d.kind for d in described] == ["move", "illegal", "pause", "add_time", "resume", "resign"]
+    assert [d.board_changed for d in described] == [True, False, False, False, False, True]
+    for d, answer, change in zip(described, answers, posted, strict=True):
+        told = d.post("discord")
+        assert told.endswith(TOLD) and public(answer) == told, d.kind
+        assert webhook_formats.discord_request(change, None)["json"]["content"] == told, d.kind
+        sent = webhook_formats.json_payload(change, None, "")
+        assert sent["post"] == d.post("markdown") and sent["announcements"] == d.announcements and d.announcements, d.kind
+        assert sent["ply"] == d.ply and change.d.clock == d.clock, d.kind
+        if d.board_changed:
+            picture = standin.edits_of(answer["token"])[0]
+            assert picture["png"] and picture["payload"]["attachments"][0]["description"] == d.alt_text()[:1024]
+    time.sleep(0.3)
+    assert [answer["token"] in standin.edits for answer in answers] == [d.board_changed for d in described]
+
+
+def test_discord_and_the_http_views_refuse_alike_because_they_call_the_same_operation(
+    discord_app: Flask, standin: StandIn, signer: Signer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A match made over HTTP and bound to a channel: every refusal (not_started, already_started,
+    not_your_turn, paused, already_paused, not_paused, match_finished) is raised by the one
+    operation both channels call - seen here by a spy on each ``decide_*`` - with the same code,
+    and said in the channel in the view's own sentence."""
+    from service.discord import binding
+    from service.discord.binding import Binding
+    from service.discord.messages import md_escape_lines
+    from service.matches import controls, moves
+    from service.matches.db import get_store
+    from service.web.errors import ApiError
+
+    raised: list[tuple[str, str]] = []  # (operation, code) of each refusal, whichever channel called it
+
+    def spy(module: Any, name: str) -> None:
+        real = getattr(module, name)
+
+        def watched(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return real(*args, **kwargs)
+            except ApiError as e:
+                raised.append((name, e.code))
+                raise
+
+        monkeypatch.setattr(module, name, watched)
+
+    for name in ("decide_move", "decide_resign"):
+        spy(moves, name)
+    for name in ("decide_start", "decide_pause", "decide_resume", "decide_add_time", "decide_abort"):
+        spy(controls, name)
+    client = discord_app.test_client()
+    made = client.post("/v1/matches", json={"game": "catchup", "options": {"size": 3}, "clock": {"start": "umpire"}}).json
+    match_id, umpire = made["match_id"], {"Authorization": f"Bearer {made['umpire']}"}
+    seats = [{"Authorization": f"Bearer {made['seats'][s]}"} for s in ("0", "1")]
+    with discord_app.app_context():
+        binding.save(get_store(), Binding(match_id, GUILD, CHANNEL, (USERS["ann"], USERS["bob"]), USERS["host"]))
+    chan = Channel(client, signer, standin)
+
+    def http(path: str, headers: dict[str, str], body: Json | None = None) -> Any:
+        return client.post(f"/v1/matches/{match_id}/{path}", json=body, headers=headers)
+
+    def alike(operation: str, code: str, over_http: Any, command: tuple[str, str], options: Json) -> None:
+        """The view refused with ``code``, through ``operation``; so does the channel's command."""
+        assert over_http.status_code in (403, 409, 410) and over_http.json["error"]["code"] == code, over_http.json
+        assert raised[-1] == (operation, code)
+        raised.clear()
+        said = ephemeral(chan.send(command[0], command[1], **options))
+        assert raised == [(operation, code)], (command, raised)  # the same operation refused it, once
+        assert said == md_escape_lines(over_http.json["error"]["message"])
+        raised.clear()
+
+    ply = match_of(client, match_id)["ply"]
+    move = {"move": "C3", "ply": ply}
+    alike("decide_move", "not_started", http("moves", seats[0], move), ("ann", "move"), {"move": "C3"})
+    assert http("start", umpire).status_code == 200
+    alike("decide_start", "already_started", http("start", umpire), ("host", "umpire start"), {})
+    alike("decide_move", "not_your_turn", http("moves", seats[1], move), ("bob", "move"), {"move": "C3"})
+    alike("decide_resume", "not_paused", http("resume", umpire), ("host", "umpire resume"), {})
+    assert http("pause", umpire).status_code == 200
+    alike("decide_move", "paused", http("moves", seats[0], move), ("ann", "move"), {"move": "C3"})
+    alike("decide_pause", "already_paused", http("pause", umpire), ("host", "umpire pause"), {"reason": "again"})
+    assert http("abort", umpire).status_code == 200
+    alike("decide_move", "match_finished", http("moves", seats[0], move), ("ann", "move"), {"move": "C3"})
+    alike("decide_resign", "match_finished", http("resign", seats[1]), ("bob", "resign"), {})
+    alike("decide_start", "match_finished", http("start", umpire), ("host", "umpire start"), {})
+    gift = {"seat": 0, "seconds": 5}
+    alike(
+        "decide_add_time",
+        "match_finished",
+        http("add-time", umpire, gift),
+        ("host", "umpire addtime"),
+        {"player": "ann", "seconds": 5},
+    )
+    assert kinds(client, match_id) == ["start", "pause", "abort"]  # nothing refused was recorded
+
+
 # -- the channel's webhook: the existing Discord posts, from a real delivery --------------------------
 
 
