@@ -283,7 +283,7 @@ def control(
     if kind in ("start", "resume"):
         clock = clock.resume(now)
     elif kind == "pause":
-        clock = clock.pause(now)
+        clock = clock.pause(now, reason)
     elif kind == "add_time":
         assert seat is not None
         clock = clock.add_time(seat, ms)
@@ -370,7 +370,11 @@ def take_back(game: AnyGame, meta: Meta, live: Live, entries: list[Entry], now: 
     if not was.started:
         clock = MatchClock(spec, was.banks, mover, now, False, paused_at=now, started=False)
     else:
-        clock = MatchClock(spec, was.banks, mover, now, was.proxy, paused_at=now if live.clock.paused else None)
+        paused = live.clock.paused  # a take-back while paused stays paused, for the same reason
+        clock = MatchClock(
+            spec, was.banks, mover, now, was.proxy, paused_at=now if paused else None,
+            paused_for=live.clock.paused_for if paused else None,
+        )  # fmt: skip
     made = Entry(
         TAKEBACK, live.ply, mover, None, move.move, now, now, clock.banks, clock=clock.to_json(), position=game.dump(position)
     )

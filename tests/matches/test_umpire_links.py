@@ -57,6 +57,29 @@ def test_a_pause_s_reason_is_kept_announced_streamed_and_in_the_record(client: F
     assert refused.status_code == 422
 
 
+@pytest.mark.app_config(EVENTS_LIFETIME_S=0.3)
+def test_a_paused_match_says_why_in_every_read_until_it_resumes(client: FlaskClient, new_match: NewMatch) -> None:
+    """A seat that opens its page during the pause, a spectator who connects late: the match's read and
+    every clock told while paused say why (``clock.pause_reason``), through time given and a take-back,
+    until the clocks resume; a pause without a reason says none."""
+    m = new_match("catchup", {"size": 3}, clock=CLOCK, players=["Ann", "Bob"])
+    assert m.move(0, "C3", 0).status_code == 200
+    reason = "Bob's connection dropped"
+    paused = client.post(f"/v1/matches/{m.id}/pause", json={"reason": reason}, headers=umpire(m)).json
+    assert paused["clock"]["pause_reason"] == reason and m.get().json["clock"]["pause_reason"] == reason
+    given = client.post(f"/v1/matches/{m.id}/add-time", json={"seat": 1, "seconds": 30}, headers=umpire(m)).json
+    assert given["clock"]["pause_reason"] == reason
+    back = client.post(f"/v1/matches/{m.id}/takeback", headers=umpire(m)).json
+    assert back["clock"]["paused"] and back["clock"]["pause_reason"] == reason and back["ply"] == 0
+    stream = client.get(f"/v1/matches/{m.id}/events?last_event_id=0").get_data(as_text=True)
+    told = [(n, d["clock"].get("pause_reason")) for n, _, d in sse_events(stream) if "clock" in d]
+    assert told == [("move", None), ("pause", reason), ("add_time", reason), ("takeback", reason)], told
+    resumed = client.post(f"/v1/matches/{m.id}/resume", headers=umpire(m)).json
+    assert "pause_reason" not in resumed["clock"] and "pause_reason" not in m.get().json["clock"]
+    client.post(f"/v1/matches/{m.id}/pause", headers=umpire(m))
+    assert m.get().json["clock"]["paused"] and "pause_reason" not in m.get().json["clock"]
+
+
 def test_a_pause_s_reason_is_escaped_in_every_post_format(client: FlaskClient, new_match: NewMatch) -> None:
     m = new_match("catchup", {"size": 3}, clock=CLOCK)
     reason = "@everyone *stop* <@123> [link](https://x.example)"
