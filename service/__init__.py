@@ -113,7 +113,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         events,
         failures,
         health,
-        links,
         moves,
         outbox,
         routes,
@@ -151,8 +150,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(page.bp)  # the page at /, /openapi.yaml, /docs
     app.register_blueprint(routes.bp)  # /v1/matches, /v1/matches/{id}
     app.register_blueprint(moves.bp)  # a match's moves, resignations and record
-    app.register_blueprint(controls.bp)  # the umpire's controls of a match, its take-back
-    app.register_blueprint(links.bp)  # co-umpire links, a seat's check of its link
+    app.register_blueprint(controls.bp)  # the umpire's controls of a match: its take-back, co-umpire links
     app.register_blueprint(events.bp)  # a match's event stream
     app.register_blueprint(webhooks.bp)  # a match's webhooks, as they went
     app.register_blueprint(health.bp)  # /v1/health

@@ -1,10 +1,12 @@
 """The umpire's controls over a live match (issue 22): the operations - ``decide_start``,
 ``decide_pause``, ``decide_resume``, ``decide_add_time``, ``decide_reissue``, ``decide_abort``,
-``decide_adjudicate``, ``decide_takeback``: plain functions of the match as read and explicit
-arguments, called inside the compare-and-set loop by the views here and by the Discord adapter
-alike - and their views, ``POST /v1/matches/{id}/start``, ``pause``, ``resume``, ``add-time``,
-``seats/{seat}/token``, ``abort``, ``adjudicate``, ``takeback``, with the match's umpire token
-(a co-umpire's) or the server's ``ADMIN_TOKEN`` (API.md).
+``decide_adjudicate``, ``decide_takeback``, ``decide_add_umpire``, ``decide_remove_umpire``:
+plain functions of the match as read and explicit arguments, called inside the compare-and-set
+loop by the views here and by the Discord adapter alike - and their views, ``POST
+/v1/matches/{id}/start``, ``pause``, ``resume``, ``add-time``, ``seats/{seat}/token``, ``abort``,
+``adjudicate``, ``takeback``, ``umpires`` and ``DELETE .../umpires/{link}``, with the match's
+umpire token (a co-umpire's, but for making or withdrawing co-umpire links) or the server's
+``ADMIN_TOKEN`` (API.md).
 
 The take-back (issue 35) undoes a player's slip of the hand as lichess does it: a record entry of
 its own (kind ``takeback``) after the move it undoes, which stays in the record; the game goes back
@@ -32,7 +34,7 @@ from service.matches.answers import answer_of
 from service.matches.cas import Settled
 from service.matches.changes import AsIs, Change, Decide, Decision, Replay, Write, change, ended_again, ongoing
 from service.matches.db import get_store
-from service.matches.match import move_digest, token_hash
+from service.matches.match import CO_UMPIRES, CO_UMPIRES_MADE, move_digest, token_hash
 from service.matches.query import deferred_body, idempotency_key, optional_body
 from service.matches.record import entries_of, last_step
 from service.matches.routes import TOKEN_BYTES
@@ -180,14 +182,45 @@ def _stale(cur: Settled, ply: int) -> ApiError:
     return ApiError("stale_ply", message, {"ply": cur.live.ply})
 
 
+def decide_add_umpire(cur: Settled, digest: str) -> Change:
+    """A co-umpire link (issue 35: a second device, a co-umpire) whose token's SHA-256 is ``digest``:
+    every control of the match but making or withdrawing links.  At most :data:`CO_UMPIRES` at once and
+    :data:`CO_UMPIRES_MADE` over the match (409 ``too_many_umpires``).  The record says when a link was
+    made (its number), never the token."""
+    ongoing(cur)
+    meta = cur.meta
+    if len(meta.co_umpires) >= CO_UMPIRES or meta.co_made >= CO_UMPIRES_MADE:
+        message = (
+            f"A match has at most {CO_UMPIRES} co-umpire links at once and {CO_UMPIRES_MADE} in all: "
+            "withdraw one first (DELETE .../umpires/{link})."
+        )
+        raise ApiError("too_many_umpires", message, {"limit": CO_UMPIRES, "made": meta.co_made})
+    made = meta.with_co_umpire(digest)
+    done = referee.control(GAMES[meta.game], meta, cur.live, "add_umpire", cur.now, link=made.co_made)
+    return replace(Change.of(done), meta=made)
+
+
+def decide_remove_umpire(cur: Settled, link: int) -> Change:
+    """Co-umpire link ``link`` withdrawn: its token gets 401 at once (404 for a link the match has not)."""
+    ongoing(cur)
+    meta = cur.meta
+    if all(number != link for number, _ in meta.co_umpires):
+        raise ApiError("not_found", f"This match has no co-umpire link {link} (made, and not withdrawn).")
+    done = referee.control(GAMES[meta.game], meta, cur.live, "remove_umpire", cur.now, link=link)
+    return replace(Change.of(done), meta=meta.without_co_umpire(link))
+
+
 # -- the views: the umpire's token, the request read, the operation called through change() ----------
 
 
-def _umpire_change(match_id: str, what: str, act: Decide, key: str | None = None, write: Write = answer_of) -> Response:
-    """``act`` on the match once the umpire is known (API.md's order: 404, then 401/403, then the rest)."""
+def _umpire_change(
+    match_id: str, what: str, act: Decide, key: str | None = None, write: Write = answer_of, links: bool = False
+) -> Response:
+    """``act`` on the match once the umpire is known (API.md's order: 404, then 401/403, then the rest);
+    ``links``: making or withdrawing co-umpire links, which a co-umpire link may not."""
 
     def decide(cur: Settled) -> Decision:
-        require_umpire(cur.meta)
+        require_umpire(cur.meta, links)
         return act(cur)
 
     return change(get_store(), match_id, key, decide, what, write)
@@ -270,3 +303,20 @@ def takeback(match_id: str) -> Any:
     body = optional_body(schemas.takeback_request)
     key = None if idem is None else f"{TAKEBACK_KEY}{idem}"
     return _umpire_change(match_id, "the take-back", lambda cur: decide_takeback(cur, body().get("ply"), key), key)
+
+
+@bp.post("/matches/<match_id>/umpires")
+def add_umpire(match_id: str) -> Any:
+    """A co-umpire link (:func:`decide_add_umpire`): ``{"match_id", "link", "token"}``, the token answered
+    once (the server keeps its SHA-256)."""
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    return _umpire_change(
+        match_id, "the co-umpire link", lambda cur: decide_add_umpire(cur, token_hash(token)),
+        write=lambda d: {"match_id": match_id, "link": d.entry.link, "token": token}, links=True,
+    )  # fmt: skip
+
+
+@bp.delete("/matches/<match_id>/umpires/<int:link>")
+def remove_umpire(match_id: str, link: int) -> Any:
+    """Co-umpire link ``link`` withdrawn (:func:`decide_remove_umpire`): the match as the controls answer it."""
+    return _umpire_change(match_id, "the co-umpire link's withdrawal", lambda cur: decide_remove_umpire(cur, link), links=True)
