@@ -735,8 +735,10 @@ def test_a_channel_webhooks_discord_posts_type_check(
         deliverer.terminate()
         deliverer.wait(30)
     assert made["type"] == 4
-    texts = [p["payload"]["content"] for p in standin.webhook_posts]
-    assert any("started the clocks" in t for t in texts) and any("C3" in t for t in texts)
+    posts = {p["payload"]["content"]: p["png"] for p in standin.webhook_posts}
+    started = next(t for t in posts if "started the clocks" in t)
+    moved = next(t for t in posts if "plays C3" in t)
+    assert posts[started] is None and posts[moved]  # a picture only when the board changed (issue 35 item 11)
     typecheck([p for p in standin.sent if p[0] == "RESTPostAPIWebhookWithTokenJSONBody"], tmp_path)
 
 
