@@ -36,7 +36,7 @@ SETTINGS: dict[str, tuple[Any, Any]] = {
     "DISCORD_BOT_TOKEN": (str, ""),  # registering the commands only (follow-ups use the interaction's token)
     "DISCORD_API": (str, "https://discord.com/api/v10"),  # Discord's API base URL (tests: a stand-in on loopback)
     "DISCORD_MAX_AGE_S": (float, 300.0),  # an interaction signed longer ago (or ahead) than this is refused
-    "DISCORD_ANSWER_S": (float, 2.0),  # a command not judged within this is deferred (Discord waits 3 s)
+    "DISCORD_ANSWER_S": (float, 2.0),  # a command not judged within this is deferred (Discord waits 3 s); 0 defers every one
     "DISCORD_TIMEOUT_S": (float, 10.0),  # one call out to Discord, from its start to its answer, retries included
     "DISCORD_THREADS": (int, 4),  # commands judged and calls out under way at once, each, per app process
     "DISCORD_QUEUE": (int, 32),  # more that may wait for a thread, each; past it a command is refused at once

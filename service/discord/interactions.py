@@ -104,8 +104,11 @@ def _answer(app: Flask, command: Command) -> Response:
         judged = lanes.judging.submit(lambda: _judged(app, command))
     except Full:
         return _json(messages.response(refusal("The umpire is busy: send the command again in a moment.")))
+    answer_s = float(app.config["DISCORD_ANSWER_S"])
     try:
-        said = judged.result(timeout=float(app.config["DISCORD_ANSWER_S"]))
+        if answer_s <= 0:  # 0: every command deferred, however quickly it was judged
+            raise FutureTimeout
+        said = judged.result(timeout=answer_s)
     except FutureTimeout:
         judged.add_done_callback(lambda done: _late(app, command.token, done))
         return _json(messages.deferred())
