@@ -521,12 +521,19 @@ def test_every_game_is_posted_with_its_picture(
     if m.state()["status"] != "finished":
         assert m.resign(m.state()["to_move"]).status_code == 200
     changes = len(m.record()["moves"])
-    until(lambda: all(len(h.accepted) >= changes for h in hooks), timeout=60, what=f"{changes} posts of {game}")
+
+    def kept(h: Receiver) -> list[str]:  # as a receiver dropping repeats by X-Umpire-Delivery keeps them
+        return list(dict.fromkeys(a["delivery"] for a in h.accepted))
+
+    until(lambda: all(len(kept(h)) >= changes for h in hooks), timeout=60, what=f"{changes} posts of {game}")
     for h in hooks:
         assert not h.problems, h.problems
-        assert [a["delivery"] for a in h.accepted] == [f"{m.id}:{k}" for k in range(1, changes + 1)]
-    bodies = [a["body"] for a in hooks[1].accepted]
-    assert bodies[-1]["events"][-1]["type"] == "end"
+        # in order, at least once (RELIABILITY.md "Webhooks"): on a loaded machine a try past its deadline is
+        # made again with the same delivery id, which the receiver drops
+        assert kept(h) == [f"{m.id}:{k}" for k in range(1, changes + 1)]
+    firsts = {a["delivery"]: a for a in reversed(hooks[1].accepted)}  # each delivery id's first post
+    bodies = [firsts[d]["body"] for d in kept(hooks[1])]
+    assert len(bodies) == changes and bodies[-1]["events"][-1]["type"] == "end"
     assert all(b["announcements"] for b in bodies)
     assert len({a["png"] for a in hooks[0].accepted}) == changes  # a picture of each position
 
