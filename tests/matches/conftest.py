@@ -124,14 +124,20 @@ def private_redis(tmp_path: Path) -> Iterator[Callable[..., embedded.EmbeddedRed
 
 
 @pytest.fixture
-def client_for(client: FlaskClient, prefix: str, tmp_path: Path) -> Callable[..., FlaskClient]:
+def client_for(client: FlaskClient, prefix: str, tmp_path: Path) -> Iterator[Callable[..., FlaskClient]]:
     """Clients of apps with a configuration of their own (a private Redis...),
-    their answers checked against openapi.yaml like the root client's."""
+    their answers checked against openapi.yaml like the root client's; each app closed at the end (its
+    match channels' reader stopped: one left on a Redis out of reach logged its retries for the rest of
+    the run)."""
     checked = type(client)
+    made: list[Flask] = []
 
     def make(**config: Any) -> FlaskClient:
         app = create_app({"TESTING": True, "REDIS_PREFIX": prefix, "DATA_DIR": str(tmp_path), **config})
         app.test_client_class = checked
+        made.append(app)
         return app.test_client()
 
-    return make
+    yield make
+    for app in made:
+        db.close(app)
