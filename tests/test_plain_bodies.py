@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from marshmallow import ValidationError
@@ -25,28 +24,33 @@ def schema_load(body: dict[str, Any]) -> dict[str, Any] | None:
     return loaded
 
 
-@pytest.mark.parametrize(
-    "body",
-    [
-        {"state": STATE, "move": "A1 A2"},
-        {"move": "E5", "state": {}},
-        {"state": STATE, "move": "x" * MAX_MOVE_CHARS},
-        {"state": STATE, "move": "x" * (MAX_MOVE_CHARS + 1)},  # too long: the schema says so
-        {"state": STATE, "move": ""},
-        {"state": STATE, "move": " \t\n"},
-        {"state": STATE, "move": ["D7", "F8"]},  # steps: the schema takes them, not the short cut
-        {"state": STATE, "move": None},
-        {"state": STATE, "move": 3},
-        {"state": "a state", "move": "E5"},
-        {"state": None, "move": "E5"},
-        {"state": [STATE], "move": "E5"},
-        {"state": STATE},
-        {"move": "E5"},
-        {"state": STATE, "move": "E5", "extra": 1},
-        {"state": STATE, "Move": "E5"},
-        {},
-    ],
-)
+EXAMPLES: list[dict[str, Any]] = [
+    {"state": STATE, "move": "A1 A2"},
+    {"move": "E5", "state": {}},
+    {"state": STATE, "move": "x" * MAX_MOVE_CHARS},
+    {"state": STATE, "move": "x" * (MAX_MOVE_CHARS + 1)},  # too long: the schema says so
+    {"state": STATE, "move": ""},
+    {"state": STATE, "move": " \t\n"},
+    {"state": STATE, "move": ["D7", "F8"]},  # steps: the schema takes them, not the short cut
+    {"state": STATE, "move": None},
+    {"state": STATE, "move": 3},
+    {"state": "a state", "move": "E5"},
+    {"state": None, "move": "E5"},
+    {"state": [STATE], "move": "E5"},
+    {"state": STATE},
+    {"move": "E5"},
+    {"state": STATE, "move": "E5", "extra": 1},
+    {"state": STATE, "Move": "E5"},
+    {},
+]
+# Any JSON, in bodies of the play's keys, a near miss and another: what a client could send.
+SCALARS = st.none() | st.booleans() | st.floats() | st.text(max_size=4)
+ANY_JSON = st.recursive(SCALARS, lambda i: st.lists(i) | st.dictionaries(st.text(), i))
+BODIES = st.sampled_from(EXAMPLES) | st.dictionaries(st.sampled_from(["state", "move", "Move", "x"]), ANY_JSON, max_size=3)
+
+
+@settings(max_examples=500, deadline=None)
+@given(BODIES)
 def test_the_short_cut_takes_only_what_the_schema_takes_as_the_schema_gives_it(body: dict[str, Any]) -> None:
     fast = plain_play(body)
     assert fast is None or fast == schema_load(body)
@@ -55,20 +59,6 @@ def test_the_short_cut_takes_only_what_the_schema_takes_as_the_schema_gives_it(b
 def test_the_plain_body_of_every_client_takes_the_short_cut() -> None:
     assert plain_play({"state": STATE, "move": "A1 A2"}) == {"state": STATE, "move": "A1 A2"}
     assert plain_play({"move": "E5", "state": {}}) == {"state": {}, "move": "E5"}
-
-
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=False) | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
-    max_leaves=6,
-)
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.dictionaries(st.sampled_from(["state", "move", "Move", "x"]), json_values | st.text(max_size=8), max_size=3))
-def test_the_short_cut_never_takes_what_the_schema_refuses(body: dict[str, Any]) -> None:
-    fast = plain_play(body)
-    assert fast is None or fast == schema_load(body)
 
 
 def test_a_play_answers_as_before_through_the_short_cut_and_through_the_schema() -> None:
