@@ -134,3 +134,32 @@ def test_json_lines_write_what_is_not_text_as_escapes() -> None:
     record = logging.LogRecord("service.access", logging.INFO, "x.py", 0, "%s", ("\u2028\x1b",), None)
     line: Any = requestlog.JsonFormatter().format(record)
     assert "\u2028" not in line and "\x1b" not in line and json.loads(line)["message"] == "\u2028\x1b"
+
+
+def test_an_answer_s_record_is_what_logger_info_makes_with_the_request_s_fields() -> None:
+    """The middleware makes its record directly (requestlog.AnswerRecord, issue 33: cheaper than
+    ``Logger.makeRecord``), and it must be the record ``access.info`` would give a handler: every attribute
+    logging documents, of the same values (but the times), so that an operator's formatter or filter sees no
+    difference; and any format of logging's own attributes writes it."""
+    fields = {"request_id": "req-1", "method": "POST", "path": "/v1/games/catchup/play", "status": 201, "duration_ms": 1.5}
+    made = requestlog.AnswerRecord("req-1", "POST", "/v1/games/catchup/play", 201, 1.5)
+    usual = requestlog.access.makeRecord(
+        "service.access", logging.INFO, requestlog.__file__, 0, "%s %s %s", ("POST", "/v1/games/catchup/play", 201), None,
+        extra=fields,
+    )  # fmt: skip
+    assert isinstance(made, logging.LogRecord) and set(vars(made)) >= set(vars(usual))
+    timing = {"created", "msecs", "relativeCreated"}
+    assert {k: v for k, v in vars(made).items() if k not in timing} == {
+        k: v for k, v in vars(usual).items() if k not in timing
+    } | {"taskName": None}
+    assert abs(made.created - usual.created) < 5 and made.msecs == int((made.created % 1) * 1000)
+    every = " ".join(f"%({name})s" for name in sorted(set(vars(usual)) - {"exc_info", "exc_text", "stack_info", "args", "msg"}))
+    assert logging.Formatter(every + " %(message)s").format(made).endswith("POST /v1/games/catchup/play 201")
+    assert logging.Formatter(every).format(made) == logging.Formatter(every).format(usual).replace(
+        str(usual.created), str(made.created)
+    ).replace(str(usual.msecs), str(made.msecs)).replace(str(usual.relativeCreated), str(made.relativeCreated))
+
+
+def test_request_ids_are_unique_hex_digits() -> None:
+    ids = {requestlog.new_id() for _ in range(10_000)}
+    assert len(ids) == 10_000 and all(re.fullmatch("[0-9a-f]{32}", i) for i in ids)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import jiter
@@ -274,7 +275,9 @@ def _over(parts: tuple[str, ...], message: str) -> None:
     raise ApiError("invalid_body", f"The request body is over a limit: {path}: {message}", field_details({path: [message]}))
 
 
-def json_body(schema: Schema, texts: frozenset[str] = frozenset()) -> dict[str, Any]:
+def json_body(
+    schema: Schema, texts: frozenset[str] = frozenset(), plain: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
+) -> dict[str, Any]:
     """The request body loaded through ``schema`` (``schema.load``).
 
     415 unless the content type is JSON; 400 when the body does not parse
@@ -283,6 +286,8 @@ def json_body(schema: Schema, texts: frozenset[str] = frozenset()) -> dict[str, 
     above ``MAX_BODY_BYTES``, sized or chunked; 422 when a
     string, array or object is over its limit, when it is not an object or
     does not match the schema (the ValidationError handler names the fields).
+    ``plain``: what the schema loads a body of the view's usual plain shape to, found by a few comparisons
+    (None for any other body, which the schema loads; service/web/schemas.py ``plain_play``).
     ``texts``: members of the body whose string is bounded by the schema alone (a record to import: its
     field says how long it may be), where any other string is at most :data:`MAX_STRING_CHARS`."""
     if not request.is_json:
@@ -314,7 +319,9 @@ def json_body(schema: Schema, texts: frozenset[str] = frozenset()) -> dict[str, 
         raise ApiError("invalid_body", message, field_details({BODY: [message]}))
     if not plainly_within_limits(raw):
         check_limits({k: v for k, v in data.items() if k not in texts or not isinstance(v, str)} if texts else data)
-    loaded: dict[str, Any] = schema.load(data)
+    loaded: dict[str, Any] | None = None if plain is None else plain(data)
+    if loaded is None:
+        loaded = schema.load(data)
     return loaded
 
 

@@ -35,8 +35,10 @@ from __future__ import annotations
 
 import logging
 import os
+import random
 import re
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import IO, Any, TypeGuard
@@ -77,9 +79,16 @@ def valid_id(raw: str | None) -> TypeGuard[str]:
     return raw is not None and SAFE_ID.fullmatch(raw) is not None
 
 
+# The request ids' generator: seeded from the system's randomness when made, and again in every forked child
+# (gunicorn's workers), so no two processes give the same ids.  An id follows a request through the logs; it is
+# no secret (a client may send its own), so it need not cost a system call each, as os.urandom did (issue 33).
+IDS = random.Random()
+os.register_at_fork(after_in_child=IDS.seed)
+
+
 def new_id() -> str:
-    """A request id: 32 hex digits, 128 bits from the system's randomness."""
-    return os.urandom(16).hex()
+    """A request id: 32 hex digits, 128 bits of :data:`IDS`."""
+    return f"{IDS.getrandbits(128):032x}"
 
 
 class RequestFilter(logging.Filter):
@@ -96,9 +105,17 @@ class RequestFilter(logging.Filter):
         return True
 
 
+SECOND: list[tuple[int, str]] = [(-1, "")]  # the last second written and its text, shared by that second's records
+
+
 def when(record: logging.LogRecord) -> str:
     """A record's time in UTC to the millisecond, as ``datetime.isoformat(timespec="milliseconds")`` writes it."""
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}+00:00"
+    second = int(record.created)
+    seen, text = SECOND[0]  # one tuple, read and replaced whole: threads and greenlets may write lines at once
+    if seen != second:
+        text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        SECOND[0] = (second, text)
+    return f"{text}.{int(record.msecs):03d}+00:00"
 
 
 # What str.splitlines() breaks a line at that orjson writes as it is (it escapes every other control character):
@@ -158,9 +175,19 @@ class ServiceHandler(logging.StreamHandler):  # type: ignore[type-arg]
         self.follow = stream is None
 
     def emit(self, record: logging.LogRecord) -> None:
-        if self.follow:
-            self.setStream(sys.stderr)
-        super().emit(record)
+        """As ``StreamHandler.emit`` writes a record (the line and its terminator in one write, flushed; a failure
+        to ``handleError``), but flushing under the lock ``Handler.handle`` already holds rather than taking it again
+        (``StreamHandler.flush``): under gevent a lock is Python code, and this runs for every answer."""
+        try:
+            if self.follow and self.stream is not sys.stderr:
+                self.setStream(sys.stderr)
+            stream = self.stream
+            stream.write(self.format(record) + self.terminator)
+            stream.flush()
+        except RecursionError:  # as logging's own handlers: never swallowed
+            raise
+        except Exception:
+            self.handleError(record)
 
 
 def configure(fmt: str, stream: IO[str] | None = None) -> logging.Handler:
@@ -175,6 +202,37 @@ def configure(fmt: str, stream: IO[str] | None = None) -> logging.Handler:
     if logger.level == logging.NOTSET or logger.level > logging.INFO:
         logger.setLevel(logging.INFO)
     return handler
+
+
+STARTED = time.time()  # for relativeCreated: when the request log was loaded, with the service
+
+
+class AnswerRecord(logging.LogRecord):
+    """The record of one answer: what ``access.info("%s %s %s", method, path, status, extra=fields)`` makes
+    (every attribute logging documents for a record, the request's fields beside them), made directly.
+    ``Logger.makeRecord`` and ``LogRecord.__init__`` look for the caller's module in its path, a mapping in the
+    arguments, the process's name, the extra fields' clash with a record's own: nothing that changes from one
+    answer to the next, and the line is written for every answer.  The record is handed to ``Logger.handle`` as
+    any other: every filter and handler of the way sees it (``relativeCreated`` counts from this module's load,
+    the service's start, not ``logging``'s)."""
+
+    def __init__(self, rid: str, method: str, path: str, status: int, duration_ms: float) -> None:
+        now = time.time()
+        self.name, self.msg, self.args = ACCESS_NAME, "%s %s %s", (method, path, status)
+        self.levelname, self.levelno = "INFO", logging.INFO
+        self.pathname, self.filename, self.module, self.lineno = __file__, FILENAME, MODULE, 0
+        self.funcName = None  # type: ignore[assignment]  # as Logger.makeRecord leaves it without a caller (typeshed: str)
+        self.exc_info = self.exc_text = self.stack_info = None
+        self.created, self.msecs, self.relativeCreated = now, int((now - int(now)) * 1000) + 0.0, (now - STARTED) * 1000
+        self.thread, self.threadName = threading.get_ident(), threading.current_thread().name
+        self.process, self.processName, self.taskName = os.getpid(), PROCESS_NAME, None
+        self.request_id, self.method, self.path, self.status, self.duration_ms = rid, method, path, status, duration_ms
+
+
+ACCESS_NAME = access.name
+FILENAME = os.path.basename(__file__)
+MODULE = os.path.splitext(FILENAME)[0]
+PROCESS_NAME = "MainProcess"  # what logging names a process that multiprocessing did not start: gunicorn's workers
 
 
 # What every answer of the app carries, whatever answered it (a view, an error handler, Werkzeug's routing).
@@ -240,13 +298,7 @@ class RequestLog:
         else:  # answered below Flask, or by the refusal above: what the environment says
             method, path, rule = environ.get("REQUEST_METHOD", ""), Request(environ).path, None
         if access.isEnabledFor(logging.INFO):
-            # The record made and handled as Logger.info would, without its search of the stack for the caller
-            # (no format writes it): Logger.makeRecord and Logger.handle, logging's documented parts.
-            took = round(seconds * 1000, 3)
-            fields = {"request_id": rid, "method": method, "path": path, "status": status, "duration_ms": took}
-            access.handle(
-                access.makeRecord(access.name, logging.INFO, __file__, 0, "%s %s %s", (method, path, status), None, extra=fields)
-            )
+            access.handle(AnswerRecord(rid, method, path, status, round(seconds * 1000, 3)))
         for observer in self.observers:
             observer(method, rule, status, seconds)
         return body
