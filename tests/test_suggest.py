@@ -32,8 +32,10 @@ MARGIN_S = 0.5  # over the budget, for spent_s: no timing assertion is tighter t
 
 
 def make(**config: Any) -> Flask:
+    """An app whose searcher process is started and ready (a fresh one is tested on its own)."""
     app = create_app({"TESTING": True, "SUGGEST_RATE_LIMIT": "off", **config})
     app.test_client_class = SpecCheckedClient
+    assert search_pool(app).wait_ready(60), "the searcher process did not start"
     return app
 
 

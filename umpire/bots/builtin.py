@@ -93,12 +93,13 @@ class StrongBot(BuiltinBot):
         super().__init__(spec, game, seed)
         self.seconds = seconds
         self.tree = StrongSearch(game, guide)
+        self.iterations: int | None = None  # at most this many descents a move (tests: the same games on any machine)
 
     def choose(self, turn: Turn) -> Answer:
         asked = time.perf_counter()
         state = self.game.load(turn.state)
         seconds = budget(self.seconds, turn.remaining_ms, turn.turn_ms, turn.bank_ms)
-        return Answer(self.tree.search(state, asked + seconds))
+        return Answer(self.tree.search(state, asked + seconds, iterations=self.iterations))
 
     def end(self, result: Json) -> None:
         self.tree.kept = None

@@ -45,6 +45,7 @@ __all__ = ["STOP", "Node", "StrongSearch", "node_count"]
 
 EXPLORATION = 1.5  # PUCT's constant
 FPU_REDUCTION = 0.1  # an unvisited child: its parent's mean value less this (for the parent's mover)
+WHOLE_LIST = 500  # a game's list of whole moves up to this long gives a node's steps (see StrongSearch._node)
 MAX_NODES = 300_000  # a tree this large stops growing (memory: well under 1 kB a node)
 
 
@@ -55,7 +56,8 @@ class Node:
     values for the player who chooses here."""
 
     __slots__ = (
-        "actions", "children", "found", "move", "mover", "n", "priors", "proven", "state", "value", "visits", "w", "wsum",
+        "actions", "children", "found", "move", "mover", "n", "priors", "proven", "state", "value", "visits", "w", "whole",
+        "wsum",
     )  # fmt: skip
 
     def __init__(self, state: Any, found: Steps | None, mover: int | None, move: str | None = None) -> None:
@@ -63,6 +65,7 @@ class Node:
         self.found = found
         self.mover = mover  # who chooses here; None once over
         self.move = move  # the whole move that led here, when this node starts a move
+        self.whole = False  # each step here is a whole move (the game's list of whole moves, one step each)
         self.actions: list[str] = []
         self.priors: list[float] = []
         self.children: list[Node | None] = []
@@ -84,6 +87,7 @@ class StrongSearch:
     def __init__(self, game: Game[Any, Any], guide: Guide) -> None:
         self.game = game
         self.guide = guide
+        self.root: Node | None = None  # the last search's root
         self.kept: Node | None = None  # the node the bot's last move led to
         self.nodes = 0  # made since the tree was last started afresh
         self.iterations = 0  # of the last search
@@ -92,17 +96,24 @@ class StrongSearch:
     # -- nodes ---------------------------------------------------------------------
 
     def _node(self, state: Any, found: Steps | None, move: str | None = None) -> Node:
-        """A new node, its steps ranked and the position scored."""
+        """A new node, its steps ranked and the position scored.  At the start of
+        a move, a game whose list of whole moves is short and of single steps
+        (Plur, Too, most of Bug's turns) gives its steps from that list, each a
+        whole move, so that making a child is playing it; else ``next_steps``."""
         game = self.game
         self.nodes += 1
+        whole = False
         if found is None and not game.is_over(state):
-            found = game.next_steps(state, [])
+            listed = game.legal_moves(state, WHOLE_LIST)
+            whole = listed.complete and not listed.truncated and all(len(game.split_move(m)) == 1 for m in listed.moves)
+            found = Steps([], list(listed.moves), False) if whole else game.next_steps(state, [])
         if found is None:
             node = Node(state, None, None, move)
             w = state.winner
             node.proven = node.value = 0.5 if w is None else 1.0 - w
             return node
         node = Node(state, found, int(state.to_move), move)
+        node.whole = whole
         steps = list(found.steps)
         if found.complete and steps:
             steps.append(STOP)
@@ -124,7 +135,11 @@ class StrongSearch:
         """The node after step ``i`` of ``node``, made on first use."""
         found = node.found
         assert found is not None
-        move, after = after_step(self.game, node.state, found, node.actions[i])
+        move: str | None
+        if node.whole:
+            move, after = node.actions[i], None
+        else:
+            move, after = after_step(self.game, node.state, found, node.actions[i])
         if move is None:
             child = self._node(node.state, after)
         else:
@@ -236,12 +251,16 @@ class StrongSearch:
                 self._prove(parent, child)
         self.iterations += 1
 
-    def search(self, state: Any, deadline: float, clock: Callable[[], float] = time.perf_counter) -> str:
-        """The move for engine ``state`` (ongoing), searched until ``deadline`` (a time of ``clock``)."""
+    def search(
+        self, state: Any, deadline: float, clock: Callable[[], float] = time.perf_counter, iterations: int | None = None
+    ) -> str:
+        """The move for engine ``state`` (ongoing), searched until ``deadline`` (a
+        time of ``clock``), or for ``iterations`` descents if that comes first."""
         root = self._reroot(state)
+        self.root = root
         self.iterations = 0
         self.reused = root.visits - 1
-        while root.proven is None and clock() < deadline:
+        while root.proven is None and clock() < deadline and (iterations is None or self.iterations < iterations):
             self.iterate(root)
         return self._read(root)
 
@@ -252,6 +271,7 @@ class StrongSearch:
         if kept is not None:
             found = self._find(kept, state)
             if found is not None:
+                self.nodes = node_count(found)  # the rest of the old tree is dropped
                 return found
         self.nodes = 0
         root = self._node(state, None)

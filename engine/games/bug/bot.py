@@ -15,7 +15,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.games.bug.rules import Bug, BugState, grow_sets
+from engine.errors import IllegalMove
+from engine.games.bug.rules import Bug, BugState, _largest_bug, grow_sets
 from engine.room import Guide
 
 
@@ -45,6 +46,7 @@ def end_detail(final: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) ->
 
 GAME = Bug()
 PLAYOUTS = 2  # random games per value: Bug's ends are tactics a static measure misses
+STATIC = 0.25  # the static measure's share of a value
 _FIT = (-0.0082, 0.0722, 0.4401, -0.0335, -0.0689, 0.0353, 0.4971, -1.2728, 0.9282)
 
 
@@ -73,10 +75,29 @@ def _static(state: BugState) -> float:
 
 
 def _playout(state: BugState, rng: random.Random) -> float:
-    """Player 0's result of a random game from ``state`` (each move drawn from the complete list)."""
+    """Player 0's result of a random game from ``state``: each turn a random
+    legal grow (R-B3), and where it must eat, a random one of its complete
+    moves (R-B4) from the engine's list."""
     while state.to_move is not None:
-        state = GAME.apply(state, rng.choice(GAME.move_cells(state)))[0]
+        if state.phase == "grow":
+            legal = grow_sets(state.board, state.bugs[state.to_move], _largest_bug(state.bugs), state.empty)[0]
+            cell = _nth_bit(legal, rng.randrange(legal.bit_count()))
+            try:
+                state = GAME.apply(state, (cell,))[0]
+                continue
+            except IllegalMove:  # an eat is due: the move goes on with bonus cells
+                moves = [m for m in GAME.move_cells(state) if m[0] == cell]
+        else:
+            moves = GAME.move_cells(state)
+        state = GAME.apply(state, rng.choice(moves))[0]
     return 0.5 if state.winner is None else 1.0 - state.winner
+
+
+def _nth_bit(bits: int, n: int) -> int:
+    """The index of the ``n``-th set bit of ``bits`` (0 the lowest)."""
+    for _ in range(n):
+        bits &= bits - 1
+    return (bits & -bits).bit_length() - 1
 
 
 def value(state: BugState) -> float:
@@ -88,7 +109,7 @@ def value(state: BugState) -> float:
     rng = random.Random(hash((state.stones, state.blocked, state.ply)))
     played = sum(_playout(state, rng) for _ in range(PLAYOUTS)) / PLAYOUTS
     static = _static(state) if state.phase == "grow" else 0.5
-    chance = 0.75 * played + 0.25 * (static if p == 0 else 1.0 - static)
+    chance = (1.0 - STATIC) * played + STATIC * (static if p == 0 else 1.0 - static)
     return min(0.99, max(0.01, chance))
 
 
