@@ -45,8 +45,9 @@ def end_detail(final: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) ->
 # -- the strong bot's guide (engine/room.py Guide; umpire/bots/strong.py) ------------------------
 
 GAME = Bug()
-PLAYOUTS = 2  # random games per value: Bug's ends are tactics a static measure misses
-STATIC = 0.25  # the static measure's share of a value
+PLAYOUTS = 4  # random games per value: Bug's ends are tactics a static measure misses
+STATIC = 0.0  # the static measure's share of a value
+REDRAWS = 3  # a playout's move that hands the game over is drawn again up to this many times
 _FIT = (-0.0082, 0.0722, 0.4401, -0.0335, -0.0689, 0.0353, 0.4971, -1.2728, 0.9282)
 
 
@@ -75,22 +76,35 @@ def _static(state: BugState) -> float:
 
 
 def _playout(state: BugState, rng: random.Random) -> float:
-    """Player 0's result of a random game from ``state``: each turn a random
-    legal grow (R-B3), and where it must eat, a random one of its complete
-    moves (R-B4) from the engine's list."""
+    """Player 0's result of a game from ``state`` played at random, except that
+    a player does not hand the game over: a move that leaves the opponent no
+    grow (R-B6: the opponent wins) is drawn again, up to ``REDRAWS`` times.
+    A move is a random legal grow (R-B3), and where it must eat, a random one
+    of its complete moves (R-B4) from the engine's list."""
     while state.to_move is not None:
-        if state.phase == "grow":
-            legal = grow_sets(state.board, state.bugs[state.to_move], _largest_bug(state.bugs), state.empty)[0]
-            cell = _nth_bit(legal, rng.randrange(legal.bit_count()))
-            try:
-                state = GAME.apply(state, (cell,))[0]
-                continue
-            except IllegalMove:  # an eat is due: the move goes on with bonus cells
-                moves = [m for m in GAME.move_cells(state) if m[0] == cell]
-        else:
-            moves = GAME.move_cells(state)
-        state = GAME.apply(state, rng.choice(moves))[0]
+        mover = state.to_move
+        for _ in range(REDRAWS + 1):
+            after = _random_move(state, rng)
+            if after.to_move is not None or after.winner == mover:
+                break
+        state = after
     return 0.5 if state.winner is None else 1.0 - state.winner
+
+
+def _random_move(state: BugState, rng: random.Random) -> BugState:
+    """``state`` after a random legal move of the player to move."""
+    if state.phase == "grow":
+        mover = state.to_move
+        assert mover is not None
+        legal = grow_sets(state.board, state.bugs[mover], _largest_bug(state.bugs), state.empty)[0]
+        cell = _nth_bit(legal, rng.randrange(legal.bit_count()))
+        try:
+            return GAME.apply(state, (cell,))[0]
+        except IllegalMove:  # an eat is due: the move goes on with bonus cells
+            moves = [m for m in GAME.move_cells(state) if m[0] == cell]
+    else:
+        moves = GAME.move_cells(state)
+    return GAME.apply(state, rng.choice(moves))[0]
 
 
 def _nth_bit(bits: int, n: int) -> int:
@@ -108,30 +122,49 @@ def value(state: BugState) -> float:
     assert p is not None
     rng = random.Random(hash((state.stones, state.blocked, state.ply)))
     played = sum(_playout(state, rng) for _ in range(PLAYOUTS)) / PLAYOUTS
-    static = _static(state) if state.phase == "grow" else 0.5
+    static = _static(state) if STATIC and state.phase == "grow" else 0.5
     chance = (1.0 - STATIC) * played + STATIC * (static if p == 0 else 1.0 - static)
     return min(0.99, max(0.01, chance))
 
 
+RANK_STEP = 0.7  # the prior's score falls this much per place in the evaluation's ranking
+
+
 def priors(state: BugState, prefix: Sequence[str], steps: Sequence[str]) -> list[float]:
-    """A step that completes a move by the position it leaves for the mover
-    (:func:`_static`; an end at once, R-B6, first or last by its winner); a
-    step the move must go on from (a bonus growth to come, R-B4) stays even."""
+    """The moves ranked as the greedy bot ranks them (:func:`evaluation`; a move
+    that ends the game first or last by its winner, R-B6), each place down
+    ``RANK_STEP`` less likely: with little time the search plays greedy's move.
+    A step the move must go on from (a bonus growth to come, R-B4) ranks by its
+    best completion."""
     p = state.to_move
-    out = []
+    assert p is not None
+    keys: list[tuple[Any, ...]] = []
     for s in steps:
         verdict = GAME.play(state, " ".join([*prefix, s]))
-        if not verdict.legal:
-            out.append(0.0)
+        if verdict.legal:
+            keys.append(_rank_key(verdict.state, p))
             continue
-        after = verdict.state
-        if after.to_move is None:
-            out.append(20.0 if after.winner == p else -20.0)
-        elif after.phase != "grow":
-            out.append(0.0)
-        else:
-            out.append(4.0 * (1.0 - _static(after)))  # the opponent is to move after
+        best = None
+        for move in GAME.legal_moves(state).moves:
+            cells = move.split()
+            if cells[: len(prefix) + 1] == [*prefix, s]:
+                key = _rank_key(GAME.play(state, move).state, p)
+                best = key if best is None or key > best else best
+        keys.append(best if best is not None else (1, 0))
+    order = sorted(range(len(steps)), key=keys.__getitem__, reverse=True)
+    out = [0.0] * len(steps)
+    for rank, i in enumerate(order):
+        out[i] = -RANK_STEP * rank
     return out
+
+
+def _rank_key(after: BugState, player: int) -> tuple[Any, ...]:
+    """Greedy's order of a move's outcome (umpire/bots/moves.py): a win, then the evaluation, then a loss."""
+    if after.to_move is None:
+        return (2,) if after.winner == player else (0,)
+    if after.phase != "grow":
+        return (1, (0, 0, 0))
+    return (1, evaluation(after, player))
 
 
 GUIDE = Guide(value, priors)
