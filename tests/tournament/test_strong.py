@@ -218,16 +218,29 @@ def test_strong_finds_the_winning_crystal_turn() -> None:
 # -- the clock and the tree ------------------------------------------------------------
 
 
+class Readings:
+    """A clock that moves 3 units each time it is read."""
+
+    def __init__(self) -> None:
+        self.last = -3
+
+    def __call__(self) -> int:
+        self.last += 3
+        return self.last
+
+
 def test_strong_stops_at_its_deadline_on_a_counted_clock() -> None:
-    """No descent starts once the clock has reached the deadline: a clock that
-    ticks once a reading stops the search after as many descents as ticks."""
+    """The clock is read after each descent, and a descent is begun only if it
+    should end by the deadline: on a clock that moves 3 units a descent, a
+    search with 100 units ends at 99 (33 descents), never past its deadline."""
     for name in ROOMS:
         g = get_game(name)
         options = {"seed": "clock"} if any(o.name == "seed" for o in g.options) else {}
-        ticks = iter(range(10_000))
+        readings = Readings()
         tree = StrongSearch(g, ROOMS[name].guide)  # type: ignore[arg-type]
-        move = tree.search(g.new(options), 25, clock=ticks.__next__)
-        assert tree.iterations == 25 and g.play(g.new(options), move).legal
+        move = tree.search(g.new(options), 100, clock=readings)
+        assert tree.iterations == 33 and readings.last == 99, (name, tree.iterations, readings.last)
+        assert g.play(g.new(options), move).legal
 
 
 def test_strong_keeps_the_subtree_of_the_moves_played() -> None:

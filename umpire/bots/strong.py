@@ -23,9 +23,11 @@ steps, and a value of positions in place of random playouts.
 * **The tree is kept between moves** of one game: the bot remembers the node
   its move led to, and on its next turn finds the opponent's move below it
   (by the position it reached) and searches on from there, statistics kept.
-* **On the clock.**  The clock is read before every iteration, and one
-  iteration is bounded (one expansion, one value, one completion), so a
-  search stops within one iteration of its deadline.
+* **On the clock.**  The clock is read after every iteration, and the next
+  is begun only if it should end by the deadline (the iterations' time, a
+  running mean, says how long one takes); one iteration is bounded (one
+  expansion, one value, one completion), so a search ends by its deadline
+  but for what one iteration takes over the mean.
 
 No game is named here.
 """
@@ -46,6 +48,7 @@ __all__ = ["STOP", "Node", "StrongSearch", "node_count"]
 EXPLORATION = 1.5  # PUCT's constant
 FPU_REDUCTION = 0.1  # an unvisited child: its parent's mean value less this (for the parent's mover)
 WHOLE_LIST = 500  # a game's list of whole moves up to this long gives a node's steps (see StrongSearch._node)
+PACE_WEIGHT = 0.25  # of the last iteration in the running mean of their time
 MAX_NODES = 300_000  # a tree this large stops growing (memory: well under 1 kB a node)
 
 
@@ -150,21 +153,21 @@ class StrongSearch:
         return child
 
     def _complete(self, node: Node) -> float:
-        """Player 0's chances at a turn in progress: completed by the prior's best
-        steps (the first of ``node.actions``, then the best of each next list)."""
-        game = self.game
-        state = node.state
-        found = node.found
-        assert found is not None
-        action = node.actions[0]
+        """Player 0's chances at a turn in progress: completed by the prior's best steps."""
+        assert node.found is not None
+        done = self.game.play(node.state, self._finish(node.state, node.found, node.actions[0])).state
+        if self.game.is_over(done):
+            w = done.winner
+            return 0.5 if w is None else 1.0 - w
+        return self.guide.value(done)
+
+    def _finish(self, state: Any, found: Steps, action: str) -> str:
+        """The whole move that goes on from the steps ``found`` with ``action``,
+        then with the prior's best step each time."""
         while True:
-            move, after = after_step(game, state, found, action)
+            move, after = after_step(self.game, state, found, action)
             if move is not None:
-                done = game.play(state, move).state
-                if game.is_over(done):
-                    w = done.winner
-                    return 0.5 if w is None else 1.0 - w
-                return self.guide.value(done)
+                return move
             assert after is not None
             found = after
             steps = list(found.steps)
@@ -260,8 +263,13 @@ class StrongSearch:
         self.root = root
         self.iterations = 0
         self.reused = root.visits - 1
-        while root.proven is None and clock() < deadline and (iterations is None or self.iterations < iterations):
+        last = clock()
+        pace = 0.0  # the iterations' time, a running mean: one that would end past the deadline is not begun
+        while root.proven is None and last + pace < deadline and (iterations is None or self.iterations < iterations):
             self.iterate(root)
+            now = clock()
+            pace += PACE_WEIGHT * (now - last - pace)
+            last = now
         return self._read(root)
 
     def _reroot(self, state: Any) -> Node:
@@ -295,12 +303,15 @@ class StrongSearch:
 
     def _read(self, root: Node) -> str:
         """The move down the most visited steps, a proven win first and a proven
-        loss last (a step the tree never took is made now); remembers the
-        node it leads to."""
+        loss last (a step the tree never took: completed by the priors);
+        remembers the node it leads to."""
         node = root
         while True:
             i = max(range(len(node.actions)), key=lambda j: self._rank(node, j))
-            child = node.children[i] or self._child(node, i)
+            child = node.children[i]
+            if child is None:  # never searched (no time): the move, completed by the priors, and no tree to keep
+                assert node.found is not None
+                return node.actions[i] if node.whole else self._finish(node.state, node.found, node.actions[i])
             if child.starts_move:
                 self.kept = child
                 assert child.move is not None
