@@ -69,10 +69,16 @@ class Guide:
     higher for a step more likely best for the player to move; the search
     tries steps in this order and weights them by ``exp(score)``, so a
     difference of 1 means about e times as likely.
+
+    ``exploration``: the weight of a UCB1 term (``sqrt(ln N / n)``) the search
+    adds to PUCT's for this game: for values that are noisy (random games to
+    the end), so that a step unlucky in its first values is tried again.
+    0 (the default): PUCT alone, where the priors alone say what to try.
     """
 
     value: Callable[[Any], float]
     priors: Callable[[Any, Sequence[str], Sequence[str]], Sequence[float]]
+    exploration: float = 0.0
 
 
 @dataclass(frozen=True)

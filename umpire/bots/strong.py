@@ -8,7 +8,8 @@ steps, and a value of positions in place of random playouts.
   choices among sixty, not one among 1,800, and the prior ranks each.  The
   move may end where the engine says it may (the :data:`STOP` step).
 * **PUCT** (as AlphaZero selects): a child's mean value plus
-  ``EXPLORATION * prior * sqrt(N) / (1 + n)``.  Children are kept in the
+  ``EXPLORATION * prior * sqrt(N) / (1 + n)`` (plus, for a game whose guide
+  asks for it, UCB1's ``exploration * sqrt(ln N / n)``: noisy values).  Children are kept in the
   order of their priors, so a selection looks at the children visited so far
   and the best unvisited one only: a node of 500 steps costs what a node of
   five does.  An unvisited child counts its parent's mean value, less
@@ -178,14 +179,16 @@ class StrongSearch:
 
     # -- the search ----------------------------------------------------------------
 
-    @staticmethod
-    def _select(node: Node) -> int:
-        """PUCT over the visited children and the best unvisited one; a child
-        proven lost for the chooser is passed over while another is open."""
+    def _select(self, node: Node) -> int:
+        """PUCT over the visited children and the best unvisited one (plus the
+        guide's UCB1 term, if any); a child proven lost for the chooser is
+        passed over while another is open."""
         sqrt_n = math.sqrt(node.visits)
         base = node.wsum / node.visits - FPU_REDUCTION
         n, w, priors, children = node.n, node.w, node.priors, node.children
         lost = 1.0 if node.mover == 1 else 0.0  # player 0's result that is a loss for the chooser
+        spread = self.guide.exploration
+        ln_n = math.log(node.visits + 1) if spread else 0.0
         best, best_i = -math.inf, -1
         for i in range(len(priors)):
             ni = n[i]
@@ -194,11 +197,13 @@ class StrongSearch:
                 if child is not None and child.proven == lost:
                     continue
                 score = w[i] / ni + EXPLORATION * priors[i] * sqrt_n / (1 + ni)
+                if spread:
+                    score += spread * math.sqrt(ln_n / ni)
                 if score > best:
                     best, best_i = score, i
             else:
                 # unvisited children follow in the order of their priors: this one scores highest of them
-                if base + EXPLORATION * priors[i] * sqrt_n > best:
+                if base + EXPLORATION * priors[i] * sqrt_n + spread * math.sqrt(ln_n) > best:
                     best_i = i
                 break
         if best_i < 0:  # every step taken is proven lost and none is left: any will do (the node is proven)
