@@ -76,6 +76,18 @@ class BoundedPool(Generic[H]):
         for _ in range(missing):
             self._add_idle()
 
+    def _retire(self, failed: H) -> None:
+        """Close a helper whose work failed or took too long, and (warm) start its
+        replacement, off the request's path: stopping a process and starting
+        another take milliseconds the request's answer should not wait for."""
+
+        def retire() -> None:
+            failed.close()
+            if self.warmed:
+                self._add_idle()
+
+        threading.Thread(target=retire, name="procpool-retire", daemon=True).start()
+
     def _add_idle(self) -> None:
         made = self.start()
         with self._lock:
@@ -113,9 +125,7 @@ class BoundedPool(Generic[H]):
                         with self._lock:
                             self._idle.append(found)
                     else:
-                        found.close()
-                        if self.warmed:
-                            self._add_idle()  # its replacement starts now, not on the next request
+                        self._retire(found)
             finally:
                 self._free.release()
         finally:
