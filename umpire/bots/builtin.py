@@ -10,9 +10,10 @@ back to the service as notation, to be judged there.  ``random`` and
 position evaluation the game declares on its Room (engine/room.py), and
 ``strong`` its guide (a value of positions and a prior over steps).
 
-Each bot also takes ``limit_s``, the most a move may take whatever the bot
-(the service's suggestions, service/api/suggest.py): ``greedy`` then judges
-candidates until it is spent, and the searching bots think no longer.
+The service's suggestions (umpire/think.py) bound every bot by the time
+left to its deadline (``BotFactory.make(limit_s=...)``): ``greedy`` judges
+candidates until it is spent, ``mcts`` and ``strong`` think no longer, and
+``random`` needs no bound.
 """
 
 from __future__ import annotations

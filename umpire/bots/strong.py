@@ -9,10 +9,10 @@ steps, and a value of positions in place of random playouts.
   move may end where the engine says it may (the :data:`STOP` step).
 * **PUCT** (as AlphaZero selects): a child's mean value plus
   ``EXPLORATION * prior * sqrt(N) / (1 + n)`` (plus, for a game whose guide
-  asks for it, UCB1's ``exploration * sqrt(ln N / n)``: noisy values).  Children are kept in the
-  order of their priors, so a selection looks at the children visited so far
-  and the best unvisited one only: a node of 500 steps costs what a node of
-  five does.  An unvisited child counts its parent's mean value, less
+  asks for it, UCB1's ``exploration * sqrt(ln N / n)``: noisy values).
+  Children are kept in the order of their priors, so a selection looks at
+  the children visited so far and the best unvisited one only: a node of 500
+  steps costs what a node of five does.  An unvisited child counts its parent's mean value, less
   ``FPU_REDUCTION`` (first-play urgency).
 * **Values, not random games.**  A new position is scored by the game's value
   (its chances for player 0); a node in the middle of a turn is first
@@ -102,8 +102,9 @@ class StrongSearch:
     def _node(self, state: Any, found: Steps | None, move: str | None = None) -> Node:
         """A new node, its steps ranked and the position scored.  At the start of
         a move, a game whose list of whole moves is short and of single steps
-        (Plur, Too, most of Bug's turns) gives its steps from that list, each a
-        whole move, so that making a child is playing it; else ``next_steps``."""
+        (a stone a turn, a grow with no eat) gives its steps from that list,
+        each a whole move, so that making a child is playing it; else
+        ``next_steps``."""
         game = self.game
         self.nodes += 1
         whole = False
