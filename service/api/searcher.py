@@ -152,10 +152,14 @@ class Pool:
         return Suggestion(str(answer["move"]), float(answer["spent_s"]))
 
     def wait_ready(self, timeout_s: float) -> bool:
-        """Every idle searcher ready within ``timeout_s`` (for tests, and after :meth:`warm`)."""
+        """A searcher ready within ``timeout_s`` (tests; a server's health could ask it too);
+        False if none is (busy, or still starting)."""
         end = time.monotonic() + timeout_s
-        with self.pool.helper("searcher", end) as searcher:
-            return searcher.wait_ready(end)
+        try:
+            with self.pool.helper("searcher", end) as searcher:
+                return searcher.wait_ready(end)
+        except Busy:
+            return False
 
     def close(self) -> None:
         self.pool.close()
