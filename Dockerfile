@@ -1,5 +1,5 @@
 # The service image: `docker build -t umpire . && docker run -p 8000:8000 umpire`.
-# Slim Python 3.11, the runtime dependencies only, an unprivileged user; it runs what
+# Slim Python 3.11, the runtime dependencies only (from requirements.lock), an unprivileged user; it runs what
 # `make run` runs (python -m service.run.serve): gunicorn's gevent workers and a sweeper,
 # on REDIS_URL's Redis (REDIS_CLUSTER=1: a Redis Cluster), else on an embedded Redis in /data.
 # BASE: another image with Python 3.11's `python` and `pip` on the PATH (the container test builds
@@ -19,14 +19,19 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
+# The runtime's exact versions, each file checked against its hash (requirements.lock, `make lock`), in a layer
+# of their own that a change to the code does not rebuild; then the project itself over them, built with the
+# lock's setuptools (no build isolation, which would fetch one of its own choosing).
+COPY requirements.lock ./
+RUN --mount=type=secret,id=ca \
+    if [ -s /run/secrets/ca ]; then export PIP_CERT=/run/secrets/ca; fi \
+    && pip install --no-cache-dir --require-hashes -r requirements.lock
 COPY pyproject.toml README.md ./
 COPY engine/ engine/
 COPY service/ service/
 COPY views/ views/
 COPY umpire/ umpire/
-RUN --mount=type=secret,id=ca \
-    if [ -s /run/secrets/ca ]; then export PIP_CERT=/run/secrets/ca; fi \
-    && pip install --no-cache-dir . \
+RUN pip install --no-cache-dir --no-deps --no-build-isolation . \
     && useradd --system --no-create-home --uid 10001 --shell /usr/sbin/nologin umpire \
     && mkdir -p /data \
     && chown 10001 /data

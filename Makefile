@@ -9,26 +9,36 @@ HOST    ?= 127.0.0.1
 PORT    ?= 8000
 WORKERS ?= 2
 , := ,
-# Stamps name the pyproject.toml they installed, so editing it reinstalls.
-HASH    := $(shell cksum < pyproject.toml | cut -d' ' -f1)
+# The environment is installed from lock files (exact versions, every file's hash; `make lock` writes them from
+# pyproject.toml's ranges): requirements.lock, the runtime (`make run`, the image); requirements-dev.lock, the
+# runtime and the development tools (`make test`), the same versions of what both hold.
+LOCK     := requirements.lock
+DEV_LOCK := requirements-dev.lock
+# Stamps name the pyproject.toml and locks they installed, so a change to any of them reinstalls.
+HASH    := $(shell cat pyproject.toml $(LOCK) $(DEV_LOCK) | cksum | cut -d' ' -f1)
 RUNTIME := $(VENV)/.installed-run-$(HASH)
 DEV     := $(VENV)/.installed-dev-$(HASH)
+# The project itself, over what a lock installed: editable, with the lock's setuptools (no build isolation, which
+# would fetch a setuptools of its own choosing).
+PROJECT := $(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 # The TypeScript tools of tests/test_clients.py and Redocly's lint (clients/package-lock.json pins them); npm ci reinstalls on a change.
 NODE    := clients/node_modules/.installed-$(shell cksum < clients/package-lock.json | cut -d' ' -f1)
 
-.PHONY: run test install lint speclint typecheck hadolint browser unit container bench openapi golden clean
+.PHONY: run test install lock lint speclint typecheck hadolint docs browser unit container bench openapi golden clean
 
 $(BIN)/python:
 	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "Python 3.11 or later is needed (PY=$(PY))"; exit 1; }
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(RUNTIME): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+$(RUNTIME): pyproject.toml $(LOCK) | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
+	$(PROJECT)
 	touch $@
 
-$(DEV): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+$(DEV): pyproject.toml $(DEV_LOCK) | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(DEV_LOCK)
+	$(PROJECT)
 	touch $@ $(RUNTIME)
 
 $(NODE): clients/package-lock.json
@@ -37,14 +47,23 @@ $(NODE): clients/package-lock.json
 
 install: $(DEV) $(NODE)
 
+## requirements.lock and requirements-dev.lock from pyproject.toml's ranges, by uv: the versions they pin already are
+## kept unless UPGRADE says otherwise (UPGRADE=--upgrade: everything to the newest the ranges allow;
+## UPGRADE='--upgrade-package flask': one).  Every file's hash of each version, for CPython 3.11 on x86_64 Linux:
+## this machine and the image (Debian bookworm's Python 3.11).  docs/DEVELOPMENT.md ("Upgrading dependencies") says what follows.
+LOCK_FOR := --python-version 3.11 --python-platform x86_64-unknown-linux-gnu --generate-hashes --custom-compile-command 'make lock'
+lock: $(DEV)
+	$(BIN)/uv pip compile --quiet pyproject.toml --extra dev $(LOCK_FOR) $(UPGRADE) -o $(DEV_LOCK)
+	$(BIN)/uv pip compile --quiet pyproject.toml $(LOCK_FOR) -c $(DEV_LOCK) -o $(LOCK)
+
 ## Serve on $(HOST):$(PORT): gunicorn ('service:create_app()'), plus the embedded
 ## Redis (unless REDIS_URL is set) and the sweeper for managed matches (service/run/serve.py).
 run: $(RUNTIME)
 	HOST=$(HOST) PORT=$(PORT) WEB_CONCURRENCY=$(WORKERS) $(BIN)/python -m service.run.serve
 
-## Everything CI checks: lint, the spec's lint, types, the Dockerfile, the tests (the contract's, and the page's in
-## headless Chromium), and the image and compose file run for real (make container).  Stops at the first failure.
-test: lint speclint typecheck hadolint browser unit container
+## Everything CI checks: lint, the spec's lint, types, the Dockerfile, the manuals' site, the tests (the contract's, and
+## the page's in headless Chromium), and the image and compose file run for real (make container).  Stops at the first failure.
+test: lint speclint typecheck hadolint docs browser unit container
 
 lint: $(DEV)
 	$(BIN)/ruff check engine service views umpire tests bench examples
@@ -59,6 +78,11 @@ typecheck: $(DEV)
 
 hadolint: $(DEV)
 	$(BIN)/hadolint Dockerfile container/nginx.Dockerfile
+
+## The manuals of docs/ built as a site with MkDocs (mkdocs.yml) into build/site/; --strict: a link to a missing page
+## or heading, or a page left out of the navigation, fails.
+docs: $(DEV)
+	$(BIN)/mkdocs build --strict --quiet
 
 ## The browser the page's tests drive (tests/browser): Debian's chromium and chromium-driver, and the nginx
 ## tests/test_proxy.py puts in front of the app (deploy/nginx.conf), installed when missing (as root, as CI

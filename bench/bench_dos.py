@@ -1,5 +1,5 @@
-"""Three attacks against ``make run``, and how plays and moves fare:
-``python -m bench dos [--case png|slowbody|spectators|all] [--requests N]``.
+"""Attacks against ``make run``, and how plays, moves and posts fare:
+``python -m bench dos [--case png|slowbody|spectators|webhooks|all] [--requests N]``.
 
 Issue 20, "Denial of service".  Against what ``make run`` starts (``python -m
 service.run.serve``: 2 gunicorn gevent workers and a sweeper, ``bench/common.py``)
@@ -25,6 +25,13 @@ by the count of timed requests.
   attacks and times through it; ``both`` (the default) does one, then the
   other.  Aim: plays within 2x of idle.  Also the workers' memory before,
   during and after (and nginx's).
+* ``webhooks``: ``--stalled`` (100) matches whose three webhooks each stall, on
+  ``--stall-hosts`` (4) receivers that answer ``HTTP/1.1 200 OK`` and then a
+  header byte every 3 s (issue 34), while a healthy match (a move every 0.5 s)
+  posts to a receiver that answers at once; its posts' delays are measured
+  first with nobody stalling, then with the stalled matches
+  (bench/bench_webhooks.py ``stalled``).  Aim: every healthy post within 2 s
+  of its move.
 * ``spectators``: ``--listeners`` (5000) event streams from 50 addresses
   (127.0.1.x) on one Catchup side-10 match, whose moves are the timed ones
   (each move is an event to all 5000); the baseline is a match like it
@@ -460,6 +467,28 @@ def case_spectators(base: str, proc: Any, count: int, listeners: int) -> None:
     print(f"workers' RSS: {rss_before:.1f} MiB before the streams, {rss_during:.1f} with them; load average {load}")
 
 
+# -- (e) stalled webhooks (issue 34 item 1) --------------------------------------------------
+
+
+def webhook_receivers(stall_hosts: int) -> tuple[Any, Any, dict[str, str]]:
+    """The stalled-webhooks case's receivers (bench/bench_webhooks.py): one healthy, ``stall_hosts``
+    stalling; and the server's settings that allow them."""
+    from bench.bench_webhooks import Receiver, Stalls
+
+    healthy, stalls = Receiver(), Stalls(stall_hosts)
+    allow = ",".join(f"127.0.0.1:{p}" for p in [healthy.server_port, *stalls.ports])
+    return healthy, stalls, {"WEBHOOK_ALLOW": allow, "CREATE_RATE_LIMIT": "off"}
+
+
+def case_webhooks(base: str, healthy: Any, stalls: Any, matches: int) -> None:
+    """``matches`` matches whose three webhooks stall (200, then a header byte every 3 s) on the
+    stalling hosts, while a healthy match posts elsewhere: each healthy post within 2 s of its move."""
+    from bench.bench_webhooks import stalled
+
+    print(f"-- (e) {matches} matches whose webhooks stall, and a healthy match's posts")
+    stalled(base, healthy, stalls, matches)
+
+
 def gauge_listeners(base: str, want: int, wait_s: float = 60) -> int:
     """``umpire_listeners`` summed over ``/metrics``, once it reaches ``want`` (or after ``wait_s``)."""
     end = time.monotonic() + wait_s
@@ -479,7 +508,7 @@ def gauge_listeners(base: str, want: int, wait_s: float = 60) -> int:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench dos", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--case", choices=["png", "slowbody", "spectators", "all"], default="all")
+    parser.add_argument("--case", choices=["png", "slowbody", "spectators", "webhooks", "all"], default="all")
     parser.add_argument("--requests", type=int, default=200, help="timed plays and moves, idle and loaded")
     parser.add_argument("--connections", type=int, default=8300, help="slow-body connections (the issue's 8,300)")
     parser.add_argument("--via", choices=["direct", "nginx", "both"], default="both", help="slowbody: at the app, or at nginx")
@@ -489,8 +518,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--timeout", type=float, default=30.0, help="a timed request unanswered this long counts as failed")
     parser.add_argument("--impolite", action="store_true", help="png: the clients ignore Retry-After")
     parser.add_argument("--nice", default=None, help="png: RENDER_NICE (the service's default: 10)")
+    parser.add_argument("--stalled", type=int, default=100, help="webhooks: matches whose webhooks stall")
+    parser.add_argument("--stall-hosts", type=int, default=4, help="webhooks: receivers (ports) that stall")
     args = parser.parse_args(argv or [])
-    cases = ["png", "slowbody", "spectators"] if args.case == "all" else [args.case]
+    cases = ["png", "slowbody", "spectators", "webhooks"] if args.case == "all" else [args.case]
     PACE[0] = args.pace
     global TIMEOUT_S
     TIMEOUT_S = args.timeout
@@ -505,6 +536,9 @@ def main(argv: list[str] | None = None) -> None:
             env["RENDER_RATE_LIMIT"] = env["PNG_RATE_LIMIT"] = "off"  # no budget: the pool alone holds the load
             if args.nice is not None:
                 env["RENDER_NICE"] = args.nice
+        hooks = webhook_receivers(args.stall_hosts) if case == "webhooks" else None
+        if hooks is not None:
+            env.update(hooks[2])
         proc, base = serve(env)
         try:
             if case == "png":
@@ -512,10 +546,15 @@ def main(argv: list[str] | None = None) -> None:
             elif case == "slowbody":
                 for via in ("direct", "nginx") if args.via == "both" else (args.via,):
                     case_slowbody(base, proc, args.requests, args.connections, via, work)
+            elif case == "webhooks" and hooks is not None:
+                case_webhooks(base, hooks[0], hooks[1], args.stalled)
             else:
                 case_spectators(base, proc, args.requests, args.listeners)
         finally:
             stop(proc)
+            if hooks is not None:
+                hooks[0].shutdown()
+                hooks[1].close()
             redis.stop()
             shutil.rmtree(work, ignore_errors=True)
 

@@ -54,14 +54,15 @@ def wrk(base: str, mode: str, connections: int, threads: int, seconds: int, *arg
     return figures
 
 
-def new_matches(base: str, path: Path, count: int) -> None:
-    """``count`` fresh Catchup matches for one wrk run of moves, and the cells to play in them."""
+def new_matches(base: str, path: Path, count: int, headers: dict[str, str] | None = None) -> None:
+    """``count`` fresh Catchup matches for one wrk run of moves, and the cells to play in them (``headers``: the
+    umpire token's, say, which creates matches at any pace)."""
     empty = call(base, "POST", "/v1/games/catchup/new", {"options": {"size": SIZE}})["state"]
     cells = call(base, "POST", "/v1/games/catchup/legal-moves", {"state": empty})["moves"]
     lines = [" ".join(cells)]
     body = {"game": "catchup", "options": {"size": SIZE}, "clock": {"turn_s": 600, "bank_s": 0}}
     for _ in range(count):
-        m = call(base, "POST", "/v1/matches", body)
+        m = call(base, "POST", "/v1/matches", body, headers)
         lines.append(f"{m['match_id']} {m['seats']['0']} {m['seats']['1']}")
     path.write_text("\n".join(lines) + "\n")
 

@@ -7,15 +7,20 @@
 --           matches ("id token0 token1" per line); each wrk thread takes its share of the
 --           matches and always submits the next legal move of a match not in flight, reading
 --           the match id and the new ply back from each answer.
+--           When every match is in flight or played out it asks GET /v1/health instead, and counts
+--           it: "fallbacks" in the figures (a run with any is short of matches, not a move's figure).
 -- done() prints one JSON line with the figures bench_http.py reads.
 
 local mode, fixed, cells
 local ready = {}
 local threads = 0
+local all_threads = {}
+fallbacks = 0
 
 function setup(thread)
   thread:set("tid", threads)
   threads = threads + 1
+  all_threads[#all_threads + 1] = thread
 end
 
 local function read_lines(path)
@@ -54,7 +59,10 @@ end
 function request()
   if mode ~= "move" then return fixed end
   local m = table.remove(ready, 1)
-  if m == nil then return wrk.format("GET", "/v1/health") end -- every match in flight or played out
+  if m == nil then -- every match in flight or played out
+    fallbacks = fallbacks + 1
+    return wrk.format("GET", "/v1/health")
+  end
   local body = '{"move":"' .. cells[m.ply + 1] .. '","ply":' .. m.ply .. '}'
   local headers = { ["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. m.tokens[m.ply % 2 + 1] }
   return wrk.format("POST", "/v1/matches/" .. m.id .. "/moves", headers, body)
@@ -73,8 +81,10 @@ end
 
 function done(summary, latency, requests)
   local e = summary.errors
+  local fell = 0
+  for _, t in ipairs(all_threads) do fell = fell + (t:get("fallbacks") or 0) end
   io.write(string.format(
-    '{"requests":%d,"duration_us":%d,"socket_errors":%d,"non2xx":%d,"p50_ms":%.3f,"p90_ms":%.3f,"p99_ms":%.3f,"max_ms":%.3f}\n',
-    summary.requests, summary.duration, e.connect + e.read + e.write + e.timeout, e.status,
+    '{"requests":%d,"duration_us":%d,"socket_errors":%d,"non2xx":%d,"fallbacks":%d,"p50_ms":%.3f,"p90_ms":%.3f,"p99_ms":%.3f,"max_ms":%.3f}\n',
+    summary.requests, summary.duration, e.connect + e.read + e.write + e.timeout, e.status, fell,
     latency:percentile(50) / 1000, latency:percentile(90) / 1000, latency:percentile(99) / 1000, latency.max / 1000))
 end

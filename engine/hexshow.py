@@ -25,6 +25,7 @@ class HexShow(Show):
     min_size: ClassVar[int] = MIN_SIDE
     max_size: ClassVar[int] = MAX_SIDE
     symbols: ClassVar[tuple[str, str]] = ("X", "O")  # the diagram's stones, by board value
+    drawn: ClassVar[tuple[str, ...]] = ("board", "blocked")  # a stone by value on each cell, # on each blocked one
 
     def board_kind(self, options: Mapping[str, Any]) -> tuple[str, int]:
         """("hexhex", side) or ("green-meadow", 6) for these options."""
@@ -80,6 +81,11 @@ class HexShow(Show):
     def size_text(self, state: Mapping[str, Any]) -> str:
         kind, side = self.board_kind(state.get("options") or {})
         return "Green Meadow board" if kind == "green-meadow" else f"side {side}"
+
+    def off_note(self, state: Mapping[str, Any], sep: str = ", ") -> str:
+        """The legend's words for ``#``, only on a board that has cells off it (Green Meadow's
+        black corners, blocked cells): a plain hexhex board has none to explain (issue 35)."""
+        return f"{sep}# off the board" if self.state_shape(state).off else ""
 
     @staticmethod
     def blocked_note(state: Mapping[str, Any]) -> str:

@@ -14,7 +14,7 @@ how a person writes and clicks a move, and the words for what they see.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,7 @@ Json = dict[str, Any]
 CELL = "{cell}"  # in Click.step: the name of the cell clicked
 CHOICE = "{choice}"  # in Click.step: the code of the choice picked before the click
 WINNER = "{winner}"  # in End.won: the winner's name
+PLAYERS = ("{player0}", "{player1}")  # in Hints.named_words: each seat's name
 
 
 @dataclass(frozen=True)
@@ -113,9 +114,15 @@ class Hints:
       joins steps back into a move a person can read and the engine parses.
     * ``ends``: the sentences of the game's natural ends (the common ends are
       :data:`COMMON_END_SENTENCES`).
-    * ``board_words``: what a value of the state's ``board`` is, in words
-      (``"0"``: ``"Red's stone"``); ``empty`` an empty cell.  A ``board`` is an
-      object of cells, or a list of rows of one symbol a column.
+    * ``board_words``: what a value of the state's ``board`` is, in words,
+      where no names are given (``"0"``: ``"Red's stone"``, the seats as the
+      game names them); ``empty`` an empty cell.  A ``board`` is an object of
+      cells, or a list of rows of one symbol a column.
+    * ``named_words``: the same words where the players have names (a match's,
+      or a picture's ``names``), ``{player0}`` and ``{player1}`` standing for
+      them (``"{player0}'s stone"``): the colour words are said only when no
+      names are given (issue 35).  A value not here is nobody's piece (Too's
+      stones, Crystal's crystals) and reads as in ``board_words``.
     * ``turn_notes``: words added to "X to move" from a field of the state:
       field, then the value as text (``"*"`` for any other, where ``{value}``
       is the value; an empty text says nothing).
@@ -133,11 +140,28 @@ class Hints:
     empty: str = "empty"
     example_options: Mapping[str, Any] = field(default_factory=dict)
     turn_notes: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    named_words: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         re.compile(self.step_pattern)
         if not self.examples:
             raise ValueError("a game shows at least one example move")
+        for value, words in self.named_words.items():
+            if value not in self.board_words:
+                raise ValueError(f"named_words say the board value {value!r}, which board_words do not")
+            if not any(p in words for p in PLAYERS):
+                raise ValueError(f"named_words of {value!r} name no seat ({' or '.join(PLAYERS)}): {words!r}")
+
+    def board_word(self, value: object, names: Sequence[str] | None = None) -> str:
+        """What the board value ``value`` is, in words: with the players' ``names`` (seat 0's
+        first) where the game's pieces are theirs, else in the game's own words."""
+        key = str(value)
+        named = self.named_words.get(key) if names else None
+        if named is None or names is None:
+            return self.board_words.get(key, key)
+        for placeholder, name in zip(PLAYERS, names, strict=True):
+            named = named.replace(placeholder, name)
+        return named
 
     def split(self, move: str) -> list[str]:
         """The steps of ``move`` as the page reads them (``step_pattern``)."""
@@ -164,6 +188,7 @@ class Hints:
             "joiner": self.joiner,
             "ends": {end: e.describe() for end, e in self.end_sentences(game).items()},
             "board_words": dict(self.board_words),
+            "named_words": dict(self.named_words),
             "empty": self.empty,
             "turn_notes": {name: dict(words) for name, words in self.turn_notes.items()},
         }

@@ -149,7 +149,9 @@ class Picture:
     ``lines`` run from the title to the turn (or result); a renderer adds the
     clock after them, then ``notes`` (a legend of special pieces).  ``barred``
     are row or column labels drawn struck out (files the player to move may
-    not shift)."""
+    not shift).  ``said``: the last move as a clause naming its mover ("Ann
+    plays D7 F8"), empty when no move led here; ``name``: the game as a
+    heading names it, variant and rule options included."""
 
     board: BoardShape
     pieces: tuple[Piece, ...]
@@ -158,6 +160,8 @@ class Picture:
     notes: tuple[Line, ...]
     legend: str
     barred: tuple[str, ...] = ()
+    said: str = ""
+    name: str = ""
 
     @property
     def title(self) -> str:
@@ -224,6 +228,8 @@ class Show(ABC):
     natural_end: ClassVar[str]  # the game's own end ("full", "stuck", "threshold")
     extra_width: ClassVar[float] = 0.0  # room the panel's lines need beyond a renderer's least width
     not_the_mover: ClassVar[frozenset[str]] = frozenset()  # events whose player is not who moved
+    # The state's fields the diagram draws; a post carries the others on its [State ...] line (views/diagram.py).
+    drawn: ClassVar[tuple[str, ...]] = ("board",)
 
     # -- the board ----------------------------------------------------------------------------
 
@@ -251,11 +257,34 @@ class Show(ABC):
         """Labels to strike out (files the player to move may not use)."""
         return ()
 
+    def read_grid(self, rows: Sequence[Sequence[str]]) -> Json | None:
+        """A grid's :attr:`drawn` fields read back from its diagram's symbols, row by row
+        (:meth:`pieces` the other way): ValueError naming a symbol that is no piece; None
+        for a game whose diagram is no grid, or cannot be read."""
+        return None
+
     # -- the lines under the board ------------------------------------------------------------
+
+    def name_of(self, state: Mapping[str, Any]) -> str:
+        """The game as a post's heading names it: the title with the variant and
+        the options that change its rules ("Bug (green-meadow)", "Crystal
+        Connector (rocks, spikes)"), the start of :meth:`describe`."""
+        return self.title
 
     @abstractmethod
     def describe(self, state: Mapping[str, Any]) -> str:
-        """The heading: game, variant, board, ply."""
+        """The picture's title: :meth:`name_of`, the board, the ply."""
+
+    def said(self, last: LastMove, events: Sequence[Json], names: tuple[str, str]) -> str:
+        """The last move as a clause naming its mover, in the rules' words (a post's heading):
+        "Ann plays D7 F8"; empty when no move led here."""
+        if last.move is None or last.mover not in (0, 1):
+            return ""
+        return f"{names[last.mover]} plays {last.move}"
+
+    def last_line(self, last: LastMove, events: Sequence[Json], names: tuple[str, str]) -> str:
+        """The line under the board that says the last move: "Last move (Ann): D7 F8"."""
+        return f"Last move ({names[last.mover] if last.mover in (0, 1) else '?'}): {last.move}"
 
     @abstractmethod
     def scores(self, state: Mapping[str, Any], names: tuple[str, str]) -> list[Line]:
@@ -282,7 +311,7 @@ class Show(ABC):
         last = self.last_move(events, state)
         lines = [Line(self.describe(state), "title")]
         if last.move is not None and last.mover is not None:
-            lines.append(Line(f"Last move ({names[last.mover]}): {last.move}", "last"))
+            lines.append(Line(self.last_line(last, events, names), "last"))
             lines += self.mark_notes(last)
         lines += self.scores(state, names)
         if state.get("status") == "finished":
@@ -297,6 +326,8 @@ class Show(ABC):
             notes=tuple(self.extra_notes(state, names)),
             legend=self.legend(state, names),
             barred=self.barred(state),
+            said=self.said(last, events, names),
+            name=self.name_of(state),
         )
 
     def result(self, state: Mapping[str, Any], events: Sequence[Json], names: tuple[str, str]) -> str:

@@ -2,22 +2,20 @@
 
 ``gunicorn 'service:create_app()'`` serves it.  Configuration comes from
 defaults, then environment variables, then the ``config`` mapping; every
-setting is an environment variable of the same name (README "Settings").
+setting is an environment variable of the same name (docs/SETTINGS.md).
 The settings of managed matches (Redis, tokens, streams) are read in service/matches/db.py.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
-from inspect import iscoroutinefunction
+from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, Response
-from flask.globals import _cv_request
+from flask import Flask
 from flask.sessions import NullSession, SessionInterface
-from flask.signals import request_tearing_down
 
+from service.web import appref
 from service.web.ratelimit import CREATE_DEFAULT, RENDER_DEFAULT
 
 DEFAULTS: dict[str, Any] = {
@@ -63,9 +61,6 @@ def _from_env() -> dict[str, Any]:
     return out
 
 
-_UNSET: Any = object()  # do_teardown_request called without an exception: Flask's own finds the one being handled
-
-
 class NoSessions(SessionInterface):
     """The service keeps no sessions: its clients hold what they need (a state, a seat's token).  Flask's default
     interface looks for a signing key on every request, finds none, and makes a null session each time, then asks
@@ -86,60 +81,10 @@ class NoSessions(SessionInterface):
         pass
 
 
-class App(Flask):
-    """Flask, remembering which of its hooks, views and error handlers are plain functions.
-
-    Flask asks ``inspect.iscoroutinefunction`` of every hook and view on every request (``ensure_sync``):
-    nine times a request here, about 25 µs of a ``GET /v1/games`` (issue 20, "Cost per request").  The answer
-    cannot change for a registered function, so it is kept; an ``async def`` one is still wrapped each time, as
-    Flask does.  Functions made per request (``after_this_request``) are asked as before once the memo is full.
-    And no sessions (:class:`NoSessions`).
-
-    Nor does a request look for hooks where none are registered.  Flask's ``preprocess_request``,
-    ``process_response`` and ``do_teardown_request`` each ask the ``request`` proxy for its blueprints (the
-    proxy, the blueprint from the endpoint, a tuple of names) to look up hooks by blueprint, on every request:
-    with none registered (the service registers none by default; a rate limit or CORS registers theirs), that
-    was about 6% of a ``play``'s instructions (issue 20, "Cost per request"; cachegrind, BENCHMARKS.md).  With
-    any hook of the kind registered, or a function of ``after_this_request``, or a session interface other
-    than :class:`NoSessions`, Flask's own method runs, unchanged; the ``request_tearing_down`` signal is
-    always sent.
-    """
-
-    MEMO_SIZE = 1024
-    session_interface = NoSessions()
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._plain: dict[Callable[..., Any], bool] = {}
-
-    def preprocess_request(self) -> Any:
-        if any(self.url_value_preprocessors.values()) or any(self.before_request_funcs.values()):
-            return super().preprocess_request()
-        return None
-
-    def process_response(self, response: Response) -> Response:
-        hooked = _cv_request.get()._after_request_functions or any(self.after_request_funcs.values())
-        if hooked or type(self.session_interface) is not NoSessions:
-            return super().process_response(response)
-        return response
-
-    def do_teardown_request(self, exc: BaseException | None = _UNSET) -> None:
-        if exc is _UNSET or any(self.teardown_request_funcs.values()):
-            super().do_teardown_request(*(() if exc is _UNSET else (exc,)))
-            return
-        request_tearing_down.send(self, _async_wrapper=self.ensure_sync, exc=exc)
-
-    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
-        plain = self._plain.get(func)
-        if plain is None:
-            plain = not iscoroutinefunction(func)
-            if len(self._plain) < self.MEMO_SIZE:
-                self._plain[func] = plain
-        return func if plain else self.async_to_sync(func)
-
-
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
-    app = App(__name__, static_folder=None)  # the page's files are service.api.page's (/static/...)
+    app = Flask(__name__, static_folder=None)  # the page's files are service.api.page's (/static/...)
+    appref.remember(app)  # the app itself, for work handed to threads (service/web/appref.py)
+    app.session_interface = NoSessions()
     app.config.update(DEFAULTS)
     app.config.update(_from_env())
     if config:
@@ -154,14 +99,16 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     app.json = StrictJSONProvider(app)
 
-    import redis
     from marshmallow import ValidationError
     from werkzeug.exceptions import HTTPException
 
     from engine.errors import EngineError
+    from service import discord
     from service.api import games, page, pictures, suggest
-    from service.matches import db, events, health, outbox, routes, sweeper, webhooks
-    from service.matches.store import Unconfirmed
+    from service.discord import interactions, register
+    from service.matches import controls, db, deliverer, events, failures, health, moves, outbox, routes, sweeper, webhooks
+    from service.matches import pictures as match_pictures  # noqa: F401  # its views are on pictures.bp: imported before it is registered
+    from service.run import embedded
     from service.web import cors, errors, guard, metrics, ratelimit, requestlog, signing
 
     # Settings and hooks, in the order every request meets them.
@@ -170,30 +117,35 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     signing.init_app(app)
     cors.init_app(app)
     suggest.configure(app)
-    db.init_app(app)  # the match store's settings (Redis), connected on first use
+    db.init_app(app, embedded.url_of_started)  # the match store's settings (Redis; the embedded one without REDIS_URL)
     outbox.init_app(app)  # the webhooks' settings (WEBHOOK_ALLOW...), checked at start
-    metrics.init_app(app)  # every request timed
+    discord.init_app(app)  # the Discord application's settings (DISCORD_PUBLIC_KEY...), checked at start
+    requestlog.observe(app, metrics.time_answer)  # every answer timed (service/web/metrics.py)
 
     # Every error becomes the one error shape (service/web/errors.py); Redis failures are 503.
     app.register_error_handler(errors.ApiError, errors.api_error)
     app.register_error_handler(ValidationError, errors.schema_error)
     app.register_error_handler(EngineError, errors.engine_error)
     app.register_error_handler(HTTPException, errors.http_error)
-    app.register_error_handler(redis.RedisError, routes.redis_unavailable)
-    app.register_error_handler(Unconfirmed, routes.unconfirmed_change)
+    for failure in failures.FAILURES:  # the match store's: 404 match_not_found, 503 (service/matches/failures.py)
+        app.register_error_handler(failure, failures.answer)
     app.register_error_handler(Exception, errors.unexpected_error)
 
     # The routes: the stateless API, pictures and the page; managed matches; operations.
     app.register_blueprint(games.bp)  # /v1/games/...: verdicts, legal moves, replays
-    app.register_blueprint(pictures.bp)  # pictures and posts, stateless and of matches (views/)
+    app.register_blueprint(pictures.bp)  # pictures and posts, stateless and of matches (match_pictures' views; views/)
     app.register_blueprint(suggest.bp)  # the built-in bots' moves, searched in processes of their own
     app.register_blueprint(page.bp)  # the page at /, /openapi.yaml, /docs
-    app.register_blueprint(routes.bp)  # /v1/matches/...
+    app.register_blueprint(routes.bp)  # /v1/matches, /v1/matches/{id}
+    app.register_blueprint(moves.bp)  # a match's moves, resignations and record
+    app.register_blueprint(controls.bp)  # the umpire's controls of a match
     app.register_blueprint(events.bp)  # a match's event stream
     app.register_blueprint(webhooks.bp)  # a match's webhooks, as they went
     app.register_blueprint(health.bp)  # /v1/health
     app.register_blueprint(metrics.bp)  # /metrics
+    app.register_blueprint(interactions.bp)  # /v1/discord/interactions: slash commands (404 without DISCORD_PUBLIC_KEY)
     app.cli.add_command(sweeper.sweep_command)  # flask sweep
-    app.cli.add_command(webhooks.deliver_command)  # flask deliver: posts to matches' webhooks
+    app.cli.add_command(deliverer.deliver_command)  # flask deliver: posts to matches' webhooks
+    app.cli.add_command(register.register_command)  # flask discord-register: the slash commands put to Discord
     ratelimit.init_app(app)  # after the routes: it limits every one of them
     return app

@@ -108,7 +108,14 @@ class Receiver:
         return Response(status=204)
 
     def check_discord(self, request: Request) -> Json:
-        """Discord's Execute Webhook with a file: multipart/form-data, ``payload_json`` and ``files[0]``."""
+        """Discord's Execute Webhook with a file: multipart/form-data, ``payload_json`` and ``files[0]``;
+        without one (refused attempts: no picture), JSON: ``content`` and ``allowed_mentions``."""
+        if request.mimetype == "application/json":
+            body = request.get_json()
+            assert set(body) == {"content", "allowed_mentions"}, body
+            assert isinstance(body["content"], str) and 0 < len(body["content"]) <= 2000
+            assert body["allowed_mentions"] == {"parse": []}
+            return {"text": body["content"], "png": None, "alt": None}
         assert request.mimetype == "multipart/form-data", request.mimetype
         assert set(request.form) == {"payload_json"} and set(request.files) == {"files[0]"}, (request.form, request.files)
         payload = json.loads(request.form["payload_json"])
@@ -122,7 +129,9 @@ class Receiver:
         assert upload.filename == "board.png" and upload.mimetype == "image/png"
         png = upload.read()
         assert png.startswith(PNG_MAGIC) and Image.open(io.BytesIO(png)).size[0] > 100
-        return {"text": payload["content"], "png": png}
+        alt = payload["attachments"][0]["description"]
+        assert isinstance(alt, str) and 0 < len(alt) <= 1024  # Discord's limit on an attachment's description
+        return {"text": payload["content"], "png": png, "alt": alt}
 
     def check_slack(self, request: Request) -> Json:
         """Slack's incoming webhook: JSON with ``text`` and ``blocks`` (a section, an image when linked)."""
@@ -144,6 +153,11 @@ class Receiver:
         errors = self.spec.validate("/components/schemas/WebhookPayload", body)
         assert not errors, errors
         assert request.headers["X-Umpire-Delivery"] == f"{body['match_id']}:{body['seq']}"
+        refused = [e for e in body["events"] if e["type"] == "illegal" and e["state"]["status"] == "ongoing"]
+        if body["picture"] is None:  # refused attempts, and only those: no picture
+            assert refused and len(refused) == len(body["events"]) and body["picture_url"] is None
+            return {"body": body}
+        assert not refused and body["last_seq"] == body["seq"]
         png = base64.b64decode(body["picture"])
         assert png.startswith(PNG_MAGIC)
         return {"body": body}

@@ -22,6 +22,12 @@ from umpire.server import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# The default budgets for creating matches and drawing pictures (service/web/ratelimit.py) are off for
+# the suite's apps and servers, which draw dozens of pictures a second; tests/test_wrong_answers.py tests
+# them.  Here, not in a conftest.py: two conftest modules (tests/ and tests/matches/) cannot both be
+# imported by that name, and which one `import conftest` finds depends on the order of collection.
+NO_BUDGETS = {"CREATE_RATE_LIMIT": "off", "RENDER_RATE_LIMIT": "off", "PNG_RATE_LIMIT": "off", "SUGGEST_RATE_LIMIT": "off"}
+
 
 @contextmanager
 def serve(folder: Path, **env: str) -> Iterator[str]:

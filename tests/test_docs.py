@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import yaml
 from flask.testing import FlaskClient
 from openapi_check import METHODS, SPEC_FILE
 
 from service.api import docs
+
+STATIC = Path(docs.__file__).resolve().parent / "static"
 
 
 def test_the_spec_is_served_as_committed(client: FlaskClient) -> None:
@@ -73,8 +76,9 @@ def test_the_spec_markdown_is_kept_and_escaped() -> None:
 
 
 def test_the_page_and_its_files(client: FlaskClient) -> None:
-    """GET / is the static page; its script and style sheet come from the
-    package (service/api/static/, package data), and nothing comes from elsewhere."""
+    """GET / is the static page; its script (an entry module and the modules it
+    imports) and style sheet come from the package (service/api/static/, package
+    data), and nothing comes from elsewhere."""
     resp = client.get("/")
     assert resp.mimetype == "text/html"
     html = resp.get_data(as_text=True)
@@ -84,7 +88,9 @@ def test_the_page_and_its_files(client: FlaskClient) -> None:
     assert {"/docs", "/openapi.yaml"} <= set(page.links)
     again = client.get("/", headers={"If-None-Match": resp.headers["ETag"]})
     assert again.status_code == 304
-    for name, mimetype in (("app.js", "text/javascript"), ("app.css", "text/css")):
+    files = [("app.css", "text/css"), *((p.name, "text/javascript") for p in sorted(STATIC.glob("*.js")))]
+    assert ("app.js", "text/javascript") in files and len(files) > 2  # the modules app.js imports (tests/test_page_modules.py)
+    for name, mimetype in files:
         file = client.get(f"/static/{name}")
         assert file.mimetype == mimetype
         body = file.get_data(as_text=True)

@@ -1,6 +1,7 @@
 """Every error code is listed, with its status, in openapi.yaml: the codes the
-service raises (``ApiError(status, "code", ...)``, Werkzeug's statuses, the
-engine's field errors) are those of service/web/errors.py ``ERROR_CODES``, the codes
+service raises (``ApiError("code", ...)``, Werkzeug's statuses, the
+engine's field errors) are those of service/web/errors.py ``ERROR_CODES``, the one
+table that gives each its status (no raise site names a status), the codes
 of illegal moves those of engine/errors.py ``MOVE_ERROR_CODES``, and the spec's
 tables are written from them.  Found in the source, so a new code cannot be
 left out (nor a stale one kept)."""
@@ -15,7 +16,7 @@ import pytest
 
 from engine.errors import MOVE_ERROR_CODES
 from engine.registry import GAMES, MOVE_CODES
-from service.web.errors import _HTTP_CODES, ERROR_CODES
+from service.web.errors import _HTTP_CODES, ERROR_CODES, ApiError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,15 +37,36 @@ def _const(node: ast.expr | None) -> Any:
     return node.value
 
 
-def raised_api_errors() -> set[tuple[int, str]]:
+def raised_api_errors() -> set[str]:
     calls = [c for c in _calls("service") if _name(c) in ("ApiError", "error_response")]
-    # the handlers pass on what they caught (err.status, err.code, code): those are the codes found elsewhere
-    found = {(_const(c.args[0]), _const(c.args[1])) for c in calls if all(isinstance(a, ast.Constant) for a in c.args[:2])}
+    # the handlers pass on what they caught (err.code): those are the codes found elsewhere
+    found = {_const(c.args[0]) for c in calls if c.args and isinstance(c.args[0], ast.Constant)}
     assert len(found) >= 10
-    found |= {(status, code) for status, (code, _) in _HTTP_CODES.items()}
-    found |= {(422, "bad_state"), (422, "bad_options"), (404, "unknown_game"), (500, "internal_error"), (422, "invalid_body")}
-    found |= {(422, "bad_record")}  # the engine's FieldError of a record format (engine/games/catchup/littlegolem.py)
+    found |= {code for code, _ in _HTTP_CODES.values()}
+    found |= {"bad_state", "bad_options", "unknown_game", "internal_error", "invalid_body"}
+    found |= {"bad_record"}  # the engine's FieldError of a record format (engine/games/catchup/littlegolem.py)
     return found
+
+
+def test_no_raise_site_names_a_status() -> None:
+    """A status is the table's to give: an ``ApiError`` or ``error_response`` whose first argument is a number
+    would be a second place that maps a failure to HTTP."""
+    calls = [c for c in _calls("service") if _name(c) in ("ApiError", "error_response")]
+    numbered = [
+        ast.unparse(c) for c in calls if c.args and isinstance(c.args[0], ast.Constant) and isinstance(c.args[0].value, int)
+    ]
+    assert numbered == []
+
+
+def test_werkzeugs_statuses_have_the_tables_codes() -> None:
+    for status, (code, _) in _HTTP_CODES.items():
+        assert ERROR_CODES[code][0] == status, code
+
+
+def test_a_code_not_in_the_table_is_refused_where_it_is_raised() -> None:
+    with pytest.raises(ValueError, match="not in ERROR_CODES"):
+        ApiError("no_such_code", "A code nobody listed.")
+    assert ApiError("stale_ply", "x").status == 409
 
 
 def raised_move_codes(folder: str = "engine") -> set[str]:
@@ -59,8 +81,7 @@ def raised_move_codes(folder: str = "engine") -> set[str]:
 
 
 def test_every_error_the_service_raises_is_listed_with_its_status() -> None:
-    listed = {(status, code) for code, (status, _) in ERROR_CODES.items()}
-    assert raised_api_errors() == listed
+    assert raised_api_errors() == set(ERROR_CODES)
 
 
 def test_every_code_of_an_illegal_move_is_listed() -> None:

@@ -147,7 +147,7 @@ def _call(port: int, method: str, path: str, body: object) -> dict[str, object]:
 
 
 def test_keep_alive_0_answers_one_request_a_connection(tmp_path: Path) -> None:
-    """``KEEP_ALIVE_S=0`` (README; service/run/serve.py): each connection carries one request, so that the
+    """``KEEP_ALIVE_S=0`` (docs/SETTINGS.md; service/run/serve.py): each connection carries one request, so that the
     next goes to whichever worker accepts it first."""
     with serve(tmp_path, KEEP_ALIVE_S="0") as base:
         port = int(base.rsplit(":", 1)[1])

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import gc
 import io
-import logging
-import time
 from typing import Any
 
 import gevent  # type: ignore[import-untyped]
@@ -21,7 +19,7 @@ from gunicorn.workers.ggevent import GeventWorker
 
 from service import create_app
 from service.run import gunicorn_conf
-from service.web import metrics, requestlog
+from service.web import requestlog
 
 
 def _turns_taken(give_way: Any) -> int:
@@ -47,12 +45,8 @@ def test_after_each_request_a_gevent_worker_waits_for_the_next_turn() -> None:
     try:
         gunicorn_conf.post_worker_init(worker)
         assert _turns_taken(lambda: gunicorn_conf.post_request(worker, None, {}, None)) == 1
-        assert requestlog._later is gevent.spawn_later  # and the answers' lines are written within requestlog.FLUSH_S
-        assert metrics._later is gevent.spawn_later  # and their timings within metrics.FLUSH_S
     finally:
         gunicorn_conf._yield = None
-        requestlog.stop_batching()
-        metrics.stop_batching()
         gc.unfreeze()  # post_worker_init froze this test process's objects
 
 
@@ -62,101 +56,10 @@ def test_other_workers_do_not_yield() -> None:
 
     try:
         gunicorn_conf.post_worker_init(SyncLike())
-        assert gunicorn_conf._yield is None and requestlog._later is None
+        assert gunicorn_conf._yield is None
         assert _turns_taken(lambda: gunicorn_conf.post_request(SyncLike(), None, {}, None)) == 0
     finally:
         gc.unfreeze()
-
-
-class Writes(io.StringIO):
-    """A stream that keeps each write apart."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.writes: list[str] = []
-
-    def write(self, text: str) -> int:
-        self.writes.append(text)
-        return super().write(text)
-
-
-def test_the_answers_lines_are_written_together_within_a_tenth_of_a_second_in_order(monkeypatch: Any) -> None:
-    """service/web/requestlog.py ``batch_lines`` (issue 20, "Cost per request": an answer's line made and
-    written as it left cost a request about 20 µs of a gevent worker's CPU).  Answers leave with no line made
-    or written; within ``FLUSH_S`` of the first, all their lines leave in one write, in order, the same lines
-    as without batching; another record first writes them, so the log keeps its order; so many waiting
-    are written at once; what is left when the worker exits is written by ``worker_exit``, once."""
-    client = create_app({"LOG_FORMAT": "text"}).test_client()
-    stream = Writes()
-    requestlog.configure("text", stream)
-    monkeypatch.setattr(logging.root, "handlers", [])  # as in a server: pytest's capture is not on the way
-    try:
-        assert client.get("/v1/games", headers={"X-Request-ID": "unbatched"}).status_code == 200
-        unbatched = stream.writes[-1]
-        stream.writes.clear()
-        requestlog.batch_lines(gevent.spawn_later)
-        assert client.get("/v1/games", headers={"X-Request-ID": "first"}).status_code == 200
-        assert stream.writes == []  # kept: no line made or written yet
-        gevent.sleep(requestlog.FLUSH_S / 2)
-        assert stream.writes == []
-        gevent.sleep(requestlog.FLUSH_S)
-        assert len(stream.writes) == 1 and _unstamped(stream.writes[0]) == _unstamped(unbatched).replace("unbatched", "first")
-
-        def ask(k: int) -> None:
-            assert client.get("/v1/health/nowhere", headers={"X-Request-ID": f"line-{k}"}).status_code == 404
-
-        gevent.joinall([gevent.spawn(ask, k) for k in range(5)], timeout=5)
-        gevent.sleep(requestlog.FLUSH_S * 1.5)
-        assert len(stream.writes) == 2
-        assert [line.split()[2] for line in stream.writes[1].splitlines()] == [f"[line-{k}]" for k in range(5)]
-
-        client.get("/v1/games", headers={"X-Request-ID": "answered"})
-        logging.getLogger("service.test").warning("a record")
-        assert "[answered] GET /v1/games 200" in stream.getvalue().splitlines()[-2]
-        assert "a record" in stream.getvalue().splitlines()[-1]
-
-        monkeypatch.setattr(requestlog, "MOST_KEPT", 3)
-        for k in range(3):
-            client.get("/v1/games", headers={"X-Request-ID": f"many-{k}"})
-        assert stream.writes[-1].count("\n") == 3  # written at the third, before any time passed
-
-        client.get("/v1/games", headers={"X-Request-ID": "the-last"})
-        gunicorn_conf.worker_exit(None, None)
-        assert "[the-last]" in stream.writes[-1]
-        writes = len(stream.writes)
-        gevent.sleep(requestlog.FLUSH_S * 1.5)
-        assert len(stream.writes) == writes  # written once
-    finally:
-        requestlog.stop_batching()
-        requestlog.configure("text")  # back to standard error
-
-
-def test_kept_answers_with_another_handler_on_the_way_are_records_stamped_when_they_left(monkeypatch: Any) -> None:
-    """When the service's handler is not the lines' only way out (here a handler on the root logger), the kept
-    answers leave as records, each its usual way, with its own fields and the time it left, not the write's."""
-    client = create_app({"LOG_FORMAT": "json"}).test_client()
-    captured: list[logging.LogRecord] = []
-
-    class Capture(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            captured.append(record)
-
-    monkeypatch.setattr(logging.root, "handlers", [Capture()])
-    requestlog.configure("json", io.StringIO())
-    try:
-        requestlog.batch_lines(gevent.spawn_later)
-        before = time.time()
-        client.get("/v1/games", headers={"X-Request-ID": "kept"})
-        left = time.time()
-        gevent.sleep(requestlog.FLUSH_S / 2)
-        assert captured == []
-        gevent.sleep(requestlog.FLUSH_S)
-        (record,) = captured
-        assert (record.request_id, record.method, record.path, record.status) == ("kept", "GET", "/v1/games", 200)  # type: ignore[attr-defined]
-        assert before <= record.created <= left and record.getMessage() == "GET /v1/games 200"
-    finally:
-        requestlog.stop_batching()
-        requestlog.configure("text")
 
 
 def _unstamped(line: str) -> str:
@@ -164,44 +67,43 @@ def _unstamped(line: str) -> str:
     return " ".join(line.split()[1:-2])
 
 
-def test_without_batching_each_line_is_written_at_once() -> None:
+def test_each_answers_line_is_written_as_it_leaves() -> None:
+    """One line per answer, through logging, written when the answer leaves (issue 33: no batching of lines)."""
     client = create_app({"LOG_FORMAT": "text"}).test_client()
-    stream = Writes()
+    stream = io.StringIO()
     requestlog.configure("text", stream)
     try:
         client.get("/v1/games", headers={"X-Request-ID": "one"})
+        assert [_unstamped(line) for line in stream.getvalue().splitlines()] == ["info [one] GET /v1/games 200"]
         client.get("/v1/games", headers={"X-Request-ID": "two"})
-        assert [_unstamped(line) for line in stream.writes] == [f"info [{k}] GET /v1/games 200" for k in ("one", "two")]
+        lines = stream.getvalue().splitlines()
+        assert [_unstamped(line) for line in lines] == [f"info [{k}] GET /v1/games 200" for k in ("one", "two")]
     finally:
         requestlog.configure("text")
 
 
-def test_a_write_still_waiting_when_the_batching_stops_is_not_made_later_into_what_comes_after() -> None:
-    """``stop_batching`` writes what is kept and cancels the write that was waiting for it (the request log's and
-    the metrics'): left waiting, it fired into the next batch and wrote its first line early (it did, when
-    tests/test_metrics_batching.py ran before this file)."""
-    fired: list[str] = []
-    for keep, stop, schedule in (
-        (
-            requestlog.batch_lines,
-            requestlog.stop_batching,
-            lambda: requestlog.schedule(requestlog._pending, gevent.spawn_later, 0.05, lambda: fired.append("log")),
-        ),
-        (
-            metrics.batch_timings,
-            metrics.stop_batching,
-            lambda: requestlog.schedule(metrics._pending, gevent.spawn_later, 0.05, lambda: fired.append("metrics")),
-        ),
-    ):
-        keep(gevent.spawn_later)
-        schedule()
-        stop()
-        gevent.sleep(0.1)
-    assert fired == []
-    requestlog.batch_lines(gevent.spawn_later)
+def test_gunicorn_takes_a_request_line_long_enough_for_the_apps_own_414() -> None:
+    """The app refuses a target over MAX_TARGET_BYTES in the error shape; gunicorn's limit on the request line
+    (its setting, within its documented range) must let such a line through to the app."""
+    from gunicorn.config import Config
+
+    from service.web.requestlog import MAX_TARGET_BYTES
+
+    config = Config()
+    config.set("limit_request_line", gunicorn_conf.limit_request_line)
+    assert MAX_TARGET_BYTES + len("DELETE  HTTP/1.1") < config.limit_request_line <= 8190
+
+
+def test_a_flask_app_that_is_not_the_umpire_boots_under_these_settings() -> None:
+    """``bench overhead``'s yardstick (bench/bare.py, a bare Flask route) is served with these same settings: a
+    Flask app without the umpire's settings keeps no liveness beats, and its worker boots."""
+    from flask import Flask
+
+    class SyncLike:
+        wsgi = Flask("bare")
+
     try:
-        requestlog.schedule(requestlog._pending, gevent.spawn_later, 0.01, lambda: fired.append("ran"))
-        gevent.sleep(0.05)
-        assert fired == ["ran"]  # one that was not cancelled runs, and is then dropped as more come
+        gunicorn_conf.post_worker_init(SyncLike())
+        assert "umpire.liveness" not in SyncLike.wsgi.extensions
     finally:
-        requestlog.stop_batching()
+        gc.unfreeze()

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from flask.testing import FlaskClient
 
 from engine.game import COMMON_ENDS, Game
 from engine.hints import CELL, CHOICE, COMMON_END_SENTENCES, WINNER, Click, End, Hints
@@ -145,6 +146,41 @@ def test_hints_are_checked_when_declared() -> None:
         Click(step="{choice} {cell}")
     with pytest.raises(ValueError, match="example"):
         Hints(players=("a", "b"), colours=None, syntax="", examples=(), ends={}, board_words={})
+    with pytest.raises(ValueError, match="name no seat"):
+        Hints(players=("a", "b"), colours=None, syntax="", examples=("x",), ends={}, board_words={"0": "a's"},
+              named_words={"0": "Red's stone"})  # fmt: skip
+    with pytest.raises(ValueError, match="which board_words do not"):
+        Hints(players=("a", "b"), colours=None, syntax="", examples=("x",), ends={}, board_words={},
+              named_words={"0": "{player0}'s stone"})  # fmt: skip
+
+
+# Each game's pieces said with the players' names (issue 35: cell names and screen-reader labels said
+# "Blue's piece" in a match of Ann and Bob); the game's own words only where no names are given.
+NAMED = {
+    "catchup": {"0": "Ann's stone", "1": "Bob's stone"},  # R-C1: each player's stones
+    "bug": {"0": "Ann's piece", "1": "Bob's piece"},  # R-B1: each player's pieces
+    "plur": {"0": "Ann's stone (black)", "1": "Bob's stone (white)"},  # R-E1: player 0 owns black
+    "product": {"0": "black stone (Ann's colour)", "1": "white stone (Bob's colour)"},  # R-E4: either places either
+    "too": {"0": "black stone", "1": "white stone"},  # R-E2: colours, not owners
+}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_players_piece_is_said_with_the_players_name(name: str) -> None:
+    hints = ROOMS[name].hints
+    said = {value: hints.board_word(value, ("Ann", "Bob")) for value in hints.board_words}
+    if name in NAMED:
+        assert said == NAMED[name]
+    owners = [f"{seat}'s" for seat in hints.players]  # "Red's": the game's own name for a seat
+    assert not any(owner in words for owner in owners for words in said.values()), said
+    assert {value: hints.board_word(value) for value in hints.board_words} == dict(hints.board_words)
+
+
+def test_the_games_list_carries_the_named_words(client: FlaskClient) -> None:
+    games = {g["name"]: g["hints"] for g in client.get("/v1/games").get_json()["games"]}
+    assert games["catchup"]["named_words"] == {"0": "{player0}'s stone", "1": "{player1}'s stone"}
+    assert games["catchup"]["board_words"] == {"0": "Red's stone", "1": "Blue's stone"}  # no names given
+    assert games["too"]["named_words"] == {} and games["crystal"]["named_words"] == {}  # nobody's pieces
 
 
 @pytest.mark.parametrize("name", NAMES)

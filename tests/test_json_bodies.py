@@ -1,9 +1,6 @@
-"""How the app reads a JSON body (service/web/http.py): by orjson where that gives what the standard
-library with the app's hooks gives (``quick_loads``), and without a walk of the parsed values where the
-body's bytes alone keep it within the limits (``plainly_within_limits``): issue 20, "Cost per request".
-Either shortcut may decline; neither may answer otherwise than the long way (a duplicate key, a number
-past 64 bits, a lone surrogate, a limit passed).  And the body through its schema (``load``): marshmallow's
-result, or its own refusal, without its machinery where a schema has no hooks."""
+"""How the app reads a JSON body (service/web/http.py): the standard library's ``json.loads`` with its documented
+hooks (``object_pairs_hook`` refuses a key given twice, ``parse_constant`` the constants JSON does not have), then
+the limits, then the schema's own ``load`` (issue 33: no reading around marshmallow, no counting of colons)."""
 
 from __future__ import annotations
 
@@ -12,12 +9,13 @@ import math
 from typing import Any
 
 import pytest
+from flask.testing import FlaskClient
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from marshmallow import Schema, ValidationError, fields, validate, validates
 
-from service.web import http, schemas
-from service.web.http import MAX_DEPTH, MAX_OBJECT_MEMBERS, MAX_STRING_CHARS, plainly_within_limits, quick_loads
+from service import create_app
+from service.web import http
+from service.web.http import MAX_DEPTH, MAX_OBJECT_MEMBERS, MAX_STRING_CHARS
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -31,22 +29,6 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, dict):
         return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
     return bool(a == b)
-
-
-def _long_way(raw: bytes) -> tuple[str, Any]:
-    try:
-        return "ok", http._loads(raw)
-    except (ValueError, RecursionError) as e:
-        return type(e).__name__, None
-
-
-def _agrees(raw: bytes) -> None:
-    quick = quick_loads(raw)
-    if quick is None:
-        return
-    kind, value = _long_way(raw)
-    assert kind == "ok", raw  # what the long way refuses, the quick way must never accept
-    assert _same(quick[0], value), raw
 
 
 SCALARS = (
@@ -76,49 +58,104 @@ def json_texts(draw: st.DrawFn, depth: int = 0) -> str:
     return "{" + space + ("," + space).join(pairs) + space + "}"
 
 
-@settings(max_examples=1500)
+def _without_twice(text: str) -> tuple[str, Any]:
+    """What Python's parser makes of ``text`` where no key is given twice and no constant or lone surrogate is
+    in it (the app's answer must then be the same value), else how the app must refuse it."""
+    seen_twice: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [k for k, _ in items]
+        seen_twice.extend(k for k in keys if keys.count(k) > 1)
+        return dict(items)
+
+    try:
+        value = json.loads(text, object_pairs_hook=pairs)
+    except (ValueError, RecursionError) as e:
+        return type(e).__name__, None
+    if seen_twice:
+        return "DuplicateKey", seen_twice
+    return "ok", value
+
+
+@settings(max_examples=1000)
 @given(json_texts())
 @example('{"a":1,"a":2}')
-@example('{"a":"x:y","a":2}')
 @example('{"\\u0061":1,"a":2}')  # the same key, spelled two ways
-@example('{"a":"\\u003a","a":"\\u003a"}')  # a member dropped, and a colon written as an escape comes out as one
 @example("[123456789012345678901]")
-@example("[18446744073709551616, -9223372036854775809, 18446744073709551615]")
-@example('["\\ud800"]')
-@example('"\\udc00\\ud800"')
-@example("[1e309, -1e400, 1e-400, 5e-324, 2.2250738585072011e-308, -0.0, -0]")
+@example("[18446744073709551616, -9223372036854775809]")
+@example("[1e309, -1e400, 1e-400, 5e-324, -0.0, -0]")
 @example("[NaN]")
-@example("\ufeff{}")
-def test_the_quick_read_is_the_long_reads_value_or_declines(text: str) -> None:
-    _agrees(text.encode("utf-8", "surrogatepass"))
-
-
-@settings(max_examples=1500)
-@given(st.binary(max_size=64))
-@example(b'{"a":1}\xff')
-@example(b'"\xed\xa0\x80"')  # a surrogate written in UTF-8's form
-@example(b"\xef\xbb\xbf[]")
-@example('{"a":1}'.encode("utf-16"))
-def test_any_bytes_read_quickly_read_the_same_the_long_way(raw: bytes) -> None:
-    _agrees(raw)
+@example('{"a": [Infinity]}')
+def test_a_body_reads_as_pythons_parser_reads_it_or_is_refused_for_its_cause(text: str) -> None:
+    expected_kind, expected = _without_twice(text)
+    try:
+        got: tuple[str, Any] = "ok", http.loads(text.encode("utf-8", "surrogatepass"))
+    except http.DuplicateKey as e:
+        got = "DuplicateKey", e.key
+    except http.LoneSurrogate:
+        got = "LoneSurrogate", None
+    except http.NotJson:
+        got = "NotJson", None
+    except (ValueError, RecursionError) as e:
+        got = type(e).__name__, None
+    if got[0] == "DuplicateKey":
+        assert expected_kind == "DuplicateKey" and got[1] in expected, text
+    elif got[0] == "LoneSurrogate":  # what Python reads holds half of a character
+        assert expected_kind == "ok", text
+        with pytest.raises(UnicodeEncodeError):
+            json.dumps(expected, ensure_ascii=False).encode()
+    elif got[0] == "NotJson":
+        assert expected_kind == "ok" and any(c in text for c in ("NaN", "Infinity")), text
+    else:
+        assert got[0] == expected_kind, text
+        if expected_kind == "ok":
+            assert _same(got[1], expected), text
+            json.dumps(expected, ensure_ascii=False).encode()  # and no lone surrogate was let through
 
 
 @pytest.mark.parametrize(
-    "text",
-    ['{"a":1,"a":2}', '{"b":{"a":1,"a":2}}', '[{"k":"v:w"},{"k":1,"k":"v:w"}]', '{"a":"\\u003a","a":"\\u003a"}'],
+    "text, key",
+    [
+        ('{"a":1,"a":2}', "a"),
+        ('{"b":{"a":1,"a":2}}', "a"),
+        ('[{"k":"v:w"},{"k":1,"k":"v:w"}]', "k"),
+        ('{"\\u0061":1,"a":2}', "a"),
+    ],
 )
-def test_a_key_given_twice_is_never_read_quickly(text: str) -> None:
-    assert quick_loads(text.encode()) is None
-    with pytest.raises(http.DuplicateKey):
+def test_a_key_given_twice_is_named(text: str, key: str) -> None:
+    with pytest.raises(http.DuplicateKey) as refused:
         http.loads(text.encode())
+    assert refused.value.key == key
 
 
-def test_a_play_body_is_read_quickly() -> None:
-    """The shortcut is taken by what clients send: a state, a move, names with accents written as UTF-8."""
-    body = {"state": {"board": {"a1": 0, "b2": 1}, "players": ["Zoë", "José:1"], "scores": [1, 2]}, "move": "D4 F6"}
-    raw = json.dumps(body, ensure_ascii=False).encode()
-    assert quick_loads(raw) == (body,)
-    assert plainly_within_limits(raw)
+@pytest.fixture
+def client() -> FlaskClient:
+    return create_app({"TESTING": True}).test_client()
+
+
+@pytest.mark.parametrize(
+    "raw, status, code",
+    [
+        (b'{"options": {}, "options": {}}', 400, "duplicate_key"),
+        (b'{"options": {"size": NaN}}', 400, "malformed_json"),
+        (b'{"options": {"size": Infinity}}', 400, "malformed_json"),
+        (b"[" * 5000 + b"]" * 5000, 400, "too_deeply_nested"),
+        (json.dumps({"options": {"x": "\ud800"}}).encode(), 422, "invalid_body"),
+        (b'{"options": {"x": "\xed\xa0\x80"}}', 422, "invalid_body"),  # a surrogate in UTF-8's form, no escape
+        (b'{"options": ', 400, "malformed_json"),
+        (b"", 400, "malformed_json"),
+        (b"[]", 422, "invalid_body"),
+    ],
+)
+def test_each_refusal_has_its_code(client: FlaskClient, raw: bytes, status: int, code: str) -> None:
+    answer = client.post("/v1/games/catchup/new", data=raw, content_type="application/json")
+    assert (answer.status_code, answer.get_json()["error"]["code"]) == (status, code)
+
+
+def test_a_lone_surrogate_is_named_where_it_is(client: FlaskClient) -> None:
+    raw = json.dumps({"options": {"names": ["ok", "\udc00"]}}).encode()
+    error = client.post("/v1/games/catchup/new", data=raw, content_type="application/json").get_json()["error"]
+    assert error["details"]["field"] == "options.names.1"
 
 
 def _values_near_the_limits() -> st.SearchStrategy[Any]:
@@ -141,139 +178,56 @@ def _nested(depth: int) -> Any:
     return value
 
 
+def _nested(depth: int) -> Any:
+    value: Any = 0
+    for i in range(depth):
+        value = [value] if i % 2 else {"d": value}
+    return value
+
+
+def test_the_limits_hold_at_their_edges(client: FlaskClient) -> None:
+    def status(body: Any) -> int:
+        return client.post("/v1/games/catchup/new", json={"options": {}, "x": body}).status_code
+
+    assert status(_nested(MAX_DEPTH - 2)) == 422  # within the limits: the schema refuses the stray key
+    assert status(_nested(MAX_DEPTH)) == 400
+    assert status("x" * (MAX_STRING_CHARS + 1)) == 422
+    assert status(list(range(MAX_OBJECT_MEMBERS + 1))) == 422
+    over = client.post("/v1/games/catchup/new", json={"options": {"k" * (MAX_STRING_CHARS + 1): 1}}).get_json()
+    assert over["error"]["details"]["field"] == "options" and "A key is at most" in over["error"]["message"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(_values_near_the_limits())
+def test_the_quick_look_at_the_limits_agrees_with_the_walk(value: Any) -> None:
+    try:
+        http.check_limits(value)
+    except Exception:
+        refused = True
+    else:
+        refused = False
+    assert http.within_limits(value) is not refused
+
+
 @settings(max_examples=300, deadline=None)
-@given(_values_near_the_limits(), st.booleans())
-@example(_nested(MAX_DEPTH), False)
-@example(_nested(MAX_DEPTH - 1), False)
-@example(_nested(MAX_DEPTH + 1), True)
-@example(["x" * MAX_STRING_CHARS, 'y"' * 600], False)
-@example({"k" * (MAX_STRING_CHARS + 1): 1}, True)
-def test_a_body_plainly_within_the_limits_is_within_them(value: Any, ascii_only: bool) -> None:
-    raw = json.dumps(value, ensure_ascii=ascii_only).encode()
-    if plainly_within_limits(raw):
+@given(_values_near_the_limits(), st.booleans(), st.sampled_from(["utf-8", "utf-16", "utf-32"]))
+@example(_nested(MAX_DEPTH), False, "utf-8")
+@example(_nested(MAX_DEPTH - 1), False, "utf-8")
+@example(["x" * MAX_STRING_CHARS, 'y"' * 600], False, "utf-8")
+@example({"k" * (MAX_STRING_CHARS + 1): 1}, True, "utf-8")
+@example(["\u2222" * (MAX_STRING_CHARS + 1)], False, "utf-16-le")  # a quote's byte in every character
+def test_a_body_plainly_within_the_limits_by_its_bytes_is_within_them(value: Any, ascii_only: bool, encoding: str) -> None:
+    """The look at a body's bytes that spares the walk (``plainly_within_limits``) never lets through what the
+    walk refuses."""
+    raw = json.dumps(value, ensure_ascii=ascii_only).encode(encoding)
+    if http.plainly_within_limits(raw):
         assert http.within_limits(value)
 
 
-def test_the_bytes_alone_keep_small_bodies_within_the_limits_and_see_past_none() -> None:
-    assert plainly_within_limits(json.dumps(_nested(MAX_DEPTH - 2)).encode())
-    assert not plainly_within_limits(json.dumps(_nested(MAX_DEPTH)).encode())  # the walk decides
-    assert not http.within_limits(_nested(MAX_DEPTH + 1))
-    assert not plainly_within_limits(json.dumps(list(range(MAX_OBJECT_MEMBERS + 1))).encode())
-    assert not plainly_within_limits(json.dumps({"s": "x" * (MAX_STRING_CHARS + 1), "t": 0}).encode())
-    assert not plainly_within_limits(json.dumps({"s": 'x"' * MAX_STRING_CHARS}).encode())  # an escaped quote: walked
-
-
-# -- a body through its schema (http.load): marshmallow's result, without its machinery --------------------------
-
-REQUESTS = {name: schema for name, schema in vars(schemas).items() if name.endswith("_request") and isinstance(schema, Schema)}
-
-# What a request's fields hold, right or wrong: every schema's fields are offered all of these.
-WORDS = ["", " ", "E5", "D4 F6", "catchup", "bug", "svg", "png", "markdown", "reject", "https://x.example/b.png", "sgf", "greedy"]
-FIELD_VALUES = (
-    st.none()
-    | st.booleans()
-    | st.integers(-3, 300_000)
-    | st.floats(allow_nan=False, allow_infinity=False, width=32)
-    | st.sampled_from(WORDS)
-    | st.lists(st.sampled_from(["E5", "D4", "", "Ann", 7]), max_size=3)
-    | st.dictionaries(
-        st.sampled_from(["size", "turn_s", "kind", "url", "board"]), st.integers(0, 9) | st.text(max_size=2), max_size=3
-    )
-)
-
-
-def _long_load(schema: Schema, data: dict[str, Any]) -> tuple[str, Any]:
-    try:
-        return "ok", schema.load(data)
-    except ValidationError as e:
-        return "refused", e.normalized_messages()
-
-
-def _fitting(field: Any) -> st.SearchStrategy[Any]:
-    """Values ``field`` is likely to take (its choices, its range, its kind), so that the quick way is walked."""
-    for v in field.validators:
-        if isinstance(v, validate.OneOf):
-            return st.sampled_from(list(v.choices))
-    if isinstance(field, fields.List):
-        inner = _fitting(field.inner)
-        lengths = [v for v in field.validators if isinstance(v, validate.Length)]
-        equal = lengths[0].equal if lengths else None
-        return st.lists(inner, min_size=equal or 0, max_size=equal if equal is not None else 3)
-    if isinstance(field, fields.Nested):
-        nested = field.schema
-        return st.fixed_dictionaries({(f.data_key or k): _fitting(f) for k, f in nested.load_fields.items() if f.required})
-    if isinstance(field, fields.Boolean):
-        return st.booleans()
-    if isinstance(field, fields.Integer):
-        return st.integers(0, 2000)
-    if isinstance(field, fields.Float):
-        return st.floats(0.001, 59, allow_nan=False)
-    if isinstance(field, fields.Url):
-        return st.just("https://x.example/b.png")
-    if isinstance(field, fields.Dict):
-        return st.dictionaries(st.sampled_from(["size", "turn_s", "board"]), st.integers(0, 9), max_size=2)
-    if isinstance(field, schemas.MoveField | fields.String):
-        return st.sampled_from(["E5", "D4 F6", "Ann", "x" * 41])
-    return FIELD_VALUES
-
-
-@st.composite
-def request_bodies(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
-    name = draw(st.sampled_from(sorted(REQUESTS)))
-    fit = draw(st.sampled_from(["fitting", "mixed", "fitting"]))  # fitting: every required field, each value likely taken
-    body: dict[str, Any] = {}
-    for key, f in REQUESTS[name].load_fields.items():
-        key = f.data_key or key
-        if (fit == "fitting" and f.required) or draw(st.booleans()):
-            body[key] = draw(_fitting(f) if fit == "fitting" or draw(st.booleans()) else FIELD_VALUES)
-    if fit == "mixed" and draw(st.booleans()):
-        body[draw(st.sampled_from(["stray", "sig", "STATE"]))] = 1  # a key the schema does not know
-    return name, body
-
-
-@settings(max_examples=1500, deadline=None)
-@given(request_bodies())
-def test_a_body_loads_through_its_schema_as_marshmallow_loads_it(case: tuple[str, dict[str, Any]]) -> None:
-    """Issue 20, "schema checks": http.load answers as ``schema.load`` does, value for value (defaults made afresh
-    included) or with its very refusal, for every request schema of the app."""
-    name, body = case
-    schema = REQUESTS[name]
-    kind, expected = _long_load(schema, body)
-    try:
-        got: tuple[str, Any] = "ok", http.load(schema, body)
-    except ValidationError as e:
-        got = "refused", e.normalized_messages()
-    assert got[0] == kind, (name, body)
-    assert _same(got[1], expected) if kind == "ok" else got[1] == expected, (name, body, got, expected)
-
-
-class _Refuses(Schema):
-    """The long way only: a hook (here one that refuses a move of one step) is marshmallow's to run."""
-
-    move = schemas.MoveField(required=True)
-
-    @validates("move")
-    def _two_steps(self, value: Any, **kwargs: Any) -> None:
-        if isinstance(value, str) and " " not in value:
-            raise ValidationError("two steps")
-
-
-def test_the_quick_load_is_taken_for_what_clients_send_and_not_for_a_schema_with_hooks(monkeypatch: pytest.MonkeyPatch) -> None:
-    body = {"state": {"board": {"a1": 0}}, "move": "D4 F6"}
-    monkeypatch.setattr(schemas.play_request, "load", lambda *a, **k: pytest.fail("a play's body went the long way"))
-    assert http.load(schemas.play_request, body) == {"state": {"board": {"a1": 0}}, "move": "D4 F6"}
-    made = [http.load(schemas.new_request, {}) for _ in range(2)]
-    assert made == [{"options": {}}] * 2 and made[0]["options"] is not made[1]["options"]  # load_default=dict, afresh
-    assert http.plan_of(_Refuses()) is None
-    # A play's fields deserialize as marshmallow's Field does, their validators made into one check once; a field
-    # that deserializes its own way, or has load functions of its own, keeps its own deserialize.
-    assert [plain for *_, plain, _ in http.plan_of(schemas.play_request)[0]] == [True, True]
-    plain, check = http._checks(fields.String(validate=validate.Length(max=3)))
-    assert plain and check is not None
-    with pytest.raises(ValidationError):
-        check("four")
-    assert http._checks(fields.String(post_load=[str.upper]))[0] is False
-    assert http._checks(fields.Constant(3))[0] is False  # its own _validate_missing
-    with pytest.raises(ValidationError) as refused:
-        http.load(_Refuses(), {"move": "D4"})
-    assert refused.value.normalized_messages() == {"move": ["two steps"]}
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16", "utf-32"])
+def test_what_the_fast_parser_does_not_read_the_standard_library_reads_as_before(client: FlaskClient, encoding: str) -> None:
+    """jiter reads UTF-8 alone; a body the standard library reads (a byte-order mark, UTF-16 or UTF-32, as JSON's
+    RFC 4627 allowed) is read by it as before."""
+    raw = json.dumps({"options": {"size": 3}}).encode(encoding)
+    answer = client.post("/v1/games/catchup/new", data=raw, content_type="application/json")
+    assert answer.status_code == 200 and answer.get_json()["state"]["options"]["size"] == 3

@@ -1,11 +1,19 @@
-"""The service's modules form layers: no module imports, directly or through
-others, a module that imports it back - counting imports inside functions,
-which Python resolves late and so never complains of (issue 14: health,
-matches and sweeper once imported each other that way).  The same holds for
-the engine, the views and the tournament harness.
+"""The project's packages form a line of layers, and its modules no cycle.
 
-Read from the source with ``ast``, nothing imported, so a cycle fails here
-even where the late imports would have worked."""
+The line (issue 33), each package importing only from those before it::
+
+    engine  <-  views  <-  service.web  <-  service.api  <-  service.matches  <-  service.run, service.discord  <-  service
+
+(``service`` itself is create_app, which wires them all together.)  So the
+stateless API knows nothing of managed matches, managed matches nothing of
+running the service, the plumbing nothing above it.  And no module imports,
+directly or through others, a module that imports it back - counting imports
+inside functions, which Python resolves late and so never complains of
+(issue 14: health, matches and sweeper once imported each other that way).
+The same holds for the engine, the views and the tournament harness.
+
+Read from the source with ``ast``, nothing imported, so a wrong import fails
+here even where the late imports would have worked."""
 
 from __future__ import annotations
 
@@ -112,17 +120,71 @@ def test_a_cycle_through_an_import_inside_a_function_is_found(tmp_path: Path) ->
     assert imports("service.matches.health", path, known) == {"service.matches.routes", "service.matches.store"}
 
 
-def test_the_service_layers_as_db_says() -> None:
-    graph = graph_of("service")
-    below_db = {
-        "service.matches.hub",
-        "service.matches.store",
-        "service.matches.referee",
-        "service.web.metrics",
-        "service.web.requestlog",  # metrics are told of each answer by the request log
-        "service.web.schemas",
-        "service.run.embedded",
+# The line of layers, lowest first: a module may import its own package and the packages of lower layers.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("engine",),
+    ("views",),
+    ("service.web",),
+    ("service.api",),
+    ("service.matches",),
+    ("service.run", "service.discord"),  # neither imports the other: serving it, and the Discord channel (issue 36)
+    ("service",),
+)
+
+
+def layer_of(module: str) -> tuple[int, str]:
+    """The layer of ``module`` and its package (the longest package of the line that holds it)."""
+    found = [(k, p) for k, packages in enumerate(LAYERS) for p in packages if module == p or module.startswith(p + ".")]
+    return max(found, key=lambda kp: len(kp[1]))
+
+
+def upward(graph: dict[str, set[str]]) -> dict[str, list[str]]:
+    """Each module's imports of another package at its own layer or above."""
+    out: dict[str, list[str]] = {}
+    for module, deps in graph.items():
+        level, package = layer_of(module)
+        wrong = sorted(d for d in deps if layer_of(d)[1] != package and layer_of(d)[0] >= level)
+        if wrong:
+            out[module] = wrong
+    return out
+
+
+def project_graph() -> dict[str, set[str]]:
+    found = {name: path for package in ("engine", "views", "service") for name, path in modules(package).items()}
+    known = set(found)
+    return {name: imports(name, path, known) for name, path in found.items()}
+
+
+def test_the_packages_import_in_a_line_of_layers() -> None:
+    graph = project_graph()
+    assert {"service.api.pictures", "service.matches.pictures", "service.matches.db", "service.run.embedded"} <= set(graph)
+    assert upward(graph) == {}
+
+
+def test_an_import_up_the_line_is_found() -> None:
+    """What the check catches: the stateless API reading the match store (as service/api/pictures.py
+    once did), managed matches starting the embedded Redis (as service/matches/db.py once did) or
+    importing the app factory; the same package, or a lower layer, is fine."""
+    graph = {
+        "service.api.pictures": {"service.matches.db", "service.api.renderer", "service.web.errors", "views"},
+        "service.matches.db": {"service.run.embedded", "service.matches.store", "service.web.metrics"},
+        "service.matches.sweeper": {"service"},
+        "service.web.errors": {"engine.errors"},
+        "engine.errors": set(),
     }
+    assert upward(graph) == {
+        "service.api.pictures": ["service.matches.db"],
+        "service.matches.db": ["service.run.embedded"],
+        "service.matches.sweeper": ["service"],
+    }
+    assert upward({"views.board": {"engine.hexboard"}, "engine.hexboard": {"views.board"}}) == {
+        "engine.hexboard": ["views.board"]
+    }
+
+
+def test_the_store_is_below_the_views() -> None:
+    """service/matches/db.py (the store, the hub) imports nothing of the views (routes, moves, events, health...)."""
+    graph = graph_of("service")
     reach: set[str] = set()
     frontier = ["service.matches.db"]
     while frontier:
@@ -130,20 +192,10 @@ def test_the_service_layers_as_db_says() -> None:
             if m not in reach:
                 reach.add(m)
                 frontier.append(m)
-    assert reach <= below_db  # db imports nothing of the blueprints (matches, events, health, sweeper)
+    views = {"routes", "moves", "controls", "events", "health", "sweeper", "pictures", "webhooks", "changes"}
+    assert {m for m in reach if m.rpartition(".")[2] in views} == set()
     for upper in ("service.matches.routes", "service.matches.events", "service.matches.health", "service.matches.sweeper"):
         assert "service.matches.db" in graph[upper]  # the store comes from db, not from a blueprint
-
-
-def test_the_plumbing_is_the_bottom_layer_of_the_service() -> None:
-    """service.web (errors, schemas, signing, limits, logs, metrics) serves every request, so it
-    imports nothing of the stateless API, of managed matches or of running the service."""
-    graph = graph_of("service")
-    upward = {
-        m: sorted(d for d in deps if not d.startswith("service.web")) for m, deps in graph.items() if m.startswith("service.web")
-    }
-    assert len(upward) >= 5
-    assert {m: d for m, d in upward.items() if d} == {}
 
 
 WIRING = {"register_blueprint", "register_error_handler", "errorhandler", "add_command"}

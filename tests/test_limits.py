@@ -118,3 +118,59 @@ def test_max_body_bytes_sets_the_limit_and_max_content_length_is_its_alias(monke
     monkeypatch.setenv("MAX_BODY_BYTES", "lots")
     with pytest.raises(ValueError, match="MAX_BODY_BYTES"):
         create_app()
+
+
+# -- an import's text: a record or a diagram, up to the spec's maxLength (issue 34, item 9) ----------------------
+
+
+def _largest_diagrams(client: FlaskClient) -> list[tuple[str, dict[str, Any], str]]:
+    """Each game whose diagram reads back, at its largest side, after a few moves, drawn by the server with and
+    without each cell's name: (game, state, text)."""
+    import random
+
+    from engine.registry import ROOMS
+    from views import diagram
+
+    out = []
+    for name in [n for n in ROOMS if diagram.readable(n)]:
+        game = ROOMS[name].game
+        sides = [o.max for o in game.options if o.name == "size"]
+        state = game.new({"size": max(sides)} if sides else {})  # Crystal's grid has one size
+        rng = random.Random(9)
+        for _ in range(6):
+            state = game.play(state, rng.choice(game.complete_moves(state, limit=50).moves)).state
+        dumped = game.dump(state)
+        for coords in (False, True):
+            drawn = client.post(f"/v1/games/{name}/render", json={"state": dumped, "format": "text", "coords": coords})
+            assert drawn.status_code == 200
+            out.append((name, dumped, drawn.get_data(as_text=True)))
+    return out
+
+
+def test_the_largest_diagram_the_server_draws_imports_back(client: FlaskClient) -> None:
+    """``import``'s ``text`` is documented up to 200,000 characters, but any string over 1,000 was refused: the
+    server's own diagram of a side-10 Product board (1,124 characters and more) could not be imported back."""
+
+    drawn = _largest_diagrams(client)
+    longest = max(len(text) for _, _, text in drawn)
+    assert longest > MAX_STRING_CHARS  # what made the test worth having
+    product = [text for name, _, text in drawn if name == "product"]
+    assert min(len(t) for t in product) >= 1124
+    for name, state, text in drawn:
+        answer = client.post(f"/v1/games/{name}/import", json={"format": "diagram", "text": text})
+        assert answer.status_code == 200, (name, len(text), answer.get_json())
+        again = answer.get_json()["state"]  # the position the diagram carries (issue 35: its [State] line)
+        assert (again["board"], again["to_move"]) == (state["board"], state["to_move"]), name
+
+
+def test_an_imports_text_is_bounded_by_the_spec_and_every_other_string_by_the_limit(client: FlaskClient) -> None:
+    from service.web.schemas import MAX_RECORD_CHARS
+
+    long = "x" * 150_000  # within the spec's maxLength: read, and refused as a record, not as a limit
+    err = error_of(client.post("/v1/games/product/import", json={"format": "diagram", "text": long}), 422, "bad_record")
+    assert "line" in err["details"]
+    over = client.post("/v1/games/product/import", json={"format": "diagram", "text": "x" * (MAX_RECORD_CHARS + 1)})
+    assert error_of(over, 422, "invalid_body")["details"]["field"] == "text"
+    # any other string of the same body is held to the general limit
+    long_format = client.post("/v1/games/product/import", json={"format": "d" * (MAX_STRING_CHARS + 1), "text": "x"})
+    assert error_of(long_format, 422, "invalid_body")["details"]["field"] == "format"

@@ -4,6 +4,7 @@ read into the seeds' notation, written back, and checked against the seed's fina
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from flask.testing import FlaskClient
@@ -127,6 +128,40 @@ def test_a_record_that_cannot_be_read_names_its_line_and_token(text: str, line: 
     assert caught.value.message.startswith(f"Line {line}:")
 
 
+def _mended_seed_turns() -> list[str]:
+    return lg.read(seed_record().replace("l7", "l6").replace("g2 e3", "h2 e3"))[1]
+
+
+@pytest.mark.parametrize(
+    "spacing",
+    [
+        pytest.param(lambda line: line.replace(".\t", ". ", 1), id="one space after the number"),
+        pytest.param(lambda line: line.replace(".\t", ".  \t ", 1), id="spaces and a tab after the number"),
+        pytest.param(lambda line: line.replace("\t", "   "), id="runs of spaces for every tab"),
+        pytest.param(lambda line: line.replace(".\t", ". ", 1) + "  ", id="trailing spaces"),
+    ],
+)
+def test_a_record_pasted_with_a_space_after_the_turn_number_is_read(spacing: object) -> None:
+    """Issue 35: people paste ``1. ... i5<TAB>g3 f6`` (a space, not a tab, after the number); the turns read
+    are those of the record as Little Golem writes it."""
+    text = seed_record().replace("l7", "l6").replace("g2 e3", "h2 e3")
+    pasted = "\n".join(spacing(line) if re.search(r"\d\.\t", line) else line for line in text.splitlines())  # type: ignore[operator]
+    assert lg.read(pasted)[1] == _mended_seed_turns()
+
+
+@pytest.mark.parametrize(
+    ("text", "token"),
+    [
+        ("1. ... i5 g3 f6\n", "g3"),  # one player's turn or two? i5 is the opening, but g3 f6 may be either's
+        ("1.\ti5\n2. f4 l7 k5 d4\n", "l7"),
+    ],
+)
+def test_a_line_whose_two_turns_are_not_told_apart_is_refused_as_ambiguous(text: str, token: str) -> None:
+    with pytest.raises(lg.BadRecord, match="ambiguous") as caught:
+        lg.read(text)
+    assert caught.value.token == token
+
+
 def test_a_header_gives_the_board_size() -> None:
     assert lg.read("abcdefghijklm\t\tX\tO\n1.\tg4\t\n")[0]["size"] == 4  # 13 columns: side 4
     with pytest.raises(lg.BadRecord):
@@ -161,8 +196,7 @@ def test_formats_a_game_does_not_know(client: FlaskClient) -> None:
     assert r.get_json()["error"]["details"] == {"formats": ["littlegolem", "diagram"]}  # diagram: views/diagram.py
     games = {g["name"]: g for g in client.get("/v1/games").get_json()["games"]}
     assert [f["name"] for f in games["catchup"]["records"]] == ["littlegolem", "diagram"]
-    bare = next(name for name, g in games.items() if not g["records"])
-    assert client.post(f"/v1/games/{bare}/import", json={"format": "littlegolem", "text": "1. a1"}).status_code == 404
+    assert all("diagram" in [f["name"] for f in g["records"]] for g in games.values())  # every game's diagram reads back
     diagram_only = next(name for name, g in games.items() if [f["name"] for f in g["records"]] == ["diagram"])
     r = client.post(f"/v1/games/{diagram_only}/import", json={"format": "littlegolem", "text": "1. a1"})
     assert r.status_code == 422 and r.get_json()["error"]["details"] == {"formats": ["diagram"]}
@@ -233,3 +267,13 @@ def test_exporting_a_set_up_game_answers_422_naming_the_option(client: FlaskClie
     error = r.get_json()["error"]
     assert r.status_code == 422 and error["code"] == "bad_options", error
     assert "options.position" in str(error["details"]) and "start from the empty board" in error["message"]
+
+
+def test_a_record_with_a_space_after_the_turn_number_imports_over_http(client: FlaskClient) -> None:
+    """Issue 35, "Contract details": ``POST /v1/games/catchup/import`` reads ``1. ... i5<TAB>g3 f6``."""
+    text = "1. ... i5\tg3 f6\n2. f4 l6\tk5 d4\n"
+    r = client.post("/v1/games/catchup/import", json={"format": "littlegolem", "text": text})
+    assert r.status_code == 200, r.get_json()
+    assert (
+        r.get_json()["moves"] == lg.read("1.\t... i5\tg3 f6\n2.\tf4 l6\tk5 d4\n")[1] == ["E5", "C3 F3", "D3 F6", "E6 D2"]
+    )  # g3 is C3, i5 the centre E5

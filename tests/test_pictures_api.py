@@ -200,7 +200,7 @@ def test_the_post_of_seed_002s_bug_example(client: FlaskClient) -> None:
     for sentence in views.announcements(before, events, after):
         assert f"- {views.posts.md_escape(sentence)}" in text
     assert f"(<{png}>)" in text and "```text" in text
-    assert text.startswith("**Bug, ply 7: Blue plays B1 B3**")
+    assert text.startswith("**Bug (genius), ply 7: Blue plays B1 B3**")
 
 
 def test_the_post_of_seed_000s_worked_example_with_a_clock(client: FlaskClient) -> None:

@@ -14,6 +14,7 @@ import pytest
 from flask.testing import FlaskClient
 from gamekit import random_game
 from markdown_it import MarkdownIt
+from test_views_text import CLOCK
 
 import views
 from engine.registry import GAMES
@@ -73,7 +74,7 @@ def test_a_long_discord_post_gives_way_and_keeps_its_heading_picture_and_result(
     text = views.post(after, events=many, before=before, move=move or None, png_url=PNG, names=names, format="discord")
     assert len(text) <= posts.DISCORD_LIMIT
     assert PNG in text.splitlines() and text.startswith("**")
-    result = views.text(after, names=names).splitlines()[-1]
+    result = views.text(after, names=names).splitlines()[-2]  # the last line under the diagram, above its [State] line
     assert posts.md_escape(result) in text
 
 
@@ -135,3 +136,64 @@ def test_an_unknown_post_format_is_refused(client: FlaskClient) -> None:
     state = client.post("/v1/games/catchup/new", json={}).get_json()["state"]
     r = client.post("/v1/games/catchup/post", json={"state": state, "format": "html"})
     assert r.status_code == 422 and "format" in r.get_json()["error"]["details"]["fields"]
+
+
+# -- issue 35: what a Discord post says, and what it keeps --------------------------------------
+
+
+def test_headings_name_the_variant_and_the_anomalies() -> None:
+    """The heading said "Bug" on a Green Meadow match and "Crystal Connector" over rocks and spikes."""
+    meadow = GAMES["bug"]
+    state = meadow.new({"variant": "green-meadow"})
+    verdict = meadow.play(state, "C3")  # R-B2: Green Meadow opens by blackening a cell
+    post = views.post(meadow.dump(verdict.state), events=verdict.events, before=meadow.dump(state), format="discord")
+    assert post.startswith("**Bug (green-meadow), ply 1: Red blackens C3**")
+    crystal = GAMES["crystal"]
+    made = crystal.dump(crystal.new({"seed": 7, "anomalies": ["rocks", "spikes"]}))
+    assert views.post(made, format="text").startswith("Crystal Connector (rocks, spikes), ply 0\n")
+
+
+def test_the_picture_s_alt_text_says_the_position_it_shows() -> None:
+    """Not "the board after change 43" at ply 38: the game, its ply, the move that led there, whose turn."""
+    before, events, after = finished("catchup")
+    alt = views.alt_text(after, events=events, names=["Ann", "Bob"])
+    ply = after["ply"]
+    assert alt.startswith(f"The board of Catchup (standard), side 5, ply {ply}, after ")
+    assert (" Ann wins" in alt or " Bob wins" in alt) and alt.endswith("(R-C4).")
+    md = views.post(after, events=events, before=before, names=["Ann", "Bob"], png_url=PNG)
+    assert f"![{posts.md_escape(alt)}](<" in md
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_long_names_never_cost_a_discord_post_its_clocks(name: str) -> None:
+    """The clocks once gave way first, silently; now everything else shortens first, and they stay."""
+    ongoing, events, _ = finished(name)  # the position before the last move: in play, so the clocks run
+    names = ["N" * 64, "M" * 64]  # a match's longest names (service/web/schemas.py NAME)
+    for many in (events, events * 60):  # a move with very many announcements
+        text = views.post(ongoing, events=many, png_url=PNG + "&names=" + ",".join(names), names=names, clock=CLOCK,
+                          move="x" * 300, format="discord")  # fmt: skip
+        assert len(text) <= posts.DISCORD_LIMIT, len(text)
+        assert f"- {'N' * 64}: turn " in text and f"- {'M' * 64}: bank 5:00" in text, text[-400:]
+        assert text.startswith("**") and "board.png" in text
+
+
+def test_a_legend_explains_hash_only_on_a_board_with_cells_off_it() -> None:
+    """Catchup's plain hexhex board has no cell off it; its legend said "# off the board" all the same."""
+    game = GAMES["catchup"]
+    plain = views.text(game.dump(game.new({"size": 3})))
+    assert "# off the board" not in plain and "\n#" not in plain and " # " not in plain
+    blocked = views.text(game.dump(game.new({"size": 3, "blocked": ["C3"]})))
+    assert "C . . # . ." in blocked and "# off the board" in blocked
+    meadow = views.text(GAMES["bug"].dump(GAMES["bug"].new({"variant": "green-meadow"})))
+    assert "# off the board" in meadow  # R-H4: its black corners
+
+
+def test_a_picture_link_is_percent_encoded_in_every_format() -> None:
+    """A name in the link's query (``names=@everyone,Bob``) cannot ping, open markup or end the link."""
+    before, events, after = finished("too")
+    url = "https://umpire.test/v1/matches/m1/board.png?ply=3&names=@everyone,[B*b](x) <y>"
+    encoded = "https://umpire.test/v1/matches/m1/board.png?ply=3&names=%40everyone,%5BB%2Ab%5D%28x%29%20%3Cy%3E"
+    for fmt in posts.FORMATS:
+        text = views.post(after, events=events, before=before, png_url=url, format=fmt)
+        assert encoded in text and "@everyone" not in text, fmt
+    assert posts.link(encoded) == encoded  # an address already encoded is left as it is

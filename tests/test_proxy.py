@@ -1,5 +1,5 @@
 """deploy/nginx.conf in front of what ``make run`` serves, tried for real on
-loopback (README "Under attack"): nginx (Debian's ``nginx``, ``make test``
+loopback (docs/UNDER_ATTACK.md): nginx (Debian's ``nginx``, ``make test``
 installs it) buffers bodies and cuts off slow ones, caps connections per
 client address, passes event streams through unbuffered, and tells the app
 the client's address (``TRUSTED_PROXIES=1``).  Without nginx installed the
@@ -61,3 +61,48 @@ def test_nginx_in_front_cuts_slow_bodies_off_caps_addresses_and_streams_events(t
     # 12 s of the first (answer_of's deadline, else "(no answer)"); the app never saw them
     assert answers.count(b"") == 64, answers
     assert '"status":408' not in log and "127.0.0.2" not in log
+
+
+def raw_get(base: str, target: str) -> tuple[int, dict[str, str], bytes]:
+    """A GET of ``target`` as sent (no client library shortening or refusing it): status, headers, body."""
+    host, port = base.removeprefix("http://").rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(f"GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+    return int(lines[0].split()[1]), headers, body
+
+
+def uri_too_long(answer: tuple[int, dict[str, str], bytes]) -> bool:
+    status, headers, body = answer
+    return (
+        status == 414
+        and headers["content-type"].startswith("application/json")
+        and json.loads(body)["error"]
+        == {
+            "code": "uri_too_long",
+            "message": "The request's target (path and query) is over 4096 bytes.",
+            "details": {"limit": 4096},
+        }
+    )
+
+
+def test_a_target_too_long_is_414_in_the_error_shape_from_gunicorn_and_from_nginx(tmp_path: Path) -> None:
+    """Issue 34, item 10: gunicorn answered a request line over 4 KB with a page of HTML.  The app refuses a target
+    over 4096 bytes itself (gunicorn's limit_request_line raised to let it through), and nginx in front answers a
+    line longer than its buffers in the same shape."""
+    (tmp_path / "app").mkdir()
+    with serve(tmp_path / "app") as app, nginx(tmp_path / "nginx", app.removeprefix("http://")) as (proxy, _):
+        within = "/v1/games?x=" + "a" * (4096 - len("/v1/games?x="))
+        assert raw_get(app, within)[0] == 200 and raw_get(proxy, within)[0] == 200
+        for base in (app, proxy):
+            for size in (4097, 6000, 8000):
+                answer = raw_get(base, "/v1/games?x=" + "a" * size)
+                assert uri_too_long(answer), (base, size, answer[0], answer[2][:200])
+                assert "x-request-id" in answer[1] or (base == proxy and size > 8000)
+        assert uri_too_long(raw_get(proxy, "/v1/games?x=" + "a" * 9000))  # past nginx's 8k buffers: nginx's own
+        assert uri_too_long(raw_get(proxy, "/v1/" + "b" * 20000))

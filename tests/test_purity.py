@@ -1,6 +1,6 @@
 """engine/ holds the rules and nothing else, and views/ is pure like it (it
 may use engine/): importing every module of either loads neither Flask,
-Redis, marshmallow nor anything of the service (DESIGN.md)."""
+Redis, marshmallow nor anything of the service (docs/DESIGN.md "The engine is pure")."""
 
 from __future__ import annotations
 

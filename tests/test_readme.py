@@ -1,10 +1,14 @@
-"""The README's curl walk-through works as printed.
+"""The commands of the README and of the manuals (docs/) work as printed.
 
-The section "A game of Catchup with curl" is run for real: its ``sh`` block
-(the helpers) and every ``$ command`` of its ``console`` blocks go to bash, in
-order, against what ``make run`` and the Dockerfile serve (``python -m
-service.run.serve``, started by tests/liveserver.py); each command's output must
-equal, character for character, the lines printed under it.
+The section "A game of Catchup with curl" (docs/WALKTHROUGH.md) is run for
+real: its ``sh`` block (the helpers) and every ``$ command`` of its
+``console`` blocks go to bash, in order, against what ``make run`` and the
+Dockerfile serve (``python -m service.run.serve``, started by
+tests/liveserver.py); each command's output must equal, character for
+character, the lines printed under it.  So are the README's own "A short
+tour", the commands of docs/MATCHES.md (managed matches, the umpire's
+controls, the admin's list) and those of docs/TOURNAMENTS.md (named engines,
+records, the pentanomial SPRT, workers).
 """
 
 from __future__ import annotations
@@ -24,16 +28,25 @@ from umpire.server import EmbeddedServer
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+WALKTHROUGH = DOCS / "WALKTHROUGH.md"
 SECTION = "## A game of Catchup with curl"
+TOUR = "## A short tour"
 PRINTED_BASE = "http://127.0.0.1:8000"
 
 
-def walkthrough() -> tuple[str, list[tuple[str, str]]]:
+def section_of(page: Path, heading: str) -> str:
+    """From ``heading`` to the next heading of its level (or the page's end)."""
+    text = page.read_text(encoding="utf-8")
+    start = text.index(f"{heading}\n")
+    level = heading.split(" ")[0]
+    end = text.find(f"\n{level} ", start + len(heading))
+    return text[start : end if end != -1 else len(text)]
+
+
+def walkthrough(page: Path = WALKTHROUGH, heading: str = SECTION) -> tuple[str, list[tuple[str, str]]]:
     """The helpers, and (command, printed output) pairs, in reading order."""
-    text = README.read_text(encoding="utf-8")
-    start = text.index(SECTION)
-    end = text.find("\n## ", start + len(SECTION))
-    section = text[start : end if end != -1 else len(text)]
+    section = section_of(page, heading)
     setup: list[str] = []
     steps: list[tuple[str, str]] = []
     for lang, block in re.findall(r"```(\w*)\n(.*?)```", section, flags=re.S):
@@ -71,8 +84,17 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield base
 
 
-def test_the_walkthrough_works_as_printed(server: str, tmp_path: Path) -> None:
-    setup, steps = walkthrough()
+def test_the_readme_tour_is_found() -> None:
+    setup, steps = walkthrough(README, TOUR)
+    assert setup == ""  # the tour's commands stand alone: plain curl, no helpers
+    assert [c.split()[-1].rsplit("/", 1)[-1] for c, _ in steps] == ["new", "replay"]
+    assert '"valid":false' in steps[1][1] and '"rule":"R-C1"' in steps[1][1]
+    assert all(out for _, out in steps), "every command shows its output"
+
+
+@pytest.mark.parametrize(("page", "heading"), [(WALKTHROUGH, SECTION), (README, TOUR)], ids=["walkthrough", "readme-tour"])
+def test_the_walkthrough_works_as_printed(server: str, tmp_path: Path, page: Path, heading: str) -> None:
+    setup, steps = walkthrough(page, heading)
     marker = "@@@ next step @@@"
     script = ["set -u", setup.replace(PRINTED_BASE, server)]
     for command, _ in steps:
@@ -83,23 +105,23 @@ def test_the_walkthrough_works_as_printed(server: str, tmp_path: Path) -> None:
     outputs = done.stdout.split(marker + "\n")[1:]
     assert len(outputs) == len(steps)
     for (command, printed), got in zip(steps, outputs, strict=True):
-        assert got.rstrip("\n") == printed, f"$ {command}\nREADME shows:\n{printed}\nthe server says:\n{got}"
+        assert got.rstrip("\n") == printed, f"$ {command}\n{page.name} shows:\n{printed}\nthe server says:\n{got}"
 
 
-MATCHES = "## Managed matches"
+MATCHES = DOCS / "MATCHES.md"
 
 
 def match_blocks() -> str:
-    """The ``sh`` blocks of the section "Managed matches", in order."""
-    text = README.read_text(encoding="utf-8")
-    start = text.index(MATCHES)
-    end = text.index("\n### ", start)
-    return "\n".join(re.findall(r"```sh\n(.*?)```", text[start:end], flags=re.S))
+    """The ``sh`` blocks of the page "Managed matches" before its first section (webhooks), in order."""
+    text = MATCHES.read_text(encoding="utf-8")
+    assert text.startswith("# Managed matches\n")
+    end = text.index("\n## ")
+    return "\n".join(re.findall(r"```sh\n(.*?)```", text[:end], flags=re.S))
 
 
 def test_the_managed_match_walkthrough_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The section's commands, run as printed against `python -m service.run.serve`
-    (what `make run` starts) with the admin token the section names: the legal
+    """The page's commands, run as printed against `python -m service.run.serve`
+    (what `make run` starts) with the admin token the page names: the legal
     moves in the move's answer, the wait for a turn, the record as text and as
     data `replay` takes, the live events from the start, the umpire's controls, the admin's list."""
     script = match_blocks()
@@ -125,16 +147,15 @@ def test_the_managed_match_walkthrough_works(tmp_path: Path, monkeypatch: pytest
     assert lines[-1] == '["Ann", "Bob"]'  # the admin's listing
 
 
-TOURNAMENTS = "## Tournaments"
-PRINTED_QUEUE = "redis://127.0.0.1:6379/0"
+TOURNAMENTS = DOCS / "TOURNAMENTS.md"
+PRINTED_QUEUE = "unix://$PWD/data/redis.sock"  # make run's own Redis, from the repository's root
 
 
 def tournament_blocks() -> list[str]:
-    """The section's ``sh`` blocks of issue 23: named engines, records, the pentanomial SPRT, workers."""
-    text = README.read_text(encoding="utf-8")
-    start = text.index(TOURNAMENTS)
-    section = text[start : text.index("\n## ", start + 1)]
-    return [b for b in re.findall(r"```sh\n(.*?)```", section, flags=re.S) if "--engine name=" in b or "--queue" in b]
+    """The page's ``sh`` blocks of issue 23: named engines, records, the pentanomial SPRT, workers."""
+    text = TOURNAMENTS.read_text(encoding="utf-8")
+    assert text.startswith("# Tournaments\n")
+    return [b for b in re.findall(r"```sh\n(.*?)```", text, flags=re.S) if "--engine name=" in b or "--queue" in b]
 
 
 def test_the_tournament_commands_work_as_printed(server: str, tmp_path: Path) -> None:
@@ -159,9 +180,10 @@ def test_the_tournament_commands_work_as_printed(server: str, tmp_path: Path) ->
             assert done.returncode == 0, done.stderr
             if "--engine" in block:
                 assert "example vs greedy" in done.stdout and "pentanomial [LL, LD, WL+DD, WD, WW]" in done.stdout
-                assert "SPRT (pentanomial) elo0 0, elo1 50" in done.stdout and "LLR" in done.stdout
+                assert "SPRT (normalized, pentanomial) elo0 0, elo1 50" in done.stdout and "LLR: " in done.stdout
+                assert '"sprt_model": "normalized"' in done.stdout and "Ptnml(0-2): [" in done.stdout
             else:
-                assert done.stdout.count("random vs greedy") == 1
+                assert done.stdout.count("Results of random vs greedy") == 1  # one report, of the eight games
     finally:
         queue.stop()
     named = [json.loads(x) for x in (tmp_path / "named.jsonl").read_text().splitlines()][1:]

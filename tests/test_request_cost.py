@@ -1,5 +1,7 @@
-"""Issue 20, cost per request: what the shortcuts of the request path keep (the figures are in BENCHMARKS.md,
-measured by ``python -m bench overhead``, never here)."""
+"""What the request path keeps, through public behaviour only (issue 20, "Cost per request"; issue 33: the
+plumbing through the libraries' documented interfaces): budgets charged by the views that have one and by no
+other request, one middleware for what every answer carries, every answer timed, no sessions.  The figures
+are in BENCHMARKS.md, measured by ``python -m bench overhead``, never here."""
 
 from __future__ import annotations
 
@@ -11,66 +13,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import service
 from service import create_app
 from service.web import http
 from service.web.errors import ApiError
 
 
-def test_a_hook_is_asked_whether_it_is_async_once_not_on_every_request(monkeypatch: pytest.MonkeyPatch) -> None:
-    asked: list[Any] = []
-    real = service.iscoroutinefunction  # type: ignore[attr-defined]
-
-    def counting(func: Any) -> bool:
-        asked.append(func)
-        return real(func)
-
-    monkeypatch.setattr(service, "iscoroutinefunction", counting)
-    app = create_app({})
-    client = app.test_client()
-    assert client.get("/v1/games").status_code == 200
-    first = len(asked)
-    assert first > 0  # the hooks and the view were asked the first time
-    for _ in range(3):
-        assert client.get("/v1/games").status_code == 200
-    assert len(asked) == first
-
-
-def test_an_async_function_is_still_wrapped_as_flask_does() -> None:
-    app = create_app({})
-
-    async def view() -> str:  # pragma: no cover - never awaited here
-        return "x"
-
-    def plain() -> str:
-        return "x"
-
-    assert app.ensure_sync(plain) is plain
-    # Flask wraps an async function with asgiref's async_to_sync (not installed here: Flask says so);
-    # either way it is never handed back as it is, the first time or the second.
-    for _ in range(2):
-        try:
-            wrapped = app.ensure_sync(view)
-        except RuntimeError as e:
-            assert "async" in str(e)
-        else:
-            assert wrapped is not view
-
-
-def test_functions_made_per_request_do_not_grow_the_memo_past_its_size() -> None:
-    app = create_app({})
-    for _ in range(app.MEMO_SIZE + 50):  # type: ignore[attr-defined]
-
-        def fresh() -> None:
-            return None
-
-        assert app.ensure_sync(fresh) is fresh
-    assert len(app._plain) <= app.MEMO_SIZE  # type: ignore[attr-defined]
-
-
-def test_a_view_with_a_budget_still_answers_flask_limiters_headers_and_deducts() -> None:
-    # RENDER_RATE_LIMIT's budget is checked by the view's decorator: its headers come from the after-request hook
-    # that now runs only where a limit was checked.
+def test_a_view_with_a_budget_answers_its_headers_and_deducts() -> None:
+    # RENDER_RATE_LIMIT's budget is charged by the view itself (service/web/ratelimit.py ``budgeted``, the limits
+    # library), its headers as flask-limiter writes them.
     app = create_app({"RENDER_RATE_LIMIT": "2/minute", "PNG_RATE_LIMIT": "off"})
     client = app.test_client()
     state = client.post("/v1/games/catchup/new", json={"options": {}}).get_json()["state"]
@@ -79,73 +29,54 @@ def test_a_view_with_a_budget_still_answers_flask_limiters_headers_and_deducts()
     assert first.status_code == 200
     assert first.headers["X-RateLimit-Limit"] == "2"
     assert first.headers["X-RateLimit-Remaining"] == "1"
-    assert "X-RateLimit-Reset" in first.headers
+    assert int(first.headers["X-RateLimit-Reset"]) > 0
     assert client.post("/v1/games/catchup/render", json=body).headers["X-RateLimit-Remaining"] == "0"
     refused = client.post("/v1/games/catchup/render", json=body)
     assert refused.status_code == 429
-    assert refused.get_json()["error"]["code"] == "rate_limited"
-    assert "Retry-After" in refused.headers
+    assert refused.get_json()["error"] == {
+        "code": "rate_limited",
+        "message": "Too many requests: wait for Retry-After seconds, then send again.",
+        "details": {"limit": "2 per 1 minute"},
+    }
+    assert int(refused.headers["Retry-After"]) >= 1 and refused.headers["X-RateLimit-Remaining"] == "0"
 
 
-def test_with_only_budgets_no_request_pays_for_the_limiters_hooks_but_the_budgeted_ones() -> None:
-    """service/web/ratelimit.py ``_only_on_budgeted_views``: flask-limiter's after-request hook and teardown are
-    asked by the budgeted views for their own request, not by the app for every request; a budgeted view's
-    answer that is an error (its body refused) still carries the headers, without ``Retry-After``, and the
-    limiter's per-request context is reset at its end as its teardown did."""
+def test_with_only_budgets_no_request_but_the_budgeted_ones_meets_a_limiter() -> None:
+    """The budgets of a few views are charged by those views, so the app registers no hook of any kind,
+    flask-limiter's or another, and makes no flask-limiter: every other request goes as through a bare Flask
+    app.  A budgeted view's answer that is an error (its body refused) still carries the budget's headers,
+    without ``Retry-After``."""
     app = create_app({"RENDER_RATE_LIMIT": "5/minute", "PNG_RATE_LIMIT": "off"})
-    assert not app.after_request_funcs.get(None) and not app.teardown_request_funcs.get(None)
-    contexts: list[Any] = []
-
-    @app.teardown_request
-    def _look(_: BaseException | None) -> None:
-        from flask.globals import request_ctx
-
-        contexts.append(getattr(request_ctx._get_current_object(), "_limiter_request_context", None))  # type: ignore[attr-defined]
-
+    every = (app.before_request_funcs, app.after_request_funcs, app.teardown_request_funcs, app.url_value_preprocessors)
+    assert [f for funcs in every for f in funcs.get(None, [])] == []
+    assert "limiter" not in app.extensions  # flask-limiter is made only for RATE_LIMIT
     client = app.test_client()
     refused = client.post("/v1/games/catchup/render", json={"state": {"game": "catchup"}, "format": "text"})
     assert refused.status_code == 422
     assert refused.headers["X-RateLimit-Limit"] == "5" and refused.headers["X-RateLimit-Remaining"] == "4"
     assert "Retry-After" not in refused.headers
-    (kept,) = contexts
-    assert kept is not None and all(c.view_rate_limit is None and not c.seen_limits for c in kept.values())
     assert not any(h.startswith("X-RateLimit") for h, _ in client.get("/v1/games").headers.items())
 
 
-def test_a_flask_limiter_naming_its_hooks_otherwise_keeps_them_app_wide(monkeypatch: pytest.MonkeyPatch) -> None:
-    from service.web import ratelimit
-
-    monkeypatch.setattr(ratelimit, "INJECT_HEADERS", "_Limiter__some_other_name")
-    app = create_app({"RENDER_RATE_LIMIT": "2/minute", "PNG_RATE_LIMIT": "off"})
-    assert app.after_request_funcs.get(None) and app.teardown_request_funcs.get(None)
+def test_a_budget_of_two_items_tells_the_one_with_least_left() -> None:
+    app = create_app({"RENDER_RATE_LIMIT": "100/hour;3/minute", "PNG_RATE_LIMIT": "off"})
     client = app.test_client()
     state = client.post("/v1/games/catchup/new", json={"options": {}}).get_json()["state"]
-    answer = client.post("/v1/games/catchup/render", json={"state": state, "format": "text"})
-    assert answer.status_code == 200 and answer.headers["X-RateLimit-Remaining"] == "1"
-    assert "Retry-After" not in answer.headers  # the rule still runs, after flask-limiter's hook
+    body = {"state": state, "format": "text"}
+    answers = [client.post("/v1/games/catchup/render", json=body) for _ in range(4)]
+    assert [a.status_code for a in answers] == [200, 200, 200, 429]
+    assert [a.headers["X-RateLimit-Limit"] for a in answers] == ["3"] * 4  # the minute's: fewer left than the hour's
+    assert [a.headers["X-RateLimit-Remaining"] for a in answers] == ["2", "1", "0", "0"]
+    assert answers[3].get_json()["error"]["details"] == {"limit": "3 per 1 minute"}
 
 
-def test_rate_limit_puts_its_headers_on_every_answer() -> None:
-    client = create_app({"RATE_LIMIT": "5/minute"}).test_client()
-    answer = client.get("/v1/games")
-    assert answer.headers["X-RateLimit-Limit"] == "5"
-    assert answer.headers["X-RateLimit-Remaining"] == "4"
-
-
-def test_a_view_without_a_budget_leaves_the_limiter_untouched() -> None:
-    app = create_app({})
-    seen: list[bool] = []
-
-    @app.teardown_request
-    def _look(_: BaseException | None) -> None:
-        from flask.globals import request_ctx
-
-        seen.append(hasattr(request_ctx._get_current_object(), "_limiter_request_context"))  # type: ignore[attr-defined]
-
-    answer = app.test_client().get("/v1/games")
-    assert answer.status_code == 200
-    assert not any(h.startswith("X-RateLimit") for h, _ in answer.headers.items())
-    assert seen == [False]
+def test_rate_limit_puts_its_headers_on_every_answer_and_retry_after_on_refusals_only() -> None:
+    client = create_app({"RATE_LIMIT": "2/minute"}).test_client()
+    answers = [client.get("/v1/games") for _ in range(3)]
+    assert [a.status_code for a in answers] == [200, 200, 429]
+    assert [a.headers["X-RateLimit-Limit"] for a in answers] == ["2"] * 3
+    assert [a.headers["X-RateLimit-Remaining"] for a in answers] == ["1", "0", "0"]
+    assert ["Retry-After" in a.headers for a in answers] == [False, False, True]
 
 
 # The quick look at a body's limits (http.within_limits) must refuse exactly what the walk that names the field
@@ -208,29 +139,6 @@ def test_every_request_is_timed_by_route_and_status_from_the_request_logs_start(
     assert _count("GET", "/metrics", "200") == before  # the scrape itself is not counted
 
 
-@settings(max_examples=2000, deadline=None)
-@given(st.floats(min_value=0, max_value=4_102_444_800, allow_nan=False) | st.integers(0, 4_102_444_800).map(lambda s: s - 5e-7))
-def test_a_log_lines_time_is_what_datetime_writes(created: float) -> None:
-    import datetime
-
-    from service.web.requestlog import _Clock
-
-    clock = _Clock()
-    expected = datetime.datetime.fromtimestamp(created, datetime.UTC).isoformat(timespec="milliseconds")
-    assert clock(created) == expected
-    assert clock(created) == expected  # and again, from the second it kept
-
-
-def test_a_log_lines_time_follows_the_clock_across_seconds() -> None:
-    import datetime
-
-    from service.web.requestlog import _Clock
-
-    clock = _Clock()
-    for created in (1_700_000_000.9994, 1_700_000_000.9999996, 1_700_000_001.0004, 1_699_999_999.5, 1_700_000_001.25):
-        assert clock(created) == datetime.datetime.fromtimestamp(created, datetime.UTC).isoformat(timespec="milliseconds")
-
-
 def test_a_body_the_guard_read_is_parsed_from_its_bytes_not_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """service/web/guard.py reads every body (within its deadline) before the app runs; ``json_body`` parses
     those bytes rather than reading the stream a second time through Werkzeug."""
@@ -251,13 +159,12 @@ def test_a_body_the_guard_read_is_parsed_from_its_bytes_not_read_again(monkeypat
 
 def test_what_every_answer_gets_is_given_around_the_app_not_by_flask_hooks() -> None:
     """The request id, ``nosniff``, the log line and the figures come from one WSGI middleware
-    (service/web/requestlog.py ``RequestLog``), not from four Flask hooks each reaching ``request`` and ``g``
-    through their proxies (about a fifth of ``GET /v1/games`` through gunicorn, BENCHMARKS.md): only
-    flask-limiter's hooks are left on every request, and every kind of answer still gets them all."""
+    (service/web/requestlog.py ``RequestLog``), not from Flask hooks each reaching ``request`` and ``g``
+    through their proxies (about a fifth of ``GET /v1/games`` through gunicorn, BENCHMARKS.md): the app
+    registers no hook at all by default, and every kind of answer still gets them all."""
     app = create_app({})
-    every = (app.before_request_funcs, app.after_request_funcs, app.teardown_request_funcs)
-    hooks = [f for funcs in every for f in funcs.get(None, [])]
-    assert [f.__module__ for f in hooks] == ["service.web.ratelimit"] * len(hooks)
+    every = (app.before_request_funcs, app.after_request_funcs, app.teardown_request_funcs, app.url_value_preprocessors)
+    assert [f for funcs in every for f in funcs.get(None, [])] == []
 
     @app.get("/boom")
     def boom() -> None:
@@ -281,10 +188,9 @@ def test_what_every_answer_gets_is_given_around_the_app_not_by_flask_hooks() -> 
 
 FORKED = r"""
 import json, os, sys
-from prometheus_client import CollectorRegistry, multiprocess, values
+from prometheus_client import CollectorRegistry, multiprocess
 from service.web import metrics, requestlog
 
-assert values.ValueClass is metrics.MULTIPROCESS_VALUE  # every value made from here on asks process_id()
 child = metrics.REQUESTS.labels("GET", "/fork", "200")
 child.observe(0.001)
 ids = [requestlog.new_id() for _ in range(3)]
@@ -293,26 +199,25 @@ pid = os.fork()
 if pid == 0:  # the child: its own figures, its own ids
     child.observe(0.001)
     child.observe(0.001)
-    os.write(write, json.dumps([metrics.process_id(), [requestlog.new_id() for _ in range(3)]]).encode())
+    os.write(write, json.dumps([requestlog.new_id() for _ in range(3)]).encode())
     os._exit(0)
 os.waitpid(pid, 0)
-seen_pid, child_ids = json.loads(os.read(read, 65536))
+child_ids = json.loads(os.read(read, 65536))
 parent_ids = [requestlog.new_id() for _ in range(3)]
 registry = CollectorRegistry()
 multiprocess.MultiProcessCollector(registry)
 labels = {"method": "GET", "route": "/fork", "status": "200"}
 count = registry.get_sample_value("umpire_http_request_duration_seconds_count", labels)
 files = sorted(os.listdir(os.environ["PROMETHEUS_MULTIPROC_DIR"]))
-print(json.dumps({"parent": os.getpid(), "child": pid, "seen": seen_pid, "files": files, "count": count,
+print(json.dumps({"parent": os.getpid(), "child": pid, "files": files, "count": count,
                   "ids": ids + parent_ids, "child_ids": child_ids}))
 """
 
 
-def test_a_forked_worker_keeps_its_own_figures_and_ids_without_asking_the_system_each_time(tmp_path: Path) -> None:
-    """Metrics in multiprocess mode ask service/web/metrics.py ``process_id`` (no system call) whether the process
-    forked, and request ids come from a generator of the process's own: both made again in a forked child,
-    as gunicorn forks its workers.  The child's figures go to a file of its own and are summed with the parent's;
-    its ids are not the parent's."""
+def test_a_forked_worker_keeps_its_own_figures_and_ids(tmp_path: Path) -> None:
+    """prometheus_client's multiprocess mode (``PROMETHEUS_MULTIPROC_DIR``) as gunicorn forks its workers: the
+    child's figures go to a file of its own and ``MultiProcessCollector`` sums them with the parent's; its
+    request ids are not the parent's."""
     import json
     import subprocess
     import sys
@@ -323,39 +228,10 @@ def test_a_forked_worker_keeps_its_own_figures_and_ids_without_asking_the_system
     )
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
-    assert got["seen"] == got["child"] != got["parent"]
     assert f"histogram_{got['parent']}.db" in got["files"] and f"histogram_{got['child']}.db" in got["files"]
     assert got["count"] == 3.0  # one observation in the parent, two in the child
     ids = got["ids"] + got["child_ids"]
     assert len(set(ids)) == len(ids) and all(len(i) == 32 and int(i, 16) >= 0 for i in ids)
-
-
-PATCHED = r"""
-from gevent import monkey
-monkey.patch_all()
-from gevent import Timeout
-from service.web import guard
-
-assert guard._gevent_timeout() is Timeout
-monkey.is_module_patched = lambda name: (_ for _ in ()).throw(AssertionError("asked again"))
-assert guard._gevent_timeout() is Timeout  # kept: gevent is not asked on every body
-print("ok")
-"""
-
-
-def test_the_guard_asks_gevent_once_whether_it_patched_the_process() -> None:
-    """service/web/guard.py reads each body under a gevent.Timeout in a gevent worker; whether it is one is asked
-    once, not on every body (1% of a worker's time on a ``play``, issue 20)."""
-    import subprocess
-    import sys
-
-    from service.web import guard
-
-    assert guard._gevent_timeout() is None  # this process is not patched, and that is not kept
-    assert guard._patched == []
-    root = Path(__file__).parent.parent
-    out = subprocess.run([sys.executable, "-c", PATCHED], capture_output=True, text=True, timeout=60, cwd=root)
-    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
 
 
 def test_no_request_opens_or_saves_a_session_and_writing_one_fails_as_without_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -380,24 +256,6 @@ def test_no_request_opens_or_saves_a_session_and_writing_one_fails_as_without_a_
     assert [client.get("/_session").get_json() for _ in range(2)] == [{"held": None}] * 2
     assert isinstance(seen[0], NullSession) and seen[0] is seen[1]
     assert "Set-Cookie" not in client.get("/v1/games").headers
-
-
-def test_with_no_hooks_registered_a_request_never_looks_for_them_by_blueprint(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Flask looks up hooks by the request's blueprints three times a request; with none registered the app
-    answers without asking (the blueprints come through the request proxy), and the teardown signal still goes."""
-    from flask import Request, request_tearing_down
-
-    app = create_app({})
-    monkeypatch.setattr(Request, "blueprints", property(lambda self: pytest.fail("hooks looked up by blueprint")))
-    torn: list[Any] = []
-
-    def heard(sender: Any, exc: BaseException | None = None, **kwargs: Any) -> None:
-        torn.append((sender, exc))
-
-    with request_tearing_down.connected_to(heard, app):
-        answer = app.test_client().post("/v1/games/catchup/new", json={"options": {"size": 5}})
-    assert answer.status_code == 200 and answer.get_json()["state"]["ply"] == 0
-    assert torn == [(app, None)]
 
 
 def test_hooks_registered_run_as_flask_runs_them() -> None:

@@ -1,13 +1,11 @@
-"""The request log's line for each answer, written without a log record when the service's own handler is
-the only place it goes (service/web/requestlog.py ``_sole_handler``; issue 20, "Cost per request").
-
-The line must be exactly what the record would have made, in both formats, whatever the path holds (the
-escaping of issue 20's forged lines included), and any other handler on the way (a test's capture, an
-operator's) must still get the record.
-"""
+"""The request log (service/web/requestlog.py): one record per answer through :mod:`logging`, on the
+``service.access`` logger, each line in the configured format, whatever the path holds (the escaping of
+issue 20's forged lines included), and every handler on the way (a test's capture, an operator's) gets the
+same record, with the request's fields (issue 33: no writing around ``logging``)."""
 
 from __future__ import annotations
 
+import datetime
 import io
 import json
 import logging
@@ -15,6 +13,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from test_settings import checked
@@ -42,78 +41,62 @@ def as_in_a_server() -> Iterator[None]:
         requestlog.configure("text")  # back to standard error
 
 
-@pytest.mark.parametrize("fmt", ["json", "text"])
-@pytest.mark.parametrize("took", [None, 0.0, 12.345])
-@pytest.mark.parametrize("path", PATHS)
-def test_the_line_without_a_record_is_the_records_line(fmt: str, took: float | None, path: str) -> None:
-    formatter = requestlog.JsonFormatter() if fmt == "json" else requestlog.TextFormatter()
-    fields = {"request_id": "req-1", "method": "GET", "path": path, "status": 404, "duration_ms": took}
-    access = requestlog.access
-    for created in (1_790_000_000.0004996, 1_790_000_000.9999996, 1_790_000_001.25):
-        record = access.makeRecord(access.name, logging.INFO, "x.py", 0, "%s %s %s", ("GET", path, 404), None, extra=fields)
-        record.created = created
-        assert formatter.access_line(created, "req-1", "GET", path, 404, took) == formatter.format(record)
+class Capture(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
 
 
-def _served(fmt: str, *, extra_handler: logging.Handler | None) -> tuple[list[str], int]:
-    """The log lines of a few requests, and how many log records the access logger made for them."""
+def served(fmt: str, extra: logging.Handler) -> list[str]:
+    """The log lines of a few requests, ``extra`` beside the service's handler."""
     stream = io.StringIO()
     client = checked(LOG_FORMAT=fmt)
     requestlog.configure(fmt, stream)
-    made = 0
-    real = requestlog.access.makeRecord
-
-    def counting(*args: Any, **kwargs: Any) -> logging.LogRecord:
-        nonlocal made
-        made += 1
-        return real(*args, **kwargs)
-
-    requestlog.access.makeRecord = counting  # type: ignore[method-assign]
-    if extra_handler is not None:
-        logging.getLogger("service").addHandler(extra_handler)
+    logging.getLogger("service").addHandler(extra)
     try:
         for k, path in enumerate(PATHS):
-            client.get(path, headers={"X-Request-ID": f"req-{k}"})
+            client.get(quote(path, safe="/"), headers={"X-Request-ID": f"req-{k}"})  # as a client sends it
         client.post("/v1/games/catchup/new", json={"options": {"size": 3}}, headers={"X-Request-ID": "req-new"})
     finally:
-        del requestlog.access.makeRecord
-        if extra_handler is not None:
-            logging.getLogger("service").removeHandler(extra_handler)
-    return stream.getvalue().splitlines(), made
-
-
-def _without_times(line: str, fmt: str) -> Any:
-    if fmt == "json":
-        out = json.loads(line)
-        assert out.pop("duration_ms") >= 0
-        out.pop("time")
-        return out
-    assert re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00 info \[", line), line
-    return re.sub(r" [0-9.]+ ms$", "", line.split(" ", 1)[1])
+        logging.getLogger("service").removeHandler(extra)
+    return stream.getvalue().splitlines()
 
 
 @pytest.mark.parametrize("fmt", ["json", "text"])
-def test_a_server_writes_each_answers_line_without_a_record(fmt: str) -> None:
+def test_each_answer_is_one_record_and_one_line(fmt: str) -> None:
+    capture = Capture()
     with as_in_a_server():
-        fast, records = _served(fmt, extra_handler=None)
-    assert records == 0  # before: one record an answer
-    assert len(fast) == len(PATHS) + 1
-    # Another handler on the way: the record goes its usual way, to both, and the lines are the same.
-    captured: list[logging.LogRecord] = []
-
-    class Capture(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            captured.append(record)
-
-    with as_in_a_server():
-        slow, records = _served(fmt, extra_handler=Capture())
-    assert records == len(PATHS) + 1 == len(captured)
-    assert [_without_times(line, fmt) for line in fast] == [_without_times(line, fmt) for line in slow]
-    assert [r.request_id for r in captured] == [f"req-{k}" for k in range(len(PATHS))] + ["req-new"]  # type: ignore[attr-defined]
+        lines = served(fmt, capture)
+    assert len(lines) == len(capture.records) == len(PATHS) + 1
+    expected = [(f"req-{k}", "GET", path, 200 if k == 0 else 404) for k, path in enumerate(PATHS)]
+    expected.append(("req-new", "POST", "/v1/games/catchup/new", 200))
+    got = [(r.request_id, r.method, r.path, r.status) for r in capture.records]  # type: ignore[attr-defined]
+    assert got == expected and {r.name for r in capture.records} == {"service.access"}
+    for record, line in zip(capture.records, lines, strict=True):
+        at = datetime.datetime.fromtimestamp(record.created, datetime.UTC).isoformat(timespec="milliseconds")
+        if fmt == "json":
+            out = json.loads(line)
+            assert out == {
+                "time": at,
+                "level": "info",
+                "message": f"{record.method} {record.path} {record.status}",  # type: ignore[attr-defined]
+                "request_id": record.request_id,  # type: ignore[attr-defined]
+                "method": record.method,  # type: ignore[attr-defined]
+                "path": record.path,  # type: ignore[attr-defined]
+                "status": record.status,  # type: ignore[attr-defined]
+                "duration_ms": record.duration_ms,  # type: ignore[attr-defined]
+                "logger": "service.access",
+            }
+        else:
+            assert line.startswith(f"{at} info [{record.request_id}] ")  # type: ignore[attr-defined]
+            assert "\n" not in line and re.search(r" [0-9.]+ ms$", line)
 
 
 def test_a_stream_that_fails_gets_logging_s_own_report(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A write that fails is not lost silently: the record takes the usual way, whose handler reports it."""
+    """A write that fails is not lost silently: the handler reports it as logging does."""
 
     class Broken(io.StringIO):
         def write(self, text: str) -> int:
@@ -128,17 +111,26 @@ def test_a_stream_that_fails_gets_logging_s_own_report(monkeypatch: pytest.Monke
     assert [r.getMessage() for r in reported] == ["GET /v1/games 200"]
 
 
-def test_the_lines_parts_kept_by_answer_stay_bounded_and_right(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A JSON line's parts that follow from method, path and status are written once for each, at most
-    MOST_ANSWERED kept (a client making paths up cannot grow them): past that they are made afresh, the same."""
-    formatter = requestlog.JsonFormatter()
-    access = requestlog.access
-    monkeypatch.setattr(requestlog, "MOST_ANSWERED", 3)
-    requestlog._ANSWERED.clear()
-    for n in range(7):
-        path = f"/v1/matches/m{n % 5}\n"
-        fields = {"request_id": "r", "method": "POST", "path": path, "status": 201, "duration_ms": 1.5}
-        record = access.makeRecord(access.name, logging.INFO, "x.py", 0, "%s %s %s", ("POST", path, 201), None, extra=fields)
-        record.created = 1_790_000_000.5 + n
-        assert formatter.access_line(record.created, "r", "POST", path, 201, 1.5) == formatter.format(record)
-        assert len(requestlog._ANSWERED) <= 3
+def test_the_access_log_turned_down_writes_no_line_and_still_times_the_answer() -> None:
+    from prometheus_client import REGISTRY
+
+    labels = {"method": "GET", "route": "/v1/games", "status": "200"}
+    before = REGISTRY.get_sample_value("umpire_http_request_duration_seconds_count", labels) or 0.0
+    capture = Capture()
+    client = checked()
+    level = requestlog.access.level
+    requestlog.access.setLevel(logging.WARNING)
+    logging.getLogger("service").addHandler(capture)
+    try:
+        assert client.get("/v1/games").status_code == 200
+    finally:
+        logging.getLogger("service").removeHandler(capture)
+        requestlog.access.setLevel(level)
+    assert capture.records == []
+    assert REGISTRY.get_sample_value("umpire_http_request_duration_seconds_count", labels) == before + 1
+
+
+def test_json_lines_write_what_is_not_text_as_escapes() -> None:
+    record = logging.LogRecord("service.access", logging.INFO, "x.py", 0, "%s", ("\u2028\x1b",), None)
+    line: Any = requestlog.JsonFormatter().format(record)
+    assert "\u2028" not in line and "\x1b" not in line and json.loads(line)["message"] == "\u2028\x1b"

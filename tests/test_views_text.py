@@ -28,12 +28,14 @@ def test_catchup_diagram_in_the_seeds_layout() -> None:
         "G   . . . . . O o\n"
         "H    X X . . . o\n"
         "I     X X . . .\n"
-        "X Red, O Blue, # off the board; lower case: the last turn's stones\n"
+        "X Red, O Blue; lower case: the last turn's stones\n"
         "Last move (Blue): F2 G7 H6\n"
         "Red: score 6, groups 6-4-2\n"
         "Blue: score 5, groups 5-4-1-1-1\n"
         "Tie-break if the game ended now (R-C4): Red ahead at the first group\n"
         "Red to move: 1 or 2 stones\n"
+        '[State {"game":"catchup","version":1,"options":{"variant":"standard","size":5},"status":"ongoing","to_move":0,'
+        '"ply":10,"winner":null,"end":null,"scores":[6,5],"bonus":false,"max_stones":2}]\n'
     )
 
 
@@ -46,12 +48,14 @@ def test_bug_diagram_with_coordinates() -> None:
         "C  X  C2  C3  C4  C5\n"
         "D    X   O  D3  D4\n"
         "E      X   O   O\n"
-        "X Red, O Blue, # off the board; lower case: the last move's pieces\n"
+        "X Red, O Blue; lower case: the last move's pieces\n"
         "Last move (Blue): B1 B3\n"
         "Marked: ★ bonus growth (B3); dashed: eaten (A3, B4, C4)\n"
         "Red: 4 pieces, bugs 3-1\n"
         "Blue: 7 pieces, bugs 4-3\n"
         "Red to move: grow (no bug beyond 4 pieces), then eat (R-B3, R-B4)\n"
+        '[State {"game":"bug","version":1,"options":{"variant":"genius","size":3,"eaters":"active"},"status":"ongoing",'
+        '"to_move":0,"ply":14,"winner":null,"end":null,"scores":[4,7],"largest":[3,4],"phase":"grow"}]\n'
     )
 
 
@@ -87,6 +91,9 @@ def test_crystal_diagram() -> None:
         "Bob (blue, yellow): total 0; blue 2 \u00d7 yellow 4 = 8 a turn now\n"
         "Round 1, Ann shifts first; threshold 250 (R-X4)\n"
         "Ann to move: 3 shifts\n"
+        '[State {"game":"crystal","version":1,"options":{"anomalies":[]},"status":"ongoing","to_move":0,"ply":0,"winner":null,'
+        '"end":null,"scores":[0,0],"phase":"shift","colors":[["red","green"],["blue","yellow"]],"first":0,"threshold":250,'
+        '"barred":[],"shifts_due":3,"turns":[0,0],"seed":null}]\n'
     )
 
 
@@ -99,11 +106,13 @@ def test_too_diagram_of_a_finished_game() -> None:
         "C B W W W W\n"
         "D  B B B W\n"
         "E   W W b\n"
-        "B black stone, W white stone (either player places either), # off the board; lower case: the last move\n"
+        "B black stone, W white stone (either player places either); lower case: the last move\n"
         "Last move (Black): B E3\n"
         "black stones: groups 5-3; second-largest 3\n"
         "white stones: groups 9-2; second-largest 2\n"
         "Black wins: the board is full and black's second-largest group (3) is larger than white's (2) (R-E2).\n"
+        '[State {"game":"too","version":1,"options":{"size":3},"status":"finished","to_move":null,"ply":19,"winner":0,'
+        '"end":"full","scores":[3,2]}]\n'
     )
 
 
@@ -136,13 +145,14 @@ def test_forum_post() -> None:
     before, events, after = catchup_worked_example()[1]
     post = views.post(after, events=events, before=before, png_url="https://example.org/b.png", clock=CLOCK)
     assert post == (
-        "**Catchup, ply 8: Blue plays D7 F8**\n"
+        "**Catchup (standard), ply 8: Blue plays D7 F8**\n"
         "\n"
         "- Blue places D7 and F8.\n"
         "- Blue's score rises from 2 to 4.\n"
         "- Blue is leading (4 against Red's 4), so Red may place up to three stones next turn (R-C3).\n"
         "\n"
-        "![Catchup (standard), side 5, ply 8](<https://example.org/b.png>)\n"
+        "![The board of Catchup (standard), side 5, ply 8, after Blue plays D7 F8. Red to move: up to 3 stones, since "
+        "Blue led last turn (R-C3)](<https://example.org/b.png>)\n"
         "\n"
         "```text\n"
         "A     X X . . O\n"
@@ -154,7 +164,9 @@ def test_forum_post() -> None:
         "G   . . . . . O .\n"
         "H    X X . . . .\n"
         "I     X X . . .\n"
-        "X Red, O Blue, # off the board; lower case: the last turn's stones\n"
+        "X Red, O Blue; lower case: the last turn's stones\n"
+        '[State {"game":"catchup","version":1,"options":{"variant":"standard","size":5},"status":"ongoing","to_move":0,'
+        '"ply":8,"winner":null,"end":null,"scores":[4,4],"bonus":true,"max_stones":3}]\n'
         "```\n"
         "\n"
         "Red: score 4, groups 4-3-2  \n"
@@ -171,7 +183,7 @@ def test_forum_post() -> None:
 def test_post_escapes_markdown_in_names_and_takes_move_and_ply() -> None:
     before, events, after = catchup_worked_example()[1]
     post = views.post(after, events=events, before=before, names=["*Ann*", "[Bob](x)"], move="D7, F8", ply=40)
-    assert post.startswith("**Catchup, ply 40: \\[Bob\\](x) plays D7, F8**")
+    assert post.startswith("**Catchup (standard), ply 40: \\[Bob\\](x) plays D7, F8**")
     assert "\\*Ann\\*: score 4" in post
     assert "![" not in post  # no picture without a URL
 

@@ -29,10 +29,9 @@ def test_the_empty_view_keeps_the_plumbing_and_does_nothing() -> None:
     answer = app.test_client().post("/v1/games/catchup/play", data=play_body(), content_type="application/json")
     assert answer.status_code == 200 and answer.get_json() == {"ok": True}  # no verdict: nothing was judged
     assert HEADER in answer.headers and answer.headers["X-Content-Type-Options"] == "nosniff"  # the request log's
-    fresh = create_app({})  # whatever hooks the app has (flask-limiter's, when a budget asks for them), it keeps
+    fresh = create_app({})  # whatever hooks the app has (none, unless RATE_LIMIT is set), it keeps
     for hooks in ("before_request_funcs", "after_request_funcs", "teardown_request_funcs"):
         assert len(getattr(app, hooks).get(None, [])) == len(getattr(fresh, hooks).get(None, []))
-    assert "umpire.limiter" in app.extensions
 
 
 def test_the_unplumbed_app_plays_for_real_without_the_plumbing() -> None:
@@ -91,21 +90,15 @@ def test_each_piece_of_plumbing_is_taken_out_alone() -> None:
 
 def test_the_instructions_bench_serves_each_of_its_servers_as_served_and_refuses_a_wrong_answer(monkeypatch: Any) -> None:
     """``bench instructions``' child (what cachegrind watches, run here without it): each server answers every
-    request 200 through its whole WSGI stack, the lines kept and taken as a gevent worker takes them; a server
-    answering otherwise stops the bench rather than counting an error's cost."""
+    request 200 through its whole WSGI stack, one log line each; a server answering otherwise stops the bench
+    rather than counting an error's cost."""
     import pytest
 
     from bench import bench_instructions
 
     monkeypatch.setattr(bench_instructions, "WARM", 3)
-    try:
-        for kind in ("bare", "body", "answer", "play"):
-            bench_instructions.child(kind, 2)
-        monkeypatch.setattr(get_game("catchup"), "load", lambda data: (_ for _ in ()).throw(RuntimeError("broken")))
-        with pytest.raises(SystemExit, match="500"):
-            bench_instructions.child("play", 1)
-    finally:
-        requestlog.stop_batching()
-        from service.web import metrics
-
-        metrics.stop_batching()
+    for kind in ("bare", "body", "answer", "play"):
+        bench_instructions.child(kind, 2)
+    monkeypatch.setattr(get_game("catchup"), "load", lambda data: (_ for _ in ()).throw(RuntimeError("broken")))
+    with pytest.raises(SystemExit, match="500"):
+        bench_instructions.child("play", 1)

@@ -1,17 +1,19 @@
 """The ``umpire`` console script.
 
     umpire tournament --game catchup --option size=4 --bots random greedy --games 10 --out results.jsonl
-    umpire tournament --report results.jsonl [--plot summary.png]
+    umpire tournament --report results.jsonl [--plot summary.png] [--json]
     umpire tournament --resume results.jsonl
     umpire tournament ... --queue redis://HOST:PORT      umpire worker --queue redis://HOST:PORT
 
-See README.md "Tournaments" and docs/BOTS.md; ``umpire tournament --help``
+See docs/TOURNAMENTS.md and docs/BOTS.md; ``umpire tournament --help``
 lists every flag.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import os
 import secrets
 import signal
@@ -24,9 +26,13 @@ from engine.registry import GAMES, PRESETS
 from umpire.bots import check_spec
 from umpire.bots.external import HELLO_TIMEOUT_S
 from umpire.config import (
+    CLAIM_TIMEOUT_S,
     FORMATS,
+    GRACE_S,
+    MOVE_LIMIT_S,
     OPENINGS_ORDERS,
     Engine,
+    Run,
     Settings,
     load_openings,
     option_text,
@@ -34,18 +40,20 @@ from umpire.config import (
     parse_engine,
     parse_options,
 )
-from umpire.play import GRACE_S
-from umpire.results import read_results, read_settings
-from umpire.stats import SPRT_MODELS, Sprt
+from umpire.results import read_results, read_run, read_settings
+from umpire.stats import SPRT_COUNTS, SPRT_MODELS, Sprt
 
 DESCRIPTION = """\
 Play games between bots through the umpire service's managed-match API, as
 cutechess-cli or fastchess do for chess, and report the results: a table per
 pairing (W-L-D, score, Elo difference with its 95% interval; the pentanomial
 counts of its pairs of games with their Elo and normalized Elo) and a rating
-list (openskill).  By default an embedded server is started for the run
+list (openskill), and each pairing's lines as fastchess prints them
+(Ptnml(0-2), LLR).  By default an embedded server is started for the run
 (python -m service.run.serve on a free port, with its own Redis in a temporary
-folder); --server plays on a running one."""
+folder); --server plays on a running one.  Every setting is checked before
+the first game; the results file keeps them all, so that --resume FILE alone
+plays on exactly as the run started."""
 
 EPILOG = """\
 bot specs:
@@ -62,8 +70,9 @@ examples:
   umpire tournament --game catchup --engine name=mine cmd=./mybot args="--depth 3" dir=bots env=MODEL=m.bin \\
       stderr=mine.err --engine name=greedy bot=greedy --games 20 --records games.txt --log bots.log
   umpire tournament --resume results.jsonl          (after Ctrl-C: the file keeps the settings)
-  umpire tournament --game bug --bots greedy mcts --games 2000 --sprt 0 10 0.05 0.05 --sprt-model pentanomial \\
+  umpire tournament --game bug --bots greedy mcts --games 2000 --sprt 0 5 0.05 0.05 --sprt-counts pentanomial \\
       --server http://umpire:8000 --queue redis://umpire:6379/0     (and on each machine: umpire worker --queue ...)
+  umpire tournament --report results.jsonl --json   (one JSON object per pairing: every figure)
 """
 
 
@@ -100,8 +109,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     t.add_argument(
         "--clock",
-        help=f"a preset ({', '.join(PRESETS)}) or "
-        "turn=S,bank=S,step=S[,increment=S][,on_flag=loses|proxy]; default: the game's preset",
+        help=f"a preset ({', '.join(PRESETS)}), BASE+INCREMENT (10+0.1: a bank of 10 s, 0.1 s added after each move, "
+        "no turn allowance) or turn=S,bank=S,step=S[,increment=S][,on_flag=loses|proxy]; default: the game's preset",
     )
     t.add_argument(
         "--openings",
@@ -112,31 +121,27 @@ def _parser() -> argparse.ArgumentParser:
         "--openings-order", choices=OPENINGS_ORDERS, help="the openings in the file's order (default) or shuffled by --seed"
     )
     t.add_argument("--opening-plies", type=int, metavar="N", help="play at most the first N moves of each opening")
-    t.add_argument("--concurrency", type=int, default=1, metavar="K", help="games played at once (default 1)")
+    t.add_argument("--concurrency", type=int, metavar="K", help="games played at once (default 1)")
     t.add_argument("--out", help="the results file, one JSON line per game (default results.jsonl)")
     t.add_argument(
         "--resume",
         nargs="?",
         const=True,
         metavar="FILE",
-        help="finish the tournament in FILE (or --out): its settings are kept in it; play only the games it lacks",
+        help="finish the tournament in FILE (or --out) exactly as it was being played (server, concurrency, files, "
+        "limits, queue: the file keeps them; a flag given here changes that one); play only the games it lacks",
     )
     t.add_argument("--records", metavar="FILE", help="append each game's readable record (the seeds' notation) as it ends")
     t.add_argument("--log", metavar="FILE", help="append every line exchanged with every bot (and their stderr)")
-    t.add_argument("--report-every", type=int, default=0, metavar="N", help="print the report every N games (on stderr)")
+    t.add_argument("--report-every", type=int, metavar="N", help="print the report every N games (on stderr)")
     t.add_argument(
         "--hello-timeout",
         type=float,
-        default=HELLO_TIMEOUT_S,
         metavar="S",
         help=f"seconds a program may take to start and answer hello (default {HELLO_TIMEOUT_S:g}); "
         "no clock runs meanwhile: the match is created after the hellos",
     )
-    t.add_argument(
-        "--admin-token",
-        default=os.environ.get("ADMIN_TOKEN"),
-        help="the --server's ADMIN_TOKEN, to abort the games in play when interrupted (default $ADMIN_TOKEN)",
-    )
+    t.add_argument("--admin-token", help=argparse.SUPPRESS)  # no longer needed: each match is aborted with its own token
     t.add_argument("--server", metavar="URL", help="play on this server instead of starting an embedded one")
     t.add_argument(
         "--token",
@@ -146,7 +151,15 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument(
         "--engine-only",
         action="store_true",
-        help="no server at all: the engine judges in this process (no clocks); for quick checks of bots",
+        help="no server at all: the engine judges in this process (no clocks: each move has --move-limit); "
+        "for quick checks of bots",
+    )
+    t.add_argument(
+        "--move-limit",
+        type=float,
+        metavar="S",
+        help=f"with --engine-only, the seconds a bot has for each move (default {MOVE_LIMIT_S:g}; then --grace more, "
+        "and it loses by timeout)",
     )
     t.add_argument(
         "--sprt",
@@ -156,16 +169,29 @@ def _parser() -> argparse.ArgumentParser:
         help="stop a two-bot match when the SPRT decides",
     )
     t.add_argument(
-        "--sprt-model", choices=SPRT_MODELS, help="trinomial (games; the default) or pentanomial (pairs of games, as fastchess)"
+        "--sprt-model",
+        metavar="MODEL",
+        help="what ELO0 and ELO1 are: normalized (the default, as fastchess's model=normalized) or logistic Elo",
+    )
+    t.add_argument(
+        "--sprt-counts",
+        choices=SPRT_COUNTS,
+        help="what the SPRT counts: trinomial (games W-L-D; the default) or pentanomial (pairs of games, as fastchess and "
+        "fishtest; was --sprt-model pentanomial)",
     )
     t.add_argument("--plot", metavar="FILE", help="write a summary picture (PNG): scores per pairing, ratings")
+    t.add_argument(
+        "--json",
+        action="store_true",
+        help="print the report as JSON lines, one object per pairing with every figure (wdl, pentanomial, elo, "
+        "elo_interval, los, nelo, and with an SPRT llr, llr_bounds, sprt_model...)",
+    )
     t.add_argument(
         "--seed", type=int, help="seeds the built-in bots and dealt positions (default: random, kept in the results for --resume)"
     )
     t.add_argument(
         "--grace",
         type=float,
-        default=GRACE_S,
         metavar="S",
         help=f"seconds a bot may overrun its clock before the harness stops waiting (default {GRACE_S:g})",
     )
@@ -174,23 +200,30 @@ def _parser() -> argparse.ArgumentParser:
         "--queue",
         metavar="URL",
         help="share the games with `umpire worker`s through Redis Streams (redis://HOST:PORT, "
-        "redis+cluster://HOST:PORT): this process publishes the schedule and gathers the results",
+        "unix:///PATH/TO/redis.sock - make run's Redis is unix://$PWD/data/redis.sock - or redis+cluster://HOST:PORT): "
+        "this process publishes the schedule and gathers the results",
     )
     t.add_argument(
         "--claim-timeout",
         type=float,
-        default=30.0,
         metavar="S",
-        help="with --queue: a game whose worker stopped renewing its claim this long is played by another (default 30)",
+        help=f"with --queue: a game whose worker stopped renewing its claim this long is played by another "
+        f"(default {CLAIM_TIMEOUT_S:g})",
     )
     w = sub.add_parser(
         "worker",
         help="play the games of a tournament shared through a queue (umpire tournament --queue)",
-        description="Take games from the queue (Redis Streams consumer group), play them with the bots on this "
-        "machine through the server the queue names, and hand the results back; until the tournament is "
-        "complete or its SPRT decides.",
+        description="Take games from the queue (Redis Streams consumer groups), play them with the bots on this "
+        "machine through the server the queue names, and hand the results back: the games of every tournament "
+        "run on the queue, one from each in turn, until every run it served is complete or decided by its SPRT.",
     )
-    w.add_argument("--queue", required=True, metavar="URL", help="redis://HOST:PORT or redis+cluster://HOST:PORT")
+    w.add_argument(
+        "--queue",
+        required=True,
+        metavar="URL",
+        help="redis://HOST:PORT, unix:///PATH/TO/redis.sock (make run's: unix://$PWD/data/redis.sock) or "
+        "redis+cluster://HOST:PORT",
+    )
     w.add_argument("--name", help="this worker's name in the consumer group (default host-pid)")
     w.add_argument("--log", metavar="FILE", help="append every line exchanged with every bot")
     w.add_argument("--idle-exit", type=float, metavar="S", help="leave after S seconds with no game to play")
@@ -209,7 +242,7 @@ def _fail(message: str) -> int:
 
 
 def _report(args: argparse.Namespace, sprt: Sprt | None) -> int:
-    from umpire.report import by_tournament, format_report, plot_paths, summarize
+    from umpire.report import by_tournament, format_report, plot_paths, summarize, summary_json
 
     lines = []
     for path in args.report:
@@ -225,10 +258,15 @@ def _report(args: argparse.Namespace, sprt: Sprt | None) -> int:
         if header and header.get("sprt"):
             kept[str(header.get("tournament"))] = Sprt.from_json(header["sprt"])
     groups = by_tournament(lines)
+    summaries = [summarize(group, sprt or kept.get(str(group[0].get("tournament")))) for group in groups]
+    if args.json:
+        for group, summary in zip(groups, summaries, strict=True):
+            for item in summary_json(summary, group):
+                print(json.dumps(item))
+        return 0
     if len(groups) > 1:
         games = ", ".join(group[0].get("game", "?") for group in groups)
         print(f"{len(groups)} tournaments in these files ({games}): a report for each\n")
-    summaries = [summarize(group, sprt or kept.get(str(group[0].get("tournament")))) for group in groups]
     paths = plot_paths(args.plot, [s.game for s in summaries]) if args.plot else []
     for n, summary in enumerate(summaries):
         if n:
@@ -310,16 +348,60 @@ def _contradictions(args: argparse.Namespace, kept: Settings, kept_sprt: Sprt | 
     if args.seed is not None and args.seed != kept.seed:
         out.append(f"--seed {args.seed} (the tournament's: {kept.seed})")
     if args.openings is not None:
-        book = load_openings(args.openings, args.opening_plies, args.openings_order or "sequential", kept.seed)
+        order = args.openings_order or "sequential"
+        book = load_openings(args.openings, args.opening_plies, order, kept.seed, kept.game)
         if book != kept.openings:
             out.append(f"--openings {args.openings} (other openings than the tournament's)")
-    if sprt is not None and kept_sprt is not None and sprt != kept_sprt:
-        out.append(f"--sprt (the tournament's: {kept_sprt.describe_state((0, 0, 0), (0, 0, 0)).split(':')[0]})")
+    if sprt is not None and sprt != kept_sprt:
+        out.append(f"--sprt (the tournament's: {kept_sprt.title() if kept_sprt else 'none'})")
     return out
 
 
-def _settings(args: argparse.Namespace, sprt: Sprt | None) -> tuple[Settings, Sprt | None, Path, bool]:
-    """The tournament's settings: from the flags, or, resuming, from the results file (and the flags agree)."""
+def _plan(args: argparse.Namespace, kept: dict[str, Any] | None) -> Run:
+    """The run: kept by the results file (resuming), each flag given changing its part; or a new one."""
+    from umpire.tournament import new_run_id
+
+    plan = Run.from_json(kept) if kept else Run(new_run_id())
+    changes: dict[str, Any] = {}
+    if args.engine_only:
+        changes.update(engine_only=True, server=None)
+    elif args.server:
+        changes.update(engine_only=False, server=args.server)
+    paths = {"records": args.records, "log": args.log, "plot": args.plot}
+    changes.update({k: str(Path(v).resolve()) for k, v in paths.items() if v is not None})
+    given = {
+        "concurrency": args.concurrency, "report_every": args.report_every, "grace_s": args.grace,
+        "hello_timeout_s": args.hello_timeout, "move_limit_s": args.move_limit, "queue": args.queue,
+        "claim_timeout_s": args.claim_timeout,
+    }  # fmt: skip
+    changes.update({k: v for k, v in given.items() if v is not None})
+    plan = dataclasses.replace(plan, **changes)
+    wrong = [
+        f"{flag} must be {what}"
+        for flag, bad, what in (
+            ("--concurrency", plan.concurrency < 1, "at least 1"),
+            ("--report-every", plan.report_every < 0, "0 (never) or more"),
+            ("--grace", plan.grace_s < 0, "0 or more seconds"),
+            ("--hello-timeout", plan.hello_timeout_s <= 0, "more than 0 seconds"),
+            ("--move-limit", plan.move_limit_s <= 0, "more than 0 seconds"),
+            ("--claim-timeout", plan.claim_timeout_s <= 0, "more than 0 seconds"),
+        )
+        if bad
+    ]
+    if plan.queue is not None and plan.engine_only:
+        wrong.append("--queue plays through a server: leave out --engine-only")
+    if wrong:
+        raise ValueError("; ".join(wrong))
+    if plan.queue is not None:
+        from umpire.queue import connect
+
+        connect(plan.queue)  # a URL it takes (no connection yet)
+    return plan
+
+
+def _settings(args: argparse.Namespace, sprt: Sprt | None) -> tuple[Settings, Sprt | None, Path, bool, Run]:
+    """The tournament's settings and its run: from the flags, or, resuming, from the results file
+    (and the flags agree with its settings; those given about the run change it)."""
     resume = _resume_path(args)
     out = resume if resume is not None else Path(args.out or "results.jsonl")
     header = read_settings(out) if resume is not None and out.exists() and out.stat().st_size > 0 else None
@@ -329,7 +411,7 @@ def _settings(args: argparse.Namespace, sprt: Sprt | None) -> tuple[Settings, Sp
         wrong = _contradictions(args, kept, kept_sprt, sprt)
         if wrong:
             raise ValueError(f"--resume {out}: " + "; ".join(wrong) + ": leave these out, the file keeps the settings")
-        return kept, sprt or kept_sprt, out, True
+        return kept, sprt or kept_sprt, out, True, _plan(args, read_run(out))
     if not args.game or not (args.bots or args.engine):
         if resume is not None:
             raise ValueError(f"--resume {out}: the file keeps no settings (or does not exist): give --game and --bots too")
@@ -339,6 +421,8 @@ def _settings(args: argparse.Namespace, sprt: Sprt | None) -> tuple[Settings, Sp
     engines = _engines(args)
     if len(engines) < 2:
         raise ValueError("--bots needs two or more bot specs")
+    if args.games is not None and args.games < 1:
+        raise ValueError("--games must be at least 1")
     options = parse_options(args.option)
     clock = parse_clock(args.clock)
     seed = args.seed
@@ -347,7 +431,9 @@ def _settings(args: argparse.Namespace, sprt: Sprt | None) -> tuple[Settings, Sp
     if seed is None:
         seed = secrets.randbelow(10**9)
     openings = (
-        load_openings(args.openings, args.opening_plies, args.openings_order or "sequential", int(seed)) if args.openings else []
+        load_openings(args.openings, args.opening_plies, args.openings_order or "sequential", int(seed), args.game)
+        if args.openings
+        else []
     )
     plain = all(e == Engine(e.spec) for e in engines)
     settings = Settings(
@@ -361,17 +447,41 @@ def _settings(args: argparse.Namespace, sprt: Sprt | None) -> tuple[Settings, Sp
         int(seed),
         [] if plain else engines,
     )
-    return settings, sprt, out, resume is not None
+    return settings, sprt, out, resume is not None, _plan(args, None)
+
+
+def _sprt(args: argparse.Namespace) -> Sprt | None:
+    """``--sprt`` with ``--sprt-model`` and ``--sprt-counts``.  ``--sprt-model trinomial|pentanomial``,
+    its meaning before the Elo models, still means what it meant (those counts, bounds in logistic
+    Elo), with a word on stderr naming the new spelling."""
+    model, counts = args.sprt_model, args.sprt_counts
+    if model in SPRT_COUNTS:
+        print(
+            f"umpire tournament: --sprt-model {model} is now --sprt-model logistic --sprt-counts {model} "
+            f"(--sprt-model chooses what ELO0 and ELO1 are: {' or '.join(SPRT_MODELS)})",
+            file=sys.stderr,
+        )
+        if counts is not None and counts != model:
+            raise ValueError(f"--sprt-model {model} and --sprt-counts {counts} say two things: give --sprt-counts alone")
+        model, counts = "logistic", model
+    if model is not None and model not in SPRT_MODELS:
+        raise ValueError(f"--sprt-model is {' or '.join(SPRT_MODELS)} (what ELO0 and ELO1 are), not {model!r}")
+    if not args.sprt:
+        if model is not None or counts is not None:
+            raise ValueError("--sprt-model and --sprt-counts go with --sprt ELO0 ELO1 ALPHA BETA")
+        return None
+    elo0, elo1, alpha, beta = args.sprt
+    return Sprt(elo0, elo1, alpha, beta, model or SPRT_MODELS[0], counts or SPRT_COUNTS[0])
 
 
 def tournament(args: argparse.Namespace) -> int:
-    sprt = None
-    if args.sprt:
-        try:
-            elo0, elo1, alpha, beta = args.sprt
-            sprt = Sprt(elo0, elo1, alpha, beta, args.sprt_model or "trinomial")
-        except ValueError as e:
-            return _fail(str(e))
+    if args.admin_token is not None:
+        print("umpire tournament: --admin-token is no longer needed (each match is aborted with its own umpire token)",
+              file=sys.stderr)  # fmt: skip
+    try:
+        sprt = _sprt(args)
+    except ValueError as e:
+        return _fail(str(e))
     if args.report:
         return _report(args, sprt)
     with Interrupted() as interrupted:
@@ -379,67 +489,50 @@ def tournament(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace, sprt: Sprt | None, interrupted: Interrupted) -> int:
-    try:
-        settings, sprt, out, resume = _settings(args, sprt)
-    except (OSError, ValueError) as e:
-        return _fail(str(e))
-
     from umpire.client import MatchClient, ServiceError
     from umpire.local import LocalMatches
     from umpire.play import MatchService
     from umpire.server import EmbeddedServer
-    from umpire.tournament import Outcome, TournamentError, run
+    from umpire.tournament import Outcome, TournamentError, check_settings, run
+
+    try:
+        settings, sprt, out, resume, plan = _settings(args, sprt)
+        check_settings(settings)  # every setting before the first game, and before anything is written
+    except (OSError, ValueError, TournamentError) as e:
+        return _fail(str(e))
 
     server: EmbeddedServer | None = None
     matches: MatchService | None = None
     outcome: Outcome | None = None
     try:
-        if args.engine_only:
+        if plan.engine_only:
             matches, label = LocalMatches(), "engine"
-        elif args.server:
-            matches, label = MatchClient(args.server, token=args.token, admin_token=args.admin_token), args.server
+        elif plan.server:
+            matches, label = MatchClient(plan.server, token=args.token), plan.server
             matches.health()
         else:
             if not args.quiet:
                 print("starting an embedded server (python -m service.run.serve) ...", file=sys.stderr)
-            admin = secrets.token_urlsafe(24)  # its own: the run aborts its games when interrupted
-            server = EmbeddedServer(threads=max(8, 2 * args.concurrency), admin_token=admin).start()
-            matches, label = MatchClient(server.url, admin_token=admin), "embedded"
+            server = EmbeddedServer(threads=max(8, 2 * plan.concurrency)).start()
+            matches, label = MatchClient(server.url), "embedded"
         if not args.quiet:
             bots = ", ".join(settings.labels)
+            at_once = "shared through the queue" if plan.queue else f"{plan.concurrency} at a time"
             print(
                 f"{settings.game} ({option_text(settings.options)}): {bots}; {settings.fmt}, {settings.games} games a "
-                f"pairing, {args.concurrency} at a time, on {label}; results to {out}",
+                f"pairing, {at_once}, on {label}; run {plan.id}, results to {out}",
                 file=sys.stderr,
             )
-        if args.queue:
+        if plan.queue:
             from umpire.queue import coordinate
 
-            if args.engine_only:
-                raise ValueError("--queue plays through a server: leave out --engine-only")
             assert isinstance(matches, MatchClient)
             outcome = coordinate(
-                settings, args.queue, matches.base, out, resume=resume, sprt=sprt, grace_s=args.grace,
-                hello_timeout_s=args.hello_timeout, token=args.token, admin_token=matches.admin_token,
-                progress=not args.quiet, records=args.records, report_every=args.report_every,
-                claim_timeout_s=args.claim_timeout,
-            )  # fmt: skip
-        else:
-            outcome = run(
-                settings,
-                matches,
-                out,
-                concurrency=args.concurrency,
-                resume=resume,
-                sprt=sprt,
-                grace_s=args.grace,
-                progress=not args.quiet,
-                server_label=label,
-                hello_timeout_s=args.hello_timeout,
-                records=args.records,
-                log=args.log,
-                report_every=args.report_every,
+                settings, plan, matches.base, out, resume=resume, sprt=sprt, token=args.token, progress=not args.quiet
             )
+        else:
+            outcome = run(settings, matches, out, resume=resume, sprt=sprt, progress=not args.quiet, server_label=label,
+                          plan=plan)  # fmt: skip
     except KeyboardInterrupt:  # before the games began (the server starting, say): nothing to abort
         pass
     except (TournamentError, ServiceError, RuntimeError, ValueError, OSError) as e:
@@ -453,18 +546,26 @@ def _play(args: argparse.Namespace, sprt: Sprt | None, interrupted: Interrupted)
         print(f"interrupted before the games began: umpire tournament --resume {out} starts them", file=sys.stderr)
         return interrupted.code
     if outcome.lines:
-        from umpire.report import format_report, summarize
+        from umpire.report import format_report, summarize, summary_json
 
         summary = summarize(outcome.lines, sprt)
-        sys.stdout.write(format_report(summary))
-        if args.plot:
+        if args.json:
+            for item in summary_json(summary, outcome.lines):
+                print(json.dumps(item))
+        else:
+            sys.stdout.write(format_report(summary))
+        if plan.plot:
             from umpire.plot import plot
 
-            plot(summary, args.plot)
-            print(f"plot: {args.plot}")
+            plot(summary, plan.plot)
+            print(f"plot: {plan.plot}", file=sys.stderr if args.json else sys.stdout)
     for failure in outcome.failures:
         print(f"not played: {failure}", file=sys.stderr)
     if outcome.interrupted or interrupted.signal is not None:
+        if plan.queue:
+            print(f"interrupted: the workers play on; umpire tournament --resume {out} gathers what they finish",
+                  file=sys.stderr)  # fmt: skip
+            return interrupted.code
         if outcome.aborted:
             print(f"aborted on the server: {len(outcome.aborted)} games in play ({', '.join(outcome.aborted)})", file=sys.stderr)
         for failure in outcome.not_aborted:
@@ -481,17 +582,25 @@ def worker(args: argparse.Namespace) -> int:
     log = BotLog(args.log) if args.log else None
     with Interrupted() as interrupted:
         try:
-            played = work(args.queue, args.name, log, args.idle_exit, sys.stderr)
-        except KeyboardInterrupt:
-            print("umpire worker: stopped; its game in play was aborted, another worker plays it", file=sys.stderr)
-            return interrupted.code
+            report = work(args.queue, args.name, log, args.idle_exit, sys.stderr)
         except (OSError, ValueError) as e:
             print(f"umpire worker: {e}", file=sys.stderr)
             return 2
         finally:
             if log is not None:
                 log.close()
-    print(f"umpire worker: {played} games played", file=sys.stderr)
+    served = f" for run{'s' if len(report.runs) != 1 else ''} {', '.join(report.runs)}" if report.runs else ""
+    if report.interrupted:
+        if report.aborted:
+            print(
+                f"umpire worker: stopped after {report.played} games{served}; its game in play was aborted "
+                f"({', '.join(report.aborted)}): another worker plays it",
+                file=sys.stderr,
+            )
+        else:
+            print(f"umpire worker: stopped after {report.played} games{served}; it had no game in play", file=sys.stderr)
+        return interrupted.code
+    print(f"umpire worker: {report.played} games played{served}", file=sys.stderr)
     return 0
 
 

@@ -64,12 +64,14 @@ class ServiceError(Exception):
 
 @dataclass(frozen=True)
 class Match:
-    """A created match: its id, each seat's token, and the first answer's state and clock."""
+    """A created match: its id, each seat's token, the first answer's state and clock, and
+    its own umpire token (the harness aborts its matches with it: no admin token needed)."""
 
     match_id: str
     tokens: tuple[str, str]
     state: Json
     clock: Json | None
+    umpire: str | None = None
 
 
 @dataclass(frozen=True)
@@ -262,7 +264,7 @@ class MatchClient:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
         answer = self._ok("POST", "/v1/matches", body, headers=headers)
         seats = answer["seats"]
-        return Match(answer["match_id"], (seats["0"], seats["1"]), answer["state"], answer.get("clock"))
+        return Match(answer["match_id"], (seats["0"], seats["1"]), answer["state"], answer.get("clock"), answer.get("umpire"))
 
     def move(self, match: Match, seat: int, ply: int, text: str, complete: bool = False, book: bool = False) -> MoveOutcome:
         """Submit ``text`` for ``seat`` at ``ply``, and classify the answer.
@@ -319,12 +321,14 @@ class MatchClient:
         result: Json = answer
         return result
 
-    def abort(self, match_id: str) -> Json | None:
-        """``POST /v1/matches/{id}/abort`` with the admin token: the match ends with no
-        winner (``aborted``); None when it had already finished (410)."""
-        if not self.admin_token:
-            raise ServiceError(0, "no_admin_token", "aborting a match needs the server's admin token (--admin-token)")
-        headers = {"Authorization": f"Bearer {self.admin_token}"}
+    def abort(self, match_id: str, umpire: str | None = None) -> Json | None:
+        """``POST /v1/matches/{id}/abort`` with the match's own ``umpire`` token (its
+        creation's answer), else the server's admin token: the match ends with no winner
+        (``aborted``); None when it had already finished (410)."""
+        token = umpire or self.admin_token
+        if not token:
+            raise ServiceError(0, "no_umpire_token", f"aborting match {match_id} needs its umpire token (or the admin token)")
+        headers = {"Authorization": f"Bearer {token}"}
         status, answer = self.request("POST", f"/v1/matches/{match_id}/abort", None, headers, timeout_s=10.0)
         if status == 410:
             return None

@@ -1,5 +1,6 @@
 """What a tournament is: its settings as read from the command line
-(``--option``, ``--clock``, ``--openings``), and the schedule of its games.
+(``--option``, ``--clock``, ``--openings``), the schedule of its games, and
+its run (:class:`Run`: its identity and how it is played).
 
 The schedule is a pure function of the settings, and every game in it has a
 stable ``key`` (``"0v1#3"``: bots 0 and 1, game 3 of their match), so an
@@ -27,6 +28,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from umpire.bots.external import HELLO_TIMEOUT_S
+
+GRACE_S = 1.0  # how much longer than the seat's remaining time the harness waits for an answer
+MOVE_LIMIT_S = 10.0  # --engine-only: a bot's time for a move (there is no clock)
+CLAIM_TIMEOUT_S = 30.0  # --queue: a game whose worker stopped renewing its claim this long is played by another
 
 FORMATS = ("round-robin", "gauntlet")
 OPENINGS_ORDERS = ("sequential", "random")
@@ -66,24 +73,47 @@ def parse_options(items: Sequence[str]) -> dict[str, Any]:
     return out
 
 
+# --clock 10+0.1: seconds on the bank, seconds added after each move (cutechess's and
+# fastchess's tc=base+inc); also a bare 10 (no increment)
+_FISCHER = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)(?:\+(\d+(?:\.\d*)?|\.\d+))?$")
+# R-T1's turn allowance and bank step may not be 0 (engine/clock.py: at least 1 ms): a Fischer
+# clock is a turn of 1 ms, everything else from the bank, charged to the millisecond
+FISCHER_TURN_S = 0.001
+
+
 def parse_clock(text: str | None) -> str | dict[str, Any] | None:
     """``--clock``: a preset name (R-T2: one of engine.registry's ``PRESETS``;
-    the server judges which exist) or
+    checked with the other settings before the first game),
     ``turn=5,bank=30,step=1`` (also ``increment=``, ``on_flag=``, ``preset=``),
-    seconds as numbers."""
+    seconds as numbers, or ``BASE+INCREMENT`` as cutechess and fastchess write a
+    time control (``10+0.1``: a Fischer clock, R-T1's bank of ``BASE`` seconds
+    with ``INCREMENT`` added after each move, a turn allowance and a bank step of
+    1 ms, the least the service takes)."""
     if text is None:
         return None
     text = text.strip()
+    fischer = _FISCHER.match(text.replace(" ", ""))
+    if fischer:
+        bank, increment = float(fischer.group(1)), float(fischer.group(2) or 0)
+        out: dict[str, Any] = {"turn_s": FISCHER_TURN_S, "bank_s": bank, "step_s": FISCHER_TURN_S}
+        if increment:
+            out["increment_s"] = increment
+        return {k: int(v) if float(v).is_integer() else v for k, v in out.items()}
+    if "/" in text and "=" not in text:
+        raise ValueError(
+            f"--clock {text}: moves/time controls (40/60) are not one of this service's clocks (R-T1: a turn "
+            "allowance and a bank); use BASE+INCREMENT (10+0.1), turn=S,bank=S,step=S or a preset"
+        )
     if "=" not in text:
         if not text:
-            raise ValueError("--clock wants a preset name or turn=...,bank=...,step=...")
+            raise ValueError("--clock wants a preset name, BASE+INCREMENT (10+0.1) or turn=...,bank=...,step=...")
         return text
-    out: dict[str, Any] = {}
+    out = {}
     for part in text.split(","):
         key, sep, value = part.partition("=")
         key = key.strip()
         if not sep or key not in CLOCK_FIELDS:
-            raise ValueError(f"--clock: {part!r}: use {', '.join(k + '=' for k in CLOCK_FIELDS)} (seconds)")
+            raise ValueError(f"--clock: {part!r}: use {', '.join(k + '=' for k in CLOCK_FIELDS)} (seconds), or BASE+INCREMENT")
         field_name = CLOCK_FIELDS[key]
         if field_name in ("on_flag", "preset"):
             out[field_name] = value.strip()
@@ -137,6 +167,22 @@ def read_result_moves(path: str | Path) -> list[list[str]]:
     return out
 
 
+def openings_games(path: str | Path, kind: str) -> set[str]:
+    """The games a records file (its ``[Game "..."]`` tags) or a results file (each line's ``game``) holds."""
+    if kind == "results":
+        from umpire.results import read_results
+
+        return {str(line.get("game")) for line in read_results(path)}
+    if kind == "records":
+        found = set()
+        for raw in Path(path).read_text(encoding="utf-8").splitlines():
+            tag = re.match(r'^\[Game "(.*)"\]', raw.strip())
+            if tag:
+                found.add(json.loads(f'"{tag.group(1)}"'))
+        return found
+    return set()
+
+
 def openings_kind(path: str | Path) -> str:
     """``records`` (``[Game "..."]`` headers), ``results`` (JSON objects a line) or ``book``."""
     for raw in Path(path).read_text(encoding="utf-8").splitlines():
@@ -151,16 +197,26 @@ def openings_kind(path: str | Path) -> str:
     return "book"
 
 
-def load_openings(path: str | Path, plies: int | None = None, order: str = "sequential", seed: int = 0) -> list[list[str]]:
+def load_openings(
+    path: str | Path, plies: int | None = None, order: str = "sequential", seed: int = 0, game: str | None = None
+) -> list[list[str]]:
     """``--openings FILE``: a book, a records file or a results file; each
     opening cut to its first ``plies`` moves (``--opening-plies``); in the
     file's order, or shuffled by the tournament's seed (``--openings-order
-    random``), so a resume deals them alike."""
+    random``), so a resume deals them alike.  Records and results name their
+    game: those of another ``game`` are refused (a book names none: its moves
+    are replayed on the game before the first one is played)."""
     if order not in OPENINGS_ORDERS:
         raise ValueError(f"--openings-order is {' or '.join(OPENINGS_ORDERS)}, not {order!r}")
     if plies is not None and plies < 1:
         raise ValueError("--opening-plies must be at least 1")
     kind = openings_kind(path)
+    others = sorted(openings_games(path, kind) - {game}) if game is not None else []
+    if others:
+        raise ValueError(
+            f"--openings {path}: its {kind} are of {', '.join(others)}, not {game}: openings come from games of the "
+            "tournament's own game"
+        )
     book = read_records(path) if kind == "records" else read_result_moves(path) if kind == "results" else read_openings(path)
     if not book:
         raise ValueError(f"{path}: no game in it has a move to open with")
@@ -401,3 +457,42 @@ class Settings:
 
 def option_text(options: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={json.dumps(v)}" for k, v in options.items()) or "default options"
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run of a tournament: its own identity (``id``: a new one for every tournament
+    started, kept by ``--resume``) and everything that decides how it is played besides the
+    games themselves: where (an embedded server, a ``--server``, or ``--engine-only``), how many
+    games at once, the files it appends to, its limits, its queue.  The results file keeps it
+    (the settings line, then a ``run`` line for each resume that changed it), so that
+    ``--resume FILE`` alone plays on exactly as the run started.  Paths are absolute, so a
+    resume from another folder appends to the same files.  No secret is kept: a ``--token`` is
+    given again (or taken from ``$UMPIRE_TOKEN``)."""
+
+    id: str
+    server: str | None = None  # None: a server of its own (embedded); else its URL
+    engine_only: bool = False
+    concurrency: int = 1
+    records: str | None = None
+    log: str | None = None
+    report_every: int = 0
+    grace_s: float = GRACE_S
+    hello_timeout_s: float = HELLO_TIMEOUT_S
+    move_limit_s: float = MOVE_LIMIT_S
+    queue: str | None = None
+    claim_timeout_s: float = CLAIM_TIMEOUT_S
+    plot: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Run:
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+    @property
+    def where(self) -> str:
+        """Where its games are judged, as the progress line says it."""
+        return "engine" if self.engine_only else self.server or "embedded"

@@ -103,7 +103,7 @@ class LocalMatches:
         self._resign(m, seat)
         return {"match_id": match.match_id, "state": m.dumped, "clock": None}
 
-    def abort(self, match_id: str) -> Json | None:
+    def abort(self, match_id: str, umpire: str | None = None) -> Json | None:
         self._count()
         m = self._matches.get(match_id)
         if m is None or m.dumped["status"] == "finished":

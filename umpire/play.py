@@ -21,6 +21,11 @@ Everything the results file says about the game comes from here:
 A Crystal seat that flags (R-X6) is not asked to move for its opponent: the
 harness waits for the proxy window to lapse and the turn to pass, as the
 record then shows (``timeout``).
+
+A match that ends ``aborted`` (the harness stopping, a worker that took the
+game over, an umpire) is no result at all: :class:`Aborted`, never a line.
+Without a clock (``--engine-only``) each move has ``move_limit_s``, told to
+the bot as its remaining time.
 """
 
 from __future__ import annotations
@@ -36,9 +41,7 @@ from typing import Any, Protocol
 from engine.registry import ROOMS
 from umpire.bots import Bot, BotFailure, Turn
 from umpire.client import LEGAL_LIMIT, Json, Legal, Match, MoveOutcome, answer_legal, remaining_ms, replay_moves
-from umpire.config import short_name
-
-GRACE_S = 1.0  # how much longer than the seat's remaining time the harness waits for an answer
+from umpire.config import GRACE_S, short_name
 
 
 class MatchService(Protocol):
@@ -60,7 +63,7 @@ class MatchService(Protocol):
 
     def resign(self, match: Match, seat: int) -> Json | None: ...
 
-    def abort(self, match_id: str) -> Json | None: ...
+    def abort(self, match_id: str, umpire: str | None = None) -> Json | None: ...
 
     def get(self, match_id: str, wait_ply: int | None = None, timeout_s: float | None = None) -> Json: ...
 
@@ -74,12 +77,14 @@ class OpeningError(Exception):
 
 
 class Aborted(Exception):
-    """The tournament is stopping: this game is left unfinished and unrecorded."""
+    """No result: the tournament is stopping (this game is left unfinished and unrecorded), or
+    the match was aborted under the game (it ended ``aborted``, which is never a result)."""
 
 
 class InPlay:
     """The matches being played, so that an interrupted tournament can abort them on the
-    server (they end ``aborted``, with no winner) instead of leaving them to flag."""
+    server (they end ``aborted``, with no winner) instead of leaving them to flag; each
+    with its own umpire token, so no admin token is needed."""
 
     def __init__(self) -> None:
         self._matches: dict[str, Match] = {}
@@ -93,11 +98,11 @@ class InPlay:
         with self._lock:
             self._matches.pop(match.match_id, None)
 
-    def take(self) -> list[str]:
-        """The ids of the matches in play, forgotten here (each is aborted once)."""
+    def take(self) -> list[Match]:
+        """The matches in play, forgotten here (each is aborted once)."""
         with self._lock:
-            ids, self._matches = list(self._matches), {}
-        return ids
+            taken, self._matches = list(self._matches.values()), {}
+        return taken
 
 
 def seat_name(bot: Bot, spec: str, name: str | None) -> str:
@@ -173,13 +178,16 @@ def play_game(
     in_play: InPlay | None = None,
     names: Sequence[str | None] | None = None,
     tags: Sequence[str] | None = None,
+    move_limit_s: float | None = None,
 ) -> Json:
     """Play one game; the fields of its results line that concern the game itself.
 
     The bots' ``hello`` comes before the match is created, so the server's clock
     does not run while a program starts (its ``match_id`` is null; each ``move``
     message has it).  ``in_play`` holds the match while it is played; ``abort``
-    set stops the game (:class:`Aborted`) and the caller aborts the match."""
+    set stops the game (:class:`Aborted`) and the caller aborts the match.  A match
+    that ends aborted raises :class:`Aborted` too.  ``move_limit_s`` is each move's
+    time where the match has no clock."""
     started, t0 = iso_now(), time.perf_counter()
     ending: Ending | None = None
     for seat in (0, 1):
@@ -227,7 +235,7 @@ def play_game(
             continue
         seat = int(state["to_move"] if clk is None else clk["may_move"])
         bot = bots[seat]
-        left = remaining_ms(clk)
+        left = remaining_ms(clk) if clk is not None or move_limit_s is None else round(move_limit_s * 1000)
         legal = _legal(game, state, answer) if bot.wants_legal else None
         turn = Turn(
             game=game,
@@ -238,7 +246,7 @@ def play_game(
             match_id=m.match_id,
             remaining_ms=left,
             deadline_ms=None if left is None else left + round(grace_s * 1000),
-            turn_ms=None if clk is None else round(clk["turn_s"] * 1000),
+            turn_ms=left if clk is None else round(clk["turn_s"] * 1000),
             bank_ms=None if clk is None else round(clk["seats"][str(seat)]["bank_s"] * 1000),
             legal_moves=None if legal is None else legal.moves,
             legal_truncated=legal is not None and legal.truncated,
@@ -298,6 +306,10 @@ def play_game(
         state = resigned["state"] if resigned is not None else matches.get(m.match_id)["state"]
     if state["status"] != "finished":  # pragma: no cover - the loop above only stops at the end
         raise RuntimeError(f"match {m.match_id} is not finished")
+    if state.get("end") == "aborted":  # somebody else aborted it (a worker that took the game over, an umpire)
+        if in_play is not None:
+            in_play.remove(m)
+        raise Aborted(f"match {m.match_id} was aborted on the server: no result")
 
     record = matches.record(m.match_id)
     if in_play is not None:

@@ -1,11 +1,14 @@
 """The tournament's report, from its results lines: a table per pairing (wins,
 losses, draws from the pairing's first bot's side, score, Elo difference and
 its 95% interval, LOS, and why games ended), the rating list of all bots
-(openskill), and the SPRT's state when one was asked for.
+(openskill), the SPRT's state when one was asked for, and each pairing's
+figures as fastchess prints them (``Results of``, ``Elo:``, ``LOS:``,
+``Games:``, ``Ptnml(0-2):``, ``LLR:``), for the scripts that read those lines.
 
 ``umpire tournament --report results.jsonl`` prints it for any results file;
-the tournament prints it when it ends.  :func:`summarize` is what both the
-table and the plot (umpire/plot.py) are drawn from.
+the tournament prints it when it ends; ``--json`` prints :func:`summary_json`
+instead, one JSON object per pairing with every figure.  :func:`summarize` is
+what the table, the JSON and the plot (umpire/plot.py) are drawn from.
 """
 
 from __future__ import annotations
@@ -40,6 +43,13 @@ class PairingSummary:
     def penta(self) -> tuple[int, int, int, int, int]:
         """``[LL, LD, WL+DD, WD, WW]`` of the complete pairs (both games played)."""
         return pentanomial(sum(r) for r in self.halves.values() if len(r) == 2)
+
+    @property
+    def wl_dd(self) -> tuple[int, int]:
+        """The complete pairs scoring 1 point of 2: a win and a loss (WL), two draws (DD)."""
+        even = [r for r in self.halves.values() if len(r) == 2 and sum(r) == 1]
+        wl = sum(1 for r in even if 0.5 not in r)
+        return wl, len(even) - wl
 
     @property
     def penta_elo(self) -> PentaEstimate:
@@ -188,8 +198,113 @@ def format_report(summary: Summary) -> str:
         wld = f"{r.wins}-{r.losses}-{r.draws}"
         rating = f"{r.mu:.1f} +/- {2 * r.sigma:.1f}"
         out.append(f"{n:>2}  {r.bot:<{bw}}  {r.games:>5}  {wld:>11}  {_pct(r.score):>6}  {rating:>14}  {r.ordinal:>9.1f}")
-    if summary.sprt is not None and len(summary.pairings) == 1:
+    sprt = summary.sprt if len(summary.pairings) == 1 else None
+    if sprt is not None:
         p = summary.pairings[0]
         out.append("")
-        out.append(f"{summary.bots[p.first]} vs {summary.bots[p.second]}: {summary.sprt.describe_state(p.wld, p.penta)}")
+        out.append(f"{summary.bots[p.first]} vs {summary.bots[p.second]}: {sprt.describe_state(p.wld, p.penta)}")
+    for p in summary.pairings:
+        out.append("-" * 50)
+        out.extend(fastchess_lines(summary, p, sprt))
+    out.append("-" * 50)
     return "\n".join(out) + "\n"
+
+
+def _ratio(a: float, b: float) -> float:
+    """``a / b`` as C++ divides doubles: inf (or -inf) for a nonzero ``a`` over 0, nan for 0 / 0."""
+    if b:
+        return a / b
+    return math.nan if not a else math.copysign(math.inf, a)
+
+
+def fastchess_lines(summary: Summary, p: PairingSummary, sprt: Sprt | None) -> list[str]:
+    """One pairing as fastchess's head-to-head report prints it (``output_fastchess.hpp``
+    ``printEloH2H`` and ``printSprt``; ``{:.2f}``, so ``inf`` and ``nan`` where a figure is
+    infinite or undefined): Elo, nElo and LOS of the pairs, as fastchess reports by default,
+    and of the games while no pair is complete; then the SPRT's line when there is one."""
+    e, pe = p.elo, p.penta_elo
+    penta = pe.pairs > 0
+    diff, error, los = (pe.diff, pe.error, pe.los) if penta else (e.diff, e.error, e.los)
+    nelo, nelo_error = (pe.nelo, pe.nelo_error) if penta else (math.nan, math.nan)
+    ll, ld, even, wd, ww = pe.penta
+    wl, dd = p.wl_dd
+    games = e.games
+    points = p.wins + 0.5 * p.draws
+    draws = 100 * _ratio(even, pe.pairs) if penta else 100 * _ratio(p.draws, games)
+    pairs_ratio = f", PairsRatio: {_ratio(ww + wd, ld + ll):.2f}" if penta else ""
+    out = [
+        f"Results of {summary.bots[p.first]} vs {summary.bots[p.second]} ({summary.game}, {options_text(summary.options)}):",
+        f"Elo: {diff:.2f} +/- {error:.2f}, nElo: {nelo:.2f} +/- {nelo_error:.2f}",
+        f"LOS: {100 * los:.2f} %, DrawRatio: {draws:.2f} %{pairs_ratio}",
+        f"Games: {games}, Wins: {p.wins}, Losses: {p.losses}, Draws: {p.draws}, Points: {points:.1f} "
+        f"({100 * _ratio(points, games):.2f} %)",
+    ]
+    if penta:
+        out.append(f"Ptnml(0-2): [{ll}, {ld}, {even}, {wd}, {ww}], WL/DD Ratio: {_ratio(wl, dd):.2f}")
+    if sprt is not None:
+        out.append(sprt.fastchess_line(p.wld, p.penta))
+    return out
+
+
+def _number(x: float) -> float | str | None:
+    """A figure for JSON, which has no infinity or nan: ``"inf"``/``"-inf"`` (what ``float()``
+    reads back), null where it is undefined."""
+    if math.isnan(x):
+        return None
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return x
+
+
+def summary_json(summary: Summary, lines: Sequence[Json] = ()) -> list[Json]:
+    """One object per pairing with every figure of the report (``--report FILE --json``);
+    infinities as ``"inf"``/``"-inf"``, undefined figures as null."""
+    first = lines[0] if lines else {}
+    ranks = {r.bot: n for n, r in enumerate(summary.ratings, 1)}
+    rated = {r.bot: r for r in summary.ratings}
+    sprt = summary.sprt if len(summary.pairings) == 1 else None
+    out: list[Json] = []
+    for p in summary.pairings:
+        e, pe = p.elo, p.penta_elo
+        a, b = summary.bots[p.first], summary.bots[p.second]
+        wl, dd = p.wl_dd
+        item: Json = {
+            "tournament": first.get("tournament"),
+            "run": first.get("run"),
+            "game": summary.game,
+            "options": summary.options,
+            "first": a,
+            "second": b,
+            "games": e.games,
+            "wdl": {"wins": p.wins, "draws": p.draws, "losses": p.losses},
+            "score": _number(e.score),
+            "score_interval": [_number(e.score_low), _number(e.score_high)],
+            "elo": _number(e.diff),
+            "elo_interval": [_number(e.low), _number(e.high)],
+            "elo_error": _number(e.error),
+            "los": _number(e.los),
+            "pairs": pe.pairs,
+            "pentanomial": list(pe.penta),
+            "wl_dd": [wl, dd],
+            "pentanomial_elo": _number(pe.diff),
+            "pentanomial_elo_interval": [_number(pe.low), _number(pe.high)],
+            "pentanomial_los": _number(pe.los),
+            "nelo": _number(pe.nelo),
+            "nelo_interval": [_number(pe.nelo - pe.nelo_error), _number(pe.nelo + pe.nelo_error)],
+            "draw_ratio": _number(_ratio(p.draws, e.games)),
+            "reasons": dict(sorted(p.reasons.items())),
+            "ratings": {
+                name: {"rank": ranks[name], "mu": rated[name].mu, "sigma": rated[name].sigma, "ordinal": rated[name].ordinal}
+                for name in (a, b)
+                if name in rated
+            },
+        }
+        if sprt is not None:
+            llr, decision = sprt.state(p.wld, p.penta)
+            item.update(
+                llr=llr, llr_bounds=[sprt.lower, sprt.upper], llr_fraction=sprt.fraction(llr), sprt_model=sprt.model,
+                sprt_counts=sprt.counts, sprt_elo=[sprt.elo0, sprt.elo1], sprt_alpha=sprt.alpha, sprt_beta=sprt.beta,
+                sprt_decision=decision,
+            )  # fmt: skip
+        out.append(item)
+    return out

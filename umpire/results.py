@@ -4,8 +4,12 @@ the games it was playing.
 
 Its first line keeps the tournament's settings (``{"type": "settings", ...}``:
 game, options, bots as named engines, games, format, clock, openings, seed,
-and the SPRT), so that ``--resume F`` and ``--report F`` need nothing else;
-:func:`read_results` gives only the games, :func:`read_settings` that line.
+the SPRT, and the run: its identity and how it is played, umpire/config.py
+``Run``), so that ``--resume F`` and ``--report F`` need nothing else; a
+resume that changes how the run is played (``--concurrency 4``) appends a
+``{"type": "run", ...}`` line.  :func:`read_results` gives only the games,
+:func:`read_settings` the settings line, :func:`read_run` the run as it
+stands.
 Each game's line carries the tournament's ``tournament`` fingerprint and the game's
 stable ``key`` (umpire/config.py), which is how ``--resume`` knows the games
 already played.  A line cut short by the interruption (no newline at the
@@ -25,16 +29,29 @@ Json = dict[str, Any]
 
 
 SETTINGS = "settings"
+RUN = "run"
 
 
 def read_results(path: str | Path) -> list[Json]:
     """Every game of a results file (a last line without its newline is ignored)."""
-    return [line for line in read_lines(path) if line.get("type") != SETTINGS]
+    return [line for line in read_lines(path) if "type" not in line]
 
 
 def read_settings(path: str | Path) -> Json | None:
     """The settings line of a results file (None: a file written before they were kept)."""
     return next((line for line in read_lines(path) if line.get("type") == SETTINGS), None)
+
+
+def read_run(path: str | Path) -> Json | None:
+    """The run as it stands: the last ``run`` line, else the settings line's ``run`` (None: a
+    file written before runs were kept)."""
+    found = None
+    for line in read_lines(path):
+        if line.get("type") == SETTINGS and isinstance(line.get(RUN), dict):
+            found = line[RUN]
+        elif line.get("type") == RUN:
+            found = {k: v for k, v in line.items() if k != "type"}
+    return found
 
 
 def read_lines(path: str | Path) -> list[Json]:

@@ -2,29 +2,35 @@
 each game is I/O to the server and the bots' thinking), each written to the
 results file as it ends, a progress line on stderr, and an SPRT that may stop
 a two-bot match early.  ``--resume`` plays only the games the results file
-lacks.
+lacks, as the run the file keeps (umpire/config.py ``Run``).  Every setting is
+checked before the first game (:func:`check_settings`); a match aborted under
+its game is no result, and an interrupted run aborts its own matches with
+their own umpire tokens.
 """
 
 from __future__ import annotations
 
 import queue
+import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from engine.clock import spec_from
 from engine.errors import EngineError
-from engine.registry import GAMES
+from engine.registry import GAMES, PRESETS
 from umpire.bots import BotFactory, Wiring
 from umpire.bots.external import HELLO_TIMEOUT_S
 from umpire.client import ServiceError
-from umpire.config import GameSpec, Settings
-from umpire.play import GRACE_S, Aborted, InPlay, MatchService, iso_now, play_game
+from umpire.config import GRACE_S, MOVE_LIMIT_S, GameSpec, Run, Settings
+from umpire.local import LocalMatches
+from umpire.play import Aborted, InPlay, MatchService, iso_now, play_game
 from umpire.progress import Progress
 from umpire.records import RecordsWriter
 from umpire.report import summarize
-from umpire.results import ResultsWriter, read_results, read_settings
+from umpire.results import RUN, ResultsWriter, read_results, read_run, read_settings
 from umpire.stats import Sprt, pentanomial
 
 Json = dict[str, Any]
@@ -50,16 +56,28 @@ class Outcome:
 
 
 def check_settings(settings: Settings) -> None:
-    """The options make a game, and every opening replays legally on the engine
-    and leaves the game going (when this installation's engine knows the game;
-    the server judges the clock)."""
+    """Everything about the games, checked before the first one (and before a results file
+    is written): the options make a game, the clock is one the service takes for it (as
+    ``POST /v1/matches`` reads it: engine/clock.py ``spec_from``, and a flag that ends the
+    game only where the game's own rule says so), and every opening replays legally on the
+    engine and leaves the game going.  A game this installation's engine does not know is
+    left for the ``--server`` to judge."""
     game = GAMES.get(settings.game)
     if game is None:
         return
     try:
-        game.new(settings.game_options(settings.schedule()[0], "seed" in game.describe()["options"]))
+        state = game.new(settings.game_options(settings.schedule()[0], "seed" in game.describe()["options"]))
     except EngineError as e:
         raise TournamentError(f"--option: {getattr(e, 'field', 'options')}: {e}") from None
+    try:
+        spec = spec_from(settings.clock, game.default_preset(game.dump(state)["options"]), PRESETS)
+    except EngineError as e:
+        raise TournamentError(f"--clock: {e}") from None
+    if spec.on_flag == "loses" and game.flag_rule != "loses":
+        raise TournamentError(
+            f"--clock: its flag loses the game (on_flag loses), but in {settings.game} a flag is handled by the game's "
+            f"own rule: add on_flag={game.flag_rule}"
+        )
     for n, moves in enumerate(settings.openings):
         opts = settings.options if "seed" not in game.describe()["options"] else {**settings.options, "seed": "check"}
         replay = game.replay(opts, moves)
@@ -160,6 +178,32 @@ class BotLog:
             self._file.close()
 
 
+def new_run_id() -> str:
+    """A run's identity: every tournament started gets its own (``--resume`` keeps it)."""
+    return secrets.token_hex(8)
+
+
+def open_results(path: Path, settings: Settings, sprt: Sprt | None, plan: Run, resume: bool) -> tuple[list[Json], ResultsWriter]:
+    """The games a results file already holds, and a writer appending to it (resuming) or
+    starting it: its settings line with the run, and on a resume that changed how the run is
+    played a ``run`` line.  A file that holds no game yet (only its settings: the run stopped
+    before its first game ended) never blocks a new run: it is started afresh."""
+    existing = read_results(path) if path.exists() and path.stat().st_size > 0 else []
+    if existing:
+        if not resume:
+            raise TournamentError(f"{path} already holds results: --resume to finish that tournament, or choose another --out")
+        check_resume(path, settings, sprt)
+    append = bool(existing) or (resume and path.exists() and read_settings(path) is not None)
+    header = {
+        "tournament": settings.fingerprint(), "run": plan.to_json(), "settings": settings.to_json(),
+        "sprt": None if sprt is None else sprt.to_json(),
+    }  # fmt: skip
+    writer = ResultsWriter(path, append=append, header=header)
+    if append and read_run(path) != plan.to_json():
+        writer.write({"type": RUN, **plan.to_json()})
+    return existing, writer
+
+
 def run(
     settings: Settings,
     matches: MatchService,
@@ -175,36 +219,42 @@ def run(
     records: str | Path | None = None,
     log: str | Path | None = None,
     report_every: int = 0,
+    move_limit_s: float | None = None,
+    plan: Run | None = None,
 ) -> Outcome:
     """Play the tournament's missing games and return every results line.
 
+    ``plan`` is the run (its identity, and how it is played: umpire/config.py ``Run``, as
+    the command line gives it); without it, a new run of the other arguments.
+
     Interrupted (KeyboardInterrupt in the calling thread: Ctrl-C, or SIGTERM as
     umpire/cli.py turns it into one), it stops starting games, aborts the
-    matches in play on the server (they end ``aborted``, never won or lost),
-    stops the bots, and returns what was played with ``interrupted`` set."""
+    matches in play on the server with their own umpire tokens (they end
+    ``aborted``, never won or lost), stops the bots, and returns what was
+    played with ``interrupted`` set."""
+    if plan is None:
+        plan = Run(
+            new_run_id(), engine_only=isinstance(matches, LocalMatches), concurrency=concurrency,
+            records=None if records is None else str(records),
+            log=None if log is None else str(log), report_every=report_every, grace_s=grace_s,
+            hello_timeout_s=hello_timeout_s, move_limit_s=MOVE_LIMIT_S if move_limit_s is None else move_limit_s,
+        )  # fmt: skip
     if settings.games < 1:
         raise TournamentError("--games must be at least 1")
     if len(settings.bots) < 2:
         raise TournamentError("a tournament needs at least two bots")
     if sprt is not None and len(settings.bots) != 2:
         raise TournamentError("--sprt tests a match of exactly two bots")
-    if concurrency < 1:
+    if plan.concurrency < 1:
         raise TournamentError("--concurrency must be at least 1")
     check_settings(settings)
     path = Path(out)
-    fingerprint = settings.fingerprint()
-    existing: list[Json] = []
-    nonempty = path.exists() and path.stat().st_size > 0
-    if nonempty:
-        if not resume:
-            raise TournamentError(f"{path} already holds results: --resume to finish that tournament, or choose another --out")
-        check_resume(path, settings, sprt)
-        existing = read_results(path)
+    existing, writer = open_results(path, settings, sprt, plan, resume)
     done = {line["key"] for line in existing}
     todo = [spec for spec in settings.schedule() if spec.key not in done]
-    bot_log = BotLog(log) if log else None
+    bot_log = BotLog(plan.log) if plan.log else None
     factories = [
-        BotFactory(spec, settings.game, settings.engine(i).dir, wiring_for(settings, i, hello_timeout_s, bot_log))
+        BotFactory(spec, settings.game, settings.engine(i).dir, wiring_for(settings, i, plan.hello_timeout_s, bot_log))
         for i, spec in enumerate(settings.bots)
     ]
     engine = GAMES.get(settings.game)
@@ -212,6 +262,7 @@ def run(
     labels = settings.labels
     explicit = [settings.engine(i).name for i in range(len(settings.bots))]
     tags = tournament_tags(settings)
+    limit = plan.move_limit_s if plan.engine_only else None  # no clock: each move has this long
 
     outcome = Outcome(list(existing))
     decision, _ = sprt_state(sprt, existing)
@@ -222,6 +273,7 @@ def run(
     bar.wld = list(wld)
     if decision is not None or not todo:
         bar.close()
+        writer.close()
         if bot_log is not None:
             bot_log.close()
         return outcome
@@ -251,10 +303,11 @@ def run(
                 (settings.bots[spec.seats[0]], settings.bots[spec.seats[1]]),
                 opening,
                 abort,
-                grace_s,
+                plan.grace_s,
                 in_play=in_play,
                 names=(explicit[spec.seats[0]], explicit[spec.seats[1]]),
                 tags=[*tags, spec.key],
+                move_limit_s=limit,
             )
         finally:
             for seat in (0, 1):
@@ -264,7 +317,7 @@ def run(
         record(spec, opening, result)
 
     def record(spec: GameSpec, opening: list[str], result: Json) -> None:
-        line = results_line(settings, spec, opening, result, server_label)
+        line = results_line(settings, spec, opening, result, server_label, plan.id)
         with lock:
             writer.write(line)
             if records_writer is not None:
@@ -273,7 +326,7 @@ def run(
             outcome.played.append(line)
             failures_in_row[0] = 0
             bar.update(first_bot_result(line), f"{spec.key}: {line['reason']}")
-            if report_every and len(outcome.played) % report_every == 0 and len(outcome.lines) < total:
+            if plan.report_every and len(outcome.played) % plan.report_every == 0 and len(outcome.lines) < total:
                 bar.message(f"-- after {len(outcome.lines)} of {total} games --\n" + report_text(outcome.lines, sprt).rstrip())
             if sprt is not None:
                 decided, _ = sprt_state(sprt, outcome.lines)
@@ -296,8 +349,12 @@ def run(
                 return
             try:
                 one(spec)
-            except Aborted:
-                return
+            except Aborted as e:
+                if abort.is_set():
+                    return  # interrupted
+                with lock:  # aborted on the server under the game (an umpire): no result, a game to play again
+                    outcome.failures.append(f"{spec.key}: {e}; --resume plays it")
+                    bar.message(f"game {spec.key}: {e}")
             except Exception as e:  # a game that cannot be played is reported, never a dead thread
                 if abort.is_set():
                     return  # interrupted: its server or its bots are being stopped under it
@@ -312,10 +369,8 @@ def run(
                         stop.set()
                         bar.message(f"{MAX_FAILURES} games in a row could not be played: stopping")
 
-    header = {"tournament": fingerprint, "settings": settings.to_json(), "sprt": None if sprt is None else sprt.to_json()}
-    writer = ResultsWriter(path, append=nonempty, header=header)
-    records_writer = RecordsWriter(records) if records else None
-    threads = [threading.Thread(target=worker, name=f"game-{i}", daemon=True) for i in range(min(concurrency, len(todo)))]
+    records_writer = RecordsWriter(plan.records) if plan.records else None
+    threads = [threading.Thread(target=worker, name=f"game-{i}", daemon=True) for i in range(min(plan.concurrency, len(todo)))]
     try:
         for t in threads:
             t.start()
@@ -346,20 +401,23 @@ def run(
 
 
 def _abort_all(matches: MatchService, in_play: InPlay, outcome: Outcome) -> None:
-    for match_id in in_play.take():
+    for match in in_play.take():
         try:
-            matches.abort(match_id)
-            outcome.aborted.append(match_id)
+            matches.abort(match.match_id, match.umpire)
+            outcome.aborted.append(match.match_id)
         except (ServiceError, OSError) as e:
-            outcome.not_aborted.append(f"{match_id}: {e}")
+            outcome.not_aborted.append(f"{match.match_id}: {e}")
     matches.close()
 
 
-def results_line(settings: Settings, spec: GameSpec, opening: list[str], result: Json, server_label: str) -> Json:
+def results_line(
+    settings: Settings, spec: GameSpec, opening: list[str], result: Json, server_label: str, run_id: str | None = None
+) -> Json:
     """The results file's line of a game."""
     winner = result["winner"]
     return {
         "tournament": settings.fingerprint(),
+        "run": run_id,
         "key": spec.key,
         "index": spec.index,
         "round": spec.round,

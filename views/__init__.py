@@ -18,6 +18,7 @@ the announcements.  This package draws any picture and names no game::
     text(state, events=..., coords=..., names=...) -> str
     announcements(before, events, after, names=..., clock=...) -> list[str]
     post(state, events=..., before=..., move=..., png_url=..., clock=..., names=..., ply=...) -> str
+    alt_text(state, events=..., names=...) -> str
     geometry(game, options) -> dict
 """
 
@@ -29,14 +30,14 @@ from typing import Any
 from engine.registry import ROOMS
 from engine.show import BoardShape, Line, Picture, Show
 from engine.words import possessive
-from views import posts, raster
+from views import diagram, posts, raster
 from views.gridsvg import grid_board_svg, grid_diagram, grid_layout
 from views.hexsvg import hex_board_svg, hex_layout, hex_picture_diagram
 from views.kit import Json, clock_lines, num, player_names, seat_clock
 from views.layout import Layout
 from views.svgkit import MIN_WIDTH, PALETTES, check_palette, document, scale_text
 
-__all__ = ["PALETTES", "announcements", "geometry", "png", "post", "show_for", "svg", "text"]
+__all__ = ["PALETTES", "alt_text", "announcements", "geometry", "png", "post", "show_for", "svg", "text"]
 
 
 def show_for(game: Any) -> Show:
@@ -160,13 +161,16 @@ def text(
     names: Sequence[str] | None = None,
 ) -> str:
     """The position as a monospace diagram in the seeds' layout (row labels,
-    half-cell offsets; a grid with its column letters), a legend, and
-    the same lines as under the picture.  ``coords`` names empty cells."""
+    half-cell offsets; a grid with its column letters), a legend, the same
+    lines as under the picture, and last the ``[State ...]`` line that makes
+    the diagram the whole position when it is read back (views/diagram.py).
+    ``coords`` names empty cells."""
     show = show_of(state)
     picture = show.picture(state, _events(events), player_names(names, show.default_names))
     lines = [*picture.lines, *picture.notes]
     out = [lines[0].text, *_diagram(picture, coords), picture.legend]
     out += [line.text for line in lines[1:]]
+    out.append(diagram.state_line(show, state))
     return "\n".join(out) + "\n"
 
 
@@ -207,8 +211,9 @@ def post(
     format: str = "markdown",
 ) -> str:
     """The umpire's post: a heading, the announcements as a list, the picture
-    (``png_url``), the text diagram in a code block, the scores, whose turn it
-    is (or the result) and both players' clocks; written in ``format``
+    (``png_url``), the text diagram in a code block (its last line the rest of
+    the position: views/diagram.py reads a pasted post back whole), the scores,
+    whose turn it is (or the result) and both players' clocks; written in ``format``
     (:data:`views.posts.FORMATS`: Markdown, Discord's, BBCode or plain text)."""
     posts.check_format(format)
     show = show_of(state)
@@ -217,11 +222,11 @@ def post(
     picture = show.picture(state, evs, who)
     lines = [*picture.lines, *picture.notes]
     number = state.get("ply") if ply is None else ply
-    heading = f"{show.title}, ply {number}"
+    heading = f"{picture.name}, ply {number}"  # the variant and the anomalies too (issue 35)
     mover = picture.last.mover
-    if move is None and picture.last.move is not None:
-        move = picture.last.move
-    if move and mover in (0, 1):
+    if picture.said and move in (None, picture.last.move):  # in the rules' words: Crystal's draft says 'first' (issue 35)
+        heading += f": {picture.said}"
+    elif move and mover in (0, 1):
         heading += f": {who[mover]} plays {move}"
     elif move:
         heading += f": {move}"
@@ -231,12 +236,28 @@ def post(
         heading=heading,
         said=tuple(said),
         picture_url=png_url or None,
-        picture_alt=lines[0].text,
-        diagram=(*_diagram(picture, False), picture.legend),
+        picture_alt=_alt(picture),
+        diagram=(*_diagram(picture, False), picture.legend, diagram.state_line(show, state)),  # read back whole (issue 35)
         status=tuple((line.text, line.kind in ("turn", "result")) for line in shown),
         clock=tuple(clock_lines(clock, who)) if clock else (),
     )
     return posts.write(made, format)
+
+
+def _alt(picture: Picture) -> str:
+    """What the picture shows, in words: its title, the move that led to it, whose turn it is or the result."""
+    after = f", after {picture.said}" if picture.said else ""
+    status = next((line.text for line in reversed(picture.lines) if line.kind in ("turn", "result")), "")
+    return f"The board of {picture.title}{after}. {status}".strip()
+
+
+def alt_text(state: dict[str, Any], *, events: Sequence[dict[str, Any]] = (), names: Sequence[str] | None = None) -> str:
+    """The picture's alternative text, for a post's image or an attachment's description: the
+    game, its ply, the move that led to it and whose turn it is (or the result), with the players'
+    names ("The board of Bug (green-meadow), 2 cells blackened, ply 38, after Ann plays C4 B3. Bob
+    to move: ...")."""
+    show = show_of(state)
+    return _alt(show.picture(state, _events(events), player_names(names, show.default_names)))
 
 
 def geometry(game: str, options: dict[str, Any]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from urllib.parse import quote, urlsplit, urlunsplit
 
 FORMATS = ("markdown", "discord", "bbcode", "text")
 DISCORD_LIMIT = 2000  # characters of one Discord message
@@ -23,6 +24,10 @@ DISCORD_LIMIT = 2000  # characters of one Discord message
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 _MD_SPECIAL = "\\`*_[]<>|#~"
 _ZWSP = "\u200b"  # a zero-width space: breaks a mention or a link without showing
+# What a link's path, query and fragment keep as written: RFC 3986's unreserved characters, the
+# delimiters of a query and an escape already made.  Everything else - ``@`` of a name like
+# ``@everyone``, brackets, parentheses, quotes, ``*``, ``!``, spaces - is percent-encoded.
+_URL_SAFE = "/:?=&,;+%#~-._"
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,15 @@ def defuse(text: str) -> str:
     return re.sub(r"(?i)\b(www)\.", "\\1" + _ZWSP + ".", text)
 
 
+def link(url: str) -> str:
+    """A picture's address as a post writes it: its path, query and fragment percent-encoded
+    but for :data:`_URL_SAFE`, so nothing a client chose (the ``names`` of a picture's query)
+    reads as a mention, markup or the end of the link; the address means the same."""
+    parts = urlsplit(one_line(url))
+    path, query, fragment = (quote(part, safe=_URL_SAFE) for part in (parts.path, parts.query, parts.fragment))
+    return urlunsplit((parts.scheme, parts.netloc, path, query, fragment))
+
+
 def md_escape(text: str) -> str:
     """Text inside a Markdown paragraph or list item: no character is read as markup."""
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in defuse(one_line(text)))
@@ -75,7 +89,7 @@ def _markdown(post: Post, discord: bool) -> str:
         out += [f"- {md_escape(s)}" for s in post.said]
         out.append("")
     if post.picture_url:
-        url = post.picture_url.replace(">", "%3E").replace(" ", "%20")
+        url = link(post.picture_url)
         # Discord shows a bare link's picture and not Markdown's image syntax; forums the other way round
         out += [url if discord else f"![{md_escape(post.picture_alt)}](<{url}>)", ""]
     fence = "```"
@@ -93,22 +107,33 @@ def markdown(post: Post) -> str:
     return _markdown(post, discord=False)
 
 
+def _cut(text: str, most: int) -> str:
+    return text if len(text) <= most else text[: max(0, most - 1)] + "…"
+
+
 def discord(post: Post) -> str:
-    """Discord's Markdown, cut to fit one message: the clocks give way first, then
-    the announcements after the first, the diagram, and the scores; the heading,
-    the picture and whose turn it is (or the result) stay."""
-    text = _markdown(post, discord=True)
-    short = replace(post, clock=(), said=(*post.said[:1], "…"))
-    cuts = (
-        replace(post, clock=()),
-        short,
-        replace(short, diagram=()),
-        replace(short, diagram=(), status=tuple(line for line in post.status if line[1])),  # whose turn, or the result
-    )
+    """Discord's Markdown, cut to fit one message.  The announcements after the
+    first give way first, then the diagram, the scores, the first announcement,
+    and last the heading and whose turn it is (or the result) are shortened; the
+    picture and both clocks always stay (issue 35: a long name once cost the clocks)."""
+    short = replace(post, said=(*post.said[:1], "…")) if len(post.said) > 1 else post
+    bare = replace(short, diagram=(), status=tuple(line for line in post.status if line[1]))  # whose turn, or the result
+    cuts = (post, short, replace(short, diagram=()), bare, replace(bare, said=()))
     for shorter in cuts:
+        text = _markdown(shorter, discord=True)
         if len(text) <= DISCORD_LIMIT:
             return text
-        text = _markdown(shorter, discord=True)
+    # What is left is the heading, the picture, the turn or result and the clocks: the words give way,
+    # each to an equal share of the room the picture and the clocks leave.
+    last = cuts[-1]
+    fixed = len(_markdown(replace(last, heading="", status=tuple(("", strong) for _, strong in last.status)), discord=True))
+    share = max(1, (DISCORD_LIMIT - fixed) // (1 + len(last.status)))
+    while True:  # escaping may lengthen a text: the share shrinks until the post fits
+        heading, status = _cut(last.heading, share), tuple((_cut(t, share), s) for t, s in last.status)
+        text = _markdown(replace(last, heading=heading, status=status), discord=True)
+        if len(text) <= DISCORD_LIMIT or share == 1:
+            break
+        share = max(1, share * 3 // 4)
     return text if len(text) <= DISCORD_LIMIT else text[: DISCORD_LIMIT - 2] + "…\n"
 
 
@@ -117,7 +142,7 @@ def bbcode(post: Post) -> str:
     if post.said:
         out += ["[list]", *(f"[*]{bb_escape(s)}" for s in post.said), "[/list]", ""]
     if post.picture_url:
-        url = post.picture_url.replace("[", "%5B").replace("]", "%5D").replace(" ", "%20")
+        url = link(post.picture_url)
         out += [f"[img]{url}[/img]", ""]
     out += ["[code]", *(block_line(d, "").replace("[", "\uff3b").replace("]", "\uff3d") for d in post.diagram), "[/code]", ""]
     out += [f"[b]{bb_escape(t)}[/b]" if strong else bb_escape(t) for t, strong in post.status]
@@ -132,7 +157,7 @@ def text(post: Post) -> str:
         out += [f"- {defuse(one_line(s))}" for s in post.said]
         out.append("")
     if post.picture_url:
-        out += [post.picture_url, ""]
+        out += [link(post.picture_url), ""]
     out += [*(block_line(d, "") for d in post.diagram), ""]
     out += [defuse(one_line(t)) for t, _ in post.status]
     if post.clock:

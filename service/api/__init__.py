@@ -1,3 +1,4 @@
 """The stateless API (games: verdicts, legal moves, replays, records), pictures and
-posts (pictures, drawn by renderer processes), the built-in bots' suggestions
-(suggest, searcher), the page, the docs and the OpenAPI spec."""
+posts of a state (pictures, drawn by renderer processes; a match's are
+service/matches/pictures.py's views, on the same blueprint), the built-in bots'
+suggestions (suggest, searcher), the page, the docs and the OpenAPI spec."""

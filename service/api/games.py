@@ -11,19 +11,22 @@ from __future__ import annotations
 import hashlib
 from typing import Any, cast
 
-from flask import Blueprint, Flask, Response, request
+from flask import Blueprint, Flask, Response, current_app, request
 
 import views
 from engine.errors import MoveError
 from engine.registry import NOT_BUILT, ROOMS, get_game
 from engine.room import RecordFormat
-from service.web import context, schemas, signing
+from service.web import schemas, signing
 from service.web.errors import ApiError
 from service.web.http import json_body
 from service.web.signing import signed, verified
 from views import diagram
 
 bp = Blueprint("games", __name__, url_prefix="/v1")
+# The member of an import's body that may be longer than any other string: a record or a diagram, up to
+# schemas.MAX_RECORD_CHARS (the spec's maxLength; a side-10 Product diagram the server draws is 1,127 characters).
+RECORD_TEXT = frozenset({"text"})
 
 
 def describe_games() -> dict[str, Any]:
@@ -55,7 +58,7 @@ def games_answer(app: Flask) -> tuple[bytes, str]:
 @bp.get("/games")
 def list_games() -> Any:
     """Every game; with ``If-None-Match`` naming the ETag of this answer, ``304`` and no body."""
-    body, etag = games_answer(context.app())
+    body, etag = games_answer(current_app)
     response = Response(body, mimetype="application/json")
     response.set_etag(etag)
     if "If-None-Match" in request.headers:  # only then is there anything to compare (Range is not served here)
@@ -160,12 +163,11 @@ def record_format(game: str, name: str) -> RecordFormat:
     """The game's record format ``name`` (engine/room.py ``records``), or 422 ``unknown_format``."""
     formats = ROOMS[get_game(game).name].records
     if not formats:  # the spec has no import path for this game (service/api/openapi.py ``x-per-game: records``)
-        raise ApiError(404, "not_found", f"{get_game(game).title} reads and writes no other site's records.")
+        raise ApiError("not_found", f"{get_game(game).title} reads and writes no other site's records.")
     found = formats.get(name.strip().lower())
     if found is None:
         known = ", ".join(formats) or "none"
         raise ApiError(
-            422,
             "unknown_format",
             f"The {get_game(game).title} game reads no '{name}' records; it reads: {known}.",
             {"formats": list(formats)},
@@ -181,7 +183,7 @@ def export_record(game: str) -> Response:
     ``bad_record`` naming it (``details.line``: its number, ``details.token``)."""
     g = get_game(game)
     if not ROOMS[g.name].records:  # the spec has no export path for this game (``x-per-game: writers``)
-        raise ApiError(404, "not_found", f"{g.title} writes no other site's records.")
+        raise ApiError("not_found", f"{g.title} writes no other site's records.")
     body = json_body(schemas.export_request)
     fmt = record_format(game, body["format"])
     result = g.replay(body["options"], body["moves"])
@@ -189,7 +191,6 @@ def export_record(game: str) -> Response:
         index, error = result.first_illegal
         move = body["moves"][index]
         raise ApiError(
-            422,
             "bad_record",
             f"Move {index + 1}, {move}, does not replay: {error.message}",
             {"line": index + 1, "token": move},
@@ -206,19 +207,18 @@ def import_record(game: str) -> Any:
     g = get_game(game)
     readable = [f["name"] for f in import_formats(g.name)]
     if not readable:  # the spec has no import path for this game (service/api/openapi.py ``x-per-game: records``)
-        raise ApiError(404, "not_found", f"{g.title} reads no other site's records and no text diagram.")
-    body = json_body(schemas.import_request)
+        raise ApiError("not_found", f"{g.title} reads no other site's records and no text diagram.")
+    body = json_body(schemas.import_request, texts=RECORD_TEXT)  # a whole post or record: its schema bounds it
     name = body["format"].strip().lower()
     if name not in readable:
         raise ApiError(
-            422,
             "unknown_format",
             f"The {g.title} game reads no '{body['format']}' records; it reads: {', '.join(readable)}.",
             {"formats": readable},
         )
-    if name == diagram.FORMAT:  # a position: the options that set it up, and no moves
-        options = diagram.read(g.name, body["text"], body["to_move"], body["options"])
-        return {"format": diagram.FORMAT, "options": options, "moves": []}
+    if name == diagram.FORMAT:  # a position: the state itself, the options nearest it, and no moves
+        found = diagram.read(g.name, body["text"], body["to_move"], body["options"])
+        return {"format": diagram.FORMAT, "options": found.options, "moves": [], "state": found.state}
     fmt = record_format(game, name)
     options, moves = fmt.read(body["text"])
     return {"format": fmt.name, "options": options, "moves": moves}

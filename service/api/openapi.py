@@ -37,6 +37,7 @@ from engine.stateio import MAX_PLY
 from service.api.games import import_formats
 from service.web.errors import ERROR_CODES
 from service.web.ratelimit import CREATE_DEFAULT, RENDER_DEFAULT
+from service.web.requestlog import MAX_TARGET_BYTES
 from service.web.schemas import NAMES_QUERY, NOT_BLANK
 
 Json = dict[str, Any]
@@ -247,7 +248,13 @@ def limits_table() -> str:
     rows = [
         ("the body", "`MAX_BODY_BYTES` bytes (default 262144)", "413 `body_too_large`"),
         ("nesting", f"{http.MAX_DEPTH} levels of arrays and objects", "400 `too_deeply_nested`"),
-        ("any string, object keys included", f"{http.MAX_STRING_CHARS} characters", "422 `invalid_body`"),
+        (
+            "any string, object keys included (but an import's `text`)",
+            f"{http.MAX_STRING_CHARS} characters",
+            "422 `invalid_body`",
+        ),
+        ("an import's `text` (a record or a diagram)", f"{schemas.MAX_RECORD_CHARS} characters", "422 `invalid_body`"),
+        ("a request's target (path and query)", f"{MAX_TARGET_BYTES} bytes", "414 `uri_too_long`"),
         ("any array", f"{http.MAX_ARRAY_ITEMS} items", "422 `invalid_body`"),
         ("any object", f"{http.MAX_OBJECT_MEMBERS} members", "422 `invalid_body`"),
         (

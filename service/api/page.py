@@ -4,7 +4,11 @@ spec as a readable page, service/api/docs.py).
 
 The page is static HTML, CSS and plain JavaScript with no build step, served
 from the package (``/static/...``); it uses only the public API, as any
-client would.
+client would.  Its script is native ES modules, one concern each, importing
+each other by relative paths: index.html loads the entry, app.js (whose header
+says which module holds what), and preloads the rest.  A browser runs a module
+only if it is served as JavaScript; the type comes from the file's name,
+through Python's ``mimetypes`` (tests/test_page_modules.py).
 
 The page is sent with a Content-Security-Policy that lets it run only its own
 script and reach only its own origin (a picture's ``<style>`` block, drawn
@@ -15,9 +19,16 @@ service carries ``X-Content-Type-Options: nosniff`` (service/web/requestlog.py `
 
 from __future__ import annotations
 
+import mimetypes
+
 from flask import Blueprint, Response
 
 from service.api import docs
+
+# The page's scripts are ES modules, which a browser runs only when they are served as JavaScript; the type is
+# read from the system's table, which on some machines maps .js to something else (the standard library's
+# documented way to say it here instead).
+mimetypes.add_type("text/javascript", ".js")
 
 bp = Blueprint("page", __name__, static_folder="static", static_url_path="/static")
 

@@ -32,11 +32,12 @@ import math
 import os
 from typing import Any
 
-from flask import Blueprint, Flask, current_app
+from flask import Blueprint, Flask
 
 from engine.registry import ROOMS, get_game
 from service.api import searcher
 from service.web import schemas
+from service.web.appref import this_app
 from service.web.errors import ApiError
 from service.web.http import json_body
 from service.web.signing import verified
@@ -91,7 +92,7 @@ def search_pool(app: Flask) -> searcher.Pool:
 
 def _busy(message: str, budget_s: float) -> ApiError:
     retry = str(max(1, math.ceil(budget_s)))
-    return ApiError(503, "search_busy", f"{message} Try again in a moment.", None, {"Retry-After": retry})
+    return ApiError("search_busy", f"{message} Try again in a moment.", None, {"Retry-After": retry})
 
 
 @bp.post("/games/<game>/suggest")
@@ -99,22 +100,22 @@ def suggest(game: str) -> Any:
     started = searcher.clock()  # the budget runs from here: reading the state and waiting for a searcher count
     g = get_game(game)
     body = json_body(schemas.suggest_request)
-    app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
+    app: Flask = this_app()
     most = float(app.config["SUGGEST_MAX_BUDGET_S"])
     budget_s = body["budget_s"]
     if budget_s is None:
         budget_s = min(DEFAULT_BUDGET_S, most)
     elif budget_s > most:  # the spec allows up to MOST_BUDGET_S: this server's bound is a setting
         message = f"budget_s is at most {most:g} seconds on this server (SUGGEST_MAX_BUDGET_S)."
-        raise ApiError(422, "budget_too_large", message, {"field": "budget_s", "fields": {"budget_s": [message]}, "max": most})
+        raise ApiError("budget_too_large", message, {"field": "budget_s", "fields": {"budget_s": [message]}, "max": most})
     state = g.load(verified(body["state"]))
     if g.is_over(state):
-        raise ApiError(422, "game_over", f"This {g.title} game is over: there is no move to suggest.")
+        raise ApiError("game_over", f"This {g.title} game is over: there is no move to suggest.")
     bot = body["bot"]
     room = ROOMS[g.name]
     if (bot == "greedy" and room.evaluation is None) or (bot == "strong" and room.guide is None):
         needs = "a position evaluation" if bot == "greedy" else "a guide (a value of positions and priors over steps)"
-        raise ApiError(422, "bot_unavailable", f"The {bot} bot needs {needs}, which {g.title} does not declare.", {"bot": bot})
+        raise ApiError("bot_unavailable", f"The {bot} bot needs {needs}, which {g.title} does not declare.", {"bot": bot})
     pool = search_pool(app)
     try:
         found = pool.suggest(g.name, g.dump(state), bot, budget_s, started)
@@ -147,6 +148,6 @@ def configure(app: Flask) -> None:
 
 def _warm() -> None:
     """Before any request: the searchers are started once (the pool, made, starts them)."""
-    app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
+    app = this_app()
     if "umpire.searchers" not in app.extensions:
         search_pool(app)

@@ -4,17 +4,18 @@ Every change to a match is read, worked out in Python, and committed by
 ``commit.lua`` only if the match's revision is still the one read
 (service/matches/store.py); a lost race raises :class:`Conflict`, and the
 change is worked out again on what is there now.  :func:`retried` is that
-loop, for the views (service/matches/routes.py ``change``) and for the reads
+loop, for the views (service/matches/changes.py ``change``) and for the reads
 that apply due flags (:func:`settled`, which every view, stream and sweeper
 reads through), with one bound, :data:`MAX_ATTEMPTS`.
 
-A read credits an outage first when the match's shard was out of the
-sweepers' reach (RULES R-T3; service/matches/sweeper.py explains the beats).
+A read credits an outage first when the match's shard has not been beaten
+by any serving process for longer than the store's ``outage_ms`` (RULES R-T3;
+service/matches/liveness.py explains the beats), so no flag is ever applied
+on a clock still owed an outage, whoever applies it.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -23,15 +24,14 @@ import redis
 
 from engine.registry import GAMES
 from service.matches import referee
-from service.matches.referee import Live, Meta
-from service.matches.store import Conflict, Store, beat_ms, shard_of
+from service.matches.jsontext import compact
+from service.matches.keys import beat_ms, shard_of
+from service.matches.liveness import report
+from service.matches.match import Live, Meta
+from service.matches.store import Conflict, Store
 from service.web.metrics import FLAGS
 
-log = logging.getLogger(__name__)
-
 MAX_ATTEMPTS = 8  # reads after lost races before giving up (each loss means someone else made progress)
-OUTAGE_MS = 3000  # a shard no sweeper looked at for longer was out of reach: its clocks get the time back (R-T3)
-HOLD_MAX_MS = 60_000  # a shard not looked at for longer than this has no sweeper at all: nobody will credit it
 
 T = TypeVar("T")
 
@@ -74,12 +74,10 @@ def settled(store: Store, match_id: str, idempotency_key: str | None = None) -> 
 
 def _settle_once(store: Store, match_id: str, idempotency_key: str | None) -> Settled:
     snap = store.read(match_id, idempotency_key)
-    beat = snap.beat
-    if beat is not None and not beat.endswith(":r") and OUTAGE_MS < snap.now_ms - beat_ms(beat) < HOLD_MAX_MS:
-        # R-T3: out of the service's reach for a while: the shard's clocks get that time back first
-        if store.credit(shard_of(match_id), beat, snap.now_ms, by_sweeper=False) >= 0:
-            gap = snap.now_ms - beat_ms(beat)
-            log.warning("shard %s was out of reach for %d ms: its clocks credited (by a request)", match_id[:2], gap)
+    if snap.beat is not None and snap.now_ms - beat_ms(snap.beat) > store.outage_ms:
+        # R-T3: nobody served the shard for a while: its clocks get that time back first (once: whoever
+        # comes first credits, beat.lua), however long ago that was
+        report(store.beat_one(shard_of(match_id)), "a request")
         raise Conflict(match_id)  # read again, credited
     meta, live = Meta.from_json(snap.meta), Live.from_json(snap.live)
     if not live.clock.due(snap.now_ms):
@@ -90,7 +88,7 @@ def _settle_once(store: Store, match_id: str, idempotency_key: str | None) -> Se
         snap.rev,
         new.to_json(),
         new.clock.deadline,
-        [referee.compact(e.to_json()) for e in entries],
+        [compact(e.to_json()) for e in entries],
         finished_ms=new.finished_ms if new.finished else None,
     )  # fmt: skip  (Conflict: another sweeper or request settled or moved first: look again)
     FLAGS.labels(meta.game).inc(sum(1 for e in entries if e.kind == "flag"))

@@ -1,4 +1,4 @@
--- Commit one change to a managed match, all or nothing (DESIGN.md "the atomic move").
+-- Commit one change to a managed match, all or nothing (docs/DESIGN.md "The atomic move").
 -- The app has already read the match at revision ARGV[1], run the engine and the
 -- clock in Python, and built everything below; this script only checks that
 -- nobody changed the match meanwhile (compare-and-set on the revision) and then

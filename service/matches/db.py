@@ -3,8 +3,10 @@ keeps ``db.py``): configuration from the environment, the Redis client (one
 server or a Redis Cluster), the :class:`Store`, the per-process :class:`Hub`
 that wakes waiting requests, and the cache of engine positions.
 
-Layers, top to bottom (nothing imports upwards):
-``matches``, ``events``, ``health``, ``sweeper`` -> ``db`` -> ``hub``, ``store``, ``referee`` -> ``engine``.
+Layers, top to bottom (nothing imports upwards): the views (``routes``, ``moves``,
+``controls``, ``events``, ``pictures``, ``health``) and ``sweeper`` -> ``db`` -> ``hub``,
+``store`` -> ``engine``.  The embedded Redis (service/run/embedded.py, a layer above)
+is given to :func:`init_app` by create_app, not imported here.
 """
 
 from __future__ import annotations
@@ -12,14 +14,17 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import redis
-from flask import Flask, current_app
+from flask import Flask
 
 from service.matches.hub import Hub
-from service.matches.store import DURABILITY, Store, make_client
+from service.matches.redisclient import make_client
+from service.matches.store import DURABILITY, Store
 from service.web import metrics
+from service.web.appref import this_app
 
 CONFIG_DEFAULTS: dict[str, Any] = {
     "REDIS_URL": None,  # unset: the embedded Redis on DATA_DIR
@@ -28,7 +33,7 @@ CONFIG_DEFAULTS: dict[str, Any] = {
     "REDIS_TIMEOUT_S": 2.0,  # an answer from Redis; past it a request gets 503
     "REDIS_CONNECT_TIMEOUT_S": 2.0,
     "REDIS_POOL_SIZE": 64,  # connections per process
-    "REDIS_DURABILITY": "none",  # replica: a change is answered 2xx only once a replica has it (README "Durability")
+    "REDIS_DURABILITY": "none",  # replica: a change is answered 2xx only once a replica has it (docs/DURABILITY.md)
     "REDIS_DURABILITY_TIMEOUT_S": 1.0,  # the longest wait for that replica; then 503 outcome_unknown
     "DATA_DIR": "data",
     "MATCH_TTL_S": 30 * 86400,  # finished matches are kept this long
@@ -36,6 +41,8 @@ CONFIG_DEFAULTS: dict[str, Any] = {
     "UMPIRE_TOKEN": None,  # when set, creating a match needs it
     "ADMIN_TOKEN": None,  # when set, listing and aborting matches need it (unset: both are off)
     "SWEEP_INTERVAL_S": 0.2,  # the longest a sweeper sleeps before looking for new deadlines
+    "BEAT_S": 1.0,  # every serving process beats every shard this often (service/matches/liveness.py)
+    "OUTAGE_S": 3.0,  # a shard not beaten for longer was not served: its running clocks get the time back (R-T3)
     "EVENTS_HEARTBEAT_S": 15.0,  # a comment line on every event stream this often
     "EVENTS_LIFETIME_S": 300.0,  # an event stream ends after this; clients reconnect with Last-Event-ID
     "MATCH_CLOCK": None,  # tests: a callable giving "now" in ms instead of Redis TIME
@@ -48,14 +55,21 @@ ENV_TYPES: dict[str, Any] = {
     "MATCH_TTL_S": int,
     "MATCH_IDLE_TTL_S": int,
     "SWEEP_INTERVAL_S": float,
+    "BEAT_S": float,
+    "OUTAGE_S": float,
     "EVENTS_HEARTBEAT_S": float,
     "EVENTS_LIFETIME_S": float,
     "REDIS_CLUSTER": lambda raw: raw.strip().lower() in ("1", "true", "yes", "on"),
 }
 
 
-def init_app(app: Flask) -> None:
-    """Configuration (from the environment unless the app's config says otherwise)."""
+StartRedis = Callable[[str], str]  # a data folder -> the URL of a Redis started (or found running) on it
+
+
+def init_app(app: Flask, start_redis: StartRedis | None = None) -> None:
+    """Configuration (from the environment unless the app's config says otherwise).  ``start_redis``
+    gives the Redis of ``DATA_DIR`` when ``REDIS_URL`` is unset (service/run/embedded.py's, which
+    create_app passes: the running of the service is the layer above this one)."""
     for key, default in CONFIG_DEFAULTS.items():
         if key in app.config:
             continue
@@ -73,14 +87,19 @@ def init_app(app: Flask) -> None:
     wait_s = float(app.config["REDIS_DURABILITY_TIMEOUT_S"])
     if durability != "none" and not 0 < wait_s < float(app.config["REDIS_TIMEOUT_S"]):
         raise ValueError("REDIS_DURABILITY_TIMEOUT_S must be more than 0 and less than REDIS_TIMEOUT_S")
+    beat_s, outage_s = float(app.config["BEAT_S"]), float(app.config["OUTAGE_S"])
+    if not (beat_s >= 0 and outage_s > 0 and outage_s >= 2 * beat_s):
+        raise ValueError("OUTAGE_S must be more than 0 and at least twice BEAT_S (0 or more): a late beat is no outage")
     app.extensions["umpire.store"] = None
     app.extensions["umpire.hub"] = None
+    app.extensions["umpire.liveness"] = None
     app.extensions["umpire.store.lock"] = threading.Lock()
     app.extensions["umpire.positions"] = Positions()
+    app.extensions["umpire.start_redis"] = start_redis
 
 
 def _app(app: Flask | None) -> Flask:
-    found: Flask = app or current_app._get_current_object()  # type: ignore[attr-defined]
+    found: Flask = app or this_app()
     return found
 
 
@@ -98,10 +117,11 @@ def get_store(app: Flask | None = None) -> Store:
             cfg = app.config
             url = cfg["REDIS_URL"]
             if not url:
-                from service.run import embedded
-
+                start: StartRedis | None = app.extensions["umpire.start_redis"]
+                if start is None:
+                    raise redis.ConnectionError("REDIS_URL is not set and this app starts no Redis of its own")
                 try:
-                    url = embedded.start(cfg["DATA_DIR"]).url
+                    url = start(str(cfg["DATA_DIR"]))
                 except (OSError, RuntimeError) as e:
                     raise redis.ConnectionError(f"the embedded Redis did not start: {e}") from e
             try:
@@ -117,7 +137,7 @@ def get_store(app: Flask | None = None) -> Store:
             store = Store(
                 client, cfg["REDIS_PREFIX"], int(cfg["MATCH_TTL_S"]), cfg["MATCH_CLOCK"], int(cfg["MATCH_IDLE_TTL_S"]),
                 metrics.redis_time, str(cfg["REDIS_DURABILITY"]).strip().lower(),
-                round(float(cfg["REDIS_DURABILITY_TIMEOUT_S"]) * 1000),
+                round(float(cfg["REDIS_DURABILITY_TIMEOUT_S"]) * 1000), round(float(cfg["OUTAGE_S"]) * 1000),
             )  # fmt: skip
             app.extensions["umpire.store"] = store
     return store
@@ -139,8 +159,12 @@ def get_hub(app: Flask | None = None) -> Hub:
 
 
 def close(app: Flask) -> None:
-    """Stop the hub and close the store's connections (tests, and anything
-    that makes apps and throws them away)."""
+    """Stop the hub and the beats, and close the store's connections (tests, and
+    anything that makes apps and throws them away)."""
+    keeper = app.extensions.get("umpire.liveness")  # service/matches/liveness.py, a layer above
+    if keeper is not None:
+        keeper.stop()
+        app.extensions["umpire.liveness"] = None
     hub: Hub | None = app.extensions.get("umpire.hub")
     if hub is not None:
         hub.stop()

@@ -1,10 +1,14 @@
-"""``GET /v1/matches/{id}/events``: a match as Server-Sent Events (API.md "Streams").
+"""``GET /v1/matches/{id}/events``: a match as Server-Sent Events (API.md "Streams"), and the
+:class:`Feed` by which this process follows a match for all its listeners (the streams and
+the long-polls of service/matches/routes.py).
 
 One event per move (``move``), flag (``flag``), R-X6 time-out move
 (``pass``), resignation (``resign``), illegal attempt (``illegal``), umpire's
 control (``start``, ``pause``, ``resume``, ``add_time``, ``token``,
-``adjudicate``: issue 22) and the game's end (``end``), each with the verdict's data: the move, the state after
-it, the engine's events, the umpire's announcements and both clocks.
+``adjudicate``: issue 22) and the game's end (``end``), each the change's
+description (service/matches/description.py) written as the stream writes it:
+the move, the state after it, the engine's events, the umpire's announcements
+and both clocks, as the change's HTTP answer told them.
 
 Event ids are the match's ply after the event: ``5`` for the event that made
 ply 5; an event that leaves the ply as it was (a flag, a resignation, the
@@ -13,51 +17,56 @@ end) is ``5.1``, ``5.2``... after it.  A client that connects without
 the last event's, ``0`` before any); one that reconnects with it gets exactly
 the events after that id (an id the match never had: the ``state`` event
 again).  The events are derived from the match's record in Redis by the
-engine (service/matches/referee.py ``walk``), so any app process serves any stream,
-after any restart, with never a gap or a duplicate.
+engine (service/matches/record.py ``walk``), so any app process serves any stream,
+after any restart, with never a gap or a duplicate.  A replay sends at most
+:data:`REPLAY_MAX` events on one connection (the client reconnects for the rest,
+at once: ``retry``), each write at most :data:`CHUNK_BYTES`.
 
-Every stream of one match in one process shares a :class:`Feed`: the events
-are built and serialised once, and a change is read from Redis once for all
-of them.  Under gunicorn's gevent worker (``make run``) the feed also writes
-them: one writer per match and process reads each change and writes its
-events to every sleeping stream's socket, so a move wakes one greenlet, not
-one per listener (:meth:`Feed.fan_out`).  Listeners are capped per match and per client address
-(``MAX_LISTENERS_PER_MATCH``, ``MAX_LISTENERS_PER_ADDRESS``, per process:
-``503 too_many_listeners``, ``429 too_many_concurrent``).
+Every listener of one match in one process is a :class:`Listener` of one
+:class:`Feed`.  The feed's waker (one thread, under gunicorn's gevent worker one
+greenlet, per match and process) sleeps on the process's hub
+(service/matches/hub.py) until the match changes or a flag falls due, reads
+the match once for every listener (so they hold no pooled Redis connection
+each: a burst of listeners coalesces into a read or two), and wakes the
+listeners in batches of :data:`YIELD_EVERY`, letting the rest of the process
+run between two (so a thousand listeners never hold a worker's moves).  Each
+event is described and encoded once per process; every stream at the same
+point is handed the same bytes, and writes them as any WSGI answer does,
+through gunicorn and every middleware.  Listeners are capped per match and per
+client address (``MAX_LISTENERS_PER_MATCH``, ``MAX_LISTENERS_PER_ADDRESS``, per
+process: ``503 too_many_listeners``, ``429 too_many_concurrent``).
 
-A stream sleeps on the process's hub (service/matches/hub.py), not on a socket of
-its own, sends a comment line every ``EVENTS_HEARTBEAT_S`` so that proxies
-keep it open, applies a flag the moment it falls due (as any read does), and
-ends after the game's ``end`` event or after ``EVENTS_LIFETIME_S`` (the
-client reconnects with ``Last-Event-ID``; ``retry`` tells it how soon).  A
-reconnect to a finished match whose every event it has seen (its
-``Last-Event-ID`` is the ``end`` event's) answers ``204 No Content``, which
-tells an ``EventSource`` to stop reconnecting (the SSE specification's way).
+A stream sends a comment line every ``EVENTS_HEARTBEAT_S`` so that proxies
+keep it open, and ends after the game's ``end`` event or after
+``EVENTS_LIFETIME_S`` (the client reconnects with ``Last-Event-ID``; ``retry``
+tells it how soon).  A reconnect to a finished match with a ``Last-Event-ID``
+at or past its ``end`` event answers ``204 No Content``, which tells an
+``EventSource`` to stop reconnecting (the SSE specification's way).
 """
 
 from __future__ import annotations
 
+import functools
 import logging
-import os
 import re
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import redis
 from flask import Blueprint, Response, current_app, request
 
-import views
-from engine.game import Json, Outcome
+from engine.game import Json
 from engine.registry import GAMES
-from service.matches import referee
+from service.matches.answers import match_json
 from service.matches.cas import Settled, settled
 from service.matches.db import get_hub, get_store
-from service.matches.hub import Crowded
-from service.matches.record import CONTROLS
-from service.matches.referee import Live, Meta, Step
+from service.matches.description import Description, describe_step
+from service.matches.hub import Crowded, Hub
+from service.matches.jsontext import compact
+from service.matches.match import Meta
+from service.matches.record import CONTROLS, Entry, entries_of, walk
 from service.matches.store import Gone, Store, Unconfirmed
 from service.web.errors import ApiError
 
@@ -67,13 +76,23 @@ bp = Blueprint("events", __name__, url_prefix="/v1")
 
 EVENT_ID = re.compile(r"^(0|[1-9][0-9]{0,8})(\.[1-9][0-9]{0,5})?$")
 RETRY_MS = 2000
+RESUME_MS = 100  # the retry of a stream that ended with events still to replay: come back at once
+REPLAY_MAX = 500  # events one connection sends of what happened before it (the rest on the next)
+CHUNK_BYTES = 64 * 1024  # at most this much of the events in one write (a single event may be more)
+YIELD_EVERY = 16  # listeners a feed wakes before it lets the rest of the process run
 # Record kinds with an event of their own (an abort has only `end`); an umpire's control is one event of its kind.
 STREAMED = ("move", "pass", "flag", "resign", "illegal", "adjudicate", *CONTROLS)
 
 
-def sse(event: str, event_id: str, data: Any) -> str:
+def sse(event: str, event_id: str, data: Any) -> bytes:
     """One event in the text/event-stream format (data is one line of JSON)."""
-    return f"event: {event}\nid: {event_id}\ndata: {referee.compact(data)}\n\n"
+    return f"event: {event}\nid: {event_id}\ndata: {compact(data)}\n\n".encode()
+
+
+def id_order(event_id: str) -> tuple[int, int]:
+    """An event id as ``(ply, k)``, in the stream's order."""
+    ply, _, k = event_id.partition(".")
+    return int(ply), int(k or 0)
 
 
 class Ids:
@@ -95,218 +114,214 @@ class Ids:
         return self.last
 
 
-def step_events(game_name: str, meta: Meta, step: Step, ids: Ids) -> list[tuple[str, str, Json]]:
-    """The stream's events for one record entry: ``(event, id, data)``."""
-    game = GAMES[game_name]
-    before, after = game.dump(step.before), game.dump(step.after)
-    e = step.entry
-    clock = e.clock_after(meta.spec, after["to_move"])
-    live = Live(after, clock, e.at if after["to_move"] is None and after["status"] == "finished" else None)
-    said = views.announcements(before, step.events, after, names=meta.names)
+def stream_events(d: Description, ids: Ids) -> list[tuple[str, str, Json]]:
+    """The stream's events of one change, written from its description: ``(event, id, data)``;
+    a change that ended the game is followed by ``end``."""
+    e = d.entry
     data: Json = {
         "type": e.kind if e.kind in STREAMED else "end",
-        "ply": after["ply"],
+        "ply": d.ply,
         "seat": e.seat,
         "by": e.by,
         "move": e.move,
-        "state": after,
-        "events": step.events,
-        "announcements": said,
-        "clock": referee.clock_json(live, e.at, meta.start),
-        "at": referee.iso(e.at),
+        "state": d.after,
+        "events": d.events,
+        "announcements": d.announcements,
+        "clock": d.clock,
+        "at": d.at,
     }
     out: list[tuple[str, str, Json]] = []
     if e.kind in STREAMED:
-        out.append((data["type"], ids.next(after["ply"]), data))
-    if after["status"] == "finished" and before["status"] != "finished":
-        outcome = Outcome(after["winner"], after["end"])
-        end = {**data, "type": "end", "winner": after["winner"], "end": after["end"], "result": outcome.result}
-        out.append(("end", ids.next(after["ply"]), end))
+        out.append((data["type"], ids.next(d.ply), data))
+    outcome = d.outcome
+    if outcome is not None:
+        end = {**data, "type": "end", "winner": outcome.winner, "end": outcome.end, "result": outcome.result}
+        out.append(("end", ids.next(d.ply), end))
     return out
 
 
-class Parked:
-    """A stream asleep while its :class:`Feed` writes its events straight to its socket (``fd``): ``sent``
-    counts the feed's events it has had; ``pending`` is the rest of a chunk its socket did not take,
-    ``broken`` says its socket failed, ``reread`` that the feed could not read the match."""
-
-    def __init__(self, sock: Any, chunked: bool) -> None:
-        self.sock, self.fd, self.chunked = sock, sock.fileno(), chunked
-        self.sent = 0
-        self.wake = threading.Event()
-        self.pending = b""
-        self.broken = self.reread = False
+def end_event_id(entries: Sequence[Entry], final_ply: int) -> str:
+    """The id of a finished match's ``end`` event, from its record alone: an entry's event is at
+    the ply the next entry found (the last one's at the match's final ply)."""
+    ids = Ids()
+    for i, e in enumerate(entries):
+        if e.kind in STREAMED:
+            ids.next(entries[i + 1].ply if i + 1 < len(entries) else final_ply)
+    return ids.next(final_ply)
 
 
-def direct_socket(environ: dict[str, Any]) -> Parked | None:
-    """A stream's :class:`Parked` when its events may be written to the client's socket directly: under
-    gunicorn's gevent worker (greenlets, so nothing runs between two writes of the feed's), for a GET over
-    HTTP/1.1, whose answer gunicorn sends in chunks (the feed then writes chunks as gunicorn would), or
-    HTTP/1.0 (as they are).  None otherwise: the stream yields its events as any answer does."""
-    sock = environ.get("gunicorn.socket")
-    protocol = environ.get("SERVER_PROTOCOL")
-    if sock is None or environ.get("REQUEST_METHOD") != "GET" or protocol not in ("HTTP/1.0", "HTTP/1.1"):
-        return None
-    if not str(environ.get("SERVER_SOFTWARE", "")).startswith("gunicorn"):
-        return None
+@functools.cache
+def _gevent_idle() -> Callable[[], None] | None:
     try:
-        from gevent import monkey  # type: ignore[import-untyped]
+        from gevent import idle, monkey  # type: ignore[import-untyped]
     except ImportError:  # pragma: no cover - gevent is a dependency
         return None
-    return Parked(sock, protocol == "HTTP/1.1") if monkey.is_module_patched("socket") else None
+    return idle if monkey.is_module_patched("threading") else None
+
+
+def yield_to_others() -> None:
+    """Under gunicorn's gevent worker, wait until every other greenlet that can run has run (gevent's
+    ``idle``): the feed's waker gives way to requests between two batches of listeners.  Threads need
+    nothing: the system switches between them."""
+    idle = _gevent_idle()
+    if idle is not None:
+        idle()
+
+
+class Listener:
+    """One stream or long-poll of a feed: ``wake`` is set when the feed has read a change (or found it
+    could not read the match: ``Feed.failed``)."""
+
+    def __init__(self) -> None:
+        self.wake = threading.Event()
 
 
 class Feed:
-    """One match's stream as this process built it, shared by every stream of
-    the match here: each event is built and serialised once per process, not
-    once per listener, and when a change wakes the match's listeners one of
-    them reads the match and its new record entries for all (issue 20: 3,000
-    streams on one match made each move take seconds)."""
+    """One match as this process follows it, shared by every listener of the match here: the match is
+    read once for all of them (:meth:`update`), each event described and encoded once (:meth:`build`),
+    and a change wakes them all from one waker (issue 20: 3,000 streams on one match made each move
+    take seconds; issue 34: 2,000 listeners arriving at once ran the Redis pool dry)."""
 
-    def __init__(self, store: Store, match_id: str, meta: Meta) -> None:
-        self.store, self.match_id, self.meta = store, match_id, meta
-        self.lock = threading.Lock()
-        self.events: list[tuple[str, str]] = []  # (id, text) of every event of the match so far, in order
+    def __init__(self, store: Store, hub: Hub, match_id: str) -> None:
+        self.store, self.hub, self.match_id = store, hub, match_id
+        self.meta: Meta | None = None
+        self.lock = threading.Lock()  # one read at a time
+        self.building = threading.Lock()  # one walk of new record entries at a time
+        self.cur: Settled | None = None
+        self.read_started = float("-inf")  # when the read that gave `cur` began (monotonic)
+        self.due: float | None = None  # when (monotonic) the next flag falls due, as of `cur`
+        self.failed = False  # the waker's last read failed: each listener reads for itself
+        self.events: list[tuple[str, bytes]] = []  # (id, text) of every event of the match so far, in order
         self.ids = Ids()
         self.position: Any = None  # the engine's position after the entries walked so far
         self.walked = 0
-        self.cur: Settled | None = None
-        self.due: float | None = None  # when (monotonic) the next flag falls due, as of `cur`
-        self.read_started = float("-inf")  # when the read that gave `cur` began (monotonic)
-        self._state: tuple[Settled, str] | None = None
+        self.listeners: set[Listener] = set()
         self.users = 0
-        self.parked: dict[int, Parked] = {}  # streams whose events this feed writes itself (see fan_out)
-        self.writer: threading.Thread | None = None  # reads the match for them when it changes (see write_for)
+        self.waker: threading.Thread | None = None
+        self._chunks: dict[tuple[int, int], bytes] = {}
+        self._state: tuple[Settled, bytes] | None = None
 
     def update(self, since: float) -> Settled:
-        """The match as read no earlier than ``since`` (monotonic): the last
-        read when it began after that, else a new one (which applies a due
-        flag, and builds the events of the new record entries)."""
+        """The match as read no earlier than ``since`` (monotonic): the last read when it began
+        after that, else a new one (which applies a due flag, as every read does)."""
         with self.lock:
             if self.cur is not None and self.read_started >= since:
                 return self.cur
             started = time.monotonic()
             cur = settled(self.store, self.match_id)
-            if cur.length > self.walked:
-                game = GAMES[self.meta.game]
-                raw = self.store.record(self.match_id, self.walked, cur.length - 1)
-                entries = referee.entries_of(raw)
-                for step in referee.walk(game, self.meta, entries, self.position):
-                    for name, event_id, data in step_events(self.meta.game, self.meta, step, self.ids):
-                        self.events.append((event_id, sse(name, event_id, data)))
-                    self.position = step.after
-                self.walked += len(entries)
+            self.meta = cur.meta
             deadline = cur.live.clock.deadline
             self.due = None if deadline is None else started + max(0.0, (deadline + 1 - cur.now) / 1000)
             self.cur, self.read_started = cur, started
             return cur
 
-    def park(self, stream: Parked) -> bool:
-        """Let :meth:`fan_out` write ``stream``'s next events; False (not parked) when it is behind already."""
-        if stream.sent < len(self.events):
-            return False
-        self.parked[id(stream)] = stream
-        return True
+    def build(self) -> int:
+        """Describe and encode the record entries read so far and not yet walked; the events' count."""
+        cur = self.cur
+        with self.building:
+            if cur is not None and self.meta is not None and cur.length > self.walked:
+                game = GAMES[self.meta.game]
+                entries = entries_of(self.store.record(self.match_id, self.walked, cur.length - 1))
+                for step in walk(game, self.meta, entries, self.position):
+                    described = describe_step(game, self.meta, step, self.walked + step.index + 1)
+                    self.events += [(i, sse(name, i, data)) for name, i, data in stream_events(described, self.ids)]
+                    self.position = step.after
+                self.walked += len(entries)
+            return len(self.events)
 
-    def unpark(self, stream: Parked) -> None:
-        self.parked.pop(id(stream), None)
+    def chunk(self, start: int, end: int) -> bytes:
+        """The events ``start`` to ``end`` as one text, made once for every stream at that point."""
+        found = self._chunks.get((start, end))
+        if found is None:
+            found = b"".join(text for _, text in self.events[start:end])
+            if len(self._chunks) >= 8:
+                self._chunks.clear()
+            self._chunks[start, end] = found
+        return found
 
-    def fan_out(self) -> None:
-        """Write to every parked stream's socket the events it has not had, without waking its greenlet
-        (issue 20: 5,000 streams on one match were 5,000 wake-ups a move).  The bytes of one chunk are made
-        once for every stream at the same point.  A socket that takes only part of them (a slow reader), or
-        fails, has its stream woken with the rest to write, or to end; so does every stream once the match
-        is over.  Under gevent nothing here yields, so no stream writes between two of these writes."""
-        total = len(self.events)
-        over = self.cur is not None and self.cur.live.finished
-        chunks: dict[tuple[int, bool], bytes] = {}
-        for stream in list(self.parked.values()):
-            if stream.sent < total:
-                data = chunks.get((stream.sent, stream.chunked))
-                if data is None:
-                    data = "".join(text for _, text in self.events[stream.sent :]).encode()
-                    if stream.chunked:
-                        data = b"%X\r\n%s\r\n" % (len(data), data)
-                    chunks[stream.sent, stream.chunked] = data
-                try:
-                    written = os.write(stream.fd, data)
-                except BlockingIOError:
-                    written = 0
-                except OSError:
-                    stream.broken, written = True, len(data)
-                stream.sent = total
-                if written < len(data):
-                    stream.pending = data[written:]
-            if over or stream.pending or stream.broken:
-                self.unpark(stream)
-                stream.wake.set()
-
-    def wake_all(self) -> None:
-        """Every parked stream looks at the match itself (the writer failed to read it)."""
-        for stream in list(self.parked.values()):
-            stream.reread = True
-            self.unpark(stream)
-            stream.wake.set()
-
-    def write_for(self, hub: Any) -> None:
-        """Start this feed's writer, once: it waits on the hub for the match to change, reads it once
-        (:meth:`update`) and writes the new events to the parked streams (:meth:`fan_out`), until the feed
-        has no streams left."""
-        if self.writer is not None:
-            return
-        watching = hub.watch(self.match_id, counted=False)
-        changed = watching.__enter__()  # registered now, before the caller reads the match: no change is missed
-        self.writer = threading.Thread(
-            target=self._write_loop, args=(hub, watching, changed), name=f"feed-{self.match_id}", daemon=True
-        )
-        self.writer.start()
-
-    def _write_loop(self, hub: Any, watching: Any, changed: threading.Event) -> None:
-        try:
-            while self.users > 0:
-                if not changed.wait(1.0):
-                    continue
-                changed.clear()
-                try:
-                    self.update(hub.notified_at(self.match_id))
-                except Exception as e:  # the streams read it themselves, and end as they always did
-                    log.warning("events of %s: the feed's writer: %s", self.match_id, e)
-                    self.wake_all()
-                    continue
-                self.fan_out()
-        finally:
-            watching.__exit__(None, None, None)
-
-    def state_event(self, cur: Settled) -> str:
+    def state_event(self, cur: Settled) -> bytes:
         """The ``state`` event of ``cur`` (built once for every stream that starts with it)."""
         made = self._state
         if made is None or made[0] is not cur:
-            text = sse("state", self.ids.last, {**referee.match_json(self.meta, cur.live, cur.now), "tags": list(self.meta.tags)})
+            meta = cur.meta
+            text = sse("state", self.ids.last, {**match_json(meta, cur.live, cur.now), "tags": list(meta.tags)})
             made = self._state = (cur, text)
         return made[1]
 
+    def start_waker(self) -> None:
+        """Start this feed's waker, once, registered with the hub before this returns (so before the
+        caller reads the match: no change committed after the read is missed)."""
+        if self.waker is not None:
+            return
+        watching = self.hub.watch(self.match_id)
+        changed = watching.__enter__()
+        self.waker = threading.Thread(target=self._wake, args=(watching, changed), name=f"feed-{self.match_id}", daemon=True)
+        self.waker.start()
+
+    def _wake(self, watching: Any, changed: threading.Event) -> None:
+        """Until the feed has no listener: on each change (or flag due) read the match for all, and wake them."""
+        try:
+            while self.users > 0:
+                due = self.due
+                wait = 1.0 if due is None else min(1.0, max(0.0, due - time.monotonic()) + 0.001)
+                if changed.wait(wait):
+                    changed.clear()
+                    since = self.hub.notified_at(self.match_id)
+                elif due is not None and time.monotonic() >= due:
+                    since = due
+                else:
+                    continue
+                try:
+                    self.update(since)
+                    self.failed = False
+                except Exception as e:  # the listeners read it themselves, and end as they always did
+                    log.warning("events of %s: the feed's waker: %s", self.match_id, e)
+                    self.failed = True
+                for k, listener in enumerate(list(self.listeners)):
+                    listener.wake.set()
+                    if k % YIELD_EVERY == YIELD_EVERY - 1:
+                        yield_to_others()
+        finally:
+            watching.__exit__(None, None, None)
+
+    def latest(self, listener: Listener) -> Settled:
+        """The match as the feed last read it, after ``listener`` was woken (read here when the waker could not)."""
+        if self.failed or self.cur is None:
+            return self.update(time.monotonic())
+        return self.cur
+
 
 class Feeds:
-    """The process's feeds, one per match with streams here."""
+    """The process's feeds, one per match with listeners here."""
 
     def __init__(self) -> None:
         self._feeds: dict[str, Feed] = {}
         self._lock = threading.Lock()
 
-    @contextmanager
-    def join(self, store: Store, match_id: str, meta: Meta) -> Iterator[Feed]:
+    def join(self, store: Store, hub: Hub, match_id: str) -> tuple[Feed, Listener, Callable[[], None]]:
+        """A new listener of ``match_id``'s feed (made, with its waker, for the first), and the function
+        that takes it out (once: it may be called again)."""
+        listener = Listener()
         with self._lock:
             feed = self._feeds.get(match_id)
             if feed is None:
-                feed = self._feeds[match_id] = Feed(store, match_id, meta)
+                feed = self._feeds[match_id] = Feed(store, hub, match_id)
             feed.users += 1
-        try:
-            yield feed
-        finally:
+            feed.listeners.add(listener)
+        feed.start_waker()
+        left = threading.Event()
+
+        def leave() -> None:
             with self._lock:
+                if left.is_set():
+                    return
+                left.set()
+                feed.listeners.discard(listener)
                 feed.users -= 1
                 if feed.users == 0 and self._feeds.get(match_id) is feed:
                     del self._feeds[match_id]
+
+        return feed, listener, leave
 
 
 def get_feeds() -> Feeds:
@@ -318,9 +333,46 @@ def crowded(err: Crowded) -> ApiError:
     """A listener over a cap (service/matches/hub.py): 503 for the match's, 429 for the address's."""
     if err.what == "match":
         message = f"This match has {err.limit} listeners on this server process already; try again later."
-        return ApiError(503, "too_many_listeners", message, {"limit": err.limit}, {"Retry-After": "5"})
+        return ApiError("too_many_listeners", message, {"limit": err.limit}, {"Retry-After": "5"})
     message = f"This address holds {err.limit} event streams and waits on this server process already; close some."
-    return ApiError(429, "too_many_concurrent", message, {"limit": err.limit, "what": "listeners"}, {"Retry-After": "5"})
+    return ApiError("too_many_concurrent", message, {"limit": err.limit, "what": "listeners"}, {"Retry-After": "5"})
+
+
+class Listening:
+    """One listener of a match in this process: its place in the match's feed and the match as read
+    for it, no earlier than it joined (``cur``: a change committed after that is seen, or woken for);
+    once :meth:`admit` ted, counted against the caps (:func:`crowded`) and in ``umpire_listeners``.
+    :meth:`end` undoes it all, once.  Raises as the read does (Gone: 404)."""
+
+    def __init__(self, match_id: str) -> None:
+        self.hub = get_hub()
+        self.feed, self.listener, self._leave = get_feeds().join(get_store(), self.hub, match_id)
+        self._release: Callable[[], None] | None = None
+        self._counted: Any = None
+        self._ended = threading.Lock()
+        try:
+            self.cur = self.feed.update(time.monotonic())
+        except BaseException:
+            self.end()
+            raise
+
+    def admit(self, address: str | None) -> None:
+        try:
+            self._release = self.hub.admit(self.feed.match_id, address)
+        except Crowded as err:
+            self.end()
+            raise crowded(err) from None
+        self._counted = self.hub.listening()
+        self._counted.__enter__()
+
+    def end(self) -> None:
+        if not self._ended.acquire(blocking=False):
+            return  # ended already
+        self._leave()
+        if self._release is not None:
+            self._release()
+        if self._counted is not None:
+            self._counted.__exit__(None, None, None)
 
 
 @bp.get("/matches/<match_id>/events")
@@ -329,127 +381,68 @@ def events(match_id: str) -> Any:
     # Each is checked, whichever is used (the header wins): a wrong one is the same 422 with or without the other.
     if header is not None and not EVENT_ID.match(header.strip()):
         raise ApiError(
-            422, "invalid_header", "Last-Event-ID is an event id of this stream: a ply, or ply.k.", {"header": "Last-Event-ID"}
+            "invalid_header", "Last-Event-ID is an event id of this stream: a ply, or ply.k.", {"header": "Last-Event-ID"}
         )
     if query is not None and not EVENT_ID.match(query.strip()):
         message = "last_event_id is an event id of this stream: a ply, or ply.k."
-        raise ApiError(422, "invalid_query", message, {"parameter": "last_event_id"})
-    last = header if header is not None else query
-    store = get_store()
-    try:
-        first = settled(store, match_id)  # 404 before the stream starts
-    except Gone:
-        raise ApiError(404, "match_not_found", f"There is no match '{match_id}' (never created, or expired).") from None
-    if last is not None and first.live.finished and _last_id(store, match_id, first.meta) == last.strip():
-        # everything was delivered: 204 is the SSE specification's "stop reconnecting"
-        return Response(status=204, headers={"Cache-Control": "no-cache"})
-    hub = get_hub()
-    try:
-        release = hub.admit(match_id, request.remote_addr)  # counted out when the answer is closed
-    except Crowded as err:
-        raise crowded(err) from None
+        raise ApiError("invalid_query", message, {"parameter": "last_event_id"})
+    last = None if header is None and query is None else (header if header is not None else str(query)).strip()
+    listening = Listening(match_id)  # the match read once for every listener arriving now (404 before the stream)
+    cur = listening.cur
+    if last is not None and cur.live.finished:
+        end = end_event_id(entries_of(get_store().record(match_id)), cur.live.ply)
+        if id_order(last) >= id_order(end):  # everything was delivered: the SSE specification's "stop reconnecting"
+            listening.end()
+            return Response(status=204, headers={"Cache-Control": "no-cache"})
+    listening.admit(request.remote_addr)
     cfg = current_app.config
     heartbeat, lifetime = float(cfg["EVENTS_HEARTBEAT_S"]), float(cfg["EVENTS_LIFETIME_S"])
-    feeds = get_feeds()
-    parked = direct_socket(request.environ)
-    stream = _stream(feeds, store, hub, match_id, first.meta, None if last is None else last.strip(), heartbeat, lifetime, parked)
-    response = Response(
-        stream,
-        mimetype="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
-    response.call_on_close(release)
+    stream = _stream(listening, last, heartbeat, lifetime)
+    response = Response(stream, mimetype="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    response.call_on_close(listening.end)  # also when the answer is never read
     return response
 
 
-def _last_id(store: Store, match_id: str, meta: Meta) -> str:
-    """The id of a finished match's last event (its ``end``)."""
-    ids = Ids()
-    entries = referee.entries_of(store.record(match_id))
-    for step in referee.walk(GAMES[meta.game], meta, entries):
-        step_events(meta.game, meta, step, ids)
-    return ids.last
-
-
-def _stream(
-    feeds: Feeds,
-    store: Store,
-    hub: Any,
-    match_id: str,
-    meta: Meta,
-    last: str | None,
-    heartbeat: float,
-    lifetime: float,
-    parked: Parked | None = None,
-) -> Iterator[str]:
+def _stream(listening: Listening, last: str | None, heartbeat: float, lifetime: float) -> Iterator[bytes]:
+    feed, listener, cur = listening.feed, listening.listener, listening.cur
     end_at = time.monotonic() + lifetime
     sent = 0  # the feed's events this stream has passed
     sending = last == "0"  # a reconnect sends only what comes after its id ("0": from the start)
     first_round = True
-    yield f"retry: {RETRY_MS}\n\n"  # gunicorn has sent the headers once this generator runs on
+    budget = REPLAY_MAX  # of the events that happened before this stream began
+    yield b"retry: %d\n\n" % RETRY_MS  # gunicorn has sent the headers once this generator runs on
     try:
-        with feeds.join(store, match_id, meta) as feed, hub.watch(match_id) as changed:
-            if parked is not None:
-                feed.write_for(hub)  # registered before the read below: nothing committed since is missed
-            cur = feed.update(time.monotonic())  # read after registering: nothing committed since is missed
-            while True:
-                built = feed.events
-                for event_id, text in built[sent:]:
-                    if sending:
-                        yield text
-                    elif event_id == last:
-                        sending = True
-                sent = len(built)
-                if first_round and not sending:  # a fresh connection, or an id this match never had: where it stands now
-                    yield feed.state_event(cur)
-                first_round, sending = False, True
-                now = time.monotonic()
-                if cur.live.finished or now >= end_at:
-                    return
-                wait = min(heartbeat, end_at - now)
-                due = feed.due
-                if due is not None:  # apply a flag the moment it falls due
-                    wait = min(wait, max(0.0, due - now) + 0.001)
-                if parked is not None:  # the feed's writer writes the events; this greenlet sleeps
-                    parked.sent = sent
-                    parked.wake.clear()
-                    if not feed.park(parked):
-                        continue  # events came while this stream was writing: send them first
-                    try:
-                        woke = parked.wake.wait(max(0.0, wait))
-                    finally:
-                        feed.unpark(parked)
-                    sent = parked.sent
-                    if parked.pending:  # the rest of a chunk its socket did not take at once
-                        pending, parked.pending = parked.pending, b""
-                        try:
-                            parked.sock.sendall(pending)
-                        except OSError:  # the client went away
-                            return
-                    if parked.broken:
-                        return
-                    if parked.reread:
-                        parked.reread = False
-                        cur = feed.update(time.monotonic())
-                    elif feed.cur is not None:
-                        cur = feed.cur
-                    if woke:
-                        continue
-                    if due is not None and time.monotonic() >= due:
-                        before = len(feed.events)
-                        cur = feed.update(due)
-                        if len(feed.events) > before:  # this stream read the flag first: the sleeping ones get it too
-                            feed.fan_out()
-                    else:
-                        yield ": ping\n\n"
-                    continue
-                woke = changed.wait(max(0.0, wait))
-                changed.clear()
-                if woke:  # the match changed: one read for every stream of it woken with this one
-                    cur = feed.update(hub.notified_at(match_id))
-                elif due is not None and time.monotonic() >= due:
-                    cur = feed.update(due)
+        while True:
+            listener.wake.clear()  # before looking: a change read after this wakes it again
+            total = feed.build()
+            if not sending:  # a reconnect: after its id, if the match had it
+                ids = [i for i, _ in feed.events[:total]]
+                if last in ids:
+                    sending, sent = True, ids.index(last) + 1
                 else:
-                    yield ": ping\n\n"
+                    sent = total
+            while sent < total:
+                start, size = sent, 0
+                while sent < total and (sent == start or size + len(feed.events[sent][1]) <= CHUNK_BYTES):
+                    size += len(feed.events[sent][1])
+                    sent += 1
+                if first_round:
+                    if budget <= 0:
+                        yield b"retry: %d\n\n" % RESUME_MS  # the rest on the next connection, at once
+                        return
+                    sent = min(sent, start + budget)
+                    budget -= sent - start
+                yield feed.chunk(start, sent)
+            if first_round and not sending:  # a fresh connection, or an id this match never had: where it stands now
+                yield feed.state_event(cur)
+            first_round, sending = False, True
+            now = time.monotonic()
+            if cur.live.finished or now >= end_at:
+                return
+            if not listener.wake.wait(min(heartbeat, end_at - now)):
+                yield b": ping\n\n"
+            cur = feed.latest(listener)
     except (Gone, redis.RedisError, Unconfirmed) as e:  # the stream ends; the client reconnects with Last-Event-ID
-        log.warning("events of %s: %s", match_id, e)
+        log.warning("events of %s: %s", feed.match_id, e)
+    finally:
+        listening.end()

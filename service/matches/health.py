@@ -22,28 +22,12 @@ import redis
 from flask import Blueprint, current_app
 
 from service.matches.db import get_store
+from service.matches.failures import A_CLUSTER, NOT_ANSWERING
+from service.matches.redisclient import cluster_state
 from service.matches.store import SHARDS, Store
-from service.run.embedded import cluster_state
 from service.web.errors import ApiError
 
 bp = Blueprint("health", __name__, url_prefix="/v1")
-
-
-NOT_A_CLUSTER = (
-    "REDIS_CLUSTER=1 is set but Redis at REDIS_URL is not a cluster (or is a unix socket, which the cluster client "
-    "cannot use): unset REDIS_CLUSTER."
-)
-A_CLUSTER = "Redis at REDIS_URL is a cluster: set REDIS_CLUSTER=1 so that the cluster client is used."
-
-
-def misconfiguration(err: BaseException) -> str | None:
-    """The sentence for a Redis error that means the setting is wrong, not the server."""
-    text = str(err).lower()
-    if isinstance(err, redis.exceptions.MovedError | redis.exceptions.AskError) or "crossslot" in text:
-        return A_CLUSTER
-    if "cluster support disabled" in text or "cluster mode is not enabled" in text or "unix domain socket" in text:
-        return NOT_A_CLUSTER
-    return None
 
 
 def master_state(client: Any, durability: str) -> str:
@@ -82,33 +66,25 @@ def masters_states(store: Store) -> dict[str, tuple[str, list[int]]]:
 
 @bp.get("/health")
 def health() -> Any:
-    try:
-        store = get_store()
-        states = masters_states(store)
-        bad = {name: state for name, (state, _) in states.items() if state != "ok"}
-        if bad and not store.cluster:
-            state = next(iter(bad.values()))
-            message = "Redis has no replica connected." if state == "no_replica" else "Redis is not answering."
-            raise ApiError(503, "unavailable", message, {"redis": state})
-        if bad:
-            held = {shard for _, shards in states.values() for shard in shards}
-            shards = sorted({s for name in bad for s in states[name][1]} | (set(range(SHARDS)) - held))
-            raise ApiError(
-                503,
-                "unavailable",
-                f"{len(bad)} of {len(states)} Redis masters cannot take changes: {len(shards)} of {SHARDS} shards.",
-                {"redis": "degraded", "shards": shards, "masters": {name: state for name, (state, _) in states.items()}},
-            )
-        store.check_scripts()
-        if current_app.config["REDIS_CLUSTER"]:
-            if cluster_state(store.r.cluster_info()) != "ok":
-                raise ApiError(503, "unavailable", "The Redis Cluster's state is not ok.", {"redis": "cluster_state"})
-        elif store.r.info("cluster").get("cluster_enabled"):
-            raise ApiError(503, "unavailable", A_CLUSTER, {"redis": "misconfigured"})
-    except redis.RedisError as e:
-        why = misconfiguration(e)
-        if why is not None:
-            raise ApiError(503, "unavailable", why, {"redis": "misconfigured"}) from None
-        reason = "timeout" if isinstance(e, redis.TimeoutError) else "down"
-        raise ApiError(503, "unavailable", "Redis is not answering.", {"redis": reason}) from None
+    store = get_store()  # a Redis failure anywhere here is answered by service/matches/failures.py
+    states = masters_states(store)
+    bad = {name: state for name, (state, _) in states.items() if state != "ok"}
+    if bad and not store.cluster:
+        state = next(iter(bad.values()))
+        message = "Redis has no replica connected." if state == "no_replica" else NOT_ANSWERING
+        raise ApiError("unavailable", message, {"redis": state})
+    if bad:
+        held = {shard for _, shards in states.values() for shard in shards}
+        shards = sorted({s for name in bad for s in states[name][1]} | (set(range(SHARDS)) - held))
+        raise ApiError(
+            "unavailable",
+            f"{len(bad)} of {len(states)} Redis masters cannot take changes: {len(shards)} of {SHARDS} shards.",
+            {"redis": "degraded", "shards": shards, "masters": {name: state for name, (state, _) in states.items()}},
+        )
+    store.check_scripts()
+    if current_app.config["REDIS_CLUSTER"]:
+        if cluster_state(store.r.cluster_info()) != "ok":
+            raise ApiError("unavailable", "The Redis Cluster's state is not ok.", {"redis": "cluster_state"})
+    elif store.r.info("cluster").get("cluster_enabled"):
+        raise ApiError("unavailable", A_CLUSTER, {"redis": "misconfigured"})
     return {"status": "ok", "redis": "ok"}

@@ -1,9 +1,9 @@
 """A managed match's positions, now and at any earlier ply: the one function
-the match pictures and posts are built on (service/api/pictures.py).
+the match pictures and posts are built on (service/matches/pictures.py).
 
 ``history(store, match_id, ply)`` reads the match (applying any due flag,
 as every read does) and its record, and walks the record through the engine
-(``referee.walk``) from the options the match was created with to the
+(``walk``) from the options the match was created with to the
 position after ``ply`` of its changes.  Everything the pictures and posts
 need from a match goes through here, so the match storage can change behind it.
 
@@ -29,11 +29,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import views
+from engine.game import RESERVED
 from engine.registry import GAMES
-from service.matches import referee
 from service.matches.cas import settled
-from service.matches.routes import not_found
-from service.matches.store import Gone, Store
+from service.matches.description import clock_json
+from service.matches.record import entries_of, walk
+from service.matches.store import Store
+from service.matches.transcript import record_moves
 from service.web.errors import ApiError
 
 Json = dict[str, Any]
@@ -60,16 +63,28 @@ class History:
         """The position can never change: an earlier ply, or the end of a finished match."""
         return self.finished or self.ply < self.last_ply
 
+    @property
+    def post_move(self) -> str | None:
+        """The move a post shows as played: a resignation or a time-out is announced, not played."""
+        return self.move if self.move is not None and self.move.split()[0] not in RESERVED else None
 
-def picture_ply(before: Json | None, after: Json) -> int | None:
-    """The ``?ply=`` that names the picture of ``after`` (the position a change
-    left, ``before`` the one it found): the state's own ply, or None for an end
-    without a move (a resignation, an abort...), which kept the ply of the move
-    before it and is a finished match's latest position, one that never changes."""
-    if before is not None and after["status"] == "finished" and before["ply"] == after["ply"]:
-        return None
-    ply: int = after["ply"]
-    return ply
+    def post(self, fmt: str = "markdown", png_url: str | None = None, names: tuple[str, str] | None = None) -> str:
+        """The umpire's post of this position (views.post) in ``fmt``, linking its picture at ``png_url``
+        (``names``: the players' names to show instead of the match's)."""
+        return views.post(
+            self.state, events=self.events, before=self.before, move=self.post_move, png_url=png_url, clock=self.clock,
+            names=names or self.players, format=fmt,
+        )  # fmt: skip
+
+    def svg(self, palette: str = "default", coords: bool = False, names: tuple[str, str] | None = None) -> str:
+        """The picture of this position (views.svg), the move that reached it marked."""
+        return views.svg(
+            self.state, events=self.events, palette=palette, coords=coords, names=names or self.players, clock=self.clock
+        )
+
+    def alt_text(self) -> str:
+        """What :meth:`svg` shows, in words (views.alt_text)."""
+        return views.alt_text(self.state, events=self.events, names=self.players)
 
 
 def history(store: Store, match_id: str, ply: int | None, *, by_state_ply: bool = False) -> History:
@@ -77,20 +92,16 @@ def history(store: Store, match_id: str, ply: int | None, *, by_state_ply: bool 
     None; with ``by_state_ply``, the first position whose state's ply is
     ``ply``): 404 ``match_not_found``, 422 ``ply_not_reached`` for a ply the
     record does not reach."""
-    try:
-        cur = settled(store, match_id)
-    except Gone:
-        raise not_found(match_id) from None
+    cur = settled(store, match_id)  # Gone: 404 (service/matches/failures.py)
     game = GAMES[cur.meta.game]
-    entries = referee.entries_of(store.record(match_id))
-    changes = [step for step in referee.walk(game, cur.meta, entries) if step.after is not step.before]
+    entries = entries_of(store.record(match_id))
+    changes = [step for step in walk(game, cur.meta, entries) if step.after is not step.before]
     last = len(changes)
     shown = last if ply is None else ply
     if by_state_ply and ply is not None:
         plies = [game.new(cur.meta.options).ply, *(step.after.ply for step in changes)]
         if ply not in plies:
             raise ApiError(
-                422,
                 "ply_not_reached",
                 f"ply must be a whole number from {plies[0]} to {plies[-1]}, the plies of the match's positions.",
                 {"parameter": "ply", "last": plies[-1]},
@@ -98,7 +109,6 @@ def history(store: Store, match_id: str, ply: int | None, *, by_state_ply: bool 
         shown = plies.index(ply)
     if not 0 <= shown <= last:
         raise ApiError(
-            422,
             "ply_not_reached",
             f"ply must be a whole number from 0 to {last}, the record's length.",
             {"parameter": "ply", "last": last},
@@ -117,8 +127,8 @@ def history(store: Store, match_id: str, ply: int | None, *, by_state_ply: bool 
         last_ply=last,
         state=state,
         before=None if step is None else game.dump(step.before),
-        move=None if step is None else referee.record_moves([step.entry])[0],
+        move=None if step is None else record_moves([step.entry])[0],
         events=[] if step is None else list(step.events),
-        clock=referee.clock_json(cur.live, cur.now, cur.meta.start) if shown == last else None,
+        clock=clock_json(cur.live, cur.now, cur.meta.start) if shown == last else None,
         finished=cur.live.finished,
     )

@@ -4,10 +4,11 @@ waits on a match (long-polls, event streams).
 Every commit publishes the match's new revision on its channel
 (service/matches/commit.lua).  The hub listens to all match channels with one
 pattern subscription, in one background thread (a greenlet under gunicorn's
-gevent worker), and wakes the waiters of the match named.  So a thousand
-waiting listeners cost a thousand sleeping events and no Redis connections of
-their own: nothing holds a worker, a thread of a pool or a socket to Redis
-while it waits.
+gevent worker), and wakes the waiters of the match named: the match's feed
+(service/matches/events.py), which reads it once and wakes its listeners.  So a
+thousand waiting listeners cost a thousand sleeping events and no Redis
+connections of their own: nothing holds a worker, a thread of a pool or a
+socket to Redis while it waits.
 
 A waiter registers *before* it re-reads the match (:meth:`Hub.watch`), so a
 change between its read and its wait is never missed; when the hub loses
@@ -54,7 +55,7 @@ class Hub:
         self._waiters: dict[str, set[threading.Event]] = {}
         self._notified: dict[str, float] = {}  # match id -> when it was last notified (monotonic), while watched
         self._reset_at = 0.0  # when every waiter was last woken (a reconnect)
-        self._uncounted = 0  # watchers that are not listeners (feeds' writers)
+        self._listening = 0  # requests listening to a match (service/matches/events.py Listening)
         self._admitted: dict[str, int] = {}  # match id -> listeners admitted
         self._by_address: dict[str, int] = {}  # client address -> listeners admitted
         self._lock = threading.Lock()
@@ -64,9 +65,22 @@ class Hub:
 
     @property
     def listeners(self) -> int:
-        """Requests waiting on a match in this process now (feeds' writers aside)."""
+        """Requests listening to a match in this process now (event streams, long-polls)."""
         with self._lock:
-            return sum(len(events) for events in self._waiters.values()) - self._uncounted
+            return self._listening
+
+    @contextmanager
+    def listening(self) -> Iterator[None]:
+        """One request listening to a match while the block runs: counted here and in ``umpire_listeners``."""
+        with self._lock:
+            self._listening += 1
+        LISTENERS.inc()
+        try:
+            yield
+        finally:
+            LISTENERS.dec()
+            with self._lock:
+                self._listening -= 1
 
     def admit(self, match_id: str, address: str | None) -> Callable[[], None]:
         """Count one more listener of ``match_id`` from ``address``, or raise
@@ -109,25 +123,18 @@ class Hub:
                 self._thread.start()
 
     @contextmanager
-    def watch(self, match_id: str, counted: bool = True) -> Iterator[threading.Event]:
+    def watch(self, match_id: str) -> Iterator[threading.Event]:
         """An event set whenever ``match_id`` changes (or the hub reconnects)
         while the block runs.  Read the match *inside* the block, then wait.
-        ``counted``: a listener (``umpire_listeners``); a feed's writer is not one
-        (service/matches/events.py)."""
+        (One per match and process: a feed's waker, service/matches/events.py.)"""
         self._start()
         event = threading.Event()
         with self._lock:
             self._waiters.setdefault(match_id, set()).add(event)
-            self._uncounted += not counted
-        if counted:
-            LISTENERS.inc()
         try:
             yield event
         finally:
-            if counted:
-                LISTENERS.dec()
             with self._lock:
-                self._uncounted -= not counted
                 waiting = self._waiters.get(match_id)
                 if waiting is not None:
                     waiting.discard(event)

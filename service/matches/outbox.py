@@ -4,7 +4,7 @@ At creation a match may name up to three webhooks (``{"url", "format"}``,
 ``discord``, ``slack`` or ``json``); each URL must be http(s) on a host the
 operator allows (``WEBHOOK_ALLOW``: a comma-separated list of ``host``, which
 allows the scheme's default port, or ``host:port``; empty: no webhooks at all).
-The deliverer (service/matches/webhooks.py, in a process of its own) posts every
+The deliverer (service/matches/deliverer.py, in a process of its own) posts every
 change of the match there; a move never waits for it.
 
 Keys, all under the match's shard hash tag (one cluster slot, as the match's own):
@@ -12,18 +12,22 @@ Keys, all under the match's shard hash tag (one cluster slot, as the match's own
     {P}{sXX}:m:{id}:hooks       hash  ``list`` (the webhooks as JSON: the URLs are secrets,
                                       never answered nor logged), and per webhook i:
                                       ``c:i`` the next record entry to post, ``a:i`` tries
-                                      made on it, ``due:i`` when the next try may start
-                                      (ms), ``lease:i`` "owner until_ms" while a deliverer
-                                      posts, ``ok:i`` / ``bad:i`` changes posted / given up,
-                                      ``err:i`` the last failure (JSON); ``end``: the
-                                      record's length once the match has ended
+                                      made on it, ``n:i`` the entries the post tried covers
+                                      (more than one: refused attempts), ``due:i`` when the
+                                      next try may start (ms), ``lease:i`` "owner until_ms"
+                                      while a deliverer posts, ``ok:i`` / ``bad:i`` changes
+                                      posted / given up, ``err:i`` the last failure (JSON),
+                                      ``rp:i`` when refused attempts were last posted (ms);
+                                      ``end``: the record's length once the match has ended
     {P}{sXX}:m:{id}:hooks:fail  list  the latest failures (JSON), newest first, at most 50
     {P}{sXX}:hooked             set   the shard's matches with something still to post
 
 The cursor ``c:i`` only moves forward, and only by the deliverer that holds
-the webhook's lease (``hook_claim.lua``, ``hook_finish.lua``, Redis time): two
-deliverers never post the same change to the same webhook, and a webhook gets
-the changes in the record's order.  The outbox keys expire with the match
+the webhook's lease (``hook_claim.lua``, ``hook_renew.lua``, ``hook_finish.lua``,
+Redis time): two deliverers never post to the same webhook at once, and a
+webhook gets the changes in the record's order.  A lease lasts ``LEASE_MS``
+and is renewed every second while its try runs, so a deliverer that dies holds
+its webhooks a few seconds at most.  The outbox keys expire with the match
 (refreshed by each delivery).
 """
 
@@ -35,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 import orjson
 from flask import Flask, current_app
 
@@ -43,17 +48,19 @@ from service.web.errors import ApiError, field_details
 
 SETTINGS: dict[str, tuple[Any, Any]] = {
     "WEBHOOK_ALLOW": (str, ""),  # hosts (host or host:port, comma-separated) webhooks may post to; empty: none
-    "WEBHOOK_TIMEOUT_S": (float, 5.0),  # to connect, to send, and to read the answer, each
+    "WEBHOOK_TIMEOUT_S": (float, 5.0),  # one try, whole: connecting, sending, and the answer (service/matches/webhook_send.py)
     "WEBHOOK_TRIES": (int, 8),  # tries per change and webhook before it is given up
     "WEBHOOK_BACKOFF_S": (float, 1.0),  # the wait after the first failed try; doubled after each
     "WEBHOOK_BACKOFF_MAX_S": (float, 60.0),  # the longest wait between tries
     "WEBHOOK_POLL_S": (float, 1.0),  # the longest a deliverer waits between looks (a change wakes it at once)
-    "WEBHOOK_THREADS": (int, 4),  # posts under way at once per deliverer process
+    "WEBHOOK_PER_HOST": (int, 4),  # tries under way at once to one host (host:port); retries take half of them at most
+    "WEBHOOK_THREADS": (int, 4),  # threads per deliverer that read the records, make the posts and talk to Redis
+    "WEBHOOK_REFUSALS_S": (float, 10.0),  # while a turn runs, at most one post of refused attempts this often per webhook
     "WEBHOOK_MAX_BYTES": (int, 8 << 20),  # the largest request a deliverer sends (Discord's own cap is 10 MiB)
     "PUBLIC_URL": (str, ""),  # the service's public address (https://umpire.example.org): Slack's picture link
 }
 FAILURES_KEPT = 50
-LEASE_MS = 120_000  # a post holds its webhook this long at most (its timeouts are far shorter)
+LEASE_MS = 3_000  # a try holds its webhook this long unless renewed (every second while it runs: deliverer.py)
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -109,20 +116,25 @@ class Hook:
 
 
 def refusal(url: str, allow: frozenset[tuple[str, int | None]]) -> str | None:
-    """Why the server will not post to ``url``, or None when it may."""
+    """Why the server will not post to ``url``, or None when it may.  The URL is read by the
+    deliverer's own HTTP client too (httpx): what it would refuse to send is refused here, at
+    creation, and both readings must name the same host and port."""
     try:
         parts = urlsplit(url)
         port = parts.port
-    except ValueError:
+        sent = httpx.Request("POST", url).url  # as the deliverer builds its request (service/matches/webhook_send.py)
+    except Exception:  # the client refuses it: a control character (DEL too), a bad port, a bad IDNA label...
         return "The URL is not a valid http or https URL."
     if parts.scheme not in DEFAULT_PORTS or not parts.hostname:
         return "The URL must be an absolute http or https URL."
-    if parts.username is not None or parts.password is not None:
+    if parts.username is not None or parts.password is not None or sent.userinfo:
         return "The URL must not hold a user name or password."
-    if parts.fragment or any(ch.isspace() or ord(ch) < 32 for ch in url):
+    if parts.fragment or sent.fragment or any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
         return "The URL must not hold a fragment (#...), spaces or control characters."
     host = parts.hostname.lower()
     default = DEFAULT_PORTS[parts.scheme]
+    if (sent.scheme, sent.host.lower(), sent.port or default) != (parts.scheme, host, port or default):
+        return "The URL is read two ways (its host or port is ambiguous)."
     if (host, port) in allow or (host, default) in allow or ((port is None or port == default) and (host, None) in allow):
         return None
     shown = f"[{host}]" if _is_v6(host) else host
@@ -146,10 +158,10 @@ def check(hooks: Sequence[Mapping[str, str]], app: Flask | None = None) -> list[
     allow = allowed(str(cfg["WEBHOOK_ALLOW"] or ""))
     if not allow:
         message = "This server posts to no webhooks: its operator has not set WEBHOOK_ALLOW."
-        raise ApiError(422, "webhook_refused", message, field_details({"webhooks": [message]}))
+        raise ApiError("webhook_refused", message, field_details({"webhooks": [message]}))
     problems = {f"webhooks.{i}.url": [why] for i, h in enumerate(hooks) if (why := refusal(h["url"], allow)) is not None}
     if problems:
-        raise ApiError(422, "webhook_refused", next(iter(problems.values()))[0], field_details(problems))
+        raise ApiError("webhook_refused", next(iter(problems.values()))[0], field_details(problems))
     return [Hook(h["url"], h["format"]) for h in hooks]
 
 
@@ -179,6 +191,7 @@ class Scripts:
     def __init__(self, store: Store) -> None:
         self.add = Lua(store.r, "hook_add.lua")
         self.claim = Lua(store.r, "hook_claim.lua")
+        self.renew = Lua(store.r, "hook_renew.lua")
         self.finish = Lua(store.r, "hook_finish.lua")
 
 
@@ -215,22 +228,41 @@ def failures(store: Store, match_id: str) -> list[dict[str, Any]]:
     return [orjson.loads(x) for x in store.r.lrange(failures_key(store, match_id), 0, FAILURES_KEPT - 1)]
 
 
-def claim(store: Store, match_id: str, webhook: int, cursor: int, owner: str) -> int:
-    """Take webhook ``webhook``'s lease to post record entry ``cursor``: the try's number
-    (1, 2, ...), or 0 when it is not to be posted now (posted already, leased by another
-    deliverer, or its next try is not due yet)."""
+def claim(store: Store, match_id: str, webhook: int, cursor: int, entries: int, owner: str) -> tuple[int, int]:
+    """Take webhook ``webhook``'s lease to post ``entries`` record entries from ``cursor``:
+    ``(try, entries)``, the try's number (1, 2, ...), or ``(0, fixed)`` when it is not to be posted
+    now (posted already, leased by another deliverer, its next try not due yet, or a try of it
+    covered ``fixed`` entries: the post is made again as it was)."""
     keys = [hooks_key(store, match_id)]
-    return int(_scripts(store).claim(keys, [webhook, cursor, owner, LEASE_MS]))
+    attempt, fixed = _scripts(store).claim(keys, [webhook, cursor, owner, LEASE_MS, entries])
+    return int(attempt), int(fixed)
+
+
+def renew(store: Store, match_id: str, webhook: int, cursor: int, owner: str) -> bool:
+    """Keep a claimed lease ``LEASE_MS`` more; False when it is no longer the caller's."""
+    keys = [hooks_key(store, match_id)]
+    return bool(_scripts(store).renew(keys, [webhook, cursor, owner, LEASE_MS]))
 
 
 def finish(
-    store: Store, match_id: str, webhook: int, cursor: int, owner: str, outcome: str, wait_ms: int = 0, failure: Any = None
+    store: Store,
+    match_id: str,
+    webhook: int,
+    cursor: int,
+    owner: str,
+    outcome: str,
+    wait_ms: int = 0,
+    failure: Any = None,
+    entries: int = 1,
+    refusals: bool = False,
 ) -> bool:
-    """End a claimed try: ``ok`` (the cursor moves on), ``retry`` (again after ``wait_ms``) or
-    ``fail`` (given up: the cursor moves on); ``failure`` is recorded.  False when the lease was lost."""
+    """End a claimed try: ``ok`` (the cursor moves on past its ``entries``), ``retry`` (again after
+    ``wait_ms``) or ``fail`` (given up: the cursor moves on); ``failure`` is recorded; ``refusals``:
+    the post was of refused attempts (its time is kept).  False when the lease was lost."""
     keys = [hooks_key(store, match_id), failures_key(store, match_id)]
     text = "" if failure is None else orjson.dumps(failure).decode()
     args: list[str | int] = [webhook, cursor, owner, outcome, wait_ms, text, FAILURES_KEPT, expiry_s(store)]
+    args += [entries, int(refusals)]
     return bool(_scripts(store).finish(keys, args))
 
 

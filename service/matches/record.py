@@ -9,7 +9,8 @@ parsed once, here, into an :class:`Entry`, and everything else asks the
 entry: what the engine makes of it (:meth:`Entry.apply`), the clocks right
 after it (:meth:`Entry.clock_after`), its word in ``replay``
 (:meth:`Entry.replay_word`), its API form (:meth:`Entry.public`) and its line
-in the record's text (:meth:`Entry.line`).
+in the record's text (:meth:`Entry.line`).  :func:`walk` walks a record
+through the engine: each entry with the positions around it and its events.
 
 The storage form's keys::
 
@@ -35,6 +36,7 @@ from an illegal attempt and an abort, for instance), as before.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -43,6 +45,8 @@ from typing import Any
 from engine.clock import ClockSpec, MatchClock
 from engine.errors import MoveError
 from engine.game import Game, Json
+from service.matches.jsontext import parse_json
+from service.matches.match import Meta
 
 AnyGame = Game[Any, Any]
 
@@ -178,7 +182,9 @@ class Entry:
             err = self.error or {}
             if self.forfeit:  # the error whole, its ruling too: the forfeit's event says what the answer's error says
                 return game.forfeit(state, seat, MoveError(err["code"], err["message"], err.get("step"), err.get("rule")))
-            return state, [{"type": "illegal", "player": seat, "move": self.move, **err}]
+            # The seat that sent it: in an R-X6 window, the flagged seat's opponent, whose attempt it was.
+            sender = seat if self.by is None else self.by
+            return state, [{"type": "illegal", "player": sender, "move": self.move, **err}]
         return game.abort(state)
 
     def clock_after(self, spec: ClockSpec, to_move: int | None) -> MatchClock:
@@ -239,11 +245,12 @@ class Entry:
             out["winner"], out["reason"] = self.winner, self.reason
         return out
 
-    def line(self, flag_rule: str) -> tuple[str | None, str]:
+    def line(self, flag_rule: str, names: tuple[str, str] | None = None) -> tuple[str | None, str]:
         """This entry in the record's text: ``(word, comment)`` for a numbered
         line (a change of the game: its :meth:`replay_word`), ``(None, text)``
         for a comment line in braces (what did not change the game).
-        ``flag_rule`` is the game's (``loses``, or ``proxy`` for R-X6)."""
+        ``flag_rule`` is the game's (``loses``, or ``proxy`` for R-X6); ``names``, the players' (the
+        game's own when the match has none), name the seat an adjudication gives the game to."""
         seat, kind, at = self.seat, self.kind, iso(self.at)
         if kind == "move":
             who = f"seat {seat}" if self.by == seat else f"seat {self.by} for seat {seat} (R-X6)"
@@ -266,7 +273,8 @@ class Entry:
                 return f"forfeit {seat}", f"seat {seat} forfeited by an illegal move at {at}: {message}"
             return None, f"seat {seat} tried {json.dumps(self.move, ensure_ascii=False)} at {at}: {message}"
         if kind == "adjudicate":
-            decided = "a draw" if self.winner is None else f"seat {self.winner} wins"
+            named = f" ({names[self.winner]})" if names and self.winner in (0, 1) else ""  # "adjudicate 1" is seat 1: say whose
+            decided = "a draw" if self.winner is None else f"seat {self.winner}{named} wins"
             return self.replay_word(), f"the umpire adjudicated at {at}: {decided} ({self.reason})"
         if kind in CONTROLS:
             said = {
@@ -278,3 +286,44 @@ class Entry:
             }[kind]
             return None, f"the umpire {said} at {at}"
         return "abort", f"aborted at {at}"
+
+
+# -- the record, walked by the engine ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One record entry walked through the engine: the states around it and
+    what happened (the engine's events, and the match's own: a flag that
+    opened R-X6's window, an illegal attempt that changed nothing)."""
+
+    index: int
+    entry: Entry
+    before: Any
+    after: Any
+    events: list[Json]
+
+
+def entries_of(raw: Sequence[str]) -> list[Entry]:
+    """The record as Redis keeps it (compact JSON), parsed once into typed entries."""
+    return [Entry.from_json(parse_json(text)) for text in raw]
+
+
+def walk(game: AnyGame, meta: Meta, entries: Sequence[Entry], start: Any = None) -> Iterator[Step]:
+    """Each entry of the record with the positions around it, from the match's
+    options (or from ``start``, the position before ``entries[0]``)."""
+    state = game.new(meta.options) if start is None else start
+    for i, e in enumerate(entries):
+        after, events = e.apply(game, state, meta.spec)
+        yield Step(i, e, state, after, events)
+        state = after
+
+
+def last_step(game: AnyGame, meta: Meta, entries: Sequence[Entry]) -> Step:
+    """The last entry of ``entries`` walked through the engine from the start."""
+    found = None
+    for found in walk(game, meta, entries):  # noqa: B007 - the last one is wanted
+        pass
+    if found is None:
+        raise ValueError("an empty record has no last step")
+    return found

@@ -1,4 +1,4 @@
-"""Redis access for managed matches: keys, the atomic commit, deadlines, indexes.
+"""Redis access for managed matches: reads, the atomic commit, deadlines, indexes.
 
 Everything about a match lives in Redis, nothing in a process, so any number
 of app processes and sweepers may serve the same matches, on one Redis or on
@@ -14,10 +14,12 @@ the shard's hash tag ``{sXX}``, so each Lua script touches one cluster slot::
                                  umpire's control (service/matches/record.py)
     {P}{sXX}:m:{id}:idem   hash  Idempotency-Key -> "ply seat digest" (while ongoing)
     {P}{sXX}:m:{id}:pics   hash  digest -> a PNG picture of a position that can no longer
-                                 change (base64; bounded, expiring: service/api/pictures.py)
+                                 change (base64; bounded, expiring: service/matches/pictures.py)
     {P}{sXX}:deadlines     zset  match id -> the ms at which its next flag is due
     {P}{sXX}:ongoing       zset  match id -> created ms   (listing)
     {P}{sXX}:finished      zset  match id -> finished ms  (listing)
+    {P}{sXX}:beat          string the shard's last beat, ms: when a serving process last reached it
+                                 (RULES R-T3, service/matches/liveness.py; kept, however long the outage)
 
 A finished match's keys expire after ``MATCH_TTL_S`` (an idle one's after
 ``MATCH_IDLE_TTL_S``); its Idempotency-Key pointers go when it finishes, and
@@ -27,7 +29,7 @@ once the match has expired (:meth:`Store.prune`).
 Lean by design: an answer is never stored.  A retried move is recognised from
 the record (same ply, same seat, same move) or from its key's pointer, and its
 answer is rebuilt from the record by the engine, byte for byte the first
-(service/matches/referee.py); events streams and earlier positions come the same way.
+(service/matches/description.py); events streams and earlier positions come the same way.
 
 A change is read (one round trip: the match, the record's length, a key's
 pointer, the time), worked out in Python (engine and clock), then written by
@@ -35,15 +37,14 @@ pointer, the time), worked out in Python (engine and clock), then written by
 is seen as a conflict.  The one clock is the Redis server's ``TIME``, read on
 the node that holds the match.  Tests may inject a clock.
 
-Failures: the client has timeouts and retries a broken connection once (a
-stale pooled socket after Redis restarted; on a cluster, up to three times,
-and a cluster that is down too), not a timeout (but for pipelines on a
-cluster: :class:`FailFastCluster`); anything else surfaces as a
-``redis.RedisError``, which the app answers with 503.  A write (``create``,
+Failures: the client fails fast (service/matches/redisclient.py) and a
+failure surfaces as a ``redis.RedisError``.  A write (``create``,
 ``commit``, :meth:`Store.confirm`) that fails once it may have been sent is
 :class:`Unconfirmed` instead, whatever the error's text: redis-py retries a
 broken connection, so the last error seen ("Error connecting") may come from
-the retry after the first attempt's commit ran.
+the retry after the first attempt's commit ran.  The store's failures are
+in service/matches/errors.py, the keys' names in service/matches/keys.py, the
+scripts' runner in service/matches/lua.py.
 
 Durability (``REDIS_DURABILITY``): with ``replica`` a write is followed, in
 the same pipeline and so on the same connection, by ``WAIT 1 timeout``; a
@@ -57,225 +58,35 @@ replicas (``min-replicas-to-write``) is :class:`NoReplicas`: nothing applied.
 from __future__ import annotations
 
 import base64
-import hashlib
-import re
 import secrets
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 import redis
-from redis._parsers import _HiredisParser
-from redis._parsers.socket import SERVER_CLOSED_CONNECTION_ERROR
-from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.exceptions import AskError, ClusterDownError, MovedError, NoScriptError, SlotNotCoveredError, TryAgainError
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.retry import Retry
+
+from service.matches.errors import Conflict, Gone, NoReplicas, Unconfirmed
+from service.matches.keys import SHARDS, Keys, shard_of, valid_id
+from service.matches.lua import Lua, Observe
+from service.matches.redisclient import AnyRedis, node_name
+
+# The store's failures, shards and script runner, as the store's users (outbox.py, webhooks.py...) read them here.
+__all__ = ["SHARDS", "Conflict", "Gone", "Lua", "NoReplicas", "Snapshot", "Store", "Unconfirmed", "shard_of"]
 
 NowFn = Callable[[], int]  # milliseconds
-Observe = Callable[[str, float], None]  # a script's name and how long it took (service/web/metrics.py)
-AnyRedis = Any  # redis.Redis or redis.RedisCluster: the same commands, and no common type in the stubs
 
-SHARDS = 256
-DURABILITY = ("none", "replica")  # REDIS_DURABILITY: what a 2xx change waits for (README "Durability")
+DURABILITY = ("none", "replica")  # REDIS_DURABILITY: what a 2xx change waits for (docs/DURABILITY.md)
 NOT_RUN = (MovedError, AskError, ClusterDownError, TryAgainError)  # refusals that come before a command runs
-MATCH_ID = re.compile(r"^[0-9a-f]{2}[A-Za-z0-9_-]{16}$")
 
 
-def beat_ms(beat: str) -> int:
-    """The time of a shard's beat (``ms``, or ``ms:r`` once a request credited the shard)."""
-    return int(beat.split(":")[0])
+@dataclass(frozen=True, slots=True)
+class Credit:
+    """An outage credited on one shard (RULES R-T3): the shard, how old its beat was (ms), the turns credited."""
 
-
-def new_match_id() -> str:
-    """A shard (uniform over the 256) and 96 random bits."""
-    return f"{secrets.randbelow(SHARDS):02x}{secrets.token_urlsafe(12)}"
-
-
-def shard_of(match_id: str) -> int:
-    return int(match_id[:2], 16)
-
-
-def valid_id(match_id: str) -> bool:
-    return bool(MATCH_ID.match(match_id))
-
-
-class Unconfirmed(Exception):
-    """A write was sent and not confirmed: the connection broke or timed out once it may have
-    run (``reason`` ``no_answer``), or it ran on the master and no replica acknowledged it in
-    time (``no_replica``, REDIS_DURABILITY=replica).  Either way it may or may not survive:
-    the request answers 503 ``outcome_unknown``, and sending it again is safe."""
-
-    def __init__(self, reason: str, message: str) -> None:
-        super().__init__(message)
-        self.reason = reason
-
-
-class NoReplicas(redis.RedisError):
-    """The master refused the write for want of replicas (``min-replicas-to-write``): nothing applied."""
-
-
-class FailFastCluster(redis.RedisCluster):  # type: ignore[type-arg]  # generic in the stubs only
-    """redis-py's cluster client, but a timeout is not retried: by default it is, three times
-    (after reading the cluster's layout again), so a stuck master held each request on it for
-    four timeouts and more instead of the one a single Redis takes to answer 503.  A broken
-    connection, a cluster that is down and a slot not covered are still retried (a master
-    restarted, a slot moved), as ``retry`` says.  (Pipelines, which only the admin listing
-    and the sweepers use, keep redis-py's own list, timeouts included.)"""
-
-    ERRORS_ALLOW_RETRY = tuple(e for e in redis.RedisCluster.ERRORS_ALLOW_RETRY if e is not redis.TimeoutError)
-
-
-class ClosedMeanwhileParser(_HiredisParser):
-    """redis-py's hiredis reply parser, but a connection closed by another thread or greenlet while this one
-    read from it (a cluster client re-reading the layout after a failover, or a pool disconnecting) is a
-    ``ConnectionError``, retried as any broken connection is, not an ``AttributeError`` (its reader and socket
-    were set to None under it) that answered ``500``: redis-py 8.1 does the same (redis/redis-py#4136), but
-    flask-limiter's ``limits[redis]`` holds redis-py below 8 (a CI run's cluster test met the race)."""
-
-    def read_from_socket(self, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return super().read_from_socket(*args, **kwargs)  # type: ignore[no-untyped-call]
-        except AttributeError:
-            if self._sock is None or self._reader is None:  # on_disconnect ran meanwhile
-                raise RedisConnectionError(SERVER_CLOSED_CONNECTION_ERROR) from None
-            raise
-
-    def read_response(self, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return super().read_response(*args, **kwargs)  # type: ignore[no-untyped-call]
-        except AttributeError:
-            if self._reader is None:
-                raise RedisConnectionError(SERVER_CLOSED_CONNECTION_ERROR) from None
-            raise
-
-
-class _ReadsWithClosedMeanwhileParser:
-    """A connection that reads its replies with :class:`ClosedMeanwhileParser` (``connection_class`` is what
-    the cluster client passes on to every node's pool; ``parser_class`` it would drop)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("parser_class", ClosedMeanwhileParser)
-        super().__init__(*args, **kwargs)
-
-
-class Connection(_ReadsWithClosedMeanwhileParser, redis.Connection):
-    pass
-
-
-class UnixConnection(_ReadsWithClosedMeanwhileParser, redis.UnixDomainSocketConnection):
-    pass
-
-
-class SSLConnection(_ReadsWithClosedMeanwhileParser, redis.SSLConnection):
-    pass
-
-
-def connection_class(url: str) -> type[redis.connection.AbstractConnection]:
-    """The connection a URL's scheme takes (``redis://``, ``unix://``, ``rediss://``), reading as above."""
-    scheme = url.partition("://")[0].lower()
-    return UnixConnection if scheme == "unix" else SSLConnection if scheme == "rediss" else Connection
-
-
-def make_client(
-    url: str, timeout_s: float, *, cluster: bool = False, connect_timeout_s: float | None = None, pool_size: int = 64
-) -> AnyRedis:
-    """A client that fails fast: ``timeout_s`` to answer, ``connect_timeout_s``
-    to connect, one retry on a broken connection, none on a timeout (a slow
-    Redis is a 503).  ``cluster``: redis-py's cluster client, ``url`` naming
-    any node (it finds the others).
-
-    At most ``pool_size`` connections per process (per node on a cluster); a
-    request that finds them all busy waits for one (a blocking pool), up to
-    ``timeout_s``, rather than failing: a thousand waiting listeners that wake
-    together queue for a connection."""
-    connect = timeout_s if connect_timeout_s is None else connect_timeout_s
-    if cluster:
-        return FailFastCluster.from_url(
-            url,
-            socket_timeout=timeout_s,
-            socket_connect_timeout=connect,
-            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
-            decode_responses=True,
-            max_connections=pool_size,
-            connection_pool_class=redis.BlockingConnectionPool,
-            connection_class=connection_class(url),
-            require_full_coverage=False,  # a failed master's slots may be unserved: the others' still are
-        )
-    pool = redis.BlockingConnectionPool.from_url(
-        url,
-        max_connections=pool_size,
-        timeout=timeout_s,
-        socket_timeout=timeout_s,
-        socket_connect_timeout=connect,
-        retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
-        decode_responses=True,
-        connection_class=connection_class(url),
-    )
-    return redis.Redis(connection_pool=pool)
-
-
-def node_name(client: redis.Redis) -> str:  # type: ignore[type-arg]
-    """``host:port`` (or the socket's path) of a plain client's server."""
-    kw = client.connection_pool.connection_kwargs
-    return str(kw.get("path") or f"{kw.get('host')}:{kw.get('port')}")
-
-
-class Lua:
-    """A Lua script run by its SHA-1 (``EVALSHA``: the text is not sent each
-    time), sent whole (``EVAL``, which also teaches it to that node) when the
-    node has forgotten it (a restart, ``SCRIPT FLUSH``, a new cluster node).
-
-    Called through ``execute_command`` directly: redis-py's own ``Script``
-    does the same with more bookkeeping per call, and a move makes two.  On a
-    cluster, redis-py routes EVALSHA and EVAL by their keys' slot."""
-
-    def __init__(self, client: AnyRedis, name: str, observe: Observe | None = None) -> None:
-        self.client = client
-        self.name = name.removesuffix(".lua")
-        self.text = resources.files("service.matches").joinpath(name).read_text(encoding="utf-8")
-        self.sha = hashlib.sha1(self.text.encode()).hexdigest()
-        self.observe = observe
-
-    def __call__(self, keys: Sequence[str], args: Sequence[str | int]) -> Any:
-        start = time.perf_counter()
-        try:
-            return self.client.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
-        except NoScriptError:
-            return self.client.execute_command("EVAL", self.text, len(keys), *keys, *args)
-        finally:
-            if self.observe is not None:
-                self.observe(self.name, time.perf_counter() - start)
-
-    def waited(self, client: Any, keys: Sequence[str], args: Sequence[str | int], replicas: int, wait_ms: int) -> Any:
-        """The script and ``WAIT replicas wait_ms`` in one pipeline on ``client`` (a plain client:
-        one connection), so that the WAIT covers this very write.  Returns the script's answer;
-        raises :class:`Unconfirmed` when fewer replicas than ``replicas`` acknowledged in time."""
-        start = time.perf_counter()
-        try:
-            for attempt in range(2):
-                pipe = client.pipeline(transaction=False)
-                if attempt == 0:
-                    pipe.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
-                else:
-                    pipe.execute_command("EVAL", self.text, len(keys), *keys, *args)
-                pipe.execute_command("WAIT", replicas, wait_ms)
-                answer, acks = pipe.execute(raise_on_error=False)
-                if isinstance(answer, NoScriptError) and attempt == 0:
-                    continue  # nothing ran: send the text
-                if isinstance(answer, BaseException):
-                    raise answer
-                if isinstance(acks, BaseException):
-                    raise acks
-                if int(acks) < replicas:
-                    raise Unconfirmed("no_replica", f"{acks} of {replicas} replica(s) acknowledged the write within {wait_ms} ms")
-                return answer
-            raise AssertionError("unreachable")  # pragma: no cover
-        finally:
-            if self.observe is not None:
-                self.observe(self.name, time.perf_counter() - start)
+    shard: int
+    gap_ms: int
+    turns: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,18 +101,10 @@ class Snapshot:
     length: int
     pointer: str | None
     now_ms: int
-    beat: str | None = None  # the shard's beat as stored (R-T3: :func:`beat_ms`), None when no sweeper ever looked
+    beat: str | None = None  # the shard's beat as stored (R-T3: :func:`beat_ms`), None when no process ever beat there
 
 
-class Conflict(Exception):
-    """The match changed between read and commit: read again."""
-
-
-class Gone(Exception):
-    """The match does not exist (never created, expired, or not an id at all)."""
-
-
-class Store:
+class Store(Keys):
     def __init__(
         self,
         client: AnyRedis,
@@ -312,16 +115,16 @@ class Store:
         observe: Observe | None = None,
         durability: str = "none",
         wait_ms: int = 1000,
+        outage_ms: int = 3000,
     ) -> None:
-        if "{" in prefix or "}" in prefix:
-            raise ValueError("REDIS_PREFIX may not hold braces: they would change the keys' hash tags")
+        super().__init__(prefix)
         if durability not in DURABILITY:
             raise ValueError(f"REDIS_DURABILITY must be one of {', '.join(DURABILITY)}, not {durability!r}")
         self.durability = durability
         self.wait_ms = wait_ms
+        self.outage_ms = outage_ms  # a shard's beat older than this: an outage, credited (R-T3; liveness.py)
         self.cluster = isinstance(client, redis.RedisCluster)
         self.r = client
-        self.prefix = prefix
         self.ttl_s = ttl_s
         self.idle_ttl_s = idle_ttl_s
         self._now = now
@@ -330,43 +133,7 @@ class Store:
         self._read = Lua(client, "read.lua", observe)
         self._time = Lua(client, "time.lua", observe)
         self._sync = Lua(client, "sync.lua", observe)
-        self._credit = Lua(client, "credit.lua", observe)
-
-    # -- keys --------------------------------------------------------------------
-
-    def tag(self, shard: int) -> str:
-        return f"{self.prefix}{{s{shard:02x}}}"
-
-    def key(self, match_id: str) -> str:
-        return f"{self.tag(shard_of(match_id))}:m:{match_id}"
-
-    def keys(self, match_id: str) -> tuple[str, str, str]:
-        """The match's hash, record and idempotency keys."""
-        key = self.key(match_id)
-        return key, key + ":rec", key + ":idem"
-
-    def deadlines(self, shard: int) -> str:
-        return f"{self.tag(shard)}:deadlines"
-
-    def beat_key(self, shard: int) -> str:
-        return f"{self.tag(shard)}:beat"
-
-    def deadlines_of(self, match_id: str) -> str:
-        return self.deadlines(shard_of(match_id))
-
-    def index(self, shard: int, status: str) -> str:
-        return f"{self.tag(shard)}:{status}"
-
-    def channel(self, match_id: str) -> str:
-        return f"{self.prefix}ch:{match_id}"
-
-    @property
-    def channels(self) -> str:
-        """The pattern of every match's channel (the hub listens to it)."""
-        return f"{self.prefix}ch:*"
-
-    def channel_match(self, channel: str) -> str:
-        return channel[len(self.prefix) + 3 :]
+        self._beat = Lua(client, "beat.lua", observe)
 
     # -- time --------------------------------------------------------------------
 
@@ -585,14 +352,8 @@ class Store:
         pipe.execute()
         return len(gone)
 
-    # -- pictures ----------------------------------------------------------------
-
-    def pictures_key(self, match_id: str) -> str:
-        """The match's cached PNG pictures (a hash: digest -> base64), under its hash tag."""
-        return self.key(match_id) + ":pics"
-
     def picture(self, match_id: str, digest: str) -> bytes | None:
-        """A cached picture of the match (service/api/pictures.py), None when there is none."""
+        """A cached picture of the match (service/matches/pictures.py), None when there is none."""
         raw = self.r.hget(self.pictures_key(match_id), digest)
         return None if raw is None else base64.b64decode(raw)
 
@@ -606,7 +367,7 @@ class Store:
         self.r.expire(key, ttl_s)
         return True
 
-    # -- per master (sweepers): deadlines, beats and outage credits (RULES R-T3) ------
+    # -- per master (sweepers, liveness): deadlines, beats and outage credits (RULES R-T3) ------
 
     def master_now(self, client: Any) -> int:
         """The time on one master (each sweeps its own shards by its own clock)."""
@@ -615,24 +376,17 @@ class Store:
         secs, micros = client.time()
         return int(secs) * 1000 + int(micros) // 1000
 
-    def look(self, client: Any, shards: Sequence[int], now_ms: int, limit: int) -> tuple[list[str], dict[int, str], int | None]:
-        """The matches of ``shards`` on one master whose flag is due by ``now_ms`` (at most ``limit``), each
-        shard's beat (the shards never beaten left out) and the earliest deadline of them all (None: no clock
-        runs there).  One round trip, each shard's earliest deadline and its beat; a second only for the shards
-        where that deadline is due (an idle sweeper's rounds cost a third fewer commands than asking for the
-        due matches and, apart, for the earliest deadline: issue 20, the sweeper's idle CPU)."""
+    def look(self, client: Any, shards: Sequence[int], now_ms: int, limit: int) -> tuple[list[str], int | None]:
+        """The matches of ``shards`` on one master whose flag is due by ``now_ms`` (at most ``limit``) and the
+        earliest deadline of them all (None: no clock runs there).  One round trip, each shard's earliest
+        deadline; a second only for the shards where that deadline is due (an idle sweeper's rounds cost a
+        third fewer commands than asking for the due matches and, apart, for the earliest deadline: issue 20,
+        the sweeper's idle CPU)."""
         pipe = client.pipeline(transaction=False)
         for shard in shards:
             pipe.zrange(self.deadlines(shard), 0, 0, withscores=True)
-        if self.cluster:  # each beat on its own shard's slot: one GET each
-            for shard in shards:
-                pipe.get(self.beat_key(shard))
-        else:  # one server: one MGET
-            pipe.mget([self.beat_key(shard) for shard in shards])
         found = pipe.execute()
-        seen = found[len(shards) :] if self.cluster else found[len(shards)]
-        firsts = {shard: int(head[0][1]) for shard, head in zip(shards, found[: len(shards)], strict=True) if head}
-        beats = {shard: str(b) for shard, b in zip(shards, seen, strict=True) if b}
+        firsts = {shard: int(head[0][1]) for shard, head in zip(shards, found, strict=True) if head}
         due: list[str] = []
         late = [shard for shard, first in firsts.items() if first < now_ms]
         if late:
@@ -640,7 +394,7 @@ class Store:
             for shard in late:
                 pipe.zrangebyscore(self.deadlines(shard), "-inf", f"({now_ms}", 0, limit)
             due = [mid for ids in pipe.execute() for mid in ids][:limit]
-        return due, beats, min(firsts.values(), default=None)
+        return due, min(firsts.values(), default=None)
 
     def first_deadline(self, client: Any, shards: Sequence[int]) -> int | None:
         """The earliest deadline of ``shards`` on one master."""
@@ -650,21 +404,44 @@ class Store:
         scores = [int(found[0][1]) for found in pipe.execute() if found]
         return min(scores) if scores else None
 
-    def beat(self, client: Any, shards: Sequence[int], now_ms: int) -> None:
-        """Mark ``shards`` as looked at, at ``now_ms``."""
-        pipe = client.pipeline(transaction=False)
-        for shard in shards:
-            pipe.set(self.beat_key(shard), now_ms, ex=86400)
-        pipe.execute()
+    def beat(self, client: Any, shards: Sequence[int], now_ms: int | None = None) -> list[Credit]:
+        """Beat ``shards`` of one master (``client``), crediting first the outage of any whose beat is older
+        than :attr:`outage_ms` (beat.lua; service/matches/liveness.py).  One round trip: on one Redis one
+        script for every shard, on a cluster a pipeline of one a shard (each shard is a slot of its own).
+        ``now_ms`` None: the master's own time (or the injected clock).  Returns the credits made."""
+        groups = [list(shards)] if not self.cluster else [[shard] for shard in shards]
+        calls = [self._beat_call(group, now_ms) for group in groups]
+        for attempt in range(2):
+            pipe = client.pipeline(transaction=False)
+            for keys, args in calls:
+                command = ("EVALSHA", self._beat.sha) if attempt == 0 else ("EVAL", self._beat.text)
+                pipe.execute_command(*command, len(keys), *keys, *args)
+            answers = pipe.execute(raise_on_error=False)
+            if attempt == 0 and any(isinstance(a, NoScriptError) for a in answers):
+                continue  # the master forgot the script (a restart): send its text
+            for answer in answers:
+                if isinstance(answer, BaseException):
+                    raise answer
+            return [c for group, answer in zip(groups, answers, strict=True) for c in self._credits(group, answer)]
+        raise AssertionError("unreachable")  # pragma: no cover
 
-    def credit(self, shard: int, beat_seen: str, now_ms: int, by_sweeper: bool = True) -> int:
-        """Give every running clock of ``shard`` the time since ``beat_seen`` (credit.lua); the
-        number of matches credited, -1 when someone did it first.  The shard's beat becomes
-        ``now_ms``, marked ``:r`` when a request (not a sweeper) credited: a request credits only
-        a sweeper's beat, so with no sweeper left the clocks are credited once, not forever."""
-        keys = [self.deadlines(shard), self.beat_key(shard)]
-        mark = "" if by_sweeper else ":r"
-        return int(self._write(self._credit, keys, [beat_seen, now_ms, self.tag(shard), f"{self.prefix}ch:", mark]))
+    def beat_one(self, shard: int, now_ms: int | None = None) -> list[Credit]:
+        """:meth:`beat` for one shard, on whichever node holds it: what a request does when it reads a beat
+        older than :attr:`outage_ms`, before it applies any flag (service/matches/cas.py)."""
+        keys, args = self._beat_call([shard], now_ms)
+        return self._credits([shard], self._beat(keys, args))
+
+    def _beat_call(self, shards: Sequence[int], now_ms: int | None) -> tuple[list[str], list[str | int]]:
+        if now_ms is None and self._now is not None:
+            now_ms = self._now()
+        keys = [key for shard in shards for key in (self.deadlines(shard), self.beat_key(shard))]
+        args: list[str | int] = ["" if now_ms is None else now_ms, self.outage_ms, f"{self.prefix}ch:"]
+        return keys, args + [self.tag(shard) for shard in shards]
+
+    @staticmethod
+    def _credits(shards: Sequence[int], answer: Sequence[Any]) -> list[Credit]:
+        flat = [int(x) for x in answer]
+        return [Credit(shards[flat[i]], flat[i + 1], flat[i + 2]) for i in range(0, len(flat), 3)]
 
     # -- masters (health, sweepers) --------------------------------------------------
 

@@ -16,18 +16,11 @@ Each master is swept on its own (one round trip for its shards' deadlines),
 so a master that is down delays nobody else's flags: the sweeper logs it and
 carries on with the others.
 
-Outages are credited (RULES R-T3).  A running sweeper marks every shard it
-looks at with a beat (the time of the look, on the shard's own master).  A
-shard whose beat is more than ``OUTAGE_MS`` old was out of the service's
-reach (its master down or cut off, or no sweeper running) for that long, and
-the sweeper that finds it so first gives every clock running there that time
-back (credit.lua: the turns' starts and deadlines move later by the gap),
-then goes on.  A request that reads a match on such a shard first does the
-same (once per gap: credit.lua goes by the beat it saw), so no flag and no
-charge is made on a clock still owed the outage.  A request's credit marks
-the beat (``ms:r``) and is not repeated on that mark: with no sweeper at all
-the clocks are credited once, not forever; past ``HOLD_MAX_MS`` since a
-sweeper's look, nobody credits.
+Outages are credited (RULES R-T3).  A running sweeper is a serving process:
+it beats every shard of a master (``BEAT_S``) before it looks there, and so
+credits first any outage it finds (service/matches/liveness.py), as the app's
+workers do; every match it settles is read through service/matches/cas.py,
+which credits a stale shard before it applies any flag.
 
 Run one with ``flask --app service sweep`` (``make run`` starts one beside
 gunicorn unless ``SWEEPER=0``).
@@ -46,19 +39,19 @@ import click
 import redis
 from flask import current_app
 
-from service.matches.cas import OUTAGE_MS, settled
+from service.matches.cas import settled
 from service.matches.db import get_store
-from service.matches.store import Gone, Store, Unconfirmed, beat_ms
+from service.matches.liveness import report
+from service.matches.store import Gone, Store, Unconfirmed
+from service.web.appref import this_app
 
 log = logging.getLogger(__name__)
-
-BEAT_EVERY_S = 0.5  # how often a sweeper marks the shards it looked at
 
 
 def sweep_once(store: Store, now: int | None = None, batch: int = 500) -> int:
     """Settle the matches whose deadline passed by ``now`` (at most ``batch``
     of them, from every master that answers); returns how many were looked at.
-    (What ``flask sweep --once`` does: no beats, no credits; :class:`Sweeper` does both.)"""
+    (What ``flask sweep --once`` does: no beats, credits only as its reads need; :class:`Sweeper` beats.)"""
     sweeper = Sweeper(store, beats=False)
     try:
         return sweeper.sweep(now, batch)
@@ -71,11 +64,13 @@ Outcome = tuple[int, int | None, int | None, Exception | None]  # looked at, ear
 
 class Sweeper:
     """Sweeps every master in a thread of its own, carrying on past one that fails or hangs;
-    with ``beats`` it also marks the shards it looked at and credits the outages it finds (R-T3)."""
+    with ``beats`` it also beats each master's shards every ``beat_s`` (crediting first the
+    outages it finds, R-T3: service/matches/liveness.py)."""
 
-    def __init__(self, store: Store, beats: bool = True) -> None:
+    def __init__(self, store: Store, beats: bool = True, beat_s: float = 1.0) -> None:
         self.store = store
         self.beats = beats
+        self.beat_s = beat_s
         self.pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="sweep")
         self.running: dict[str, Future[Outcome]] = {}  # a master's sweep still under way (a hung master)
         self.beaten_at: dict[str, float] = {}
@@ -98,7 +93,7 @@ class Sweeper:
         for name, (client, shards) in masters.items():
             if name in self.running:
                 continue
-            beat = self.beats and time.monotonic() - self.beaten_at.get(name, float("-inf")) >= BEAT_EVERY_S
+            beat = self.beats and time.monotonic() - self.beaten_at.get(name, float("-inf")) >= self.beat_s
             self.running[name] = self.pool.submit(self._sweep_master, name, client, shards, now, batch, beat)
         futures_wait(list(self.running.values()), timeout=wait_s)
         looked = 0
@@ -136,25 +131,17 @@ class Sweeper:
         """(matches looked at, the earliest deadline left, the master's time, the error if it failed)."""
         store, looked = self.store, 0
         try:
+            if beat:  # first: an outage found is credited before this round looks for flags (R-T3)
+                report(store.beat(client, shards, now), "a sweeper")
+                self.beaten_at[name] = time.monotonic()
             at = store.master_now(client) if now is None else now
-            due, beats, first = store.look(client, shards, at, batch)
-            # A deadline was due (settled below, or by another sweeper first: gone or later either way), or a clock
-            # is credited: then the next deadline is read again.  (Any due match comes from a shard due so.)
-            moved = first is not None and first < at
-            if self.beats:
-                for shard, seen in beats.items():
-                    if at - beat_ms(seen) > OUTAGE_MS:
-                        credited = store.credit(shard, seen, at)
-                        moved = True
-                        if credited >= 0:
-                            said = "sweeper: shard %02x was out of reach for %d ms: %d clock(s) credited"
-                            log.warning(said, shard, at - beat_ms(seen), credited)
+            due, first = store.look(client, shards, at, batch)
             for match_id in due:
                 looked += 1
                 self._settle(match_id)
-            if beat:
-                store.beat(client, shards, at)
-                self.beaten_at[name] = time.monotonic()
+            # A deadline was due (settled, or by another sweeper first: gone or later either way): the next
+            # deadline is read again.  (Any due match comes from a shard due so.)
+            moved = first is not None and first < at
             return looked, store.first_deadline(client, shards) if moved else first, at, None
         except (redis.RedisError, Unconfirmed) as e:
             return looked, None, None, e
@@ -173,11 +160,11 @@ class Sweeper:
 PRUNE_EVERY_S = 60.0  # how often a sweeper drops expired matches from the indexes (Store.prune)
 
 
-def run(store: Store, interval_s: float, stop: threading.Event) -> None:
-    """Sweep until ``stop`` is set, sleeping until the next deadline falls due;
-    every ``PRUNE_EVERY_S`` drop expired matches from the indexes."""
+def run(store: Store, interval_s: float, stop: threading.Event, beat_s: float = 1.0) -> None:
+    """Sweep until ``stop`` is set, sleeping until the next deadline falls due, beating every shard every
+    ``beat_s`` (0: no beats); every ``PRUNE_EVERY_S`` drop expired matches from the indexes."""
     pruned_at = float("-inf")
-    sweeper = Sweeper(store)
+    sweeper = Sweeper(store, beats=beat_s > 0, beat_s=beat_s)
     while not stop.is_set():
         try:
             sweeper.sweep(wait_s=interval_s)
@@ -205,7 +192,7 @@ def run(store: Store, interval_s: float, stop: threading.Event) -> None:
 @click.option("--once", is_flag=True, help="Apply what is due now and exit.")
 def sweep_command(once: bool) -> None:
     """Apply flags the moment they fall due (RULES R-T1, R-X6)."""
-    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    app = this_app()
     for attempt in range(10**9 if not once else 1):  # a sweeper started before its Redis waits for it
         try:
             store = get_store(app)
@@ -223,6 +210,6 @@ def sweep_command(once: bool) -> None:
     log.info("sweeping %s's 256 shards every %.2f s at most", store.prefix, current_app.config["SWEEP_INTERVAL_S"])
     stop = threading.Event()
     try:
-        run(store, float(current_app.config["SWEEP_INTERVAL_S"]), stop)
+        run(store, float(current_app.config["SWEEP_INTERVAL_S"]), stop, float(current_app.config["BEAT_S"]))
     except KeyboardInterrupt:
         stop.set()

@@ -5,6 +5,18 @@ The server listens on a unix socket inside the data folder and keeps its data
 there with append-only persistence, so matches survive a restart of the app
 and of Redis.  One folder, one server: a second caller (a sweeper started by
 hand beside ``make run``) finds the running server by its socket and shares it.
+
+Who runs it owns it (issue 34 item 14).  ``start(own=True)`` (``make run``:
+service/run/serve.py) holds the folder's owner lock (``.redis.owner``, an
+``flock`` the kernel releases when its holder dies, however it dies) for as
+long as it runs, and its clean stop shuts the server down.  The server runs
+in a session of its own, so a Ctrl-C meant for the app reaches it only
+through that clean shutdown, after the app has stopped; so a crash of its
+owner (its process group killed) leaves it running, with nobody holding the
+lock.  The next ``start(own=True)`` takes such an orphan over, once it has
+checked that it is this folder's server (its ``config_file``), and then owns
+it like one it started: its clean stop stops it.  While another live process
+holds the lock, a start shares the server without owning it.
 """
 
 from __future__ import annotations
@@ -19,10 +31,14 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any
 
 import redis
+
+from service.matches.redisclient import cluster_state
 
 SOCKET_PATH_MAX = 100  # sun_path holds 108 bytes on Linux; keep a margin
 
@@ -89,28 +105,108 @@ def shut_down(process: subprocess.Popen[bytes] | None, url: str, wait_s: float, 
         process.wait()
 
 
+def _gone(pid: int) -> bool:
+    """No process ``pid`` any more (a zombie, waiting for a parent that is not us, counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            return f.read().rsplit(")", 1)[-1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+    except OSError:  # no /proc: ask the kernel
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+        return False
+
+
+def _server_info(url: str) -> Mapping[str, Any] | None:
+    """The ``INFO server`` of the Redis answering at ``url``; None when none answers."""
+    client = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+    try:
+        return client.info("server")
+    except (redis.RedisError, OSError):
+        return None
+    finally:
+        client.close()
+
+
 @dataclass
 class EmbeddedRedis:
-    """A running embedded server.  ``process`` is None when this caller found
-    a server already running on the folder (it then leaves it running)."""
+    """A running embedded server.  ``process`` is the server when this caller started it; ``pid`` the
+    server's process whenever this caller owns it (started it, or took it over from an owner that died);
+    both None when this caller shares a server that another runs (it then leaves it running).  ``owner``
+    is the folder's owner lock, held while this caller owns the server as ``make run`` does."""
 
     data_dir: Path
     socket: Path
     process: subprocess.Popen[bytes] | None
+    pid: int | None = None
+    owner: IO[str] | None = None
 
     @property
     def url(self) -> str:
         return f"unix://{self.socket}"
 
+    @property
+    def owned(self) -> bool:
+        return self.pid is not None
+
     def stop(self, timeout: float = 10.0) -> None:
-        """Shut down cleanly (the append-only file is flushed) if this caller started it."""
-        shut_down(self.process, self.url, timeout, socket_timeout_s=timeout)
+        """Shut down cleanly (the append-only file is flushed) if this caller owns it; let go of the lock."""
+        try:
+            if self.process is not None:
+                shut_down(self.process, self.url, timeout, socket_timeout_s=timeout)
+            elif self.pid is not None:
+                self._shut_down_taken_over(self.pid, timeout)
+        finally:
+            if self.owner is not None:
+                self.owner.close()  # the lock goes with it
+                self.owner = None
+
+    def _shut_down_taken_over(self, pid: int, timeout: float) -> None:
+        """A server taken over is not our child: ask it to shut down, wait for it to go, else kill it
+        (once it is still the server we took over: a redis-server by that pid)."""
+        with contextlib.suppress(redis.RedisError, OSError):
+            redis.Redis.from_url(self.url, socket_timeout=timeout).shutdown(nosave=False)
+        deadline = time.monotonic() + timeout
+        while not _gone(pid):
+            if time.monotonic() > deadline:
+                if _is_redis_server(pid):
+                    os.kill(pid, signal.SIGKILL)
+                return
+            time.sleep(0.02)
 
     def kill(self) -> None:
         """Die at once, as a crash would (tests of faults)."""
         if self.process is not None and self.process.poll() is None:
             os.kill(self.process.pid, signal.SIGKILL)
             self.process.wait()
+        elif self.process is None and self.pid is not None and not _gone(self.pid):
+            os.kill(self.pid, signal.SIGKILL)
+
+
+def _is_redis_server(pid: int) -> bool:
+    try:
+        return b"redis-server" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def _take_ownership(folder: Path) -> IO[str] | None:
+    """The folder's owner lock, held from now on; None when another live process holds it."""
+    lock = open(folder / ".redis.owner", "a+", encoding="utf-8")  # noqa: SIM115  (held for the owner's life)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.close()
+        return None
+    lock.truncate(0)
+    lock.write(f"{os.getpid()}\n")  # who owns it, for a reader (the lock, not the text, decides)
+    lock.flush()
+    return lock
 
 
 def _config(data_dir: Path, sock: Path, appendfsync: str) -> str:
@@ -130,31 +226,61 @@ def _config(data_dir: Path, sock: Path, appendfsync: str) -> str:
     )
 
 
-def start(data_dir: str | os.PathLike[str], appendfsync: str = "everysec", wait_s: float = 15.0) -> EmbeddedRedis:
-    """Start (or find already running) the embedded Redis on ``data_dir``."""
+def start(
+    data_dir: str | os.PathLike[str], appendfsync: str = "everysec", wait_s: float = 15.0, own: bool = False
+) -> EmbeddedRedis:
+    """Start (or find already running) the embedded Redis on ``data_dir``.  With ``own`` (``make run``),
+    own it: hold the folder's owner lock, and take over a server left running by an owner that died;
+    without, share a running server and own only one started here (tests, benchmarks)."""
     folder = Path(data_dir).resolve()
     folder.mkdir(parents=True, exist_ok=True)
     sock = _socket_path(folder)
+    conf = folder / "redis.conf"
+    owner = _take_ownership(folder) if own else None
+    try:
+        # A lock so that two processes starting at once end up with one server.
+        with open(folder / ".redis.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            return _start_locked(folder, sock, conf, appendfsync, wait_s, owner)
+    except BaseException:
+        if owner is not None:
+            owner.close()
+        raise
+
+
+def _start_locked(folder: Path, sock: Path, conf: Path, appendfsync: str, wait_s: float, owner: IO[str] | None) -> EmbeddedRedis:
+    """:func:`start`'s work, under the folder's start lock."""
     url = f"unix://{sock}"
-    # A lock so that two processes starting at once end up with one server.
-    with open(folder / ".redis.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if _ping(url):
+    info = _server_info(url) if _ping(url) else None
+    if info is not None:
+        ours = Path(str(info.get("config_file") or "")) == conf
+        if owner is None or not ours:  # another owner runs it (or it is not this folder's): share it
+            if owner is not None:
+                owner.close()
             return EmbeddedRedis(folder, sock, None)
-        with contextlib.suppress(FileNotFoundError):
-            sock.unlink()  # left by a server that died
-        conf = folder / "redis.conf"
-        conf.write_text(_config(folder, sock, appendfsync))
-        proc = launch(str(conf))
-        deadline = time.monotonic() + wait_s
-        while not _ping(url):  # also waits while Redis loads the append-only file
-            if proc.poll() is not None:
-                raise RuntimeError(f"redis-server exited with {proc.returncode}; see {folder / 'redis.log'}")
-            if time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError(f"redis-server did not answer within {wait_s} s; see {folder / 'redis.log'}")
-            time.sleep(0.02)
-        return EmbeddedRedis(folder, sock, proc)
+        # Its owner died (nobody held the lock): take it over, with the fsync policy asked for now.
+        with contextlib.suppress(redis.RedisError, OSError):
+            redis.Redis.from_url(url, socket_timeout=2).config_set("appendfsync", appendfsync)
+        return EmbeddedRedis(folder, sock, None, int(str(info["process_id"])), owner)
+    with contextlib.suppress(FileNotFoundError):
+        sock.unlink()  # left by a server that died
+    conf.write_text(_config(folder, sock, appendfsync))
+    proc = launch(str(conf))
+    deadline = time.monotonic() + wait_s
+    while not _ping(url):  # also waits while Redis loads the append-only file
+        if proc.poll() is not None:
+            raise RuntimeError(f"redis-server exited with {proc.returncode}; see {folder / 'redis.log'}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError(f"redis-server did not answer within {wait_s} s; see {folder / 'redis.log'}")
+        time.sleep(0.02)
+    return EmbeddedRedis(folder, sock, proc, proc.pid, owner)
+
+
+def url_of_started(data_dir: str) -> str:
+    """The URL of the embedded Redis on ``data_dir``, started or found running: what an app without
+    ``REDIS_URL`` connects to (create_app gives it to service/matches/db.py)."""
+    return start(data_dir).url
 
 
 # -- a Redis Cluster on loopback, for tests, benchmarks and trying it out --------------
@@ -186,18 +312,6 @@ class ClusterNode:
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}"
-
-
-def cluster_state(info: object) -> str | None:
-    """``cluster_state`` from CLUSTER INFO, as redis-py gives it (a dict, or the raw text)."""
-    if isinstance(info, dict):
-        state = info.get("cluster_state")
-        return None if state is None else str(state)
-    for line in str(info).splitlines():
-        key, _, value = line.strip().partition(":")
-        if key == "cluster_state":
-            return value
-    return None
 
 
 @dataclass

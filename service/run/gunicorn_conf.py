@@ -1,8 +1,10 @@
 """gunicorn's settings beside the command line (service/run/serve.py passes
 ``--config python:service.run.gunicorn_conf``).
 
-* When a worker exits, its live gauges (``umpire_listeners``) leave the metrics every worker reports
-  (service/web/metrics.py), so a restarted worker's listeners are not counted twice.
+* When a worker exits, ``child_exit`` tells prometheus_client's multiprocess mode
+  (``multiprocess.mark_process_dead``, as its documentation for gunicorn says): its live gauges
+  (``umpire_listeners``) leave the metrics every worker reports (service/web/metrics.py), so a restarted
+  worker's listeners are not counted twice.
 * Under the gevent worker, each request ends with a cooperative yield (``post_request``): a greenlet
   whose keep-alive connection already holds its client's next request would otherwise read it at once
   and never give the event loop a turn, so one busy connection served request after request while the
@@ -14,11 +16,11 @@
   ``bench overhead``; the same code otherwise, alternated): a Catchup ``play``'s p99 at 16 connections
   13-27 ms with ``sleep(0)``, 9-10 ms with the turn, at the same throughput, against 4.6-5.5 ms for a
   bare route on sync workers.  tests/test_gunicorn_conf.py holds the turn.
-* After the app is loaded, ``gc.freeze()`` (``post_worker_init``).
-* Under the gevent worker, the answers are kept and their log lines made and written, and their timings told
-  to the metrics, together within a tenth of a second (service/web/requestlog.py ``batch_lines``); the
-  metrics write the timings within half a second more (service/web/metrics.py ``batch_timings``); what is
-  left when the worker exits, by ``worker_exit``.
+* After the app is loaded, ``gc.freeze()`` (``post_worker_init``), and the worker's liveness beats start
+  (service/matches/liveness.py: a worker that serves keeps every shard's beat fresh, RULES R-T3).
+* The request line may be up to 8190 bytes (``limit_request_line``, the most gunicorn's documentation allows
+  but for 0, no limit): the app answers a target over 4096 bytes itself, ``414 uri_too_long`` in the error
+  shape (service/web/requestlog.py ``MAX_TARGET_BYTES``), where gunicorn's own 414 below 4094 was a page of HTML.
 """
 
 from __future__ import annotations
@@ -27,6 +29,12 @@ import gc
 import os
 from collections.abc import Callable
 from typing import Any
+
+from flask import Flask
+
+from service.matches import liveness
+
+limit_request_line = 8190  # gunicorn's setting (its most, but for 0: no limit); the app refuses targets over 4096
 
 _yield: Callable[[], Any] | None = None  # next_turn in a gevent worker, else None
 TURN_S = 1e-6  # any time above 0 makes gevent.sleep wait for the loop's next turn
@@ -44,24 +52,16 @@ def next_turn() -> None:
 def post_worker_init(worker: Any) -> None:
     """After the app is loaded: its objects (modules, tables, the games) move to the collector's permanent
     generation, so that a full collection no longer walks them all (measured: 22 ms a full collection
-    before, none after), and the gevent worker's yield and its log's batching are set up."""
+    before, none after), and the gevent worker's yield is set up."""
     global _yield
     gc.freeze()
+    app = getattr(worker, "wsgi", None)
+    # Not gunicorn's stand-in for an app that failed to load, nor another Flask app served with these settings
+    # (bench/bare.py, bench overhead's yardstick): only the umpire's app has beats to keep.
+    if isinstance(app, Flask) and "BEAT_S" in app.config:
+        liveness.keep(app)
     if type(worker).__module__ == "gunicorn.workers.ggevent":
         _yield = next_turn
-        from gevent import spawn_later
-
-        from service.web import metrics, requestlog
-
-        requestlog.batch_lines(spawn_later)  # the answers' lines written together, within requestlog.FLUSH_S
-        metrics.batch_timings(spawn_later)  # their timings written together, within metrics.FLUSH_S
-
-
-def worker_exit(server: Any, worker: Any) -> None:
-    from service.web import metrics, requestlog
-
-    requestlog.flush_lines()  # the answers kept for their lines
-    metrics.flush_timings()  # and the timings not yet written
 
 
 def post_request(worker: Any, req: Any, environ: Any, resp: Any) -> None:

@@ -2,12 +2,14 @@
 
 1. Redis: ``REDIS_URL`` when set; otherwise the embedded ``redis-server``
    (service/run/embedded.py) on ``DATA_DIR`` (default ``./data``), append-only,
-   so matches survive restarts.  It is shut down cleanly on exit.
+   so matches survive restarts.  This process owns it: it is shut down cleanly
+   on exit, after everything else; one left running by a ``make run`` that
+   crashed is taken over, and then stopped the same way.
 2. A sweeper (``flask --app service sweep``) that applies flags the moment
    they fall due; ``SWEEPER=0`` leaves it out (run sweepers elsewhere).
    With ``WEBHOOK_ALLOW`` set, a deliverer too (``flask --app service
    deliver``) that posts matches' changes to their webhooks
-   (service/matches/webhooks.py); ``DELIVERER=0`` leaves it out.
+   (service/matches/deliverer.py); ``DELIVERER=0`` leaves it out.
 3. gunicorn on ``$HOST:$PORT`` with ``WEB_CONCURRENCY`` worker processes of
    gunicorn's ``gevent`` worker class (``WORKER_CLASS``; ``gthread`` with
    ``THREADS`` threads also works): each request is a greenlet, so a waiting
@@ -119,9 +121,11 @@ def main() -> int:
     code = 0
     try:
         if not env.get("REDIS_URL"):
-            server = embedded.start(env.get("DATA_DIR") or "data", appendfsync=env.get("REDIS_APPENDFSYNC") or "everysec")
+            fsync = env.get("REDIS_APPENDFSYNC") or "everysec"
+            server = embedded.start(env.get("DATA_DIR") or "data", appendfsync=fsync, own=True)
             env["REDIS_URL"] = server.url
-            print(f"serve: embedded Redis at {server.url}, data in {server.data_dir}", flush=True)
+            how = "started" if server.process else "taken over (its owner died)" if server.owned else "shared (another owns it)"
+            print(f"serve: embedded Redis at {server.url} {how}, data in {server.data_dir}", flush=True)
         # Every process (workers and sweeper) writes its metrics here; any worker answers /metrics with their sum.
         if not env.get("PROMETHEUS_MULTIPROC_DIR"):
             metrics_dir = Path(env.get("DATA_DIR") or "data").resolve() / "metrics"

@@ -33,21 +33,31 @@ BODY = "body"  # the path of the request body itself, when the body as a whole i
 
 
 class ApiError(Exception):
-    """An HTTP failure with a stable code and a plain sentence."""
+    """An HTTP failure with a stable code and a plain sentence; its status is the code's in :data:`ERROR_CODES`."""
 
-    def __init__(
-        self, status: int, code: str, message: str, details: Any = None, headers: Mapping[str, str] | None = None
-    ) -> None:
+    def __init__(self, code: str, message: str, details: Any = None, headers: Mapping[str, str] | None = None) -> None:
         super().__init__(message)
-        self.status = status
+        self.status = status_of(code)
         self.code = code
         self.message = message
         self.details = details
         self.headers = dict(headers or {})  # Retry-After of a 429 or a 503
 
 
-def error_response(status: int, code: str, message: str, details: Any = None) -> Response:
-    """The one error shape, with ``status``."""
+def status_of(code: str) -> int:
+    """The HTTP status of an error code: the one table (:data:`ERROR_CODES`) says it, nowhere else."""
+    try:
+        return ERROR_CODES[code][0]
+    except KeyError:
+        raise ValueError(f"error code {code!r} is not in ERROR_CODES: list it there, with its status") from None
+
+
+def error_response(code: str, message: str, details: Any = None) -> Response:
+    """The one error shape, with the code's status."""
+    return _shaped(status_of(code), code, message, details)
+
+
+def _shaped(status: int, code: str, message: str, details: Any = None) -> Response:
     resp = jsonify(schemas.error_response.dump({"error": {"code": code, "message": message, "details": details}}))
     resp.status_code = status
     return resp
@@ -101,6 +111,15 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
         401,
         "no bearer token, or not one this match (or this server's umpire token, or its metrics token for `/metrics`) knows",
     ),
+    "invalid_signature": (
+        401,
+        "`POST /v1/discord/interactions` without `X-Signature-Ed25519` and `X-Signature-Timestamp`, or not signed by the"
+        " application's key (`DISCORD_PUBLIC_KEY`)",
+    ),
+    "stale_interaction": (
+        401,
+        "a Discord interaction signed more than `DISCORD_MAX_AGE_S` from the server's time (`details.max_age_s`)",
+    ),
     "not_your_turn": (403, "a match's seat that may not move now (`details.may_move`, `details.proxy`)"),
     "admin_disabled": (403, "listing matches needs `ADMIN_TOKEN` set on the server"),
     "not_umpire": (403, "a seat's token where the match's umpire token is needed (the umpire's controls)"),
@@ -114,14 +133,24 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "already_started": (409, "the umpire's start of clocks that have started already"),
     "already_paused": (409, "the umpire's pause of clocks paused already"),
     "not_paused": (409, "the umpire's resumption of clocks that are not paused"),
+    "interaction_replayed": (409, "a Discord interaction whose id was answered already: a command is never played twice"),
     "busy": (409, "the match changed too often while a request was judged; send it again"),
     "match_finished": (410, "the match is over (`details.end`, `details.winner`)"),
     "body_too_large": (413, "the body is over `MAX_BODY_BYTES` (`details.limit`)"),
+    "uri_too_long": (
+        414,
+        "the request's target (path and query) is over 4096 bytes (`details.limit`); a proxy in front answers a longer"
+        " request line so too",
+    ),
     "unsupported_media_type": (415, "the body is not sent as `application/json`"),
     "invalid_body": (422, "the body does not match the schema, or a value is over a limit (`details.fields`)"),
     "invalid_header": (422, "a header is malformed (`details.header`: `Idempotency-Key`, 1 to 200 characters)"),
     "invalid_query": (422, "a query parameter is out of range (`details.parameter`)"),
     "idempotency_key_reused": (422, "this `Idempotency-Key` was used for another move (`details.header`)"),
+    "invalid_interaction": (
+        422,
+        "a signed Discord interaction this service does not read (not a slash command, or a field missing)",
+    ),
     "webhook_refused": (
         422,
         "a webhook of a new match the server will not post to: a host not in `WEBHOOK_ALLOW` (or none allowed), a user"
@@ -154,6 +183,11 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
         " `PNG_RATE_LIMIT` for a PNG picture that must be rendered, or `SUGGEST_RATE_LIMIT` asking for suggestions"
         " (`Retry-After` says when to send again; `details.limit`)",
     ),
+    "too_many_attempts": (
+        429,
+        "a seat's illegal move past the turn's bound of refused ones (`details.limit`, `details.ply`): not recorded; the"
+        " clock runs on, a legal move is judged as ever (`Retry-After`: until the turn's time is up)",
+    ),
     "too_many_concurrent": (
         429,
         "this address already holds as many event streams and long-polls (`MAX_LISTENERS_PER_ADDRESS`) or request bodies"
@@ -180,17 +214,18 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
 
 
 def engine_error_status(err: EngineError) -> int:
-    """HTTP status of an engine error that escaped a view (BadState, BadOptions...)."""
+    """HTTP status of an engine error that escaped a view (BadState, BadOptions...): its code's in the table; a
+    code of an illegal move (engine/errors.py, never an HTTP error by design) would be a 422."""
     if isinstance(err, UnknownGame):
-        return 404
-    return 422
+        return status_of("unknown_game")
+    return ERROR_CODES[err.code][0] if err.code in ERROR_CODES else 422
 
 
 # The handlers create_app registers (service/__init__.py): every error becomes the one error shape.
 
 
 def api_error(err: ApiError) -> Response:
-    resp = error_response(err.status, err.code, err.message, err.details)
+    resp = error_response(err.code, err.message, err.details)
     resp.headers.update(err.headers)
     return resp
 
@@ -199,7 +234,7 @@ def schema_error(err: ValidationError) -> Response:
     fields = flatten_messages(err.normalized_messages())  # type: ignore[no-untyped-call]
     first, msgs = next(iter(fields.items()))
     message = f"The request body does not match the schema: {first}: {msgs[0]}"
-    return error_response(422, "invalid_body", message, field_details(fields))
+    return error_response("invalid_body", message, field_details(fields))
 
 
 def engine_error(err: EngineError) -> Response:
@@ -208,7 +243,7 @@ def engine_error(err: EngineError) -> Response:
         details = field_details({err.field: [err.message]})
     elif isinstance(err, FieldError):  # a record's line and token, ...: what the error itself says besides its words
         details = {k: v for k, v in err.to_json().items() if k not in ("code", "message")}
-    return error_response(engine_error_status(err), err.code, err.message, details)
+    return _shaped(engine_error_status(err), err.code, err.message, details)
 
 
 def http_error(err: HTTPException) -> Response:
@@ -230,11 +265,11 @@ def http_error(err: HTTPException) -> Response:
         allowed = sorted(m for m in err.valid_methods if m not in ("HEAD", "OPTIONS"))
         details = {"allowed": allowed}
         headers["Allow"] = ", ".join(sorted(err.valid_methods))
-    resp = error_response(status, code, message, details)
+    resp = _shaped(status, code, message, details)  # Werkzeug's status, whatever it is
     resp.headers.update(headers)
     return resp
 
 
 def unexpected_error(err: Exception) -> Response:
     log.exception("unhandled error")  # the traceback goes to the log, never to the client
-    return error_response(500, "internal_error", "The server failed to answer; the failure has been logged.")
+    return error_response("internal_error", "The server failed to answer; the failure has been logged.")

@@ -93,40 +93,6 @@ class BodyTimeout(Exception):
     pass
 
 
-def buffered(stream: Any) -> int:
-    """How many bytes of a request's body of known length gunicorn holds already (they came in with the
-    headers), so that reading that many cannot wait on the client: what its body's own buffer holds and what
-    its reader's unreader holds (gunicorn.http.body ``Body`` over a ``LengthReader``, whose reads take from
-    the unreader's buffer before its socket).  0 for any other stream, or a gunicorn made otherwise: the
-    body is then read within its deadline, as any body was."""
-    reader = getattr(stream, "reader", None)
-    if type(reader).__name__ != "LengthReader" or type(stream).__name__ != "Body":
-        return 0
-    own, held = getattr(stream, "buf", None), getattr(getattr(reader, "unreader", None), "buf", None)
-    if not isinstance(own, io.BytesIO) or not isinstance(held, io.BytesIO):
-        return 0
-    held.seek(0, io.SEEK_END)  # where the unreader's own reads put it first
-    return own.tell() + held.tell()
-
-
-_patched: list[Any] = []  # gevent.Timeout once gevent was found to have patched the process (never undone)
-
-
-def _gevent_timeout() -> Any:
-    """gevent.Timeout when this process runs under gevent (gunicorn's gevent worker), else None.  Once found,
-    kept: asking gevent on every body was 1% of a gevent worker's time on a ``play`` (issue 20, py-spy)."""
-    if _patched:
-        return _patched[0]
-    try:
-        from gevent import Timeout, monkey  # type: ignore[import-untyped]
-    except ImportError:  # pragma: no cover - gevent is a dependency
-        return None
-    if monkey.is_module_patched("socket"):
-        _patched.append(Timeout)
-        return Timeout
-    return None
-
-
 class BodyGuard:
     """Reads each request's body within a deadline before the app runs (see the module)."""
 
@@ -161,25 +127,20 @@ class BodyGuard:
             length = 0
         if not chunked and (length <= 0 or (limit and length > limit)):
             return self.app(environ, start_response)  # no body, or one the app refuses (413) unread
-        if not chunked and buffered(environ["wsgi.input"]) >= length:
-            # All of it came with the headers and waits in the server's buffer: reading it cannot wait on the
-            # client, so it needs neither a deadline nor a reading slot (issue 20, "Cost per request": the
-            # slot and the timer cost a served play about 15 µs of CPU; bench served_steps).
-            return self._answer(environ, start_response, environ["wsgi.input"].read(length), chunked)
         who = self._address(environ)
         started = time.monotonic()
         if not self._enter(who, started + self.timeout_s):
             message = f"This address was sending {self.per_address} request bodies at once for {self.timeout_s:g} s."
             details = {"limit": self.per_address, "what": "bodies"}
-            refusal = ApiError(429, "too_many_concurrent", message, details, {"Retry-After": "1"})
-            return self._refuse(environ, start_response, refusal)
+            refusal = ApiError("too_many_concurrent", message, details, {"Retry-After": "1"})
+            return refuse(start_response, refusal)
         try:
             most = limit + 1 if chunked else length  # chunked: the app's 413 sees one byte too many
             body = self._read(environ, most, started + self.timeout_s)
         except (BodyTimeout, TimeoutError):
             message = f"The request body did not arrive within {self.timeout_s:g} s."
-            refusal = ApiError(408, "body_timeout", message, {"timeout_s": self.timeout_s})
-            return self._refuse(environ, start_response, refusal)
+            refusal = ApiError("body_timeout", message, {"timeout_s": self.timeout_s})
+            return refuse(start_response, refusal)
         except OSError:
             body = b""  # the client went away: the app answers an empty body, to nobody
         finally:
@@ -231,21 +192,14 @@ class BodyGuard:
                     del self._waiting[who]
 
     def _read(self, environ: dict[str, Any], most: int, deadline: float) -> bytes:
-        """At most ``most`` bytes of the body, all by ``deadline`` (monotonic)."""
+        """At most ``most`` bytes of the body, all by ``deadline`` (monotonic), read from ``wsgi.input`` as WSGI
+        gives it.  Under gunicorn, each read waits on the client's socket (``gunicorn.socket`` in the
+        environment: a gevent socket in a gevent worker, which waits as a greenlet) at most until the deadline,
+        its timeout set for that read and put back after; any other server's input is read as it comes."""
         stream = environ["wsgi.input"]
-        timeout = _gevent_timeout()
         sock = environ.get("gunicorn.socket")
         chunks: list[bytes] = []
         got = 0
-        if timeout is not None:
-            with timeout(max(0.001, deadline - time.monotonic()), BodyTimeout):
-                while got < most:
-                    chunk = stream.read(min(65536, most - got))
-                    if not chunk:
-                        break
-                    chunks.append(chunk)
-                    got += len(chunk)
-            return b"".join(chunks)
         before = sock.gettimeout() if sock is not None else None
         try:
             while got < most:
@@ -264,11 +218,13 @@ class BodyGuard:
                 sock.settimeout(before)
         return b"".join(chunks)
 
-    def _refuse(self, environ: dict[str, Any], start_response: Callable[..., Any], refusal: ApiError) -> Iterable[bytes]:
-        """``refusal`` in the one error shape, answered here rather than by the app: an attacker who keeps
-        thousands of slow bodies coming turns them into hundreds of these a second, so they cost no routing,
-        no request log line and no metrics (measured: through Flask they filled gunicorn's accept queue)."""
-        body = json.dumps({"error": {"code": refusal.code, "message": refusal.message, "details": refusal.details}})
-        headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body))), *refusal.headers.items()]
-        start_response(f"{refusal.status} {HTTP_STATUS_CODES[refusal.status].upper()}", headers)
-        return [body.encode()]
+
+def refuse(start_response: Callable[..., Any], refusal: ApiError) -> Iterable[bytes]:
+    """``refusal`` in the one error shape, answered by a middleware rather than by the app: an attacker who keeps
+    thousands of slow bodies coming turns them into hundreds of these a second, so they cost no routing, no
+    request log line and no metrics (measured: through Flask they filled gunicorn's accept queue)."""
+    error = {"code": refusal.code, "message": refusal.message, "details": refusal.details}
+    body = json.dumps({"error": error}, separators=(",", ":")).encode() + b"\n"
+    headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body))), *refusal.headers.items()]
+    start_response(f"{refusal.status} {HTTP_STATUS_CODES[refusal.status].upper()}", headers)
+    return [body]

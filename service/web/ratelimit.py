@@ -31,6 +31,15 @@ A request over a limit is ``429 rate_limited`` in the one error shape, with
 ``Retry-After`` (seconds) and ``details.limit`` naming the limit.  Only a
 ``429`` or a ``503`` carries ``Retry-After`` (flask-limiter would put one on
 every answer under a limit).
+
+How: ``RATE_LIMIT`` is flask-limiter's, as documented (``application_limits``
+with their ``exempt_when``): its hooks run on every request, which is what
+an app-wide limit is.  The budgets of a few views are the ``limits``
+library's ``FixedWindowRateLimiter.hit`` (:class:`Budget`), called by those
+views alone (:func:`budgeted` wraps each at start), so that no other request
+pays for them; their answers carry ``X-RateLimit-Limit``,
+``X-RateLimit-Remaining`` and ``X-RateLimit-Reset`` as flask-limiter's do
+(with ``RATE_LIMIT`` on, flask-limiter's describe ``RATE_LIMIT``).
 """
 
 from __future__ import annotations
@@ -40,15 +49,15 @@ import hashlib
 import hmac
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from flask import Flask, Response, after_this_request, current_app, request
-from flask.globals import request_ctx
+from flask import Flask, after_this_request, current_app, request
 from flask_limiter import ApplicationLimit, Limiter
-from limits import parse_many
+from limits import RateLimitItem, parse_many
 from limits.storage import MemoryStorage, storage_from_string
 from limits.strategies import FixedWindowRateLimiter
+from werkzeug.wrappers import Response
 
 from service.web.errors import ApiError
 
@@ -125,190 +134,160 @@ def _budget(app: Flask, name: str) -> str | None:
 
 
 def init_app(app: Flask) -> Limiter | None:
+    """``RATE_LIMIT`` through flask-limiter (None when it is unset), and each view's budget around it."""
+    limiter = None
     rate = _budget(app, "RATE_LIMIT")
-    budgets = [
-        (b, endpoints, name)
-        for name, endpoints in (
-            ("CREATE_RATE_LIMIT", CREATE_ENDPOINTS),
-            ("RENDER_RATE_LIMIT", RENDER_ENDPOINTS),
-            ("SUGGEST_RATE_LIMIT", SUGGEST_ENDPOINTS),
-        )
-        if (b := _budget(app, name))
-    ]
-
-    if not rate and not budgets:
-        return None
-    limits: list[str | Callable[[], str] | ApplicationLimit] = []
     if rate:
-        limits = [
+        limits: list[str | Callable[[], str] | ApplicationLimit] = [
             ApplicationLimit(rate, key_function=address, exempt_when=_exempt, scope="address"),
             ApplicationLimit(rate, key_function=token_key, exempt_when=_no_token, scope="token"),
         ]
-    limiter = Limiter(
-        address,
-        app=app,
-        application_limits=limits,
-        storage_uri=storage_uri(app.config.get("REDIS_URL"), bool(app.config.get("REDIS_CLUSTER"))),
-        storage_options=_storage_options(app),
-        key_prefix=f"{app.config.get('REDIS_PREFIX', 'umpire:')}ratelimit",
-        strategy="fixed-window",
-        headers_enabled=True,
-        swallow_errors=True,
-        in_memory_fallback_enabled=True,
-    )
-    for budget, endpoints, name in budgets:
+        limiter = Limiter(
+            address,
+            app=app,
+            application_limits=limits,
+            storage_uri=storage_uri(app.config.get("REDIS_URL"), bool(app.config.get("REDIS_CLUSTER"))),
+            storage_options=_storage_options(app),
+            key_prefix=f"{app.config.get('REDIS_PREFIX', 'umpire:')}ratelimit",
+            strategy="fixed-window",
+            headers_enabled=True,
+            swallow_errors=True,
+            in_memory_fallback_enabled=True,
+        )
+        app.extensions["umpire.limiter"] = limiter
+        app.wsgi_app = RetryAfterOnlyOnRefusals(app.wsgi_app)  # type: ignore[method-assign]
+    for name, endpoints in (
+        ("CREATE_RATE_LIMIT", CREATE_ENDPOINTS),
+        ("RENDER_RATE_LIMIT", RENDER_ENDPOINTS),
+        ("SUGGEST_RATE_LIMIT", SUGGEST_ENDPOINTS),
+    ):
+        budget = _budget(app, name)
+        if not budget:
+            continue
         scope = name.removesuffix("_RATE_LIMIT").lower()
+        counter = Budget(budget, _where(app, f"ratelimit:{scope}"), headers=limiter is None)
         for endpoint in endpoints:
-            view: Callable[..., Any] = app.view_functions[endpoint]
-            exempt = _umpire if endpoint in CREATE_ENDPOINTS else _exempt
-            app.view_functions[endpoint] = limiter.limit(budget, key_func=address, scope=scope, exempt_when=exempt)(view)
-    if not limits:
-        # Only the budgets of a few views: their decorators check them (flask-limiter's own path for a decorated
-        # view), so its hook before every request has nothing to check, yet it resolved every request's limits
-        # (issue 20: about a third of a GET /v1/games; BENCHMARKS.md "Cost per request").
-        hooks = app.before_request_funcs.get(None, [])
-        hooks[:] = [h for h in hooks if h != limiter._check_request_limit]
-    if limits or not _only_on_budgeted_views(app, limiter, [e for _, endpoints, _ in budgets for e in endpoints]):
-        _only_where_checked(app, limiter)
-    app.extensions["umpire.limiter"] = limiter
+            exempt = _umpire if endpoint in CREATE_ENDPOINTS else None
+            app.view_functions[endpoint] = budgeted(app.view_functions[endpoint], counter, exempt)
     return limiter
 
 
-def _checked() -> bool:
-    """Whether flask-limiter checked a limit in this request (it keeps what it found on the request's context)."""
-    return hasattr(request_ctx._get_current_object(), "_limiter_request_context")  # type: ignore[attr-defined]
+class RetryAfterOnlyOnRefusals:
+    """WSGI middleware (with ``RATE_LIMIT`` on): flask-limiter writes ``Retry-After`` on every answer whose limits
+    it checked; only a ``429`` or a ``503`` keeps it."""
+
+    def __init__(self, app: Callable[..., Iterable[bytes]]) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            if int(status[:3]) not in RETRY_STATUSES:
+                headers[:] = [(k, v) for k, v in headers if k.lower() != "retry-after"]
+            return start_response(status, headers, exc_info)
+
+        return self.app(environ, start)
 
 
-INJECT_HEADERS = "_Limiter__inject_headers"  # flask-limiter's after-request hook (a private name: see below)
+def budgeted(view: Callable[..., Any], budget: Budget, exempt: Callable[[], bool] | None) -> Callable[..., Any]:
+    """``view`` charging ``budget`` for its client's address first (unless ``exempt()``): 429 over it."""
+
+    @functools.wraps(view)
+    def charged(*args: Any, **kwargs: Any) -> Any:
+        if exempt is None or not exempt():
+            budget.charge(address())
+        return view(*args, **kwargs)
+
+    return charged
 
 
-def _limiters_hooks(app: Flask, limiter: Limiter) -> tuple[Callable[[Response], Response] | None, Callable[..., None] | None]:
-    """flask-limiter's after-request hook as registered on ``app`` and its teardown, each None when a version of
-    it names them otherwise (or, the teardown, has not registered it on ``app``)."""
-    hook = getattr(Limiter, INJECT_HEADERS, None)
-    after = app.after_request_funcs.get(None, [])
-    inject = next((h for h in after if isinstance(h, functools.partial) and h.func is hook), None)
-    release = getattr(limiter, "_Limiter__release_context", None)
-    return inject, release if release is not None and release in app.teardown_request_funcs.get(None, []) else None
+Where = tuple[str, dict[str, Any], str]  # the limits library's storage address, its options, the keys' prefix
 
 
-def _retry_after_only_when_refused(response: Response) -> Response:
-    """flask-limiter puts ``Retry-After`` on every answer whose limits it checked; only a refusal keeps it."""
-    if response.status_code not in RETRY_STATUSES:
-        response.headers.pop("Retry-After", None)
-    return response
+def _where(app: Flask, scope: str) -> Where:
+    """Where a budget of ``app`` counts: the limits library's storage address, its options, and the keys' prefix
+    (``REDIS_PREFIX`` and the budget's scope)."""
+    uri = storage_uri(app.config.get("REDIS_URL"), bool(app.config.get("REDIS_CLUSTER")))
+    return uri, _storage_options(app), f"{app.config.get('REDIS_PREFIX', 'umpire:')}{scope}"
 
 
-def _only_on_budgeted_views(app: Flask, limiter: Limiter, endpoints: list[str]) -> bool:
-    """With only the budgets of a few views, flask-limiter's after-request hook (the ``X-RateLimit-*`` headers,
-    conditional deductions) and its teardown (its per-request context reset) are asked by those views alone, for
-    their own request (``after_this_request``), then ``Retry-After`` kept to refusals: every other request
-    goes without them, where it paid for two hooks asking whether a limit had been checked (issue 20, "Cost per
-    request": about 5 us of a ``GET /v1/games`` in one process).  An answer the view's request ends with
-    (its own, an error's, the limiter's 429) gets them as before.  False, and nothing changed, should a version
-    of flask-limiter name its hooks otherwise."""
-    inject, release = _limiters_hooks(app, limiter)
-    if inject is None or release is None:
-        return False
-    app.after_request_funcs[None].remove(inject)
-    app.teardown_request_funcs[None].remove(release)
-
-    def _headers(response: Response) -> Response:
-        try:
-            return _retry_after_only_when_refused(inject(response))
-        finally:
-            release()
-
-    def budgeted(view: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(view)
-        def _view(*args: Any, **kwargs: Any) -> Any:
-            after_this_request(_headers)  # before the limit is checked: a refusal gets them too
-            return view(*args, **kwargs)
-
-        return _view
-
-    for endpoint in endpoints:
-        app.view_functions[endpoint] = budgeted(app.view_functions[endpoint])
-    return True
+HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
+TOO_MANY = "Too many requests: wait for Retry-After seconds, then send again."
 
 
-def _only_where_checked(app: Flask, limiter: Limiter) -> None:
-    """flask-limiter's after-request hook (the ``X-RateLimit-*`` headers, conditional deductions) and its
-    teardown act only on a request whose limits it checked, yet on every other one (most requests, with only
-    the budgets of a few views) they built its per-request context three times (issue 20, "Cost per
-    request"): they run now only where it checked, and do there all they did, then keep ``Retry-After`` to
-    refusals.  Should a version of flask-limiter name its hook otherwise, its hook stays as it is, and the
-    ``Retry-After`` rule runs after it on every answer."""
-    inject, release = _limiters_hooks(app, limiter)
-    after = app.after_request_funcs.setdefault(None, [])
-    if inject is not None:
+class Budget:
+    """Requests per client address on a budget of their own (flask-limiter's syntax: ``20/second;600/minute``),
+    counted by the ``limits`` library's fixed windows where ``RATE_LIMIT`` counts (Redis, shared by every app
+    process), and in each process's memory while Redis fails.  ``headers``: each charged answer carries the
+    ``X-RateLimit-*`` headers of the item with the least left.  A refusal says ``message`` (``{item}``: the
+    item refused) and names the item in ``details.limit``, followed by ``label``."""
 
-        def _headers(response: Response, inject: Callable[[Response], Response] = inject) -> Response:
-            return _retry_after_only_when_refused(inject(response)) if _checked() else response
-
-        after[after.index(inject)] = _headers
-    else:
-        after.insert(0, _retry_after_only_when_refused)  # Flask runs after-request hooks last first: after them all
-    if release is not None:
-
-        def _release(exc: BaseException | None = None, release: Callable[..., None] = release) -> None:
-            if _checked():
-                release(exc)
-
-        teardown = app.teardown_request_funcs[None]
-        teardown[teardown.index(release)] = _release
-
-
-class RenderBudget:
-    """PNG renderings per client address, on a budget of their own
-    (``PNG_RATE_LIMIT``, flask-limiter's syntax, ``60/minute`` by default;
-    off: none), apart from ``RATE_LIMIT`` and from ``RENDER_RATE_LIMIT`` (the
-    picture endpoints' requests): a PNG costs hundreds of plays (BENCHMARKS.md
-    "Pictures"), so a rendering is counted apart.  Only a picture that
-    must be rendered is charged: one found in a cache (service/api/pictures.py) is
-    free.  Counted where ``RATE_LIMIT`` counts (Redis, shared by every app
-    process), in each process's memory while Redis fails."""
-
-    def __init__(self, rate: str, uri: str, options: dict[str, Any], prefix: str) -> None:
+    def __init__(self, rate: str, where: Where, *, headers: bool = False, message: str = TOO_MANY, label: str = "") -> None:
+        uri, options, prefix = where
         self.items = parse_many(rate)
         self.memory = FixedWindowRateLimiter(MemoryStorage())
         self.shared = self.memory
         if not uri.startswith("memory://"):
             self.shared = FixedWindowRateLimiter(storage_from_string(uri, key_prefix=prefix, **options))
+        self.headers, self.message, self.label = headers, message, label
 
     def charge(self, who: str) -> None:
-        """Count one rendering for ``who``; 429 ``rate_limited`` over the budget."""
+        """Count one request for ``who``; 429 ``rate_limited`` over the budget."""
+        least: tuple[int, float, RateLimitItem] | None = None
         for item in self.items:
             try:
                 allowed, window = self.shared.hit(item, who), self.shared
-            except Exception:
+            except Exception:  # Redis failing: this process's own count, rather than no limit or no answer
                 allowed, window = self.memory.hit(item, who), self.memory
+            if allowed and not self.headers:
+                continue
+            stats = window.get_window_stats(item, who)
+            if least is None or stats.remaining < least[0] or not allowed:
+                least = (stats.remaining, stats.reset_time, item)
             if not allowed:
-                reset = window.get_window_stats(item, who).reset_time
-                retry = max(1, math.ceil(reset - time.time()))
-                raise ApiError(
-                    429,
-                    "rate_limited",
-                    f"Too many pictures rendered for this address ({item}); wait for Retry-After seconds.",
-                    {"limit": f"{item} (render)"},
-                    {"Retry-After": str(retry)},
-                )
+                self._tell(least)
+                retry = max(1, math.ceil(stats.reset_time - time.time()))
+                message = self.message.format(item=item)
+                raise ApiError("rate_limited", message, {"limit": f"{item}{self.label}"}, {"Retry-After": str(retry)})
+        if least is not None:
+            self._tell(least)
+
+    def _tell(self, least: tuple[int, float, RateLimitItem]) -> None:
+        """The ``X-RateLimit-*`` headers of ``least`` on this request's answer, whatever it is (with ``headers``)."""
+        if not self.headers:
+            return
+        remaining, reset, item = least
+        values = (str(item.amount), str(remaining), str(int(reset)))
+
+        def tell(response: Response) -> Response:
+            for name, value in zip(HEADERS, values, strict=True):
+                response.headers[name] = value
+            return response
+
+        after_this_request(tell)
 
 
-def render_budget(app: Flask) -> RenderBudget | None:
-    """The app's render budget (made on first use), None when ``PNG_RATE_LIMIT`` is empty."""
+PNG_MESSAGE = "Too many pictures rendered for this address ({item}); wait for Retry-After seconds."
+
+
+def render_budget(app: Flask) -> Budget | None:
+    """The app's budget of PNG renderings per client address (``PNG_RATE_LIMIT``, flask-limiter's syntax,
+    ``60/minute`` by default; off: none), made on first use, None when off.  Apart from ``RATE_LIMIT`` and from
+    ``RENDER_RATE_LIMIT`` (the picture endpoints' requests): a PNG costs hundreds of plays (BENCHMARKS.md
+    "Pictures"), so a rendering is counted apart.  Only a picture that must be rendered is charged: one found
+    in a cache (service/api/pictures.py) is free."""
     if "umpire.render_budget" not in app.extensions:
         rate = app.config.get("PNG_RATE_LIMIT")
         rate = None if str(rate).strip().lower() == "off" else rate
-        uri = storage_uri(app.config.get("REDIS_URL"), bool(app.config.get("REDIS_CLUSTER")))
-        prefix = f"{app.config.get('REDIS_PREFIX', 'umpire:')}render"
-        app.extensions["umpire.render_budget"] = RenderBudget(rate, uri, _storage_options(app), prefix) if rate else None
-    budget: RenderBudget | None = app.extensions["umpire.render_budget"]
+        made = None
+        if rate:
+            made = Budget(str(rate), _where(app, "render"), message=PNG_MESSAGE, label=" (render)")
+        app.extensions["umpire.render_budget"] = made
+    budget: Budget | None = app.extensions["umpire.render_budget"]
     return budget
 
 
 def charge_render() -> None:
-    """One PNG rendering for this request's client address (see :class:`RenderBudget`)."""
-    budget = render_budget(current_app._get_current_object())  # type: ignore[attr-defined]
+    """One PNG rendering for this request's client address (see :func:`render_budget`)."""
+    budget = render_budget(current_app)
     if budget is not None:
         budget.charge(address())

@@ -2,7 +2,7 @@
 
 With ``STATE_SECRET`` set, every state ``/v1/games/...`` returns carries
 ``sig``: HMAC-SHA256, in lower-case hex, of the state's canonical JSON
-(every field but ``sig``, keys sorted, no spaces, UTF-8: DESIGN.md
+(every field but ``sig``, keys sorted, no spaces, UTF-8: docs/DESIGN.md
 "Canonical JSON").  A state sent back must carry a ``sig`` made with
 ``STATE_SECRET``, or with ``STATE_SECRET_PREVIOUS`` during a rotation; else
 ``422 bad_signature`` naming ``state.sig``.  The signature is checked before
@@ -39,9 +39,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask
+from flask import Flask, current_app
 
-from service.web.context import config
 from service.web.errors import ApiError, field_details
 
 FIELD = "sig"
@@ -63,7 +62,7 @@ def signature(state: Mapping[str, Any], secret: str) -> str:
 
 def secrets_in_use(app: Flask | None = None) -> tuple[str, ...]:
     """The secret that signs, then the previous one (accepted, never used to sign)."""
-    cfg = app.config if app is not None else config()
+    cfg = (app if app is not None else current_app).config
     return tuple(s for s in (cfg.get("STATE_SECRET"), cfg.get("STATE_SECRET_PREVIOUS")) if s) if cfg.get("STATE_SECRET") else ()
 
 
@@ -100,20 +99,20 @@ def read(state: Any, field: str = "state", required: bool = True) -> tuple[Any, 
     origin = state.get(ORIGIN, SETUP)
     if FIELD in state and not (isinstance(sig, str) and SIG.fullmatch(sig)):
         message = "sig is a signature the server gave: 64 lower-case hex digits."
-        raise ApiError(422, "bad_signature", message, field_details({f"{field}.{FIELD}": [message]}))
+        raise ApiError("bad_signature", message, field_details({f"{field}.{FIELD}": [message]}))
     if origin not in ORIGINS:
         message = f"origin is the server's word on how the position arose: {' or '.join(ORIGINS)}."
-        raise ApiError(422, "bad_signature", message, field_details({f"{field}.{ORIGIN}": [message]}))
+        raise ApiError("bad_signature", message, field_details({f"{field}.{ORIGIN}": [message]}))
     rest = {k: v for k, v in state.items() if k not in (FIELD, ORIGIN)}
     if not keys or (sig is None and not required):
         return rest, SETUP
     if not isinstance(sig, str):
         message = "This server signs its states: send the state back with its sig, exactly as it was given."
-        raise ApiError(422, "bad_signature", message, field_details({f"{field}.{FIELD}": [message]}))
+        raise ApiError("bad_signature", message, field_details({f"{field}.{FIELD}": [message]}))
     unsigned = {k: v for k, v in state.items() if k != FIELD}
     if not any(hmac.compare_digest(sig, signature(unsigned, key)) for key in keys):
         message = "The state's sig does not match it: send the state back exactly as the server gave it."
-        raise ApiError(422, "bad_signature", message, field_details({f"{field}.{FIELD}": [message]}))
+        raise ApiError("bad_signature", message, field_details({f"{field}.{FIELD}": [message]}))
     return rest, origin
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from pagekit import ARTIFACTS, idle, start_browser
+from pagekit import ARTIFACTS, idle, start_browser, unexpected
 from selenium.webdriver.remote.webdriver import WebDriver
 
 from umpire.server import EmbeddedServer
@@ -36,21 +36,51 @@ def browser() -> Iterator[WebDriver]:
     shutil.rmtree(driver.profile_dir, ignore_errors=True)  # type: ignore[attr-defined]
 
 
-@pytest.fixture
-def page(browser: WebDriver, server: str) -> Iterator[WebDriver]:
-    """The page, freshly loaded in one window at a desktop size."""
+def fresh(browser: WebDriver, server: str) -> WebDriver:
+    """The browser with one window, at a desktop size, on the page freshly loaded with nothing kept."""
     for handle in browser.window_handles[1:]:
         browser.switch_to.window(handle)
         browser.close()
     browser.switch_to.window(browser.window_handles[0])
-    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    for cmd in ("Emulation.clearDeviceMetricsOverride", "Emulation.setTouchEmulationEnabled"):
+        browser.execute_cdp_cmd(cmd, {"enabled": False} if "Touch" in cmd else {})
     browser.get(f"{server}/")
     if browser.execute_script("const kept = localStorage.length; localStorage.clear(); return kept"):
         browser.get(f"{server}/")  # the seat links an earlier test's matches left: each test starts with none
     idle(browser)
-    yield browser
-    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE" and "/events" not in e["message"]]
-    assert errors == [], errors  # no script error, no failed request (but the events stream the page tries first)
+    return browser
+
+
+def clean_log(browser: WebDriver) -> None:
+    errors = [e for e in browser.get_log("browser") if unexpected(e)]
+    assert errors == [], errors  # no script error, no failed request
+
+
+@pytest.fixture
+def page(browser: WebDriver, server: str) -> Iterator[WebDriver]:
+    """The page, freshly loaded in one window at a desktop size."""
+    yield fresh(browser, server)
+    clean_log(browser)
+
+
+@pytest.fixture(scope="session")
+def profiles() -> Iterator[list[WebDriver]]:
+    """Two more browsers, each with a profile of its own (its own storage: kept links, settings), started
+    when a test first asks for them: the people of a match besides ``page`` (the umpire's browser)."""
+    drivers = [start_browser() for _ in range(2)]
+    yield drivers
+    for driver in drivers:
+        driver.quit()
+        shutil.rmtree(driver.profile_dir, ignore_errors=True)  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def people(page: WebDriver, profiles: list[WebDriver], server: str) -> Iterator[tuple[WebDriver, WebDriver, WebDriver]]:
+    """The umpire's browser (``page``) and two others, each on the page freshly loaded: one person each."""
+    others = [fresh(d, server) for d in profiles]
+    yield page, others[0], others[1]
+    for d in others:
+        clean_log(d)
 
 
 @pytest.fixture

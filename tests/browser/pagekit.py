@@ -59,3 +59,11 @@ def idle(driver: WebDriver, timeout: float = 15) -> None:
         )
 
     WebDriverWait(driver, timeout, poll_frequency=0.05).until(settled)
+
+
+def unexpected(entry: dict[str, str]) -> bool:
+    """A console entry that is an error of the page: not the events stream the page tries first, nor the
+    browser refusing to ask before a seat's page is left by a test that never touched it (a
+    beforeunload question needs a user's gesture first)."""
+    held = entry.get("source") == "intervention" and "beforeunload" in entry["message"]
+    return entry["level"] == "SEVERE" and "/events" not in entry["message"] and not held

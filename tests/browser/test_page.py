@@ -228,7 +228,7 @@ def test_a_managed_match_from_two_windows_on_a_running_clock(page: WebDriver, sh
     post = page.find_element(By.ID, "u-post").get_attribute("value") or ""
     # the finished match's end, which no later move can change: its picture named without a ply
     assert "/board.png>)" in post and f"{server}/v1/matches/" in post and "Blue wins on time" in post
-    assert post.startswith("**Catchup, ply 2**")
+    assert post.startswith("**Catchup (standard), ply 2**")
     phone(page)
     shot(page, "umpire-phone")
 
@@ -254,7 +254,7 @@ def test_a_bug_position_pasted_from_a_record(page: WebDriver, shot: Shot) -> Non
     post = page.find_element(By.ID, "u-post").get_attribute("value") or ""
     # One numbering (issue 22): the set-up position is ply 13, so its first move reaches ply 14, as the
     # picture in the post says; the page once headed it "ply 1".
-    assert post.startswith("**Bug, ply 14: Blue plays B1 B3**") and "```text" in post
+    assert post.startswith("**Bug (genius), ply 14: Blue plays B1 B3**") and "```text" in post
     page.find_element(By.ID, "u-save-png").click()
     idle(page)
     link = page.find_element(By.ID, "u-png-link")

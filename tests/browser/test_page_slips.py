@@ -17,7 +17,7 @@ from pagekit import idle
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
-from selenium.webdriver.support.ui import Select
+from selenium.webdriver.support.ui import Select, WebDriverWait
 from test_page import cells, click_cell, link, new_game, phone, ply, text
 
 Shot = Callable[[WebDriver, str], Path]
@@ -73,7 +73,9 @@ def test_the_seat_links_survive_the_umpire_s_view_and_a_reload(page: WebDriver, 
     copy = page.find_element(By.CSS_SELECTOR, f'#u-kept [data-match="{first}"] button[data-copy="1"]')
     copy.click()
     idle(page)
-    assert "Seat 1 (Bob)" in text(page, "u-verdict")  # copied, or shown to be copied by hand
+    note = "const n = arguments[0].nextElementSibling; return n && n.matches('.u-said-by') ? n.textContent : ''"
+    WebDriverWait(page, 5).until(lambda d: d.execute_script(note, copy))  # said by the button (issue 35)
+    assert page.execute_script(note, copy) in ("Copied", "Not copied: copy the link itself (right-click it, or press and hold)")
     shot(page, "links")
     # The umpire takes seat 0 in this very tab: the links stay, and names are used everywhere.
     link(page, "0", first).click()
@@ -214,7 +216,10 @@ def test_a_little_golem_record_pasted_and_a_match_exported(page: WebDriver, serv
     exported = value(page, "u-post")
     with urllib.request.urlopen(f"{server}/v1/matches/{match_id}/moves?format=littlegolem", timeout=10) as resp:
         assert exported == resp.read().decode()
-    click(page, "u-leave")
+    page.find_element(By.ID, "u-leave").click()
+    assert "Leave your seat (Ann)" in page.switch_to.alert.text  # the seat's match runs: asked first (issue 35)
+    page.switch_to.alert.accept()
+    idle(page)
     page.find_element(By.ID, "u-tab-record").click()
     Select(page.find_element(By.ID, "u-game")).select_by_value("catchup")
     Select(page.find_element(By.ID, "u-record-format")).select_by_value("littlegolem")

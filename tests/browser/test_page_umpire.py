@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 from hookkit import PNG_MAGIC, Receiver, until
 from openapi_check import spec_checker_instance
-from pagekit import idle
+from pagekit import idle, unexpected
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -147,7 +147,7 @@ def try_move(d: WebDriver, move: str) -> None:
 def refused(d: WebDriver, status: int) -> None:
     """The browser's log of this window holds the refusal the test asked for, and nothing else
     (read, so that the page fixture's check of failed requests sees only what was unexpected)."""
-    failed = [e["message"] for e in d.get_log("browser") if e["level"] == "SEVERE" and "/events" not in e["message"]]
+    failed = [e["message"] for e in d.get_log("browser") if unexpected(e)]
     assert failed and all(f"status of {status}" in m for m in failed), failed
 
 
@@ -437,3 +437,37 @@ def test_the_seed_s_little_golem_game_pasted(page: WebDriver, shot: Shot) -> Non
     assert stones == seed_diagram()
     shot(page, "littlegolem")
     phone(page)
+
+
+def test_the_umpire_s_view_shows_how_the_posts_to_the_channel_go(
+    page: WebDriver, server: str, receiver: Receiver, shot: Shot
+) -> None:
+    """Issue 35: a host wants to see on the page that the channel gets the posts (before, only
+    ``GET /v1/matches/{id}/webhooks`` said it): posted, given up, waiting, and the last failure."""
+    new_game(page, "catchup", size="3")
+    match_id = create(page, ("Ann", "Bob"), 120, 60, hook=receiver.url, start="created")
+    token = str(page.execute_script("return JSON.parse(localStorage.getItem('umpire-desk.matches'))[0].seats[0]"))
+    page.get(href(page, "umpire", match_id))
+    idle(page)
+    box = page.find_element(By.ID, "u-deliveries")
+    assert box.is_displayed() and "0 posted, 0 given up, 0 waiting." in box.text, box.text
+    assert (
+        f"Discord webhook at 127.0.0.1:{receiver.port}" in box.text and "/api/webhooks/" not in box.text
+    )  # its host, never its URL
+    receiver.plan[:] = ["404"]  # the channel refuses the first change: given up at once (a 4xx)
+    api(server, "POST", f"/v1/matches/{match_id}/moves", {"move": "C3", "ply": 0}, token)
+    WebDriverWait(page, 20).until(lambda d: "0 posted, 1 given up, 0 waiting." in text(d, "u-deliveries"))
+    said = text(page, "u-deliveries")
+    assert "Last failure: Change 1 (ply 1): answered 404" in said and "given up after try 1." in said, said
+    assert "u-trouble" in str(page.find_element(By.CSS_SELECTOR, "#u-deliveries .u-delivery").get_attribute("class"))
+    page.execute_script("document.getElementById('u-match-bar').scrollIntoView()")
+    shot(page, "deliveries")
+    on_phone(page, shot, "deliveries-phone")
+    # A resignation ends the match: its post still goes, and the page says so after the end.
+    api(server, "POST", f"/v1/matches/{match_id}/resign", None, token)
+    WebDriverWait(page, 20).until(lambda d: "1 posted, 1 given up, 0 waiting." in text(d, "u-deliveries"))
+    assert text(page, "u-turn").startswith("The game is over.") and not umpire_controls_shown(page)
+    # A seat's page has no umpire's token: it shows none of it.
+    page.get(href(page, "1", match_id))
+    idle(page)
+    assert not page.find_element(By.ID, "u-deliveries").is_displayed()

@@ -75,7 +75,7 @@ def app(request: pytest.FixtureRequest, redis_url: str, prefix: str, tmp_path: P
         "REDIS_CLUSTER": ON_CLUSTER,
         "REDIS_PREFIX": prefix,
         "DATA_DIR": str(tmp_path),
-        "CREATE_RATE_LIMIT": "off",  # tests/conftest.py NO_BUDGETS; an app_config marker may set them
+        "CREATE_RATE_LIMIT": "off",  # tests/liveserver.py NO_BUDGETS; an app_config marker may set them
         "RENDER_RATE_LIMIT": "off",
     }
     if "fake_clock" in request.fixturenames:

@@ -3,6 +3,7 @@ import it: the fixtures themselves live in conftest.py)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -73,3 +74,13 @@ class Match:
 
 
 NewMatch = Callable[..., Match]
+
+
+def sse_events(text: str) -> list[tuple[str, str, Any]]:
+    """The events of a text/event-stream answer: ``(event, id, data)``, comments and ``retry`` left out."""
+    out = []
+    for block in text.split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line and not line.startswith(":"))
+        if "event" in fields:
+            out.append((fields["event"], fields["id"], json.loads(fields["data"])))
+    return out

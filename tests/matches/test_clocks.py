@@ -11,8 +11,9 @@ from flask.testing import FlaskClient
 from matchkit import START_MS, FakeClock, Match, NewMatch
 
 from engine.registry import GAMES
-from service.matches import referee, sweeper
-from service.matches.referee import Live
+from service.matches import sweeper
+from service.matches.match import Live
+from service.matches.record import iso
 from service.matches.store import Store
 
 # A Crystal position past the draft: player 1 shifts first (R-X1 set-up given at creation).
@@ -22,7 +23,7 @@ CRYSTAL = {"grid": GRID, "colors": [["red", "green"], ["blue", "yellow"]], "firs
 
 def at(seconds: float) -> str:
     """The RFC 3339 time ``seconds`` after the fake clock's start."""
-    return referee.iso(START_MS + round(seconds * 1000))
+    return iso(START_MS + round(seconds * 1000))
 
 
 def raw_live(store: Store, match_id: str) -> Live:
@@ -108,10 +109,10 @@ def test_sweeper_flags_with_nobody_asking(new_match: NewMatch, fake_clock: FakeC
 def test_an_idle_sweep_asks_each_shard_once_and_a_due_one_again(
     new_match: NewMatch, fake_clock: FakeClock, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A sweeper round with nothing due is one pipeline a master: each shard's earliest deadline, and the beats
-    (one MGET on one server, a GET a shard on a cluster), whence the next deadline too; it asked for the due
-    matches and, in a second pipeline, for the earliest deadline besides (issue 20: an idle sweeper took 4.5-5.5%
-    of a core).  A shard with a deadline due is asked again for its matches, and the next deadline read anew."""
+    """A sweeper round with nothing due is one pipeline a master: each shard's earliest deadline, whence the
+    next deadline too; it asked for the due matches and, in a second pipeline, for the earliest deadline besides
+    (issue 20: an idle sweeper took 4.5-5.5% of a core).  A shard with a deadline due is asked again for its
+    matches, and the next deadline read anew.  (Its beats, once a second, are apart: tests/matches/test_outages.py.)"""
     sent: list[int] = []  # the size of each pipeline sent, on any master
     for client, _ in store.masters().values():
         make = client.pipeline
@@ -134,7 +135,7 @@ def test_an_idle_sweep_asks_each_shard_once_and_a_due_one_again(
     try:
         assert idle.sweep(fake_clock()) == 0
         masters = store.masters().values()
-        assert sorted(sent) == sorted(len(shards) + (len(shards) if store.cluster else 1) for _, shards in masters)
+        assert sorted(sent) == sorted(len(shards) for _, shards in masters)
         assert idle.next == store.deadline(early.id)
         sent.clear()
         fake_clock.advance(2.001)
@@ -159,12 +160,12 @@ def test_a_due_deadline_another_sweeper_settled_first_is_not_taken_for_the_next(
     look = store.look
 
     def settled_by_another(*args: Any, **kwargs: Any) -> Any:
-        due, beats, first = look(*args, **kwargs)
+        due, first = look(*args, **kwargs)
         if early.id not in due:  # another master's shards (a cluster)
-            return due, beats, first
+            return due, first
         assert due == [early.id] and first == stale
         assert [e["kind"] for e in early.record()["moves"]] == ["flag"]  # settled first, by a read (R-T1)
-        return [], beats, first
+        return [], first
 
     monkeypatch.setattr(store, "look", settled_by_another)
     one = sweeper.Sweeper(store, beats=False)

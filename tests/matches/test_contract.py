@@ -60,7 +60,7 @@ def test_a_flooding_address_gets_429_while_another_is_served(client: FlaskClient
     assert client.get("/v1/health", environ_base=flood).status_code == 200  # load balancers are never limited
     # the counts are in the app's Redis, so every app process shares them
     limiter = app.extensions["umpire.limiter"]
-    assert type(limiter._storage).__name__ == "RedisStorage"
+    assert type(limiter.storage).__name__ == "RedisStorage"
     assert redis_url
 
 

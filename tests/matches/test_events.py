@@ -10,7 +10,6 @@ listeners wait at once on one server.
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from pathlib import Path
@@ -19,20 +18,12 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 from gamekit import random_move
-from matchkit import FakeClock, Match, NewMatch
+from matchkit import FakeClock, Match, NewMatch, sse_events
 from served import AppServer, Stream, call
 
 from engine.registry import GAMES
+from service.matches import events as events_module
 from service.run import embedded
-
-
-def parse(text: str) -> list[tuple[str, str, Any]]:
-    out = []
-    for block in text.split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line and not line.startswith(":"))
-        if "event" in fields:
-            out.append((fields["event"], fields["id"], json.loads(fields["data"])))
-    return out
 
 
 def stream(client: FlaskClient, match_id: str, last: str | None = None) -> list[tuple[str, str, Any]]:
@@ -42,7 +33,7 @@ def stream(client: FlaskClient, match_id: str, last: str | None = None) -> list[
     assert r.headers["Cache-Control"] == "no-cache"
     text = r.get_data(as_text=True)
     assert text.startswith("retry: ")
-    return parse(text)
+    return sse_events(text)
 
 
 def played(new_match: NewMatch) -> tuple[Match, list[dict[str, Any]]]:
@@ -78,10 +69,37 @@ def test_a_reconnect_gets_exactly_what_it_missed(client: FlaskClient, new_match:
         assert stream(client, m.id, event_id) == everything[k + 1 :], event_id
 
 
+def test_a_replay_is_sent_a_bounded_part_at_a_time(
+    client: FlaskClient, new_match: NewMatch, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 34, item 7: ten streams from ``Last-Event-ID: 0`` of a long record sent 66.6 MB each at
+    once and stalled a worker.  A connection replays at most REPLAY_MAX events, in writes of at most
+    CHUNK_BYTES (one event may be more), then ends telling the client to come back at once
+    (``retry``); the next connection, from the last id it had, gets the rest: nothing lost or twice."""
+    m, _ = played(new_match)
+    monkeypatch.setattr(events_module, "REPLAY_MAX", 2)
+    monkeypatch.setattr(events_module, "CHUNK_BYTES", 1)
+    got: list[tuple[str, str, Any]] = []
+    last = "0"
+    for _ in range(5):
+        r = client.get(f"/v1/matches/{m.id}/events", headers={"Last-Event-ID": last}, buffered=False)
+        writes = [bytes(w) for w in r.response]
+        r.close()
+        part = sse_events(b"".join(writes).decode())
+        assert all(len(sse_events(w.decode())) <= 1 for w in writes)  # CHUNK_BYTES: one event a write at most
+        got += part
+        if part[-1][0] == "end":
+            break
+        assert len(part) == 2 and writes[-1] == b"retry: 100\n\n"  # REPLAY_MAX, then back at once
+        last = part[-1][1]
+    assert [(name, i) for name, i, _ in got] == [("move", "1"), ("move", "2"), ("move", "3"), ("resign", "3.1"), ("end", "3.2")]
+
+
 def test_a_reconnect_after_the_end_is_told_to_stop(client: FlaskClient, new_match: NewMatch) -> None:
     """Issue 23: a reconnect after ``end`` got 200 and an empty stream, so an
     EventSource reconnected every 2 s forever.  The SSE specification's "stop"
-    is 204; an earlier id still gets what it missed, a fresh connection the state."""
+    is 204, at the end or past it (issue 37); an earlier id still gets what it
+    missed, a fresh connection the state."""
     m, _ = played(new_match)
     *_, (_, end_id, _) = stream(client, m.id, "0")
     assert end_id == "3.2"
@@ -89,6 +107,9 @@ def test_a_reconnect_after_the_end_is_told_to_stop(client: FlaskClient, new_matc
         headers = {"Last-Event-ID": end_id} if last else {}
         r = client.get(f"/v1/matches/{m.id}/events", headers=headers, query_string={} if last else {"last_event_id": end_id})
         assert r.status_code == 204 and r.get_data() == b""
+    for past in ("3.3", "4", "77", "999"):  # issue 37: an id past the end (the match never had it) is told to stop too
+        r = client.get(f"/v1/matches/{m.id}/events", headers={"Last-Event-ID": past})
+        assert r.status_code == 204 and r.get_data() == b"", past
     assert [name for name, _, _ in stream(client, m.id, "3.1")] == ["end"]
     assert [name for name, _, _ in stream(client, m.id)] == ["state"]
     ongoing = new_match("catchup", {"size": 3}, players=None)
@@ -98,12 +119,38 @@ def test_a_reconnect_after_the_end_is_told_to_stop(client: FlaskClient, new_matc
     assert r.status_code == 200  # not over: the client may wait for more
 
 
+@pytest.mark.parametrize("ending", ["abort at once", "flag", "adjudicate after a move"])
+def test_the_end_is_found_from_the_record_however_the_match_ended(
+    client: FlaskClient, new_match: NewMatch, fake_clock: FakeClock, ending: str
+) -> None:
+    """The 204 compares a reconnect's id with the end event's, found from the record alone
+    (service/matches/events.py ``end_event_id``): it is the id the stream gives its ``end``."""
+    m = new_match("catchup", {"size": 3}, clock={"turn_s": 1, "bank_s": 0})
+    umpire = {"Authorization": f"Bearer {m.created['umpire']}"}
+    if ending == "abort at once":
+        assert client.post(f"/v1/matches/{m.id}/abort", headers=umpire).status_code == 200
+    elif ending == "flag":
+        assert m.move(0, "C3", 0).status_code == 200
+        fake_clock.advance(1.5)  # seat 1 flags (R-T1)
+    else:
+        assert m.move(0, "C3", 0).status_code == 200
+        body = {"winner": None, "reason": "agreed"}
+        assert client.post(f"/v1/matches/{m.id}/adjudicate", json=body, headers=umpire).status_code == 200
+    assert m.state()["status"] == "finished"
+    *before, (name, end_id, _) = stream(client, m.id, "0")
+    assert name == "end"
+    r = client.get(f"/v1/matches/{m.id}/events", headers={"Last-Event-ID": end_id})
+    assert r.status_code == 204
+    if before:
+        assert [n for n, _, _ in stream(client, m.id, before[-1][1])] == ["end"]
+
+
 def test_a_fresh_connection_starts_with_the_state(client: FlaskClient, new_match: NewMatch) -> None:
     m, _ = played(new_match)
     [(name, event_id, data)] = stream(client, m.id)  # finished: the state, and the stream ends
     assert (name, event_id) == ("state", "3.2")
     assert data["state"] == m.state() and data["match_id"] == m.id
-    [(name, event_id, again)] = stream(client, m.id, "77")  # an id this match never had: where it stands
+    [(name, event_id, again)] = stream(client, m.id, "2.5")  # an id this match never had: where it stands
     assert (name, event_id, again["state"]) == ("state", "3.2", data["state"])
 
 
@@ -114,7 +161,7 @@ def test_an_ongoing_stream_ends_after_its_lifetime_with_heartbeats(client: Flask
     r = client.get(f"/v1/matches/{m.id}/events")
     text = r.get_data(as_text=True)
     assert 0.25 <= time.monotonic() - start < 5
-    assert [e[0] for e in parse(text)] == ["state"] and ": ping" in text
+    assert [e[0] for e in sse_events(text)] == ["state"] and ": ping" in text
 
 
 @pytest.mark.app_config(EVENTS_LIFETIME_S=0.5)

@@ -1,19 +1,19 @@
-"""One writer per match and process for its event streams (issue 20, spectators; service/matches/events.py
-``Feed.fan_out``): under gunicorn's gevent worker a stream's greenlet sleeps while its feed writes each new
-event to its socket itself, as gunicorn would (chunks over HTTP/1.1, plain over HTTP/1.0), so a move wakes
-one greenlet per match, not one per listener.  What must hold whatever the path: every stream gets every
-event once, in order, framed right, and a reader too slow to take them as they come (its socket full: the
-feed hands its stream the rest to write) loses none and holds nobody else up.
+"""One feed per match and process for its event streams (issue 20, spectators; service/matches/events.py
+``Feed``): the match is read once for all of them and each event encoded once, and every stream writes the
+same bytes through the WSGI answer's iterator (issue 33: no more writing past gunicorn to its socket), so
+gunicorn frames them (chunks over HTTP/1.1, plain over HTTP/1.0).  What must hold: every stream gets every
+event once, in order, framed right, and a reader too slow to take them as they come loses none and holds
+nobody else up.
 
 Against a real gunicorn (tests/matches/served.py), one gevent worker, on loopback; every wait bounded.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import random
 import socket
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -23,8 +23,9 @@ from gamekit import random_move
 from served import AppServer, Stream, call
 
 from engine.registry import GAMES
-from service.matches import events
 from service.run import embedded
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -109,52 +110,17 @@ def test_every_stream_gets_every_event_once_in_order_a_slow_reader_too(redis_ser
     assert [e.data for e in plain.events][1:] == [data for _, _, data in streams[0]][1:]
 
 
-def test_a_socket_that_takes_part_of_a_chunk_gets_the_rest_from_its_own_stream() -> None:
-    """The feed's write never waits: what a full socket did not take is handed to the stream, whose own
-    greenlet writes it (service/matches/events.py ``_stream``), so the chunk arrives whole and in order;
-    a socket that fails wakes its stream to end; a stream that took everything stays asleep."""
-    feed = events.Feed(None, "m", None)  # type: ignore[arg-type]  # fan_out reads only the events built
-    feed.events = [(str(k), f"event: move\nid: {k}\ndata: {'x' * 3000}\n\n") for k in range(1, 41)]
-    full_w, full_r = socket.socketpair()
-    fine_w, fine_r = socket.socketpair()
-    gone_w, gone_r = socket.socketpair()
-    for sock in (full_w, fine_w, gone_w):
-        sock.setblocking(False)
-    full_w.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
-    gone_r.close()
-    try:
-        full, fine, gone = events.Parked(full_w, True), events.Parked(fine_w, False), events.Parked(gone_w, True)
-        for stream in (full, fine, gone):
-            stream.sent = 39
-            assert not feed.park(stream)  # behind the feed: it must send what it lacks itself first
-            stream.sent = 40  # each has had the 40 events
-            assert feed.park(stream)
-        feed.events.extend((str(k), f"event: move\nid: {k}\ndata: {'y' * 40_000}\n\n") for k in (41, 42))
-        feed.fan_out()
-        body = "".join(text for _, text in feed.events[40:]).encode()
-        chunk = b"%X\r\n%s\r\n" % (len(body), body)
-        assert full.pending and full.wake.is_set() and id(full) not in feed.parked  # woken with the rest
-        assert gone.broken and gone.wake.is_set() and id(gone) not in feed.parked  # woken to end
-        assert not fine.wake.is_set() and id(fine) in feed.parked and not fine.pending  # asleep, served
-        assert full.sent == fine.sent == 42
-        fine_r.settimeout(5)
-        got = b""
-        while len(got) < len(body):
-            got += fine_r.recv(1 << 20)
-        assert got == body  # HTTP/1.0: the events as they are
-        taken = chunk[: len(chunk) - len(full.pending)]
-        full_w.setblocking(True)
-        full_r.settimeout(5)
-        received = b""
-        sender = threading.Thread(target=full_w.sendall, args=(full.pending,))  # the stream's own write
-        sender.start()
-        while len(received) < len(chunk):
-            received += full_r.recv(1 << 20)
-        sender.join(5)
-        assert received == chunk and received.startswith(taken)  # one chunk, whole, in order
-    finally:
-        for sock in (full_w, full_r, fine_w, fine_r, gone_w):
-            sock.close()
+def test_no_stream_writes_past_the_wsgi_server() -> None:
+    """Issue 33: the feed wrote hand-made HTTP chunks with ``os.write`` on gunicorn's socket
+    (``environ["gunicorn.socket"]``), past every middleware.  Every event now goes through the
+    WSGI answer's iterator, as any answer does."""
+    for path in sorted((ROOT / "service/matches").rglob("*.py")):  # (service/web/guard.py's reading is issue 33's too)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        named = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+        assert "gunicorn.socket" not in named, path  # the client's socket, as gunicorn keeps it in the environ
+    tree = ast.parse((ROOT / "service/matches/events.py").read_text(encoding="utf-8"))
+    calls = {ast.unparse(n.func).rpartition(".")[2] for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    assert not {"write", "writev", "send", "sendall", "fileno"} & calls
 
 
 def test_a_flag_that_falls_due_reaches_every_sleeping_stream(redis_server: Any, tmp_path: Path) -> None:

@@ -188,7 +188,7 @@ def test_a_cluster_outage_is_a_503_and_a_warning_not_a_traceback(
     with caplog.at_level(logging.INFO, logger="service"):
         r = client.get(f"/v1/matches/{m.id}")
     assert r.status_code == 503 and r.json["error"]["details"] == {"redis": "down"}
-    said = [rec for rec in caplog.records if rec.name == "service.matches.routes"]
+    said = [rec for rec in caplog.records if rec.name == "service.matches.failures"]
     assert [(rec.levelname, rec.exc_info) for rec in said] == [("WARNING", None)]
     assert "CLUSTERDOWN" in said[0].getMessage()
 

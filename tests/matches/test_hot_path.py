@@ -20,8 +20,10 @@ from test_whole_matches import choose
 
 from engine.registry import GAMES
 from service import create_app
-from service.matches import db, referee
+from service.matches import db
 from service.matches.db import get_positions
+from service.matches.jsontext import canonical, compact, parse_json
+from service.matches.record import iso
 from service.web.schemas import match_move_request as move_request
 from service.web.schemas import plain_move
 
@@ -94,8 +96,8 @@ exact_values = st.recursive(
 @settings(max_examples=400, deadline=None)
 @given(exact_values)
 def test_compact_and_canonical_write_what_json_writes(value: Any) -> None:
-    assert referee.compact(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    assert referee.canonical(value) == json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert compact(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    assert canonical(value) == json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 within_64_bits = st.recursive(
@@ -108,7 +110,7 @@ within_64_bits = st.recursive(
 @settings(max_examples=200, deadline=None)
 @given(within_64_bits)
 def test_live_text_reads_back_exactly(value: Any) -> None:
-    assert referee.parse_json(referee.compact(value)) == value
+    assert parse_json(compact(value)) == value
 
 
 def test_a_seed_of_any_size_stays_exact_in_the_record(client: FlaskClient, new_match: NewMatch) -> None:
@@ -125,12 +127,12 @@ def test_a_seed_of_any_size_stays_exact_in_the_record(client: FlaskClient, new_m
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_floats_read_back_the_same(x: float) -> None:
     # the text of a float may differ from json's in an exponent's form (1e-7, json 1e-07), never in value
-    text = referee.compact({"bank_s": x})
-    assert json.loads(text) == {"bank_s": x} == referee.parse_json(text)
+    text = compact({"bank_s": x})
+    assert json.loads(text) == {"bank_s": x} == parse_json(text)
 
 
 def test_live_text_only_the_standard_library_reads_is_read_all_the_same() -> None:
-    assert referee.parse_json('{"x": NaN}')["x"] != referee.parse_json('{"x": NaN}')["x"]  # NaN, as json.loads has it
+    assert parse_json('{"x": NaN}')["x"] != parse_json('{"x": NaN}')["x"]  # NaN, as json.loads has it
 
 
 # -- time ---------------------------------------------------------------------------------
@@ -140,7 +142,7 @@ def test_live_text_only_the_standard_library_reads_is_read_all_the_same() -> Non
 @given(st.integers(0, 4_102_444_800_000))  # 1970 to 2100, in ms
 def test_iso_is_rfc3339_utc_with_milliseconds(ms: int) -> None:
     expected = datetime.fromtimestamp(ms // 1000, UTC).replace(microsecond=(ms % 1000) * 1000)
-    assert referee.iso(ms) == expected.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    assert iso(ms) == expected.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 # -- engine states kept between moves ------------------------------------------------------

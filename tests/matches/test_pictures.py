@@ -91,10 +91,11 @@ def test_a_finished_match_is_cached_at_its_end(client: FlaskClient, new_match: N
     post = get(client, m, "post").get_data(as_text=True)
     # A resignation is no move: the position keeps the ply of the last move (issue 22: one numbering),
     # and the post's picture is the finished match's latest, named without a ply.
-    assert post.startswith("**Catchup, ply 2**") and "- Red resigns." in post and "**Blue wins: Red resigned.**" in post
+    assert post.startswith("**Catchup (standard), ply 2**") and "- Red resigns." in post
+    assert "**Blue wins: Red resigned.**" in post
     assert f"(<http://localhost/v1/matches/{m.id}/board.png>)" in post
     before = get(client, m, "post", ply=2).get_data(as_text=True)  # ply 2: the position before the resignation
-    assert before.startswith("**Catchup, ply 2: Blue plays") and "Red to move" in before and "resign" not in before
+    assert before.startswith("**Catchup (standard), ply 2: Blue plays") and "Red to move" in before and "resign" not in before
 
 
 def test_after_an_illegal_attempt_the_post_links_the_position_by_its_ply(client: FlaskClient, new_match: NewMatch) -> None:
@@ -119,8 +120,9 @@ def test_ply_is_the_position_s_own_ply_in_a_match_set_up_from_a_position(client:
     assert m.state()["ply"] == 13
     assert m.move(1, "B1 B3", 13).status_code == 200
     post = get(client, m, "post", ply=14).get_data(as_text=True)
-    assert post.startswith("**Bug, ply 14: Blue plays B1 B3**")
-    assert f"![Bug (genius), side 3, ply 14](<http://localhost/v1/matches/{m.id}/board.png?ply=14>)" in post
+    assert post.startswith("**Bug (genius), ply 14: Blue plays B1 B3**")
+    assert "![The board of Bug (genius), side 3, ply 14, after Blue plays B1 B3. " in post
+    assert f"(R-B3, R-B4)](<http://localhost/v1/matches/{m.id}/board.png?ply=14>)" in post
     svg = get(client, m, "board.svg", ply=13).get_data(as_text=True)
     assert "side 3, ply 13" in svg and "B1" not in re.findall(r'class="last"[^>]*data-cell="(\w+)"', svg)
     assert "ply 14" in get(client, m, "board.svg", ply=14).get_data(as_text=True)
@@ -147,6 +149,16 @@ def test_the_post_links_its_png_and_says_the_clocks(client: FlaskClient, new_mat
     assert re.search(r"```text\n.*\n```", get(client, m, "post", ply=0).get_data(as_text=True), re.S)
 
 
+@pytest.mark.parametrize("fmt", ["markdown", "discord", "bbcode", "text"])
+def test_names_in_the_picture_link_are_percent_encoded(client: FlaskClient, new_match: NewMatch, fmt: str) -> None:
+    """Issue 35: the link echoed ``names=@everyone,Bob`` as sent; a mention cannot sit in a link line."""
+    m = new_match("catchup", {"size": 3})
+    text = get(client, m, "post", names="@everyone,[Bob](x)", format=fmt).get_data(as_text=True)
+    link = re.findall(r"http://localhost/v1/matches/\S*?board\.png[^\s>\[]*", text)[0]
+    assert link.endswith("board.png?ply=0&names=%40everyone,%5BBob%5D%28x%29"), link
+    assert "@everyone" not in text  # the names said elsewhere are defused too (a zero-width space after @)
+
+
 def test_the_post_in_each_format_for_where_the_umpire_posts(
     client: FlaskClient, new_match: NewMatch, fake_clock: FakeClock
 ) -> None:
@@ -168,7 +180,7 @@ def test_the_records_own_entries_a_flag_and_a_pass(client: FlaskClient, new_matc
     m = new_match("crystal", options, clock={"turn_s": 1, "bank_s": 0})
     fake_clock.advance(2.5)  # seat 0 flags; its proxy window lapses: the turn passes (R-X6), a `timeout` entry
     post = get(client, m, "post", ply=1).get_data(as_text=True)
-    assert post.startswith("**Crystal Connector, ply 1: Player 1 plays (no shifts: time ran out, R-X6)**")
+    assert post.startswith("**Crystal Connector (no anomalies), ply 1: Player 1's turn passes with no shifts (R-X6)**")
     assert "- Player 1 ran out of time" in post
 
 

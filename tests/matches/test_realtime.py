@@ -23,8 +23,9 @@ from matchkit import NewMatch
 from served import call
 from test_clocks import CRYSTAL, a_turn
 
-from service.matches import referee, sweeper
-from service.matches.referee import Live
+from service.matches import sweeper
+from service.matches.match import Live
+from service.matches.record import iso
 from service.matches.store import Store
 from service.run import embedded
 from umpire.server import free_port
@@ -66,7 +67,7 @@ def test_sweeper_flags_on_time_with_nobody_asking(new_match: NewMatch, store: St
     assert (live.state["end"], live.state["winner"]) == ("flag", 1)
     assert applied_ms - deadline_ms < 500  # applied promptly, not on some later read
     flag = m.record()["moves"][0]
-    assert (flag["kind"], flag["at"]) == ("flag", referee.iso(deadline_ms))
+    assert (flag["kind"], flag["at"]) == ("flag", iso(deadline_ms))
 
 
 def test_crystal_proxy_and_pass_in_real_seconds(new_match: NewMatch, store: Store, running_sweeper: None) -> None:
@@ -153,7 +154,7 @@ def test_make_run_serves_sweeps_and_restarts_without_loss(tmp_path: Path) -> Non
         down_ms = (time.time() - read_at) * 1000
         assert after["state"] == before["state"]
         # The deadline is intact, or moved later by the time the service was down (RULES R-T3: a stop
-        # of more than 3 s without a sweeper's look is credited to the running clock), never earlier.
+        # of more than 3 s without any serving process's beat is credited to the running clock), never earlier.
         shift = _ms(after["clock"]["deadline"]) - _ms(before["clock"]["deadline"])
         assert shift == 0 or 3000 < shift <= down_ms, (shift, down_ms)
     finally:

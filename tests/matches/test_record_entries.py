@@ -5,14 +5,20 @@ milliseconds from a fixed start (RULES R-T1)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from typing import Any
 
 import pytest
 
 from engine.clock import ClockSpec, MatchClock
 from engine.registry import GAMES
 from service.matches import referee
-from service.matches.record import Entry
-from service.matches.referee import Accepted, Ended, Forfeit, Live, Meta, Refused
+from service.matches.answers import answer_of
+from service.matches.description import describe, describe_step
+from service.matches.jsontext import compact, parse_json
+from service.matches.match import Live, Meta
+from service.matches.record import Entry, entries_of, last_step, walk
+from service.matches.referee import Accepted, Ended, Forfeit, Refused
 
 T0 = 1_800_000_000_000
 SPEC = ClockSpec(turn_ms=1000, bank_ms=3000, step_ms=1000, on_flag="loses")
@@ -40,13 +46,13 @@ STORED = [
 
 
 def parsed(text: str) -> Entry:
-    return Entry.from_json(referee.parse_json(text))
+    return Entry.from_json(parse_json(text))
 
 
 @pytest.mark.parametrize("text", STORED, ids=lambda t: json.loads(t)["k"])
 def test_every_stored_kind_reads_and_writes_back_the_same_text(text: str) -> None:
     entry = parsed(text)
-    assert referee.compact(entry.to_json()) == text
+    assert compact(entry.to_json()) == text
     assert Entry.from_json(entry.to_json()) == entry
 
 
@@ -121,15 +127,21 @@ def fresh() -> Live:
     return referee.start(GAME, GAME.new({"size": 3}), SPEC, T0)
 
 
+def answered(m: Meta, before: Live, result: referee.Result) -> dict[str, Any]:
+    """The HTTP answer to a result once committed: its description, written (service/matches/answers.py)."""
+    return answer_of(describe(m, result.entry, before.state, result.live.state, result.events))
+
+
 def test_a_legal_move_is_accepted_with_its_answer_and_charge() -> None:
     result = referee.judge(GAME, meta(), fresh(), 0, "A1", T0 + 2500)
     assert isinstance(result, Accepted)
+    answer = answered(meta(), fresh(), result)
     e = result.entry
     assert (e.kind, e.used, e.charged, e.left) == ("move", 2500, 2000, 1000)  # 1.5 s over the turn: 2 steps (R-T1)
     assert result.live.clock == MatchClock(SPEC, (1000, 3000), 1, T0 + 2500, False)
-    assert result.answer["legal"] is True and result.answer["move"] == "A1"
-    assert result.answer["clock"]["seats"]["0"]["bank_s"] == 1.0
-    assert result.events == result.answer["events"]
+    assert answer["legal"] is True and answer["move"] == "A1"
+    assert answer["clock"]["seats"]["0"]["bank_s"] == 1.0
+    assert result.events == answer["events"]
 
 
 def test_an_illegal_move_is_refused_and_changes_nothing_under_reject() -> None:
@@ -137,8 +149,11 @@ def test_an_illegal_move_is_refused_and_changes_nothing_under_reject() -> None:
     result = referee.judge(GAME, meta(), live, 0, "Z9", T0 + 100)
     assert isinstance(result, Refused)
     assert result.entry.kind == "illegal" and result.entry.forfeit is False
-    assert result.answer["legal"] is False and result.answer["error"]["code"] == result.entry.error["code"]  # type: ignore[index]
-    assert result.answer["clock"]["seats"]["0"]["remaining_s"] == 3.9  # the turn runs on: 4 s less 0.1 s
+    assert result.live == replace(live, refused=1)  # unchanged but for the turn's count of refused attempts
+    answer = answered(meta(), live, result)
+    assert answer["legal"] is False and answer["error"]["code"] == result.entry.error["code"]  # type: ignore[index]
+    assert answer["clock"]["seats"]["0"]["remaining_s"] == 3.9  # the turn runs on: 4 s less 0.1 s
+    assert answer["events"] == [] and answer["state"] == live.state
 
 
 def test_an_illegal_move_forfeits_under_forfeit_through_the_finisher() -> None:
@@ -148,7 +163,8 @@ def test_an_illegal_move_forfeits_under_forfeit_through_the_finisher() -> None:
     assert (state["status"], state["winner"], state["end"]) == ("finished", 1, "illegal")
     assert result.live.clock == MatchClock(SPEC, (3000, 3000), None, T0 + 100, False)
     assert result.live.finished_ms == T0 + 100
-    assert result.answer["legal"] is False and result.answer["events"] == result.events
+    answer = answered(meta("forfeit"), fresh(), result)
+    assert answer["legal"] is False and answer["events"] == result.events
 
 
 def test_a_resignation_and_an_abort_end_through_the_finisher() -> None:
@@ -156,7 +172,8 @@ def test_a_resignation_and_an_abort_end_through_the_finisher() -> None:
     assert isinstance(resigned, Ended)
     assert (resigned.live.state["winner"], resigned.live.state["end"]) == (0, "resign")
     assert resigned.entry.used == 0  # seat 1's turn was not running
-    assert resigned.answer["events"] == resigned.events and resigned.answer["clock"]["to_move"] is None
+    answer = answered(meta(), fresh(), resigned)
+    assert answer["events"] == resigned.events and answer["clock"]["to_move"] is None
     aborted = referee.abort(GAME, meta(), fresh(), T0 + 300)
     assert (aborted.live.state["winner"], aborted.live.state["end"]) == (None, "aborted")
     assert aborted.live.clock == MatchClock(SPEC, (3000, 3000), None, T0 + 300, False)
@@ -175,10 +192,9 @@ def test_a_first_answer_equals_the_answer_rebuilt_from_the_record() -> None:
     m, live = meta(), fresh()
     result = referee.judge(GAME, m, live, 0, "A1", T0 + 700)
     assert isinstance(result, Accepted)
-    stored = referee.entries_of([referee.compact(result.entry.to_json())])
-    step = referee.last_step(GAME, m, stored)
-    rebuilt = referee.move_answer(m, step.entry, GAME.dump(step.before), GAME.dump(step.after), step.events)
-    assert referee.compact(rebuilt) == referee.compact(result.answer)
+    stored = entries_of([compact(result.entry.to_json())])
+    rebuilt = describe_step(GAME, m, last_step(GAME, m, stored))
+    assert compact(answer_of(rebuilt)) == compact(answered(m, live, result))
 
 
 # -- the umpire's controls (issue 22) ---------------------------------------------------
@@ -193,13 +209,13 @@ def test_every_control_round_trips_and_only_adjudicate_changes_the_game() -> Non
     judged = referee.adjudicate(GAME, m, token.live, None, "agreed", T0 + 9600)
     made = [paused.entry, given.entry, resumed.entry, token.entry, judged.entry]
     for e in made:
-        assert Entry.from_json(referee.parse_json(referee.compact(e.to_json()))) == e
+        assert Entry.from_json(parse_json(compact(e.to_json()))) == e
     assert [e.replay_word() for e in made] == [None, None, None, None, "adjudicate draw"]
     assert given.entry.to_json()["a"] == 30_000 and given.live.clock.banks == (3000, 33_000)
     # the clocks a control leaves are kept in its entry: paused at 7.25 s, then 1.75 s later running again
     assert paused.entry.clock_after(SPEC, 0) == paused.live.clock and paused.live.clock.deadline is None
     assert resumed.entry.clock_after(SPEC, 0).deadline == T0 + 1750 + 4000
     assert (judged.live.state["end"], judged.live.state["winner"]) == ("adjudicated", None)
-    steps = list(referee.walk(GAME, m, made))
+    steps = list(walk(GAME, m, made))
     assert [s.after is s.before for s in steps] == [True, True, True, True, False]
     assert steps[1].events == [{"type": "umpire", "action": "add_time", "seat": 1, "seconds": 30.0}]

@@ -2,10 +2,12 @@
 the layout again after a failover; a pool disconnecting) is a broken connection, which the clients retry and
 the app answers ``503`` at worst: not an ``AttributeError`` from redis-py's hiredis parser, whose reader and
 socket were set to None under the read (a CI run's tests/matches/test_cluster.py met it; in a request it
-would have been a ``500``).  service/matches/store.py ``ClosedMeanwhileParser``, wired into every client."""
+would have been a ``500``).  service/matches/redisclient.py ``ClosedMeanwhileParser``, wired into every client."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -13,7 +15,10 @@ import pytest
 import redis
 from redis._parsers import _HiredisParser
 
-from service.matches.store import ClosedMeanwhileParser, Store, make_client
+from service.matches.redisclient import WORKAROUND_FOR, ClosedMeanwhileParser, make_client
+from service.matches.store import Store
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def rigged(parser_class: type[_HiredisParser]) -> _HiredisParser:
@@ -65,3 +70,14 @@ def test_the_stores_clients_read_with_it(store: Store) -> None:
             assert isinstance(connection._parser, ClosedMeanwhileParser)
         finally:
             client.connection_pool.release(connection)
+
+
+def test_the_workaround_is_pinned_to_the_redis_py_it_was_written_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 33: a subclass of a dependency's private class lives only behind an exact pin of the versions it was
+    read for; on any other redis-py (8.1.0 fixes the race itself) the clients read with redis-py's own parser."""
+    pinned = re.search(r'"redis==([0-9.]+)"', (ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert pinned is not None and (pinned.group(1),) == WORKAROUND_FOR
+    assert redis.__version__ in WORKAROUND_FOR  # what is installed is what the lock and the pin say
+    monkeypatch.setattr(redis, "__version__", "8.1.0")
+    connection = make_client("redis://127.0.0.1:6379/0", 0.5).connection_pool.make_connection()
+    assert type(connection._parser) is _HiredisParser

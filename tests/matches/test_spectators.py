@@ -53,8 +53,8 @@ class Reader(threading.Thread):
 def test_each_event_is_built_once_per_process_whatever_the_listeners(app: Flask, new_match: NewMatch, monkeypatch: Any) -> None:
     built: list[int] = []
     reads: list[int] = []
-    step_events, settled = events.step_events, events.settled
-    monkeypatch.setattr(events, "step_events", lambda *a: built.append(1) or step_events(*a))
+    describe_step, settled = events.describe_step, events.settled
+    monkeypatch.setattr(events, "describe_step", lambda *a: built.append(1) or describe_step(*a))
     monkeypatch.setattr(events, "settled", lambda *a: reads.append(1) or settled(*a))
     m: Match = new_match("catchup", {"size": 3})
     readers = [Reader(app, m.id, 1 + 3) for _ in range(20)]  # the state, then three moves

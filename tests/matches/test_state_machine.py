@@ -53,8 +53,10 @@ from matchkit import START_MS, FakeClock, Match
 from engine.errors import MoveError
 from engine.game import Outcome
 from engine.registry import GAMES
-from service.matches import referee
-from service.matches import routes as matches
+from service.matches import changes, referee
+from service.matches.match import Live
+from service.matches.record import Entry
+from service.matches.referee import REFUSED_PER_TURN
 from service.matches.store import Store
 
 GRID = ["GRGRRR", "BGRYBY", "GGYRGB", "YYRGYB", "GYBBRB", "RGYYBB"]
@@ -115,6 +117,7 @@ class Model:
         self.banks: list[int] = [round(c["bank_s"] * 1000)] * 2
         self.mover: int | None = m.created["state"]["to_move"]
         self.start, self.proxy = now, False
+        self.refused = 0  # the running turn's refused attempts (issue 34: REFUSED_PER_TURN, then 429)
         self.record: list[dict[str, Any]] = []
         self.firsts: dict[int, First] = {}
         self.keys: dict[str, tuple[int, int, str]] = {}  # Idempotency-Key -> (ply, seat, move), while ongoing
@@ -167,7 +170,7 @@ class Model:
                     until = iso(at + self.turn)
                     flag = [{"type": "flag", "player": seat, "proxy": True, "until": until}]
                     self.entry("flag", seat, None, None, at, flag, used=at - self.start, charged=bank, proxy=True)
-                    self.start, self.proxy = at, True
+                    self.start, self.proxy, self.refused = at, True, 0
                 else:  # R-T1: the flagged seat loses
                     after, events = self.game.timeout(self.state)
                     self.entry("flag", seat, None, None, at, events, used=at - self.start, charged=bank)
@@ -177,6 +180,7 @@ class Model:
                 default = next((e["default"] for e in events if e.get("type") == "flag" and "default" in e), None)
                 self.entry("pass", seat, None, default, at, events, used=at - self.start, proxy=True)
                 self.state, self.mover, self.start, self.proxy = after, self.game.dump(after)["to_move"], at, False
+                self.refused = 0
                 if self.mover is None:
                     self.end(after, at)
 
@@ -232,7 +236,7 @@ class Model:
             self.entry("move", mover, seat, verdict.move, now, verdict.events, used=used, charged=charged,
                        left=bank - charged, proxy=self.proxy)  # fmt: skip
             self.banks[mover] -= charged
-            self.state, self.start, self.proxy = verdict.state, now, False
+            self.state, self.start, self.proxy, self.refused = verdict.state, now, False, 0
             self.mover = self.dumped["to_move"]
             if key is not None:
                 self.keys[key] = (ply, seat, text)
@@ -243,8 +247,11 @@ class Model:
         assert isinstance(verdict.error, MoveError) and verdict.move is None
         err = verdict.error.to_json()
         if self.policy == "reject" or seat != mover:  # kept; nothing else changes (a proxy's never forfeits)
-            attempt = [{"type": "illegal", "player": mover, "move": text, **err}]
-            self.entry("illegal", mover, seat, text, now, attempt, error=err, forfeit=False)
+            if self.refused >= REFUSED_PER_TURN:  # past the turn's few: refused, recorded nowhere
+                return 429, ("too_many_attempts", {"limit": REFUSED_PER_TURN, "ply": self.ply}), None
+            self.refused += 1
+            attempt = [{"type": "illegal", "player": seat, "move": text, **err}]  # the attempt of the seat that sent it
+            self.entry("illegal", mover, seat, text, now, attempt, error=err, forfeit=False, proxy=self.proxy)
             return 422, self.verdict(False, now, [], error=err), None
         after, events = self.game.forfeit(self.state, mover, verdict.error)
         self.entry("illegal", mover, seat, text, now, events, error=err, forfeit=True)
@@ -484,7 +491,7 @@ def test_the_match_api_against_its_model(client: FlaskClient, fake_clock: FakeCl
 def _negative_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     real = referee.settle
 
-    def settle(*args: Any) -> tuple[referee.Live, list[referee.Entry]]:
+    def settle(*args: Any) -> tuple[Live, list[Entry]]:
         live, entries = real(*args)
         # a sign slip: the flag's time used below zero
         return live, [replace(e, used=-(e.used or 0)) if e.kind == "flag" else e for e in entries]
@@ -493,15 +500,15 @@ def _negative_clock(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _retry_answers_differently(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = matches.replayed
+    real = changes.json_text
 
-    def replayed(*args: Any) -> Any:
-        out = real(*args)
-        if isinstance(out, Response):
+    def json_text(status: int, value: Any, replayed: bool = False) -> Response:
+        out = real(status, value, replayed)
+        if replayed:
             out.set_data(json.dumps(out.get_json()))  # the same JSON, other bytes
         return out
 
-    monkeypatch.setattr(matches, "replayed", replayed)
+    monkeypatch.setattr(changes, "json_text", json_text)
 
 
 def _entry_dropped(monkeypatch: pytest.MonkeyPatch) -> None:

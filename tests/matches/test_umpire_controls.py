@@ -14,7 +14,8 @@ import pytest
 from flask.testing import FlaskClient
 from matchkit import START_MS, FakeClock, Match, NewMatch
 
-from service.matches import referee, sweeper
+from service.matches import sweeper
+from service.matches.record import iso
 from service.matches.store import Store, shard_of
 
 ADMIN = "admin-secret"
@@ -22,7 +23,7 @@ CLOCK = {"turn_s": 20, "bank_s": 60, "step_s": 1}  # 80 s before a first flag
 
 
 def at(seconds: float) -> str:
-    return referee.iso(START_MS + round(seconds * 1000))
+    return iso(START_MS + round(seconds * 1000))
 
 
 def umpire(m: Match) -> dict[str, str]:
@@ -218,6 +219,20 @@ def test_adjudication_ends_the_match_through_the_record_and_replays(client: Flas
     assert record["moves"][-1]["reason"] == "seat 0 left the hall"
     replayed = client.post("/v1/games/catchup/replay", json=record["replay"])
     assert replayed.status_code == 200 and replayed.json["state"]["end"] == "adjudicated", replayed.json
+
+
+@pytest.mark.parametrize(("players", "named"), [(None, "Player 2"), (["Ann", "Bob"], "Bob")])
+def test_the_record_names_the_seat_an_adjudication_gives_the_game_to(client: FlaskClient, players: Any, named: str) -> None:
+    """Issue 35: "adjudicate 1" is seat 1, which Crystal's rules call Player 2 (RULES: player 0 is the
+    seed's Player 1): the record's text says whose seat it is, the match's name or the rules' own."""
+    body = {"game": "crystal", "options": {"grid": ["GRGRRR", "BGRYBY", "GGYRGB", "YYRGYB", "GYBBRB", "RGYYBB"],
+            "colors": [["red", "green"], ["blue", "yellow"]], "first": 0}, "clock": CLOCK, "players": players}  # fmt: skip
+    made = client.post("/v1/matches", json=body).json
+    m = Match(client, made["match_id"], (made["seats"]["0"], made["seats"]["1"]), made)
+    assert control(m, "adjudicate", {"winner": 1, "reason": "time"}).status_code == 200
+    text = m.record()["text"]
+    assert f'[Result "0-1"] {{adjudicated; seat 1 ({named}) won}}' in text
+    assert f": seat 1 ({named}) wins (time)}}" in text.splitlines()[-1] and text.splitlines()[-1].startswith("1. adjudicate 1 {")
 
 
 def test_a_draw_by_adjudication(new_match: NewMatch) -> None:

@@ -11,7 +11,12 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import random
+import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
 import urllib.request
@@ -30,8 +35,8 @@ from openapi_check import SpecChecker
 
 from engine.registry import GAMES
 from service.matches import outbox
+from service.matches.deliverer import Deliverer
 from service.matches.store import Store, shard_of
-from service.matches.webhooks import Deliverer
 
 Json = dict[str, Any]
 FAST = {
@@ -248,12 +253,20 @@ def test_each_format_gets_every_change_once_in_order(
     assert discord[0]["png"] != discord[1]["png"]  # the picture after each move
     assert "illegal" in discord[3]["text"].lower()  # an illegal attempt is announced, the board as it was
     assert "resign" in discord[4]["text"].lower()
+    assert discord[3]["png"] is None  # a refused attempt changed nothing: no picture (issue 34 item 6)
+    # the picture's description says the position it shows, by its ply and the move, not the record's count
+    # (issue 35 item 10: "The board after change 43" at ply 38)
+    assert discord[0]["alt"].startswith("The board of Catchup") and "ply 1, after Ann plays C3" in discord[0]["alt"]
+    assert "ply 2, after Bob plays" in discord[1]["alt"] and "change" not in discord[1]["alt"]
     # Slack: the picture by its public address, the ply of board.png
     slack = hooks[1].accepted
+    assert [b["type"] for b in slack[3]["blocks"]] == ["section"] and "illegal" in slack[3]["text"]
     for k, a in enumerate(slack):
-        # The position's own ply: an illegal attempt shows ply 3 again; the resignation, an end without a move,
-        # is the finished match's latest position (no ply: it kept ply 3, which names the position before it).
-        ply = min(k + 1, 3) if k < 4 else None
+        if k == 3:
+            continue  # the refused attempt: no picture
+        # The position's own ply; the resignation, an end without a move, is the finished
+        # match's latest position (no ply: it kept ply 3, which names the position before it).
+        ply = k + 1 if k < 3 else None
         query = "" if ply is None else f"?ply={ply}"
         image = a["blocks"][1]
         assert image["image_url"] == f"https://umpire.example.org/v1/matches/{m.id}/board.png{query}", image
@@ -261,7 +274,8 @@ def test_each_format_gets_every_change_once_in_order(
         assert picture.status_code == 200 and picture.data.startswith(PNG_MAGIC)
     # json: the event stream's events, the record's changes
     bodies = [a["body"] for a in hooks[2].accepted]
-    assert [b["seq"] for b in bodies] == [1, 2, 3, 4, 5]
+    assert [b["seq"] for b in bodies] == [b["last_seq"] for b in bodies] == [1, 2, 3, 4, 5]
+    assert [b["picture"] is None for b in bodies] == [False, False, False, True, False]
     assert [[e["type"] for e in b["events"]] for b in bodies] == [["move"], ["move"], ["move"], ["illegal"], ["resign", "end"]]
     assert [e["id"] for b in bodies for e in b["events"]] == ["1", "2", "3", "3.1", "3.2", "3.3"]
     assert [b["events"][0]["move"] for b in bodies[:3]] == [e["move"] for e in record[:3]]
@@ -366,13 +380,20 @@ def test_a_claim_is_taken_once(app: Flask, store: Store, client: FlaskClient) ->
     app.config["WEBHOOK_ALLOW"] = "hooks.example.org"
     r = client.post("/v1/matches", json={"game": "catchup", "webhooks": [HOOK]})
     match_id = r.json["match_id"]
-    assert outbox.claim(store, match_id, 0, 0, "a") == 1
-    assert outbox.claim(store, match_id, 0, 0, "b") == 0  # leased by a
-    assert outbox.claim(store, match_id, 0, 1, "b") == 0  # not the webhook's next change
+    assert outbox.claim(store, match_id, 0, 0, 1, "a") == (1, 1)
+    assert outbox.claim(store, match_id, 0, 0, 1, "b") == (0, 1)  # leased by a
+    assert outbox.claim(store, match_id, 0, 1, 1, "b") == (0, 0)  # not the webhook's next change
+    assert not outbox.renew(store, match_id, 0, 0, "b") and outbox.renew(store, match_id, 0, 0, "a")
     assert not outbox.finish(store, match_id, 0, 0, "b", "ok")  # b holds no lease
     assert outbox.finish(store, match_id, 0, 0, "a", "ok")
-    assert outbox.claim(store, match_id, 0, 0, "b") == 0  # posted already
-    assert outbox.claim(store, match_id, 0, 1, "b") == 1
+    assert outbox.claim(store, match_id, 0, 0, 1, "b") == (0, 0)  # posted already
+    assert outbox.claim(store, match_id, 0, 1, 3, "b") == (1, 3)  # three refused attempts as one post
+    assert outbox.finish(store, match_id, 0, 1, "b", "retry", 0, {"seq": 2}, 3)
+    assert outbox.claim(store, match_id, 0, 1, 5, "a") == (0, 3)  # its retry covers the same three
+    assert outbox.claim(store, match_id, 0, 1, 3, "a") == (2, 3)
+    assert outbox.finish(store, match_id, 0, 1, "a", "ok", entries=3, refusals=True)
+    raw = outbox.read(store, match_id)
+    assert (raw["c:0"], raw["ok:0"], "n:0" in raw, int(raw["rp:0"]) > 0) == ("4", "4", False, True)
 
 
 @ADMIN
@@ -612,3 +633,513 @@ def test_a_post_over_the_size_cap_is_given_up_unsent(
     assert "WEBHOOK_MAX_BYTES" in seen[0]["last_error"]["error"] and seen[0]["last_error"]["gave_up"]
     # without PUBLIC_URL a Slack post has no picture: an incoming webhook takes no file
     assert [b["type"] for b in small.accepted[0]["blocks"]] == ["section"]
+
+
+# -- receivers that misbehave (issue 34) ----------------------------------------------------
+
+
+class Raw:
+    """A receiver on a raw socket of loopback, for what a WSGI server cannot do: it reads each
+    request whole, then answers as ``how`` says - ``ok`` (204), ``trickle`` (``HTTP/1.1 200 OK``
+    then one header byte every ``every_s``, for ``for_s`` at most), ``silent`` (reads, answers
+    nothing, for ``for_s`` at most), or ``answer`` (the bytes of ``reply`` as they are).  ``plan``
+    gives the first requests' ``how``; then ``how``.  Keeps each request's ``X-Umpire-Delivery``,
+    and the most connections it held at once."""
+
+    def __init__(self, how: str = "ok", plan: list[str] | None = None, every_s: float = 0.3, for_s: float = 30.0) -> None:
+        self.how, self.plan, self.every_s, self.for_s = how, list(plan or []), every_s, for_s
+        self.reply = b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n"
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.tries: list[str] = []  # X-Umpire-Delivery of each request read whole
+        self.arrived: dict[str, float] = {}  # the first time each delivery was read whole (monotonic)
+        self.bodies: list[bytes] = []
+        self.open = self.most = 0
+        self.on_request: Callable[[str], None] | None = None  # called once the request is read, before the answer
+        self.on_answered: Callable[[str], None] | None = None  # called once the answer is sent
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    fmt = "json"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/webhooks/123/{TOKEN}"
+
+    def serve(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=self.handle, args=(conn,), daemon=True).start()
+
+    def handle(self, conn: socket.socket) -> None:
+        with self.lock:
+            self.open += 1
+            self.most = max(self.most, self.open)
+        try:
+            conn.settimeout(10)
+            while not self.stop.is_set():  # requests on the connection, one after another (keep-alive)
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    head += chunk
+                top, _, body = head.partition(b"\r\n\r\n")
+                fields = dict(
+                    line.split(": ", 1) for line in top.decode("latin-1").split("\r\n")[1:] if ": " in line
+                )  # fmt: skip
+                size = int(fields.get("Content-Length", "0"))
+                while len(body) < size:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    body += chunk
+                delivery = fields.get("X-Umpire-Delivery", "")
+                with self.lock:
+                    self.tries.append(delivery)
+                    self.arrived.setdefault(delivery, time.monotonic())
+                    self.bodies.append(body)
+                    how = self.plan.pop(0) if self.plan else self.how
+                if self.on_request is not None:
+                    self.on_request(delivery)
+                if how == "ok":
+                    conn.sendall(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n")
+                    if self.on_answered is not None:
+                        self.on_answered(delivery)
+                elif how == "answer":
+                    conn.sendall(self.reply)
+                elif how == "trickle":
+                    conn.sendall(b"HTTP/1.1 200 OK\r\n")
+                    end = time.monotonic() + self.for_s
+                    while time.monotonic() < end and not self.stop.wait(self.every_s):
+                        conn.sendall(b"X")  # a header's name that never ends
+                    return
+                else:  # silent
+                    self.stop.wait(self.for_s)
+                    return
+        except OSError:
+            return
+        finally:
+            with self.lock:
+                self.open -= 1
+            conn.close()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.sock.close()
+        self.thread.join(5)
+
+
+@pytest.fixture
+def raw() -> Iterator[Callable[..., Raw]]:
+    made: list[Raw] = []
+
+    def make(how: str = "ok", **kw: Any) -> Raw:
+        made.append(Raw(how, **kw))
+        return made[-1]
+
+    yield make
+    for r in made:
+        r.close()
+
+
+def allow_raw(app: Flask, *receivers: Raw | Receiver) -> None:
+    app.config["WEBHOOK_ALLOW"] = ",".join(f"127.0.0.1:{r.port}" for r in receivers)
+
+
+def raw_match(client: FlaskClient, *hooks: Raw | Receiver, size: int = 3) -> Match:
+    body = {"game": "catchup", "options": {"size": size}, "webhooks": [{"url": h.url, "format": h.fmt} for h in hooks]}
+    r = client.post("/v1/matches", json=body)
+    assert r.status_code == 201, r.json
+    return Match(client, r.json["match_id"], (r.json["seats"]["0"], r.json["seats"]["1"]), r.json)
+
+
+# -- 3. inputs that once left a webhook stuck -------------------------------------------------
+
+
+@ADMIN
+@pytest.mark.parametrize("retry_after", [b"\xb2", "¹²".encode(), b"1e9", b"-5", b"Wed, 32 Foo 2025 99:99:99 GMT"])
+def test_a_malformed_retry_after_is_one_failed_try(
+    client: FlaskClient, app: Flask, raw: Callable[..., Raw], deliverers: Callable[[], Deliverer], retry_after: bytes
+) -> None:
+    """A 429 whose Retry-After is no number nor date (``²`` read as latin-1 is a "digit" to Python)
+    is a failed try like any 429: recorded, tried again after the backoff, then posted."""
+    hook = raw(plan=["answer"])
+    hook.reply = b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: " + retry_after + b"\r\nContent-Length: 0\r\n\r\n"
+    allow_raw(app, hook)
+    m = raw_match(client, hook)
+    deliverers()
+    assert m.move(0, "C3", 0).status_code == 200
+    seen = settled_status(client, m, 1)["webhooks"][0]
+    assert (seen["delivered"], seen["failed"], seen["pending"]) == (1, 0, 0)
+    assert [(f["status"], f["attempt"], f["gave_up"]) for f in seen["failures"]] == [(429, 1, False)]
+    assert hook.tries == [f"{m.id}:1"] * 2
+
+
+@pytest.mark.app_config(WEBHOOK_ALLOW="hooks.example.org")
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://hooks.example.org/api/webhooks/1/a\x7fb",  # DEL: httpx refuses it (InvalidURL)
+        "https://hooks.example.org/a\x00",
+        "https://xn--zz.hooks.example.org/a",  # not an IDNA label
+        "https://hooks.example.org:99999/a",  # no port
+        "https://hooks.example.org\\@evil.example/a",  # the two parsers would not agree on the host
+    ],
+)
+def test_a_url_the_http_client_refuses_is_refused_at_creation(client: FlaskClient, url: str) -> None:
+    r = client.post("/v1/matches", json={"game": "catchup", "webhooks": [{"url": url, "format": "json"}]})
+    assert r.status_code == 422 and r.json["error"]["code"] == "webhook_refused", r.json
+    assert r.json["error"]["details"]["field"] == "webhooks.0.url"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_url_allowed_at_creation_is_one_the_client_builds(seed: int) -> None:
+    """Random URLs on an allowed host, with any character: each one ``refusal`` lets through
+    is a request the deliverer's client builds, to the host and port that were allowed."""
+    import httpx
+
+    rnd = random.Random(seed)
+    allow = outbox.allowed("hooks.example.org,127.0.0.1:8080")
+    alphabet = [chr(c) for c in range(0, 0x80)] + ["é", "²", "\u2028", "\ufeff", "%", "@", "\\", ":", "#", "?", "[", "]"]
+    let_through = 0
+    for _ in range(2000):
+        head = rnd.choice(["https://hooks.example.org", "http://127.0.0.1:8080", "https://HOOKS.example.org:443"])
+        url = head + "/" + "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 12)))
+        if outbox.refusal(url, allow) is not None:
+            continue
+        let_through += 1
+        built = httpx.Request("POST", url)
+        assert (built.url.host, built.url.port or {"http": 80, "https": 443}[built.url.scheme]) in {
+            ("hooks.example.org", 443), ("127.0.0.1", 8080)
+        }, url  # fmt: skip
+    assert let_through > 100
+
+
+@ADMIN
+def test_a_stored_url_the_client_refuses_is_tried_then_given_up(
+    client: FlaskClient, app: Flask, store: Store, deliverers: Callable[[], Deliverer], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A match made before URLs were checked as the client checks them: its URL is checked again
+    before every post, as the allowed hosts are, so each change is given up at once (no try
+    could ever send it), recorded, and the webhook goes on: no stuck ``pending``, no traceback."""
+    app.config["WEBHOOK_ALLOW"] = "hooks.example.org"
+    app.config.update(FAST)
+    app.config["WEBHOOK_TRIES"] = 3
+    r = client.post("/v1/matches", json={"game": "catchup", "options": {"size": 3}, "webhooks": [HOOK]})
+    m = Match(client, r.json["match_id"], (r.json["seats"]["0"], r.json["seats"]["1"]), r.json)
+    bad = outbox.Hook("https://hooks.example.org/api/webhooks/1/a\x7fb", "json")
+    outbox.register(store, m.id, [bad])  # as stored then
+    deliverers()
+    assert m.move(0, "C3", 0).status_code == 200
+    assert m.move(1, "B2 B3", 1).status_code == 200
+    seen = settled_status(client, m, 2)["webhooks"][0]
+    assert (seen["delivered"], seen["failed"], seen["pending"]) == (0, 2, 0)
+    tried = [(f["seq"], f["attempt"], f["status"], f["gave_up"]) for f in reversed(seen["failures"])]
+    assert tried == [(1, 1, None, True), (2, 1, None, True)]
+    assert all("not a valid http or https URL" in f["error"] for f in seen["failures"])
+    assert not [r for r in caplog.records if r.exc_info]
+
+
+@ADMIN
+def test_any_error_while_making_a_post_is_a_failed_try(
+    client: FlaskClient, app: Flask, receivers: Callable[..., Receiver], deliverers: Callable[[], Deliverer],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """A post that cannot be made (here: the formats fail on the first change) fails its try,
+    recorded and tried again as any failed try, then given up; the next change is posted."""
+    from service.matches import webhook_formats
+
+    made = webhook_formats.payload
+
+    def payload(change: Any, *args: Any, **kw: Any) -> Any:
+        if change.seq == 1:
+            raise RuntimeError("the views could not draw it")
+        return made(change, *args, **kw)
+
+    monkeypatch.setattr(webhook_formats, "payload", payload)
+    hook = receivers("json")
+    allow(app, hook)
+    app.config["WEBHOOK_TRIES"] = 2
+    m = hooked(client, hook)
+    deliverers()
+    assert m.move(0, "C3", 0).status_code == 200
+    assert m.move(1, "B2 B3", 1).status_code == 200
+    seen = settled_status(client, m, 2)["webhooks"][0]
+    assert (seen["delivered"], seen["failed"], seen["pending"]) == (1, 1, 0)
+    assert [(f["seq"], f["attempt"], f["gave_up"]) for f in reversed(seen["failures"])] == [(1, 1, False), (1, 2, True)]
+    assert "RuntimeError" in seen["failures"][0]["error"]
+    assert [a["delivery"] for a in hook.accepted] == [f"{m.id}:2"]
+
+
+def test_retry_after_reads_seconds_and_dates_and_nothing_else() -> None:
+    import email.utils
+
+    from service.matches.webhook_send import retry_after
+
+    soon = email.utils.formatdate(time.time() + 30, usegmt=True)
+    assert retry_after("120") == 120 and retry_after(" 7 ") == 7 and 25 < retry_after(soon) <= 30
+    assert retry_after(email.utils.formatdate(time.time() - 30, usegmt=True)) == 0  # a date gone by: no wait
+    for bad in (None, "", "²", "¹²", "٣", "1.5", "-5", "1e9", "Wed, 32 Foo 2025 99:99:99 GMT", "\x00"):
+        assert retry_after(bad) == 0, bad
+
+
+# -- 1. one deadline a try, and no host holds every post ------------------------------------
+
+
+@ADMIN
+def test_a_receiver_that_trickles_its_headers_is_cut_at_the_deadline(
+    client: FlaskClient, app: Flask, raw: Callable[..., Raw], deliverers: Callable[[], Deliverer]
+) -> None:
+    """``HTTP/1.1 200 OK`` then a header byte every 0.3 s, for 30 s: each read is quick, the try is
+    not.  It is cut at WEBHOOK_TIMEOUT_S (1.5 s) for connecting, sending and the whole answer,
+    recorded as a timeout, and the change is posted by the next try."""
+    hook = raw(plan=["trickle"], every_s=0.3, for_s=30)
+    allow_raw(app, hook)
+    m = raw_match(client, hook)
+    app.config["WEBHOOK_TIMEOUT_S"] = 1.5
+    deliverers()
+    assert m.move(0, "C3", 0).status_code == 200
+    until(lambda: status(client, m)["webhooks"][0]["delivered"] == 1, timeout=12, what="the post after the cut")
+    seen = status(client, m)["webhooks"][0]
+    assert [(f["seq"], f["attempt"], f["status"]) for f in seen["failures"]] == [(1, 1, None)]
+    assert "timed out" in seen["failures"][0]["error"]
+    assert hook.tries == [f"{m.id}:1"] * 2
+
+
+@ADMIN
+def test_stalled_hosts_hold_a_few_tries_each_and_never_another_hosts_post(
+    client: FlaskClient, app: Flask, raw: Callable[..., Raw], receivers: Callable[..., Receiver],
+    deliverers: Callable[[], Deliverer],
+) -> None:  # fmt: skip
+    """Ten matches whose two webhooks never answer (on two hosts), each with a change to post: each
+    stalled host holds WEBHOOK_PER_HOST tries at most, the rest wait for it, and a match posting
+    elsewhere is posted at once, long before any stalled try ends (20 s)."""
+    stalled = [raw("silent", for_s=25), raw("silent", for_s=25)]
+    healthy = receivers("json")
+    allow_raw(app, *stalled, healthy)
+    crowd = [raw_match(client, *stalled) for _ in range(10)]
+    app.config.update(WEBHOOK_PER_HOST=2, WEBHOOK_TIMEOUT_S=20.0)
+    deliverers()
+    for m in crowd:
+        assert m.move(0, "C3", 0).status_code == 200
+    until(lambda: all(len(s.tries) >= 2 for s in stalled), what="both stalled hosts to hold their tries")
+    m = raw_match(client, healthy)
+    started = time.monotonic()
+    assert m.move(0, "C3", 0).status_code == 200
+    until(lambda: len(healthy.accepted) == 1, timeout=15, what="the healthy post")
+    assert time.monotonic() - started < 10  # not behind a stalled try (each holds 20 s)
+    assert [s.most for s in stalled] == [2, 2] and [len(s.tries) for s in stalled] == [2, 2]
+
+
+# -- 5. a deliverer killed mid-post ------------------------------------------------------------
+
+
+@pytest.fixture
+def spawned(app: Flask, prefix: str, redis_url: str) -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
+    """``flask --app service deliver`` processes on the tests' Redis and key prefix (killed at the end)."""
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def spawn(**settings: Any) -> subprocess.Popen[bytes]:
+        env = {
+            **os.environ,
+            "REDIS_URL": redis_url,
+            "REDIS_PREFIX": prefix,
+            "REDIS_CLUSTER": "1" if app.config["REDIS_CLUSTER"] else "0",
+            **{k: str(v) for k, v in FAST.items()},
+            "WEBHOOK_ALLOW": app.config["WEBHOOK_ALLOW"],
+            **{k: str(v) for k, v in settings.items()},
+        }
+        procs.append(subprocess.Popen([sys.executable, "-m", "flask", "--app", "service", "deliver"], env=env))
+        return procs[-1]
+
+    yield spawn
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+        p.wait(10)
+
+
+@ADMIN
+def test_a_deliverer_killed_mid_post_is_taken_over_at_once(
+    client: FlaskClient, app: Flask, raw: Callable[..., Raw], spawned: Callable[..., subprocess.Popen[bytes]]
+) -> None:
+    """SIGKILL the deliverer while the receiver holds its post (the receiver has the whole request):
+    the one started next posts that change again within a few seconds, not after a two-minute
+    lease, then goes on in order.  The same X-Umpire-Delivery both times (at least once)."""
+    hook = raw(plan=["silent"], for_s=60)
+    allow_raw(app, hook)
+    m = raw_match(client, hook)
+    first = spawned(WEBHOOK_TIMEOUT_S=60)
+    assert m.move(0, "C3", 0).status_code == 200
+    until(lambda: hook.tries == [f"{m.id}:1"], timeout=30, what="the first deliverer's post")
+    first.send_signal(signal.SIGKILL)
+    first.wait(10)
+    spawned(WEBHOOK_TIMEOUT_S=60)
+    restarted = time.monotonic()
+    until(lambda: len(hook.tries) == 2, timeout=30, what="the post again, by the deliverer started next")
+    assert time.monotonic() - restarted < 10  # its startup (the app, Redis) and the dead one's short lease
+    assert hook.tries == [f"{m.id}:1"] * 2
+    assert m.move(1, "B2 B3", 1).status_code == 200
+    until(lambda: len(hook.tries) == 3, what="the next change")
+    assert hook.tries[2] == f"{m.id}:2"
+    until(lambda: status(client, m)["webhooks"][0]["delivered"] == 2, what="both counted")
+
+
+@ADMIN
+def test_a_deliverer_killed_right_after_the_2xx_posts_the_change_again_with_its_delivery_id(
+    client: FlaskClient, app: Flask, raw: Callable[..., Raw], spawned: Callable[..., subprocess.Popen[bytes]]
+) -> None:
+    """The promise is at least once (issue 34 item 4): the receiver answers 204, and the deliverer
+    dies before it reads that answer (stopped when the request arrived, killed once it was answered).
+    The one started next posts the change again, with the same X-Umpire-Delivery (a receiver drops
+    the repeat by it), within a few seconds; then the next change, in order."""
+    hook = raw("ok")
+    allow_raw(app, hook)
+    m = raw_match(client, hook)
+    first = spawned()
+    hook.on_request = lambda delivery: first.send_signal(signal.SIGSTOP) if len(hook.tries) == 1 else None
+    hook.on_answered = lambda delivery: first.send_signal(signal.SIGKILL) if len(hook.tries) == 1 else None
+    assert m.move(0, "C3", 0).status_code == 200
+    until(lambda: first.poll() is not None, timeout=30, what="the first deliverer, killed after the answer")
+    assert hook.tries == [f"{m.id}:1"] and status(client, m)["webhooks"][0]["delivered"] == 0  # answered, not recorded
+    spawned()
+    restarted = time.monotonic()
+    until(lambda: len(hook.tries) == 2, timeout=30, what="the change again")
+    assert time.monotonic() - restarted < 10
+    assert hook.tries == [f"{m.id}:1", f"{m.id}:1"]  # the same delivery id: the receiver's to drop
+    assert m.move(1, "B2 B3", 1).status_code == 200
+    until(lambda: status(client, m)["webhooks"][0]["delivered"] == 2, what="both counted once")
+    assert hook.tries == [f"{m.id}:1", f"{m.id}:1", f"{m.id}:2"]
+
+
+# -- 2. what a deliverer keeps -----------------------------------------------------------------
+
+
+@ADMIN
+def test_a_stuck_webhook_does_not_make_the_deliverer_keep_every_change(
+    client: FlaskClient, app: Flask, raw: Callable[..., Raw], receivers: Callable[..., Receiver],
+    deliverers: Callable[[], Deliverer], monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """One webhook stuck on the first change (500 on every try, tried again every 50 ms) and one that
+    works, over 80 changes (the umpire pausing and resuming): the working one gets all 80, and the
+    deliverer never keeps more than KEPT_BYTES of changes made (pictures included: 300 KB here), nor
+    more than HEADS_KEPT positions of the match, where it kept every change from the stuck one on
+    (issue 34: 67 -> 354 MiB over 3,000 changes; here 80 changes, 2.1 MB of pictures alone)."""
+    from service.matches import deliverer as module
+
+    monkeypatch.setattr(module, "KEPT_BYTES", 300_000)
+    stuck, working = raw("answer"), receivers("discord")
+    stuck.reply = b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n"
+    allow_raw(app, stuck, working)
+    app.config.update(WEBHOOK_TRIES=10**6, WEBHOOK_BACKOFF_S=0.05, WEBHOOK_BACKOFF_MAX_S=0.05)
+    m = raw_match(client, stuck, working)
+    umpire = {"Authorization": f"Bearer {m.created['umpire']}"}
+    d = deliverers()
+    most = (0, 0, 0)
+    for k in range(40):
+        assert client.post(f"/v1/matches/{m.id}/pause", headers=umpire).status_code == 200
+        assert client.post(f"/v1/matches/{m.id}/resume", headers=umpire).status_code == 200
+        if k % 4 == 3:
+            until(lambda k=k: len(working.accepted) >= 2 * k, timeout=30, what="the working webhook to keep up")
+        count, size = d.kept_size()
+        heads = max((len(w.heads) for w in list(d.walkers.values())), default=0)
+        most = max(most, (count, size, heads))
+    until(lambda: status(client, m)["webhooks"][1]["delivered"] == 80, timeout=60, what="every change to the working one")
+    seen = status(client, m)["webhooks"]
+    assert (seen[0]["delivered"], seen[0]["pending"]) == (0, 80) and len(set(stuck.tries)) == 1 and len(stuck.tries) > 5
+    assert (seen[1]["delivered"], seen[1]["pending"]) == (80, 0)
+    count, size = d.kept_size()
+    assert most[2] <= module.HEADS_KEPT, most
+    one = max(c.kept_bytes() for c in d.kept.changes.values())  # a change grows its picture after it is kept
+    assert size <= 300_000 + 2 * one and most[1] <= 300_000 + 2 * one, (count, size, most, one)
+    assert 3 <= count < 80 and most[0] < 80, (count, size, most)
+
+
+# -- 6. refused attempts -----------------------------------------------------------------------
+
+
+def _refuse(m: Match, seat: int, ply: int, times: int) -> None:
+    """``times`` refused attempts of ``seat`` (C3 is taken): each a record entry while the
+    match's record takes them (a 429 after a few a turn, where the server bounds them)."""
+    for _ in range(times):
+        r = m.move(seat, "C3", ply)
+        assert r.status_code in (422, 429), r.json
+
+
+def _spans(bodies: list[Json]) -> list[tuple[int, int]]:
+    return [(b["seq"], b["last_seq"]) for b in bodies]
+
+
+@pytest.mark.app_config(ADMIN_TOKEN="admin-token", WEBHOOK_REFUSALS_S=60.0)
+def test_refused_attempts_are_one_post_a_turn_without_a_picture(
+    client: FlaskClient, app: Flask, receivers: Callable[..., Receiver], deliverers: Callable[[], Deliverer]
+) -> None:
+    """Five refused attempts, a move, four more, a move: the first refused attempt is posted at once
+    (none for a minute: WEBHOOK_REFUSALS_S), the others wait for their turn to end and go as one
+    post, before the move; every record entry is in exactly one post, in order, and the refused
+    attempts' posts carry no picture (issue 34 item 6)."""
+    hooks = [receivers("json"), receivers("discord")]
+    allow(app, *hooks)
+    m = hooked(client, *hooks, players=["Ann", "Bob"])
+    deliverers()
+    assert m.move(0, "C3", 0).status_code == 200
+    until(lambda: all(len(h.accepted) == 1 for h in hooks), what="the first move's post")
+    _refuse(m, 1, 1, 5)
+    assert m.move(1, "B2 B3", 1).status_code == 200
+    _refuse(m, 0, 2, 4)
+    assert m.move(0, "C2 C4 D3", 2).status_code == 200
+    record = m.record()["moves"]
+    kinds = [e["kind"] for e in record]
+    until(lambda: status(client, m)["webhooks"][0]["delivered"] == len(record), what="every change posted")
+    until(lambda: status(client, m)["webhooks"][1]["delivered"] == len(record), what="every change posted")
+    bodies = [a["body"] for a in hooks[0].accepted]
+    spans = _spans(bodies)
+    assert [k for s, e in spans for k in range(s, e + 1)] == list(range(1, len(record) + 1))  # each once, in order
+    refusals = [(s, e) for s, e in spans if kinds[s - 1] == "illegal"]
+    assert all(kind == "illegal" for s, e in refusals for kind in kinds[s - 1 : e])
+    assert 2 <= len(refusals) <= 3, spans  # turn 2: the first at once, the rest when the turn ended; turn 3: one
+    assert len(spans) == len(refusals) + kinds.count("move")
+    for body in bodies:
+        assert (body["picture"] is None) == (kinds[body["seq"] - 1] == "illegal")
+    discord = hooks[1].accepted  # its own posts: when refused attempts join one post is a matter of timing
+    starts = [int(a["delivery"].split(":")[1]) for a in discord]
+    assert starts[0] == 1 and starts == sorted(set(starts))  # in order, once each
+    spans = list(zip(starts, [*(k - 1 for k in starts[1:]), len(record)], strict=True))
+    assert len([1 for s, _ in spans if kinds[s - 1] == "illegal"]) <= 3
+    assert all(kind == "illegal" for s, e in spans if kinds[s - 1] == "illegal" for kind in kinds[s - 1 : e])
+    assert [a["png"] is None for a in discord] == [kinds[s - 1] == "illegal" for s in starts]
+    for (s, e), post in zip(spans, discord, strict=True):
+        if e - s + 1 > 3:  # three refused attempts announced one by one, the rest counted
+            assert f"and {e - s + 1 - 3} more refused attempt" in post["text"], post["text"]
+        if kinds[s - 1] == "illegal":
+            assert post["text"].count("is refused") == min(3, e - s + 1), post["text"]
+
+
+@pytest.mark.app_config(ADMIN_TOKEN="admin-token", WEBHOOK_REFUSALS_S=1.5)
+def test_refused_attempts_while_a_turn_runs_wait_for_the_window(
+    client: FlaskClient, app: Flask, receivers: Callable[..., Receiver], deliverers: Callable[[], Deliverer]
+) -> None:
+    """A seat that keeps making refused attempts and never moves: one post at once, then the
+    others as one post once WEBHOOK_REFUSALS_S (1.5 s) has passed, not one post each."""
+    hook = receivers("json")
+    allow(app, hook)
+    m = hooked(client, hook)
+    deliverers()
+    assert m.move(0, "C3", 0).status_code == 200
+    _refuse(m, 1, 1, 1)
+    until(lambda: len(hook.accepted) == 2, what="the first refused attempt, at once")
+    first = time.monotonic()
+    _refuse(m, 1, 1, 3)
+    record = m.record()["moves"]
+    until(lambda: status(client, m)["webhooks"][0]["delivered"] == len(record), what="the others")
+    assert time.monotonic() - first >= 1.0  # they waited for the window (1.5 s from the first post)
+    assert _spans([a["body"] for a in hook.accepted]) == [(1, 1), (2, 2), (3, len(record))]

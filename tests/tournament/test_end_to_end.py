@@ -160,14 +160,43 @@ def test_bad_command_lines(tmp_path: Path) -> None:
     assert code == 2 and "options.size" in err
 
 
-def test_the_server_refusing_the_clock_stops_at_once(server: EmbeddedServer, tmp_path: Path) -> None:
-    code, _, err = cli(
-        "tournament", "--game", "catchup", "--bots", "random", "greedy", "--games", "6", "--clock", "blitz",
-        "--out", str(tmp_path / "c.jsonl"), "--server", server.url,
-    )  # fmt: skip
-    assert code == 1
-    assert "There is no clock preset 'blitz'" in err and "the server refused the match: stopping" in err
-    assert err.count("could not be played") == 1
+def test_every_setting_is_checked_before_the_first_game(server: EmbeddedServer, tmp_path: Path) -> None:
+    """Issue 37 item 9: ``--clock 10+0.1`` failed only once the first game started (``422
+    bad_options``, exit 1) and left a settings-only ``--out`` that refused a rerun.  Every setting
+    is now checked before anything is started or written, as the server would judge it (R-T1,
+    R-T2; engine/clock.py), and the usual BASE+INCREMENT form is a clock of the service's."""
+    out = tmp_path / "c.jsonl"
+    base = ["tournament", "--game", "catchup", "--option", "size=3", "--bots", "random", "greedy", "--games", "2",
+            "--out", str(out), "--server", server.url, "--quiet"]  # fmt: skip
+    refused = [
+        (["--clock", "blitz"], "There is no clock preset 'blitz'"),
+        (["--clock", "turn=0,bank=5,step=1"], "clock.turn_s must be from 0.001"),
+        (["--clock", "40/60"], "moves/time controls (40/60) are not one of this service's clocks"),
+        (["--clock", "5+0.1,on_flag=proxy"], "--clock"),
+        (["--concurrency", "0"], "--concurrency must be at least 1"),
+        (["--grace", "-1"], "--grace must be 0 or more seconds"),
+        (["--games", "0"], "--games must be at least 1"),
+    ]
+    for extra, said in refused:
+        code, _, err = cli(*base, *extra)
+        assert code == 2 and said in err, (extra, err)
+        assert not out.exists(), extra  # nothing written: nothing to block a rerun
+    code, _, err = cli("tournament", "--game", "crystal", "--bots", "random", "greedy", "--out", str(out), "--clock", "catchup")
+    assert code == 2 and "in crystal a flag is handled by the game's own rule: add on_flag=proxy" in err
+    # 10+0.1: a Fischer clock, R-T1's bank of 10 s with 0.1 s added after each move; no turn allowance
+    # (1 ms, the least the service takes), the bank charged to the millisecond
+    code, _, err = cli(*base, "--clock", "10+0.1")
+    assert code == 0, err
+    lines = read_results(out)
+    assert len(lines) == 2
+    clock = lines[0]["clock"]
+    assert (clock["turn_s"], clock["bank_s"], clock["step_s"], clock["increment_s"]) == (0.001, 10, 0.001, 0.1)
+    # a results file that holds only its settings (a run that stopped before its first game ended)
+    # does not refuse a new run: it is started afresh
+    out.write_text(out.read_text().splitlines(keepends=True)[0])
+    code, _, err = cli(*base, "--clock", "20+0.5")
+    assert code == 0, err
+    assert len(read_results(out)) == 2 and read_results(out)[0]["clock"]["bank_s"] == 20
 
 
 def test_a_report_of_several_tournaments_keeps_them_apart(tmp_path: Path) -> None:
@@ -193,3 +222,54 @@ def test_a_report_of_several_tournaments_keeps_them_apart(tmp_path: Path) -> Non
     # one file alone: one report, the picture where --plot says
     code, one, _ = cli("tournament", "--report", files[1], "--plot", str(tmp_path / "one.png"))
     assert code == 0 and one.startswith("plur (size=3): 2 games, 2 bots\n") and one.endswith(f"plot: {tmp_path / 'one.png'}\n")
+
+
+def test_the_report_as_fastchess_prints_it_and_as_json(tmp_path: Path) -> None:
+    """Issue 37: the lines fastchess users' parsers read (``Ptnml(0-2):``, ``LLR: x (y%) (lower,
+    upper) [elo0, elo1]``; app/src/matchmaking/output/output_fastchess.hpp) and, with ``--json``,
+    one JSON object per pairing with every figure."""
+    import re
+
+    out = tmp_path / "sprt.jsonl"
+    code, stdout, err = cli(
+        "tournament", "--game", "catchup", "--option", "size=3", "--bots", "greedy", "random", "--games", "10",
+        "--engine-only", "--quiet", "--seed", "2", "--sprt", "0", "10", "0.05", "0.05", "--sprt-counts", "pentanomial",
+        "--out", str(out),
+    )  # fmt: skip
+    assert code == 0, err
+    ptnml = re.search(r"^Ptnml\(0-2\): \[(\d+), (\d+), (\d+), (\d+), (\d+)\], WL/DD Ratio: \S+$", stdout, re.M)
+    llr = re.search(r"^LLR: (-?\d+\.\d\d) \((-?\d+\.\d)%\) \((-?\d+\.\d\d), (-?\d+\.\d\d)\) \[0\.00, 10\.00\]$", stdout, re.M)
+    assert ptnml and llr, stdout
+    assert sum(int(x) for x in ptnml.groups()) == 5
+    assert (llr.group(3), llr.group(4)) == ("-2.94", "2.94")
+    assert re.search(r"^Games: 10, Wins: \d+, Losses: \d+, Draws: 0, Points: \d+\.\d \(\d+\.\d\d %\)$", stdout, re.M)
+    assert re.search(r"^Elo: \S+ \+/- \S+, nElo: \S+ \+/- \S+$", stdout, re.M) and "LOS: " in stdout
+
+    code, text, _ = cli("tournament", "--report", str(out), "--json")
+    assert code == 0
+    [item] = [json.loads(line) for line in text.splitlines()]
+    for field in ("wdl", "pentanomial", "elo", "elo_interval", "los", "nelo", "llr", "llr_bounds", "sprt_model"):
+        assert field in item, field
+    assert item["pentanomial"] == [int(x) for x in ptnml.groups()]
+    assert sum(item["wdl"].values()) == 10 and item["wdl"]["draws"] == 0
+    assert f"{item['llr']:.2f}" == llr.group(1)
+    assert item["llr_bounds"] == [pytest.approx(-2.944439), pytest.approx(2.944439)]
+    assert item["sprt_model"] == "normalized" and item["sprt_counts"] == "pentanomial"  # fastchess's default model
+    for value in (item["elo"], *item["elo_interval"], item["los"]):
+        assert isinstance(value, float) or value in ("inf", "-inf")  # JSON has no infinity: a string float() reads
+
+    # a round robin has a pairing a line, and no SPRT; --sprt with --report computes one
+    rr = tmp_path / "rr.jsonl"
+    assert cli("tournament", "--game", "plur", "--option", "size=3", "--bots", "random", "greedy", "mcts:0.01", "--games",
+               "2", "--engine-only", "--quiet", "--out", str(rr))[0] == 0  # fmt: skip
+    code, text, _ = cli("tournament", "--report", str(rr), "--json")
+    items = [json.loads(line) for line in text.splitlines()]
+    assert [(i["first"], i["second"]) for i in items] == [("random", "greedy"), ("random", "mcts:0.01"), ("greedy", "mcts:0.01")]
+    assert all("llr" not in i and i["games"] == 2 for i in items)
+    one = tmp_path / "one.jsonl"
+    assert cli("tournament", "--game", "catchup", "--option", "size=3", "--bots", "random", "greedy", "--games", "2",
+               "--engine-only", "--quiet", "--out", str(one))[0] == 0  # fmt: skip
+    code, text, _ = cli("tournament", "--report", str(one), "--json", "--sprt", "0", "5", "0.05", "0.05", "--sprt-model",
+                        "logistic")  # fmt: skip
+    [item] = [json.loads(line) for line in text.splitlines()]
+    assert item["sprt_model"] == "logistic" and item["llr_bounds"][1] == pytest.approx(2.944439)

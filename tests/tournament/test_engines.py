@@ -110,18 +110,18 @@ def test_resume_needs_the_file_alone_and_refuses_contradictions(tmp_path: Path) 
     out = tmp_path / "r.jsonl"
     args = ["tournament", "--game", "catchup", "--option", "size=3", "--bots", "random", "greedy", "--games", "4",
             "--engine-only", "--quiet", "--seed", "5", "--sprt", "0", "400", "0.05", "0.05",
-            "--sprt-model", "pentanomial"]  # fmt: skip
+            "--sprt-model", "logistic", "--sprt-counts", "pentanomial"]  # fmt: skip
     assert cli(*args, "--out", str(out))[0] == 0
     played = read_results(out)
     text = out.read_text().splitlines(keepends=True)
     out.write_text("".join(text[:3]))  # the settings and two games: as if interrupted
     # before: "--game and --bots are needed"
     for resume in (["--resume", str(out)], ["--resume", "--out", str(out)]):
-        code, stdout, stderr = cli("tournament", *resume, "--engine-only", "--quiet")
+        code, stdout, stderr = cli("tournament", *resume, "--quiet")  # --engine-only, as the run began
         assert code == 0, stderr
         again = read_results(out)
         assert [x["key"] for x in again] == [x["key"] for x in played]
-        assert "random vs greedy" in stdout and "SPRT (pentanomial)" in stdout
+        assert "random vs greedy" in stdout and "SPRT (logistic, pentanomial)" in stdout
         out.write_text("".join(text[:3]))
     for flag, says in [
         (["--games", "6"], "--games 6 (the tournament plays 4)"),
@@ -140,7 +140,23 @@ def test_resume_needs_the_file_alone_and_refuses_contradictions(tmp_path: Path) 
     assert code == 2 and "keeps no settings" in err
     # --report shows the kept SPRT's LLR with no --sprt
     code, report, _ = cli("tournament", "--report", str(out))
-    assert code == 0 and "SPRT (pentanomial) elo0 0, elo1 400" in report and "LLR" in report
+    assert code == 0 and "SPRT (logistic, pentanomial) elo0 0, elo1 400" in report and "LLR: " in report
+
+
+def test_the_old_sprt_model_spelling_still_counts_pairs(tmp_path: Path) -> None:
+    """``--sprt-model`` named the counts before it named fastchess's Elo models: the old spelling
+    still means what it meant (pairs, bounds in logistic Elo) and says the new one."""
+    out = tmp_path / "old.jsonl"
+    code, stdout, stderr = cli(
+        "tournament", "--game", "catchup", "--option", "size=3", "--bots", "random", "greedy", "--games", "2",
+        "--engine-only", "--quiet", "--seed", "5", "--sprt", "0", "400", "0.05", "0.05", "--sprt-model", "pentanomial",
+        "--out", str(out),
+    )  # fmt: skip
+    assert code == 0, stderr
+    assert "--sprt-model pentanomial is now --sprt-model logistic --sprt-counts pentanomial" in stderr
+    assert "SPRT (logistic, pentanomial)" in stdout
+    code, _, stderr = cli("tournament", "--report", str(out), "--sprt", "0", "5", "0.05", "0.05", "--sprt-model", "bayesian")
+    assert code == 2 and "--sprt-model is normalized or logistic" in stderr
 
 
 def test_report_every(tmp_path: Path) -> None:

@@ -104,6 +104,30 @@ def test_hang_times_out_promptly(api: MatchClient, tmp_path: Path, bot_script: C
     replays(api, line)
 
 
+def test_engine_only_has_a_time_limit_a_move(tmp_path: Path, bot_script: Callable[[str, str], str]) -> None:
+    """Issue 37 item 8: with ``--engine-only`` (no server, so no clock) a bot that hangs waited out a
+    fixed minute a move, whatever the run wanted.  ``--move-limit`` is each move's time: the bot is
+    told it as its remaining time and loses by timeout past it and the grace."""
+    from umpire.cli import main
+    from umpire.results import read_results
+
+    bad = bot_script("hang", botkit.HANG)
+    out = tmp_path / "limit.jsonl"
+    started = time.monotonic()
+    code = main(["tournament", "--game", "catchup", "--option", "size=3", "--bots", "random", bad, "--games", "1",
+                 "--engine-only", "--move-limit", "0.5", "--grace", "0.3", "--out", str(out), "--quiet"])  # fmt: skip
+    took = time.monotonic() - started
+    assert code == 0 and took < 10, took
+    [line] = read_results(out)
+    assert line["reason"] == "timeout" and line["winner"] == 0
+    assert "no answer to the move at ply" in line["detail"] and "in 0.8 s" in line["detail"]  # 0.5 s + 0.3 s grace
+    log = tmp_path / "told.log"
+    main(["tournament", "--game", "catchup", "--option", "size=3", "--bots", "random", EXAMPLE, "--games", "1",
+          "--engine-only", "--move-limit", "2", "--out", str(tmp_path / "told.jsonl"), "--log", str(log), "--quiet"])  # fmt: skip
+    told = [json.loads(x.split("  >  ")[1]) for x in log.read_text().splitlines() if '"type":"move"' in x]
+    assert told and all(m["remaining_ms"] == 2000 and m["turn_ms"] == 2000 for m in told)
+
+
 def test_garbage_answer_is_a_crash(api: MatchClient, tmp_path: Path, bot_script: Callable[[str, str], str]) -> None:
     bad = bot_script("garbage", botkit.GARBAGE)
     [line] = tournament(api, tmp_path, "catchup", {"size": 3}, [bad, "random"])

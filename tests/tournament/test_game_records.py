@@ -84,3 +84,29 @@ def test_a_records_moves_stop_at_an_umpires_adjudication(tmp_path: Path) -> None
     records = tmp_path / "records.txt"
     records.write_text('[Game "catchup"]\n[Result "0-1"]\n\n1. D4 {seat 0}\n2. C3 C4 {seat 1}\n3. adjudicate 1 {the umpire}\n')
     assert read_records(records) == [["D4", "C3 C4"]]
+
+
+def test_openings_of_another_game_are_refused(tmp_path: Path) -> None:
+    """Issue 37 item 10: ``--game catchup --openings bugbook.txt``, whose records say ``[Game
+    "bug"]``, was accepted (Bug's moves read as Catchup's).  Records and results name their game."""
+    records, results = tmp_path / "bugbook.txt", tmp_path / "bug.jsonl"
+    code, _, err = cli(
+        "tournament", "--game", "bug", "--option", "size=3", "--bots", "random", "greedy", "--games", "2",
+        "--engine-only", "--quiet", "--out", str(results), "--records", str(records), "--seed", "3",
+    )  # fmt: skip
+    assert code == 0, err
+    for source, kind in ((records, "records"), (results, "results")):
+        out = tmp_path / f"catchup-{kind}.jsonl"
+        code, _, err = cli(
+            "tournament", "--game", "catchup", "--option", "size=3", "--bots", "random", "greedy", "--games", "2",
+            "--openings", str(source), "--engine-only", "--quiet", "--out", str(out),
+        )  # fmt: skip
+        assert code == 2, err
+        assert f"--openings {source}: its {kind} are of bug, not catchup" in err
+        assert not out.exists()
+    # the same files open games of their own game
+    code, _, err = cli(
+        "tournament", "--game", "bug", "--option", "size=3", "--bots", "greedy", "random", "--games", "2",
+        "--openings", str(records), "--opening-plies", "2", "--engine-only", "--quiet", "--out", str(tmp_path / "ok.jsonl"),
+    )  # fmt: skip
+    assert code == 0, err

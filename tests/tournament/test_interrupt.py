@@ -109,12 +109,20 @@ def test_a_self_started_server_is_left_with_nothing(tmp_path: Path, sig: int) ->
 
 
 def test_an_external_server_keeps_no_match_of_the_run_going(tmp_path: Path) -> None:
+    """Issue 37 item 2: without the server's admin token the harness could not abort its games
+    ("no_admin_token"), which later ended by flag.  It aborts each with the match's own umpire
+    token, from its creation's answer: the server's admin token is the test's, never the run's.
+    Item 3: ``--resume FILE`` alone started an embedded server instead of the run's, played one
+    game at a time instead of two, and stopped appending to ``--records``, ``--log`` and
+    ``--report-every``: the file keeps the run, and the resume is that run."""
     admin = "test-admin-token"
+    records, log = tmp_path / "games.txt", tmp_path / "bots.log"
     with EmbeddedServer(workers=1, threads=8, admin_token=admin) as server:
-        proc, out, _, marker = start(tmp_path, "--server", server.url, "--admin-token", admin)
+        extra = ["--server", server.url, "--records", str(records), "--log", str(log), "--report-every", "1"]
+        proc, out, _, marker = start(tmp_path, *extra)
         code, _, stderr = interrupt(proc, signal.SIGINT)
         assert code == 130, stderr
-        assert "aborted on the server:" in stderr
+        assert "aborted on the server:" in stderr and "could not abort" not in stderr, stderr
         header = read_settings(out)
         assert header is not None
         tag = f"tournament-{header['tournament']}"
@@ -128,15 +136,71 @@ def test_an_external_server_keeps_no_match_of_the_run_going(tmp_path: Path) -> N
         recorded = {line["match_id"] for line in read_results(out)}
         assert {m["match_id"] for m in aborted}.isdisjoint(recorded)  # aborted games are not results
         assert len(aborted) + len(recorded) == len(finished["matches"])  # nothing else of the run
-        # what was aborted is played again by a resume that needs no other flag
+        # what was aborted is played again by a resume that needs no other flag, from another folder
         (tmp_path / "fast").touch()
+        before = len(read_results(out))
+        logged = len(log.read_text().splitlines())
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
         done = subprocess.run(
-            [sys.executable, "-m", "umpire", "tournament", "--resume", str(out), "--server", server.url, "--quiet",
-             "--concurrency", "2"],
-            cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120,
+            [sys.executable, "-m", "umpire", "tournament", "--resume", str(out)],
+            cwd=elsewhere, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
-        keys = [line["key"] for line in read_results(out)]
+        assert "starting an embedded server" not in done.stderr
+        assert f"2 at a time, on {server.url}" in done.stderr  # its server, its concurrency
+        lines = read_results(out)
+        keys = [line["key"] for line in lines]
         assert sorted(keys) == sorted(set(keys)) and len(keys) == 6
+        assert {line["server"] for line in lines} == {server.url}
+        assert done.stderr.count("-- after ") == 6 - before - 1  # --report-every 1, but not after the last game
+        assert records.read_text().count('[Game "catchup"]') == 6  # every game's record, in the run's file
+        assert len(log.read_text().splitlines()) > logged and list(elsewhere.iterdir()) == []
         api.close()
     assert marked_processes(marker) == []
+
+
+def test_a_match_aborted_under_its_game_is_no_result(tmp_path: Path) -> None:
+    """Issue 37 item 1's second half: "an aborted match is never a result".  An umpire aborts a
+    match on the server while its game is played: the game is not recorded (it was recorded as
+    ``end aborted``, a draw), the run says so, and a resume plays it."""
+    import threading
+
+    from umpire.config import Settings
+    from umpire.tournament import run
+
+    admin = "abort-admin-token"
+    (tmp_path / "fast").touch()  # not a second a move: 0.3 s, time enough to abort its game
+    slowish = tmp_path / "slowish.py"
+    slowish.write_text(SLOW_BOT.replace("flag.touch()", "flag.touch(); time.sleep(0.3)"))
+    thinking = tmp_path / "thinking"
+    settings = Settings("catchup", {"size": 3}, [f"cmd:{sys.executable} {slowish} {thinking}", "random"], 2, seed=2)
+    out = tmp_path / "aborted.jsonl"
+    with EmbeddedServer(workers=1, threads=8, admin_token=admin) as server:
+        api = MatchClient(server.url)
+        headers = {"Authorization": f"Bearer {admin}"}
+        aborted: list[str] = []
+
+        def umpire_aborts_one() -> None:
+            deadline = time.monotonic() + 60
+            while not thinking.exists() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            _, found = api.request("GET", "/v1/matches?status=ongoing&tag=umpire-tournament", headers=headers)
+            match_id = found["matches"][0]["match_id"]
+            status, _ = api.request("POST", f"/v1/matches/{match_id}/abort", headers=headers)
+            api.close()  # this thread's connection
+            assert status == 200
+            aborted.append(match_id)
+
+        umpire = threading.Thread(target=umpire_aborts_one)
+        umpire.start()
+        outcome = run(settings, MatchClient(server.url), out, progress=False)
+        umpire.join(10)
+        assert aborted
+        lines = read_results(out)
+        assert aborted[0] not in {line["match_id"] for line in lines}
+        assert all(line["end"] != "aborted" for line in lines) and len(lines) == 1
+        assert len(outcome.failures) == 1 and "was aborted on the server: no result; --resume plays it" in outcome.failures[0]
+        again = run(settings, MatchClient(server.url), out, resume=True, progress=False)
+        assert len(again.lines) == 2 and not again.failures
+        api.close()

@@ -34,7 +34,8 @@ def test_elo_edges() -> None:
     assert score_from_elo(elo_from_score(0.3)) == pytest.approx(0.3)
     even = estimate(5, 5, 0)
     assert even.diff == 0 and even.los == pytest.approx(0.5)
-    assert estimate(4, 0, 0).diff == math.inf and estimate(4, 0, 0).los == 1.0
+    # four wins: Wilson's score test, Phi(2 (1 - 1/2) sqrt(4)) = Phi(2), not a certainty
+    assert estimate(4, 0, 0).diff == math.inf and estimate(4, 0, 0).los == pytest.approx(0.5 * math.erfc(-2 / math.sqrt(2)))
     # every game alike: Wilson's interval for the score; 0 of 10 -> [0, 0.2775], Elo [-inf, -166.2]
     lost = estimate(0, 10, 0)
     assert lost.diff == -math.inf and lost.low == -math.inf and lost.score_low == 0.0
@@ -53,13 +54,90 @@ def test_sprt_bounds() -> None:
         Sprt(10, 0, 0.05, 0.05)
     with pytest.raises(ValueError):
         Sprt(0, 10, 0.6, 0.5)
+    with pytest.raises(ValueError, match="model"):
+        Sprt(0, 10, 0.05, 0.05, "bayesian")
+    with pytest.raises(ValueError, match="counts"):
+        Sprt(0, 10, 0.05, 0.05, "logistic", "hexanomial")
+    # normalized bounds past what the likelihood can be computed at (fishtest raises, fastchess prints nan)
+    with pytest.raises(ValueError, match="--sprt-model logistic"):
+        Sprt(-400, 0, 0.05, 0.05, "normalized", "pentanomial")
+    assert Sprt(0, 10, 0.05, 0.05).model == "normalized"  # the default, as fastchess's
+    assert Sprt(0, 10, 0.05, 0.05).counts == "trinomial"
 
 
-def test_sprt_llr_by_hand() -> None:
-    # 60-20-20: n = 100, s = 0.7, v = 0.16; s0 = 0.5, s1 = 1/(1 + 10^(-10/400))
-    s1 = 1 / (1 + 10 ** (-10 / 400))
-    expected = 100 * (s1 - 0.5) * (2 * 0.7 - 0.5 - s1) / (2 * 0.16)
-    assert Sprt(0, 10, 0.05, 0.05).llr(60, 20, 20) == pytest.approx(expected)
+# The exact LLR as fishtest and fastchess compute it, from running their own code on these counts:
+# fishtest server/fishtest/stats/LLRcalc.py (official-stockfish/fishtest b8eecff2: LLR_logistic,
+# LLR_normalized) and fastchess app/src/matchmaking/sprt/sprt.cpp (Disservin/fastchess 74deac23:
+# SPRT::getLLR, compiled as it is).  alpha = beta = 0.05: continue while the LLR is in (-2.944, 2.944).
+# (W, L, D) or [LL, LD, WL+DD, WD, WW], elo0, elo1, model, fishtest's LLR, fastchess's LLR, decision
+REFERENCE: list[tuple[tuple[int, ...], float, float, str, float, float, str | None]] = [
+    # issue 37: the normal approximation printed 1127.3 here, and decided the next four, which both tools continue
+    ((990, 5, 5), 0, 10, "logistic", 28.078848, 28.078848, "H1"),
+    ((30, 0, 20), 0, 10, "logistic", 1.418339, 1.418089, None),
+    ((558, 442, 0), 0, 10, "logistic", 2.924597, 2.924597, None),  # near the bound
+    ((347, 278, 625), 0, 10, "logistic", 2.940039, 2.940042, None),  # 0.005 below it
+    ((507, 593, 0), 0, 10, "logistic", -2.930851, -2.930851, None),
+    ((4250, 0, 0), 0, 10, "logistic", 120.564679, 120.564679, "H1"),
+    ((3, 0, 0), 0, 10, "logistic", 0.085104, 0.085104, None),
+    ((990, 5, 5), 0, 10, "normalized", 28.004282, 28.004282, "H1"),
+    ((30, 0, 20), 0, 10, "normalized", 1.095982, 1.095982, None),
+    ((558, 442, 0), 0, 10, "normalized", 2.924250, 2.924250, None),
+    ((347, 278, 625), 0, 10, "normalized", 2.291539, 2.291539, None),
+    ((507, 593, 0), 0, 10, "normalized", -2.930382, -2.930382, None),
+    ((36433, 36027, 68692), 0, 2, "normalized", 0.923293, 0.923293, None),  # fastchess's own test: 0.92
+    ((4250, 0, 0), 0, 10, "normalized", 120.548268, 120.548268, "H1"),  # fastchess's own test: 120.56
+    ((0, 1, 0), -5, 0, "normalized", -0.014280, -0.014280, None),
+    # pentanomial: issue 37's six lost pairs (an empty cell counted as half a pair gave -1.79 here)
+    ((6, 0, 0, 0, 0), -400, 0, "logistic", -3.587104, -3.587025, "H0"),
+    ((223, 9863, 21279, 10037, 246), 0.5, 2.5, "logistic", -3.074126, -3.074423, "H0"),  # fastchess's: -3.07
+    ((0, 0, 0, 0, 5550), 0, 5, "logistic", 79.296251, 79.296251, "H1"),
+    ((365, 16618, 36229, 16974, 390), 0, 2, "normalized", 2.250368, 2.250368, None),  # fastchess's: 2.25
+    ((0, 0, 0, 0, 5550), 0, 5, "normalized", 111.797555, 111.797555, "H1"),  # fastchess's: 111.82
+    ((0, 0, 0, 1, 0), 0, 10, "normalized", 0.027951, 0.027951, None),
+    ((1, 0, 1, 0, 1), 0, 10, "logistic", -0.001866, -0.001865, None),
+]
+
+
+@pytest.mark.parametrize(("counts", "elo0", "elo1", "model", "fishtest", "fastchess", "decision"), REFERENCE)
+def test_the_llr_is_fishtests_and_fastchesss(
+    counts: tuple[int, ...], elo0: float, elo1: float, model: str, fishtest: float, fastchess: float, decision: str | None
+) -> None:
+    if len(counts) == 3:
+        sprt = Sprt(elo0, elo1, 0.05, 0.05, model, "trinomial")
+        llr, decided = sprt.state(counts, (0, 0, 0, 0, 0))
+    else:
+        sprt = Sprt(elo0, elo1, 0.05, 0.05, model, "pentanomial")
+        llr, decided = sprt.state((0, 0, 0), counts)
+    assert llr == pytest.approx(fishtest, rel=1e-5, abs=1e-6)  # the same computation, to the last printed digit
+    assert llr == pytest.approx(fastchess, rel=0.01, abs=1e-3)  # fastchess solves for theta to 1e-3 only
+    assert decided == decision
+
+
+def test_the_llr_functions_take_fishtests_order() -> None:
+    """``[L, D, W]`` and ``[LL, LD, WL+DD, WD, WW]``, ascending scores, as LLRcalc.py's results lists."""
+    from umpire.stats import llr_logistic, llr_normalized, regularize
+
+    assert llr_logistic(0, 10, [5, 5, 990]) == pytest.approx(28.078848, abs=1e-6)
+    assert llr_normalized(0, 10, [5, 5, 990]) == pytest.approx(28.004282, abs=1e-6)
+    assert regularize([0, 3, 0]) == [0.001, 3, 0.001]
+    assert Sprt(0, 10, 0.05, 0.05).llr((0, 0, 0), (0, 0, 0, 0, 0)) == 0.0  # nothing played, nothing known
+
+
+def test_old_results_files_keep_their_sprt() -> None:
+    """Before the Elo models, ``model`` named the counts and the bounds were logistic Elo."""
+    old = Sprt.from_json({"elo0": 0, "elo1": 10, "alpha": 0.05, "beta": 0.05, "model": "pentanomial"})
+    assert (old.model, old.counts) == ("logistic", "pentanomial")
+    new = Sprt(0, 5, 0.05, 0.1, "normalized", "pentanomial")
+    assert Sprt.from_json(new.to_json()) == new
+
+
+def test_fastchess_prints_the_llr_so() -> None:
+    """output_fastchess.hpp printSprt: ``LLR: {:.2f} ({:.1f}%) {bounds} {elo}``, the fraction of the
+    bound it leans to (negative below 0, as getFraction)."""
+    sprt = Sprt(0, 10, 0.05, 0.05, "logistic")
+    assert sprt.fastchess_line((990, 5, 5), (0, 0, 0, 0, 0)) == "LLR: 28.08 (953.6%) (-2.94, 2.94) [0.00, 10.00]"
+    lost = Sprt(-400, 0, 0.05, 0.05, "logistic", "pentanomial")
+    assert lost.fastchess_line((0, 12, 0), (6, 0, 0, 0, 0)) == "LLR: -3.59 (-121.8%) (-2.94, 2.94) [-400.00, 0.00]"
 
 
 def run_sprt(sprt: Sprt, p_win: float, seed: int, cap: int = 20000) -> tuple[str | None, int]:
@@ -71,14 +149,14 @@ def run_sprt(sprt: Sprt, p_win: float, seed: int, cap: int = 20000) -> tuple[str
             w += 1
         else:
             lo += 1
-        decided = sprt.decision(w, lo, 0)
+        decided = sprt.state((w, lo, 0), (0, 0, 0, 0, 0))[1]
         if decided:
             return decided, n
     return None, cap
 
 
 def test_sprt_decides_synthetic_streams() -> None:
-    sprt = Sprt(0, 50, 0.05, 0.05)
+    sprt = Sprt(0, 50, 0.05, 0.05, "logistic")
     # true Elo about +147 (p 0.7): H1; about -147: H0; equal (0 = elo0): H0 in most runs
     for seed in range(10):
         assert run_sprt(sprt, 0.7, seed)[0] == "H1"
@@ -89,13 +167,17 @@ def test_sprt_decides_synthetic_streams() -> None:
     assert strong.count("H1") >= 34  # beta = 0.05
 
 
-def test_sprt_needs_more_than_a_few_straight_wins() -> None:
-    sprt = Sprt(0, 10, 0.05, 0.05)
-    assert sprt.decision(3, 0, 0) is None  # no variance estimate from three games
-    assert 0 < sprt.llr(3, 0, 0) < 0.5
-    assert sprt.decision(30, 0, 0) == "H1"
-    assert sprt.decision(0, 30, 0) == "H0"
-    assert "H1 accepted" in sprt.describe(30, 0, 0)
+def test_sprt_needs_many_straight_wins_for_ten_elo() -> None:
+    """An unseen outcome is 0.001 of one, as in both tools: a run of wins proves +10 Elo only after
+    about 100 games, not after three (where the normal approximation with no spread decided)."""
+    for model in ("logistic", "normalized"):
+        sprt = Sprt(0, 10, 0.05, 0.05, model)
+        llr, decided = sprt.state((3, 0, 0), (0,) * 5)
+        assert llr == pytest.approx(0.085, abs=1e-3) and decided is None
+        assert sprt.state((100, 0, 0), (0,) * 5)[1] is None
+        assert sprt.state((200, 0, 0), (0,) * 5)[1] == "H1"
+        assert sprt.state((0, 200, 0), (0,) * 5)[1] == "H0"
+        assert "H1 accepted" in sprt.describe_state((200, 0, 0), (0,) * 5)
 
 
 def test_openskill_list_orders_by_strength() -> None:
@@ -159,26 +241,17 @@ def test_pentanomial_when_a_side_never_lost() -> None:
     e = estimate_penta((0, 0, 0, 0, 5))
     assert e.diff == math.inf and e.high == math.inf
     assert math.isfinite(e.low) and e.low == pytest.approx(estimate(10, 0, 0).low)
-    assert math.isnan(e.nelo) and e.los == 1.0
+    assert math.isnan(e.nelo) and e.los == pytest.approx(estimate(10, 0, 0).los)
 
 
-def test_pentanomial_sprt_agrees_with_the_normal_approximation_and_decides() -> None:
-    sprt = Sprt(0, 10, 0.05, 0.05, "pentanomial")
-    penta = (100, 300, 900, 400, 150)
-    s = (0.25 * 300 + 0.5 * 900 + 0.75 * 400 + 150) / 1850
-    var = sum(c / 1850 * (a - s) ** 2 for c, a in zip(penta, (0, 0.25, 0.5, 0.75, 1), strict=True))
-    s0, s1 = score_from_elo(0), score_from_elo(10)
-    approx = 1850 * (s1 - s0) * (2 * s - s0 - s1) / (2 * var)
-    assert sprt.llr_penta(penta) == pytest.approx(approx, rel=0.05)
+def test_pentanomial_sprt_decides() -> None:
+    sprt = Sprt(0, 10, 0.05, 0.05, "logistic", "pentanomial")
     assert sprt.state((0, 0, 0), (0, 0, 0, 0, 0)) == (0.0, None)
-    # never lost: the LLR is finite and grows with the pairs (an unseen outcome counts as half a pair), and
-    # decides; the exact likelihood is far more careful than the trinomial approximation at such extremes
+    # never lost: the LLR is finite and grows with the pairs, and decides
     assert sprt.state((0, 0, 0), (0, 0, 0, 0, 40))[1] is None
     assert sprt.state((0, 0, 0), (0, 0, 0, 0, 150))[1] == "H1"
     assert sprt.state((0, 0, 0), (150, 0, 0, 0, 0))[1] == "H0"
     assert sprt.state((0, 0, 0), (0, 0, 3, 0, 0))[1] is None  # three even pairs prove nothing yet
-    with pytest.raises(ValueError, match="model"):
-        Sprt(0, 10, 0.05, 0.05, "hexanomial")
 
 
 def test_the_report_names_the_pentanomial_counts() -> None:
@@ -191,6 +264,28 @@ def test_the_report_names_the_pentanomial_counts() -> None:
          "reason": "end", "game": "catchup", "options": {}}
         for i, r in enumerate(results)
     ]  # fmt: skip
-    text = format_report(summarize(lines, Sprt(0, 10, 0.05, 0.05, "pentanomial")))
+    text = format_report(summarize(lines, Sprt(0, 10, 0.05, 0.05, "logistic", "pentanomial")))
     assert "pentanomial [LL, LD, WL+DD, WD, WW] [1, 0, 1, 0, 1] of 3 pairs" in text
-    assert "draw ratio 0.0%" in text and "SPRT (pentanomial)" in text
+    assert "draw ratio 0.0%" in text and "SPRT (logistic, pentanomial)" in text
+
+
+def test_los_and_the_interval_tell_one_story() -> None:
+    """Issue 37: one win printed an interval down to negative Elo beside "LOS 100.0%".  Now the
+    interval excludes Elo 0 exactly when LOS is past 97.5% (or below 2.5%): both come from one
+    test, fastchess's normal one where the results spread, Wilson's score test where they do not."""
+    from umpire.stats import estimate_penta
+
+    one_win = estimate(1, 0, 0)
+    assert one_win.low < 0 < one_win.high and one_win.los < 0.975
+    assert one_win.los == pytest.approx(0.8413, abs=1e-4)  # Phi(1)
+    one_wd_pair = estimate_penta((0, 0, 0, 1, 0))
+    assert one_wd_pair.low < 0 < one_wd_pair.high and one_wd_pair.los < 0.975
+    for w in range(8):
+        for lo in range(8):
+            for d in range(3):
+                if w + lo + d:
+                    e = estimate(w, lo, d)
+                    assert (e.low > 0) == (e.los > 0.975) and (e.high < 0) == (e.los < 0.025), (w, lo, d)
+    for penta in [(0, 0, 0, 0, 3), (0, 0, 0, 2, 0), (4, 0, 0, 0, 0), (0, 1, 0, 0, 0), (0, 0, 5, 0, 0), (1, 0, 0, 0, 5)]:
+        pe = estimate_penta(penta)
+        assert (pe.low > 0) == (pe.los > 0.975) and (pe.high < 0) == (pe.los < 0.025), penta

@@ -12,4 +12,5 @@ HINTS = Hints(
     examples=("B1", "C4", "C3 C4"),
     ends={"stuck": End(won="The player to move cannot grow: {winner} wins.")},  # R-B6
     board_words={"0": "Red's piece", "1": "Blue's piece"},
+    named_words={"0": "{player0}'s piece", "1": "{player1}'s piece"},
 )

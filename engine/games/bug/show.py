@@ -63,26 +63,30 @@ class BugShow(HexShow):
             return "green-meadow", 6
         return super().board_kind(options)
 
+    @staticmethod
+    def _eaters(state: Mapping[str, Any]) -> str:
+        return ", every bug eats (eaters: all)" if (state.get("options") or {}).get("eaters") == "all" else ""
+
+    def name_of(self, state: Mapping[str, Any]) -> str:
+        return f"Bug ({(state.get('options') or {}).get('variant', 'genius')}){self._eaters(state)}"
+
     def describe(self, state: Mapping[str, Any]) -> str:
-        options = state.get("options") or {}
-        variant = options.get("variant", "genius")
-        eaters = ", every bug eats (eaters: all)" if options.get("eaters") == "all" else ""
+        variant = (state.get("options") or {}).get("variant", "genius")
         if variant == "green-meadow":
             n = len(state.get("blocked") or ())
             board = f", {plural(n, 'cell')} blackened" if n else ""
         else:
             board = f", {self.size_text(state)}{self.blocked_note(state)}"
-        return f"Bug ({variant}){board}{eaters}, ply {state.get('ply', 0)}"
+        return f"Bug ({variant}){board}{self._eaters(state)}, ply {state.get('ply', 0)}"
 
     def legend(self, state: Mapping[str, Any], names: tuple[str, str]) -> str:
-        return f"X {names[0]}, O {names[1]}, # off the board; lower case: the last move's pieces"
+        return f"X {names[0]}, O {names[1]}{self.off_note(state)}; lower case: the last move's pieces"
 
     def last_move(self, events: Sequence[Json], state: Mapping[str, Any]) -> LastMove:
         mover = None
         cells: list[str] = []
         marks: dict[str, str] = {}
         eaten: set[str] = set()
-        blacken = False
         for e in events:
             kind = e.get("type")
             if kind == "grow":
@@ -95,14 +99,23 @@ class BugShow(HexShow):
                 for bug in e.get("eaten") or ():
                     eaten.update(str(c) for c in bug)
             elif kind == "blacken":
-                mover, blacken = e.get("player"), True
+                mover = e.get("player")
                 cells.append(str(e.get("cell")))
                 marks.setdefault(str(e.get("cell")), "last")
         if mover is None:
             return LastMove()
-        move = " ".join(cells) + (" (blackened)" if blacken else "")
+        move = " ".join(cells)  # as the record writes it (R-B5): a blackening names its cell
         found = [CellMark(c, k) for c, k in marks.items()] + [CellMark(c, "eaten") for c in sorted(eaten)]
         return LastMove(mover=mover, move=move, marks=tuple(found))
+
+    def said(self, last: LastMove, events: Sequence[Json], names: tuple[str, str]) -> str:
+        if last.mover in (0, 1) and any(e.get("type") == "blacken" for e in events):
+            return f"{names[last.mover]} blackens {last.move}"  # R-B2: Green Meadow's opening turns
+        return super().said(last, events, names)
+
+    def last_line(self, last: LastMove, events: Sequence[Json], names: tuple[str, str]) -> str:
+        blacken = any(e.get("type") == "blacken" for e in events)
+        return super().last_line(last, events, names) + (" (blackened)" if blacken else "")
 
     def scores(self, state: Mapping[str, Any], names: tuple[str, str]) -> list[Line]:
         counts = state.get("scores") or [0, 0]

@@ -18,7 +18,11 @@ fields separated by tabs (or by two or more spaces)::
 
 Everything before a line's number (``1.``) is Little Golem's diagram and is
 not read; after it come the first player's turn and the second's: cells
-(``g3 f6``), ``resign``, or nothing.  ``...`` stands for no cells (Little
+(``g3 f6``), ``resign``, or nothing.  People paste a space after the number as
+often as a tab (``1. ... i5<TAB>g3 f6``), which reads the same; but where the
+number's space is the only thing between it and two or more cells with no
+field after them (``2. f4 l7 k5 d4``), nothing tells one player's turn from the
+other's, and the line is refused as ambiguous.  ``...`` stands for no cells (Little
 Golem prints it before the opening stone); a leading ``:`` is a quote mark.
 The first player (player 0, RULES "Players are indexed 0 and 1") is the
 first column.  Little Golem plays Catchup's standard rules (R-C3's
@@ -43,9 +47,11 @@ from engine.hexboard import MAX_SIDE, MIN_SIDE, HexBoard, hexhex
 from engine.room import RecordFormat
 
 FORMAT = "littlegolem"
-_NUMBER = re.compile(r"^(\d+)\.$")
+# A turn's number, at the end of a field (Little Golem's diagram may stand before it, after one space) and, as
+# people paste records, maybe followed by one space and the first player's turn rather than a tab.
+_NUMBER = re.compile(r"(?:^|\s)(\d+)\.(?:\s+(\S.*))?$")
 _CELL = re.compile(r"^([a-z])(\d{1,2})$")
-_FIELDS = re.compile(r"\t+| {2,}")
+_FIELDS = re.compile(r"[ \t]*\t[ \t]*| {2,}")  # a tab, with any spaces around it, or two spaces or more
 _HEADER = re.compile(r"^[a-z]{3,}$")
 
 
@@ -99,16 +105,27 @@ def _turns(text: str) -> tuple[int | None, list[Turn]]:
         if not line:
             continue
         fields = [f.strip() for f in _FIELDS.split(line)]
-        at = next((i for i, f in enumerate(fields) if _NUMBER.match(f)), None)
-        if at is None:
+        found = next(((i, m) for i, f in enumerate(fields) if (m := _NUMBER.search(f))), None)
+        if found is None:
             if columns is None and fields and _HEADER.match(fields[0]):
                 columns = len(fields[0])
             continue
-        number = int(fields[at][:-1])
+        at, m = found
+        number = int(m.group(1))
         if number != expected:
-            raise BadRecord(n, fields[at], f"turn {number} follows turn {expected - 1}: expected turn {expected}.")
+            raise BadRecord(n, f"{number}.", f"turn {number} follows turn {expected - 1}: expected turn {expected}.")
         expected += 1
         rest = fields[at + 1 :]
+        if m.group(2) is not None:  # "1. ... i5": the first player's turn after a space
+            glued = [t for t in m.group(2).replace(",", " ").split() if t != "..."]
+            if not rest and len(glued) > 1:
+                raise BadRecord(
+                    n,
+                    glued[1],
+                    f"the turns after {number}. are ambiguous: {' '.join(glued)!r} could be one player's turn or both"
+                    " players'; put a tab (or two spaces) between the two players' turns.",
+                )
+            rest = [m.group(2), *rest]
         if len(rest) > 2:
             raise BadRecord(n, rest[2], f"{rest[2]!r} is a third turn on one line: a line holds the two players' turns.")
         for player, field in enumerate(rest):

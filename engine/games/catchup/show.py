@@ -45,12 +45,14 @@ class CatchupShow(HexShow):
     default_size = 5
     min_size = 3
 
+    def name_of(self, state: Mapping[str, Any]) -> str:
+        return f"Catchup ({(state.get('options') or {}).get('variant', 'standard')})"
+
     def describe(self, state: Mapping[str, Any]) -> str:
-        variant = (state.get("options") or {}).get("variant", "standard")
-        return f"Catchup ({variant}), {self.size_text(state)}{self.blocked_note(state)}, ply {state.get('ply', 0)}"
+        return f"{self.name_of(state)}, {self.size_text(state)}{self.blocked_note(state)}, ply {state.get('ply', 0)}"
 
     def legend(self, state: Mapping[str, Any], names: tuple[str, str]) -> str:
-        return f"X {names[0]}, O {names[1]}, # off the board; lower case: the last turn's stones"
+        return f"X {names[0]}, O {names[1]}{self.off_note(state)}; lower case: the last turn's stones"
 
     def last_move(self, events: Sequence[Json], state: Mapping[str, Any]) -> LastMove:
         return self.placed(events)

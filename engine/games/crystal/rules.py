@@ -225,6 +225,12 @@ class CrystalState:
     end: str | None = None  # None, "threshold" (R-X4) or "resign"
 
 
+def seat_words(p: int) -> str:
+    """A seat as the rules' words name it: the seed's "Player 1" and "Player 2", with the seat the
+    API numbers from 0 (RULES: player 0 is the seed's Player 1), so no "player 1" reads two ways."""
+    return f"Player {p + 1} (seat {p})"
+
+
 def is_seed(raw: Any) -> bool:
     """A seed the deal can read: 1 to MAX_SEED characters of text, all of them
     encodable in UTF-8 (JSON can carry a lone surrogate, ``"\\ud800"``; UTF-8 cannot)."""
@@ -382,12 +388,12 @@ class Crystal(Game[CrystalState, Move]):
 
     def _pairs(self, raw: Any, field: str, err: type[BadOptions] | type[BadState]) -> tuple[Pair, Pair]:
         if not isinstance(raw, list | tuple) or len(raw) != 2:
-            raise err(field, 'colors must be two pairs of colours, player 0\'s first: [["red","green"],["blue","yellow"]].')
+            raise err(field, 'colors must be two pairs of colours, seat 0\'s first: [["red","green"],["blue","yellow"]].')
         seen: set[int] = set()
         pairs = []
         for p, pair in enumerate(raw):
             if not isinstance(pair, list | tuple) or len(pair) != 2:
-                raise err(f"{field}.{p}", f"Player {p}'s colours must be a pair of colour names (R-X1).")
+                raise err(f"{field}.{p}", f"{seat_words(p)}: the colours must be a pair of colour names (R-X1).")
             cs = [self._colour(x, f"{field}.{p}.{i}", err) for i, x in enumerate(pair)]
             for i, c in enumerate(cs):
                 if c in seen:
@@ -506,7 +512,8 @@ class Crystal(Game[CrystalState, Move]):
             if not is_player(first):
                 raise BadState("state.first", "In the shift phase first must be 0 or 1: the player who shifts first.")
         elif first is not None:
-            raise BadState("state.first", "first (who shifts first) is null until player 1 has said it in the draft (R-X1).")
+            said = f"first (who shifts first) is null until {seat_words(1)} has said it in the draft (R-X1)."
+            raise BadState("state.first", said)
 
         # The totals say whether the game has ended (R-X4), so that is checked first.
         at_round_end = phase == "shift" and turns[0] == turns[1] and turns[0] > 0
@@ -534,7 +541,7 @@ class Crystal(Game[CrystalState, Move]):
                 raise BadState(
                     "state.ply",
                     f"ply is {ply}, but after {turns[0] + turns[1]} turns it is that many plus the draft's moves: "
-                    "4 (the whole draft), 1 (colours set up, player 1 said who shifts first) or 0 (all set up) (R-X1).",
+                    f"4 (the whole draft), 1 (colours set up, {seat_words(1)} said who shifts first) or 0 (all set up) (R-X1).",
                 )
             most = (turns[0] + turns[1]) * MAX_TURN_POINTS
             for i, total in enumerate(scores):
@@ -552,7 +559,9 @@ class Crystal(Game[CrystalState, Move]):
                 assert isinstance(first, int)
                 expect = first if turns[first] == turns[1 - first] else 1 - first
             if expect is not None and to_move != expect:
-                raise BadState("state.to_move", f"In this position player {expect} is to move, not {to_move} (R-X1, R-X4).")
+                raise BadState(
+                    "state.to_move", f"In this position {seat_words(expect)} is to move, not seat {to_move} (R-X1, R-X4)."
+                )
         if phase != "shift" and ply not in DRAFT_PHASE_PLIES[phase]:
             want = " or ".join(str(p) for p in DRAFT_PHASE_PLIES[phase])
             raise BadState(
@@ -605,7 +614,7 @@ class Crystal(Game[CrystalState, Move]):
 
     def _load_colors(self, raw: Any, phase: str) -> tuple[Pair, Pair]:
         if not isinstance(raw, list) or len(raw) != 2 or not all(isinstance(p, list) for p in raw):
-            raise BadState("state.colors", "colors must be two lists of colour names, player 0's first.")
+            raise BadState("state.colors", "colors must be two lists of colour names, seat 0's first.")
         seen: set[int] = set()
         pairs: list[Pair] = []
         for p, lst in enumerate(raw):
@@ -749,10 +758,10 @@ class Crystal(Game[CrystalState, Move]):
     @staticmethod
     def _phase_hint(state: CrystalState) -> str:
         return {
-            "pick_order": "player 0 says 'first' or 'second' (who picks a colour first)",
-            "pick_one": f"player {state.to_move} names one colour",
-            "pick_two": f"player {state.to_move} names two colours",
-            "move_order": "player 1 says 'first' or 'second' (who shifts first)",
+            "pick_order": f"{seat_words(0)} says 'first' or 'second' (who picks a colour first)",
+            "pick_one": f"{seat_words(state.to_move or 0)} names one colour",
+            "pick_two": f"{seat_words(state.to_move or 0)} names two colours",
+            "move_order": f"{seat_words(1)} says 'first' or 'second' (who shifts first)",
             "shift": "it is the shift phase",
         }[state.phase]
 

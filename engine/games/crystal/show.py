@@ -89,6 +89,15 @@ class CrystalShow(Show):
                 out.append(Piece(f"{FILES[c]}{r + 1}", glyph(sym), sym))
         return tuple(out)
 
+    def read_grid(self, rows: Sequence[Sequence[str]]) -> Json | None:
+        """The grid of rows of symbols as the state writes it (six strings, top first, R-H5)."""
+        for row in rows:
+            for sym in row:
+                if len(sym) != 1 or (sym.upper() not in "RBGY" and sym not in PIECE_NAMES):
+                    known = "R B G Y (r b g y spiked), " + ", ".join(f"{s} {n}" for s, n in PIECE_NAMES.items())
+                    raise ValueError(f"{sym!r} is no piece of {self.title} (its pieces: {known}).")
+        return {"board": ["".join(row) for row in rows]}
+
     def barred(self, state: Mapping[str, Any]) -> tuple[str, ...]:
         if state.get("status") == "finished":
             return ()
@@ -137,12 +146,48 @@ class CrystalShow(Show):
             return "first" if e.get("picker") == e.get("player") else "second"
         return "first" if e.get("first") == e.get("player") else "second"
 
+    def said(self, last: LastMove, events: Sequence[Json], names: tuple[str, str]) -> str:
+        """The last move in the rules' words (R-X1, R-X2): a draft step says what it decides
+        ("Ann says 'second': Bob picks a colour first"), never "plays first", which reads as
+        the order of turns (issue 35); a turn "shifts"."""
+        if last.mover not in (0, 1) or last.move is None:
+            return ""
+        who = names[last.mover]
+        for e in events:
+            kind = e.get("type")
+            if kind == "pick_order":
+                picker = e.get("picker")
+                return f"{who} says '{self._draft_words(e)}': {names[picker] if picker in (0, 1) else '?'} picks a colour first"
+            if kind == "move_order":
+                first = e.get("first")
+                return f"{who} says '{self._draft_words(e)}': {names[first] if first in (0, 1) else '?'} shifts first"
+            if kind == "pick" and not e.get("last"):
+                got = [f"{who} picks {and_list([str(c) for c in e.get('colors') or ()])}"]
+                got += [
+                    f"{names[int(x['player'])]} gets {and_list([str(c) for c in x.get('colors') or ()])}"
+                    for x in events
+                    if x.get("type") == "pick" and x.get("last") and x.get("player") in (0, 1)
+                ]
+                return "; ".join(got)
+            if kind == "pass":
+                return f"{possessive(who)} turn passes with no shifts (R-X6)"
+        converted = [f"converts {e.get('cell')}" for e in events if e.get("type") == "convert"]
+        shifted = [f"shifts {e.get('shifts')}" for e in events if e.get("type") == "shifts"]
+        return f"{who} {', then '.join(converted + shifted)}" if converted or shifted else f"{who} plays {last.move}"
+
+    def last_line(self, last: LastMove, events: Sequence[Json], names: tuple[str, str]) -> str:
+        if any(e.get("type") in ("pick_order", "move_order", "pick") for e in events):
+            return f"Last move: {self.said(last, events, names)} (R-X1)"
+        return super().last_line(last, events, names)
+
     # -- status ---------------------------------------------------------------------------
 
-    def describe(self, state: Mapping[str, Any]) -> str:
+    def name_of(self, state: Mapping[str, Any]) -> str:
         anomalies = (state.get("options") or {}).get("anomalies") or []
-        which = ", ".join(anomalies) if anomalies else "no anomalies"
-        return f"Crystal Connector ({which}), ply {state.get('ply', 0)}"
+        return f"Crystal Connector ({', '.join(anomalies) if anomalies else 'no anomalies'})"
+
+    def describe(self, state: Mapping[str, Any]) -> str:
+        return f"{self.name_of(state)}, ply {state.get('ply', 0)}"
 
     def scores(self, state: Mapping[str, Any], names: tuple[str, str]) -> list[Line]:
         colors = state.get("colors") or [[], []]
@@ -165,14 +210,17 @@ class CrystalShow(Show):
 
     @staticmethod
     def round_number(state: Mapping[str, Any]) -> int:
+        """The round of a position (R-X4: a round is the first mover's turn, then the second
+        mover's): the round being played, or the next one once a round is complete - except
+        when the threshold ended the game at that round's end, the round that ended it.  The
+        same position says the same round whether play goes on or the umpire ends it there
+        (issue 35: an adjudication once turned "Round 4" into "Round 3")."""
         turns = state.get("turns") or [0, 0]
         first = state.get("first")
         if first not in (0, 1):
             return 0
-        second = turns[1 - first]
-        if state.get("status") == "finished":
-            return int(max(turns))
-        return int(second) + 1
+        second = int(turns[1 - first])
+        return second if state.get("end") == Crystal.natural_ends[0] else second + 1
 
     def _round_line(self, state: Mapping[str, Any], names: tuple[str, str]) -> str:
         threshold = state.get("threshold", 250)
@@ -301,7 +349,7 @@ class CrystalShow(Show):
         mover = next((e.get("player") for e in ctx.events if e.get("type") in ("shifts", "pass")), None)
         totals = after.get("scores") or [0, 0]
         if mover is not None and mover != after.get("first"):
-            n = self.round_number(after) - (0 if after.get("status") == "finished" else 1)
+            n = self.round_number(after) - (0 if after.get("end") == self.natural_end else 1)
             out.append(
                 f"End of round {n}: {ctx.name(0)} {totals[0]}, {ctx.name(1)} {totals[1]} "
                 f"(threshold {after.get('threshold', 250)})."

@@ -9,4 +9,5 @@ HINTS = Hints(
     examples=("D4", "E5", "C3"),
     ends={"full": End(won="The board is full: {winner} wins.", drawn="The board is full: a draw.")},  # R-E1
     board_words={"0": "black stone", "1": "white stone"},
+    named_words={"0": "{player0}'s stone (black)", "1": "{player1}'s stone (white)"},  # R-E1: player 0 owns black
 )

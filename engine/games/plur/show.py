@@ -69,13 +69,20 @@ class PlurShow(HexShow):
     symbols = ("B", "W")
     natural_end = Plur.natural_ends[0]
 
+    @staticmethod
+    def _pie(state: Mapping[str, Any]) -> str:
+        return ", pie rule" if (state.get("options") or {}).get("pie") else ""
+
+    def name_of(self, state: Mapping[str, Any]) -> str:
+        return f"Plur{self._pie(state)}"
+
     def describe(self, state: Mapping[str, Any]) -> str:
-        pie = ", pie rule" if (state.get("options") or {}).get("pie") else ""
-        return f"Plur, {self.size_text(state)}{self.blocked_note(state)}{pie}, ply {state.get('ply', 0)}"
+        return f"Plur, {self.size_text(state)}{self.blocked_note(state)}{self._pie(state)}, ply {state.get('ply', 0)}"
 
     def legend(self, state: Mapping[str, Any], names: tuple[str, str]) -> str:
         return (
-            f"B {with_colour(names[0], 'black')}, W {with_colour(names[1], 'white')}, # off the board; lower case: the last move"
+            f"B {with_colour(names[0], 'black')}, W {with_colour(names[1], 'white')}{self.off_note(state)}; "
+            "lower case: the last move"
         )
 
     def last_move(self, events: Sequence[Json], state: Mapping[str, Any]) -> LastMove:

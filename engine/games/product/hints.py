@@ -15,6 +15,7 @@ HINTS = Hints(
     examples=("W E5", "B D4 W E6", "b c3, w f5"),
     ends={"full": End(won="The board is full: {winner} wins.", drawn="The board is full: a draw.")},  # R-E4a
     board_words={"0": "black stone (Black's colour)", "1": "white stone (White's colour)"},
+    named_words={"0": "black stone ({player0}'s colour)", "1": "white stone ({player1}'s colour)"},  # R-E4
     click=Click(
         step="{choice} {cell}",
         choices=(Choice("B", "Black", "#1f1f1f"), Choice("W", "White", "#fcfcfc")),

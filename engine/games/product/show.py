@@ -61,16 +61,20 @@ class ProductShow(HexShow):
     def lone_group(state: Mapping[str, Any]) -> str:
         return "size" if (state.get("options") or {}).get("lone_group") == "size" else "zero"
 
+    def _lone(self, state: Mapping[str, Any]) -> str:
+        return ", a lone group counts its size" if self.lone_group(state) == "size" else ""
+
+    def name_of(self, state: Mapping[str, Any]) -> str:
+        return f"Product ({self.variant(state)}){self._lone(state)}"
+
     def describe(self, state: Mapping[str, Any]) -> str:
-        lone = ", a lone group counts its size" if self.lone_group(state) == "size" else ""
-        return (
-            f"Product ({self.variant(state)}), {self.size_text(state)}{self.blocked_note(state)}{lone}, ply {state.get('ply', 0)}"
-        )
+        board = f"{self.size_text(state)}{self.blocked_note(state)}"
+        return f"Product ({self.variant(state)}), {board}{self._lone(state)}, ply {state.get('ply', 0)}"
 
     def legend(self, state: Mapping[str, Any], names: tuple[str, str]) -> str:
         return (
             f"B black stone ({possessive(names[0])} colour), W white stone ({possessive(names[1])}); either player "
-            "places either; # off the board; lower case: the last turn's stones"
+            f"places either{self.off_note(state, '; ')}; lower case: the last turn's stones"
         )
 
     def last_move(self, events: Sequence[Json], state: Mapping[str, Any]) -> LastMove:

@@ -29,7 +29,7 @@ class TooShow(HexShow):
         return f"Too, {self.size_text(state)}{self.blocked_note(state)}, ply {state.get('ply', 0)}"
 
     def legend(self, state: Mapping[str, Any], names: tuple[str, str]) -> str:
-        return "B black stone, W white stone (either player places either), # off the board; lower case: the last move"
+        return f"B black stone, W white stone (either player places either){self.off_note(state)}; lower case: the last move"
 
     def last_move(self, events: Sequence[Json], state: Mapping[str, Any]) -> LastMove:
         for e in events:

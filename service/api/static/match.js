@@ -1,0 +1,214 @@
+// Following a managed match: the address ends in #match=ID (the umpire's view), with &seat=N&token=T
+// for a player.  The server holds the positions; the page reads the match and its record, shows them
+// on the board, and plays and resigns for its seat.  The changes that come later are live.js's.
+
+import { api, bearer, errorText } from './api.js';
+import { tick } from './clocks.js';
+import { showDeliveries } from './deliveries.js';
+import { $ } from './dom.js';
+import { placeParts } from './layout.js';
+import { mayLeave } from './leave.js';
+import { keepSeat, noteKeptState } from './links.js';
+import { changed, listen } from './live.js';
+import { markWrong } from './moves.js';
+import { attemptsOf, sayNewAttempts } from './refusals.js';
+import { checkSeat, seatRefused } from './seat.js';
+import { newGame, syncForm } from './setup.js';
+import * as store from './store.js';
+import { showUmpire } from './umpire.js';
+import { say, sayIllegal, sayLegal } from './verdicts.js';
+import { show } from './view.js';
+
+export const matchPath = (id) => `/v1/matches/${encodeURIComponent(id)}`;
+
+// The move this page sent last, and the ply it was sent at: its refusal is said once, by its own answer.
+let sent = null;
+
+function readHash() {
+  const p = new URLSearchParams(location.hash.slice(1));
+  const id = p.get('match');
+  if (!id) return null;
+  const seat = p.get('seat');
+  return { id, seat: seat === '0' || seat === '1' ? Number(seat) : null, token: p.get('token') };
+}
+
+// The address of the match followed, as it was entered (a seat's link, or the umpire's view).
+let address = null;
+
+// The match the address names, if any, followed (at the start, and when the address changes: a link
+// followed, Back).  A seat's page whose match runs asks first; kept, its address is put back.
+export async function onHash() {
+  const want = readHash();
+  const m = store.following();
+  if (want && m && want.id === m.id && want.seat === m.seat && want.token === m.token) return false;
+  if (m && !mayLeave()) {
+    history.pushState(null, '', address);
+    return false;
+  }
+  leaveMatch(false);
+  if (want) await enterMatch(want);
+  return !!want;
+}
+
+async function enterMatch(want) {
+  const gen = store.followMatch(want);
+  address = location.href;
+  $('u-match-bar').hidden = false;
+  $('u-leave').hidden = false;
+  $('u-match-form').hidden = true;
+  $('u-setup-card').hidden = true; // a match's page shows the match: no set-up, no paste forms
+  placeParts();
+  const r = await api('GET', matchPath(want.id));
+  if (!store.stillFollowing(gen)) return;
+  if (!r.ok) {
+    say('bad', `The match cannot be read: ${errorText(r)}`);
+    leaveMatch(false);
+    return;
+  }
+  await takeMatch(r.data, true);
+  listen(gen);
+}
+
+// The match left (`resetHash`: for the desk's address, a new entry of the browser's history, so that Back
+// brings the match's page again); the board gets a game of its own again if it has none.
+export function leaveMatch(resetHash) {
+  if (!store.leaveMatch()) return;
+  $('u-match-bar').hidden = true;
+  $('u-umpire').hidden = true;
+  $('u-resign').hidden = true;
+  $('u-leave').hidden = true;
+  $('u-match-form').hidden = false;
+  $('u-setup-card').hidden = false;
+  $('u-deliveries').hidden = true;
+  placeParts();
+  if (resetHash) history.pushState(null, '', location.pathname);
+  const last = store.latest();
+  if (!last || !last.state) newGame(store.game(), store.options());
+}
+
+// The match left for a line of the page's own (a new game, a paste, Leave): false when the seat stays.
+export function leaveAsked() {
+  if (!mayLeave()) return false;
+  leaveMatch(true);
+  return true;
+}
+
+// Replayable entries of the record, as the server counts plies (service/matches/referee.py record_moves):
+// a flag that only opened R-X6's window, and an illegal attempt refused, changed nothing.
+function recordStep(e) {
+  if (e.kind === 'move') return e.move;
+  if (e.kind === 'flag') return e.proxy ? null : 'timeout';
+  if (e.kind === 'pass') return e.move || 'timeout';
+  if (e.kind === 'illegal') return e.forfeit ? `forfeit ${e.seat}` : null;
+  if (e.kind === 'abort') return 'abort';
+  if (e.kind === 'resign') return `resign ${e.seat}`;
+  if (e.kind === 'adjudicate') return `adjudicate ${e.winner === null || e.winner === undefined ? 'draw' : e.winner}`;
+  return null; // the umpire's controls of the clocks (start, pause, resume, add time) change no position
+}
+
+// The match as the server answered it (GET, a move's answer, an event), with its record (GET moves):
+// the positions on the board, the latest shown if it was (or `first`: on entering).
+export async function takeMatch(data, first) {
+  const m = store.following();
+  const gen = m.gen;
+  const rec = await api('GET', `${matchPath(m.id)}/moves`);
+  if (!store.stillFollowing(gen) || !rec.ok) return;
+  const entries = rec.data.moves;
+  const steps = entries.map((e) => [recordStep(e), e]).filter(([s]) => s !== null);
+  const wasLatest = first || store.atLatest();
+  const refusedBefore = first ? Infinity : store.attempts().length; // on entering, the attempts so far are listed, not said
+  const known = store.positions();
+  const history = [{ state: steps.length ? null : data.state, move: null, events: [] }];
+  steps.forEach(([move, e], i) => {
+    const old = known[i + 1];
+    // A move, or a pass of R-X6, moves the ply on; a flag that loses, a resignation, a forfeit, an abort end the game on it.
+    const keeps = e.kind !== 'move' && e.kind !== 'pass';
+    history.push({ state: null, move, keeps, events: e.events, announcements: old && old.move === move ? old.announcements : null });
+  });
+  history[history.length - 1] = { ...history[history.length - 1], state: data.state };
+  const grew = history.length !== known.length;
+  store.takeMatch(data, rec.data, history, wasLatest, attemptsOf(entries, (e) => recordStep(e) !== null));
+  checkSeat(entries, first);
+  if (first) keepSeat(); // the seat's link, kept in this browser: left by mistake, it is offered again
+  $('u-resign').hidden = m.seat === null || data.state.status === 'finished' || !!store.seatLost();
+  syncForm();
+  if (grew || first) {
+    store.clearMove();
+    $('u-move').value = '';
+  }
+  await show();
+  tick();
+  showUmpire();
+  showDeliveries(); // the umpire's view: how the posts to the channel go (not awaited: it is no part of the change)
+  noteKeptState(m.id, data); // the kept links say how it stands
+  let last = store.latest();
+  if (store.at() > 0 && store.atLatest() && (grew || first)) {
+    if (!last.announcements) last = store.noteAnnouncements(last, await matchAnnouncements(store.plyQuery(store.at())));
+    if (store.stillFollowing(gen)) sayLegal(last, `Move ${store.at()}: ${last.move}`);
+  } else if (!first && !store.seatLost()) {
+    sayNewAttempts(refusedBefore, sent);
+  } else if (first && data.clock.started === false) {
+    say('info', data.clock.start === 'first_move' ? 'The clocks start with the first move: no time runs yet.' : 'The clocks wait for the start: no time runs yet.');
+  } else if (first) say('info', 'The match has not started: the first move is awaited.');
+}
+
+// The announcements of a match's position: the list at the top of its forum post.
+export async function matchAnnouncements(query) {
+  const m = store.following();
+  if (!m) return [];
+  const r = await api('GET', `${matchPath(m.id)}/post?${query}`);
+  if (!r.ok) return [];
+  const out = [];
+  for (const line of r.data.split('\n').slice(2)) {
+    if (!line.startsWith('- ')) break;
+    out.push(line.slice(2).replace(/\\(.)/g, '$1'));
+  }
+  return out;
+}
+
+// The seat's move (POST moves with its token): an illegal one is marked and said, a refusal said and
+// the match read again; the match as the move left it is shown.
+export async function playInMatch(text) {
+  const m = store.following();
+  sent = { move: text, ply: m.data.ply };
+  const r = await api('POST', `${matchPath(m.id)}/moves`, { move: text, ply: m.data.ply }, bearer(m.token));
+  if (r.status === 422 && r.data.legal === false) {
+    markWrong(text, r.data.error);
+    return sayIllegal(r.data.error, `${text} is illegal`);
+  }
+  if (r.status === 401) return tokenRefused(m);
+  if (!r.ok) {
+    say('bad', errorText(r));
+    const again = await api('GET', matchPath(m.id));
+    if (again.ok) await changed(again.data);
+    return;
+  }
+  store.clearMove();
+  $('u-move').value = '';
+  const { legal, move, events, error, ...data } = r.data; // the verdict's match fields
+  await changed(data);
+}
+
+// The server does not know this page's seat token (401): the record says whether the umpire replaced it.
+async function tokenRefused(m) {
+  const rec = await api('GET', `${matchPath(m.id)}/moves`);
+  if (!store.stillFollowing(m.gen)) return;
+  seatRefused(rec.ok ? rec.data.moves : []);
+  await show();
+}
+
+async function resign() {
+  const m = store.following();
+  if (!m || !window.confirm('Resign this match?')) return;
+  const r = await api('POST', `${matchPath(m.id)}/resign`, undefined, bearer(m.token));
+  if (r.status === 401) return tokenRefused(m);
+  if (!r.ok) return say('bad', errorText(r));
+  const { events, ...data } = r.data;
+  await changed(data);
+}
+
+export function wireMatch() {
+  $('u-resign').addEventListener('click', resign);
+  $('u-leave').addEventListener('click', leaveAsked);
+  window.addEventListener('hashchange', onHash);
+}

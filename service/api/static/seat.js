@@ -1,0 +1,73 @@
+// Who looks at a match, and where they stand: the seat line above the clocks, and a seat whose link
+// stopped working - the umpire gave the seat a new link (the record's `token` entry, or the server's
+// 401 on this page's token) - which is told so in a player's words and offered no moves (issue 35:
+// the old page said "Your move" and a move answered a raw 401 sentence).
+
+import { $ } from './dom.js';
+import { forgetSeat, umpireToken } from './links.js';
+import * as store from './store.js';
+import { say } from './verdicts.js';
+
+// The record's length when this page entered the match of `gen`: a `token` entry after it replaced
+// the link this page was opened with (one before it may have made this very link).
+let entered = { gen: null, length: 0 };
+
+// What the page says to a seat that lost its link, on the seat line and as the verdict.
+function lostWords() {
+  const m = store.following();
+  const me = `seat ${m.seat} (${store.names()[m.seat]})`;
+  if (store.seatLost() === 'replaced') {
+    return [`You were ${me}: this seat's link was replaced by the umpire and no longer works.`, 'Ask the umpire for the new link.'];
+  }
+  return [`This link does not open ${me}: its token is not one of this match's.`, "Ask the umpire for the seat's link."];
+}
+
+// The record read (`entries`, GET .../moves): a new `token` entry for this page's seat replaced its link.
+export function checkSeat(entries, first) {
+  const m = store.following();
+  if (!m || m.seat === null || m.lost) return;
+  if (first || entered.gen !== m.gen) {
+    entered = { gen: m.gen, length: entries.length };
+    return;
+  }
+  if (entries.slice(entered.length).some((e) => e.kind === 'token' && e.seat === m.seat)) lose('replaced');
+}
+
+// The server refused this page's seat token (401): replaced, when the record shows the umpire gave the
+// seat a new link; else the link was never one of this match's (mistyped, cut short).
+export function seatRefused(entries) {
+  lose(entries.some((e) => e.kind === 'token' && e.seat === store.following().seat) ? 'replaced' : 'unknown');
+}
+
+function lose(why) {
+  store.loseSeat(why);
+  forgetSeat();
+  $('u-resign').hidden = true;
+  say('bad', lostWords().join(' '));
+}
+
+// Said when a seat that lost its link tries a move anyway (a cell clicked).
+export const sayLost = () => say('bad', lostWords().join(' '));
+
+// Who looks at the match, and what they wait for: the seat line above the clocks.
+export function showSeat() {
+  const m = store.following();
+  if (!m || !m.data) return;
+  if (m.seat !== null && m.lost) {
+    $('u-seat').textContent = lostWords().join(' ');
+    return;
+  }
+  const who = store.names();
+  const s = m.data.state;
+  const seatName = m.seat === null ? null : who[m.seat];
+  let line = m.seat === null ? (umpireToken() && s.status !== 'finished' ? "Umpire's view, with the umpire's controls." : "Umpire's view: read only.") : `You are seat ${m.seat} (${seatName}).`;
+  const clk = m.data.clock;
+  const firstMove = clk.started === false && clk.start === 'first_move'; // the clocks start with the first move
+  if (s.status === 'finished') line += ' The match is over.';
+  else if (clk.started === false && !firstMove) line += ' The clocks wait for the start.';
+  else if (clk.paused) line += ' The umpire has paused the clocks.';
+  else if (m.seat !== null && clk.may_move !== m.seat) line += ` Waiting for ${who[1 - m.seat]}…`;
+  else if (m.seat !== null) line += firstMove ? ' Your move: the clocks start with it.' : ' Your move.';
+  else if (firstMove) line += ' The clocks start with the first move.';
+  $('u-seat').textContent = line;
+}

@@ -1,0 +1,72 @@
+// The umpire's controls of a match, on the umpire's view opened in the browser that created the match
+// (its umpire token is kept there, links.js): start, pause and resume the clocks, add time, adjudicate,
+// abort.  Each is POST /v1/matches/ID/<action> with the umpire's token; the server's refusal is said.
+
+import { api, bearer, errorText } from './api.js';
+import { $, el } from './dom.js';
+import { umpireToken } from './links.js';
+import { changed } from './live.js';
+import { matchPath } from './match.js';
+import * as store from './store.js';
+import { say } from './verdicts.js';
+
+// A select's choices ([value, label]), keeping the one chosen if it is still there.
+function fillSelect(sel, choices) {
+  const was = sel.value;
+  sel.replaceChildren(...choices.map(([value, label]) => el('option', { value }, label)));
+  if (choices.some(([value]) => value === was)) sel.value = was;
+}
+
+// The controls as the match's clocks allow them now (a refusal still comes back as the server's sentence).
+export function showUmpire() {
+  const m = store.following();
+  const token = umpireToken();
+  const on = !!(m && m.data && token && m.data.state.status !== 'finished');
+  $('u-umpire').hidden = !on;
+  if (!on) return;
+  const c = m.data.clock;
+  // Only the control the clocks' state allows is offered: Start before the start, then Pause or Resume.
+  $('u-start-clock').hidden = c.started !== false;
+  $('u-pause').hidden = c.started === false || !!c.paused;
+  $('u-resume').hidden = !c.paused;
+  const who = store.names();
+  fillSelect($('u-add-seat'), [0, 1].map((seat) => [String(seat), who[seat]]));
+  fillSelect($('u-adj-winner'), [['0', `${who[0]} wins`], ['1', `${who[1]} wins`], ['draw', 'a draw']]);
+}
+
+// One control: the match as it answers, and the umpire's sentence (`done` when it has none); asked
+// first when `question` (what cannot be undone).
+async function control(action, body, question, done) {
+  const m = store.following();
+  const token = umpireToken();
+  if (!m || !token) return;
+  if (question && !window.confirm(question)) return;
+  const r = await api('POST', `${matchPath(m.id)}/${action}`, body, bearer(token));
+  if (!r.ok) return say('bad', errorText(r));
+  const { events, announcements, legal, move, error, ...data } = r.data;
+  const now = store.stillFollowing(m.gen) ? store.following() : m; // another match now: changed() ignores it
+  if (data.state && data.clock) await changed({ ...now.data, ...data });
+  say('info', announcements && announcements.length ? announcements.join(' ') : done);
+}
+
+export function wireUmpire() {
+  $('u-start-clock').addEventListener('click', () => control('start', undefined, null, 'The clocks are started.'));
+  $('u-pause').addEventListener('click', () => control('pause', undefined, null, 'The clocks are paused.'));
+  $('u-resume').addEventListener('click', () => control('resume', undefined, null, 'The clocks run again.'));
+  $('u-add-time').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const seat = Number($('u-add-seat').value);
+    control('add-time', { seat, seconds: Number($('u-add-s').value) }, null, `${store.names()[seat]} has more time.`);
+  });
+  $('u-adjudicate').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const choice = $('u-adj-winner').value;
+    const winner = choice === 'draw' ? null : Number(choice);
+    const result = winner === null ? 'a draw' : `${store.names()[winner]} wins`;
+    const reason = $('u-adj-reason').value.trim();
+    control('adjudicate', { winner, reason }, `End the match now: ${result} (${reason || 'no reason given'})? This cannot be undone.`,
+      `The umpire adjudicated: ${result} (${reason}).`);
+  });
+  $('u-abort').addEventListener('click', () => control('abort', undefined,
+    'Abort the match? It ends at once with no result, and cannot be resumed.', 'The umpire aborted the match.'));
+}

@@ -1,0 +1,94 @@
+"""A match's Discord binding in Redis: the channel it was made in, the Discord user of each seat,
+the host (who made it) and the role the host names, and whether the player to move is pinged.
+
+Keys (``{P}`` is ``REDIS_PREFIX``; the binding lives under the match's own hash tag, so it sits
+in the match's cluster slot and expires with it)::
+
+    {P}{sXX}:m:{id}:discord      hash    g guild, c channel, s0 / s1 the seats' user ids, h the
+                                         host's user id, r the host role's id, p "1": ping
+    {P}discord:ch:{channel}      string  the channel's match (the latest made there)
+    {P}discord:seen:{interaction} string an interaction id already let through (signature.py)
+
+The binding and the channel's key take the match's own time to live each time a command touches
+them (a finished match is kept ``MATCH_TTL_S``, an idle one ``MATCH_IDLE_TTL_S``), so they never
+outlive it by more than the time between two commands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from service.matches.store import Store
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    match_id: str
+    guild: str | None
+    channel: str
+    seats: tuple[str, str]  # the Discord user id of seat 0, seat 1
+    host: str  # the user who made the match
+    role: str | None = None  # holders of this role may use the host's commands too
+    ping: bool = False  # the player to move is pinged by each answer
+
+    def seat_of(self, user: str) -> int | None:
+        """The seat ``user`` plays (seat 0 when one user has both: a host testing alone)."""
+        return 0 if self.seats[0] == user else 1 if self.seats[1] == user else None
+
+    def is_host(self, user: str, roles: list[str]) -> bool:
+        return user == self.host or (self.role is not None and self.role in roles)
+
+
+def key(store: Store, match_id: str) -> str:
+    return f"{store.key(match_id)}:discord"
+
+
+def channel_key(store: Store, channel: str) -> str:
+    return f"{store.prefix}discord:ch:{channel}"
+
+
+def seen_key(store: Store, interaction: str) -> str:
+    return f"{store.prefix}discord:seen:{interaction}"
+
+
+def save(store: Store, b: Binding) -> None:
+    """Write the whole binding, make it the channel's match, and give both the match's time to live."""
+    fields = {"g": b.guild or "", "c": b.channel, "s0": b.seats[0], "s1": b.seats[1], "h": b.host, "r": b.role or ""}
+    store.r.hset(key(store, b.match_id), mapping={**fields, "p": "1" if b.ping else ""})
+    store.r.set(channel_key(store, b.channel), b.match_id)
+    keep(store, b)
+
+
+def load(store: Store, match_id: str) -> Binding | None:
+    raw: dict[str, str] = store.r.hgetall(key(store, match_id))
+    if not raw or "c" not in raw:
+        return None
+    return Binding(
+        match_id, raw.get("g") or None, raw["c"], (raw["s0"], raw["s1"]), raw["h"], raw.get("r") or None, raw.get("p") == "1"
+    )
+
+
+def update(store: Store, b: Binding) -> None:
+    """A binding changed by the host (a seat handed over, the role, the ping): its fields, kept as long as the match."""
+    save_fields = {"s0": b.seats[0], "s1": b.seats[1], "r": b.role or "", "p": "1" if b.ping else ""}
+    store.r.hset(key(store, b.match_id), mapping=save_fields)
+    keep(store, b)
+
+
+def of_channel(store: Store, channel: str) -> str | None:
+    found: str | None = store.r.get(channel_key(store, channel))
+    return found
+
+
+def keep(store: Store, b: Binding) -> None:
+    """The binding and the channel's key expire when the match does (its time to live now)."""
+    ttl = int(store.r.pttl(store.key(b.match_id)))
+    if ttl > 0:
+        store.r.pexpire(key(store, b.match_id), ttl)
+        if of_channel(store, b.channel) == b.match_id:
+            store.r.pexpire(channel_key(store, b.channel), ttl)
+
+
+def first_time(store: Store, interaction: str, keep_s: float) -> bool:
+    """True the first time ``interaction`` is seen (then remembered ``keep_s``), False after."""
+    return bool(store.r.set(seen_key(store, interaction), "1", nx=True, px=max(1, round(keep_s * 1000))))

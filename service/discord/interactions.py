@@ -1,0 +1,398 @@
+"""``POST /v1/discord/interactions``: Discord's Interactions Endpoint URL (issue 36).
+
+In this order: the signature is checked before anything is read (``401 invalid_signature``,
+``401 stale_interaction``: service/discord/signature.py); a ``PING`` is answered ``PONG``; an
+interaction id already let through is ``409 interaction_replayed`` (a command never plays twice,
+and the move it carried has the interaction's id as its idempotency key besides); then the
+command is judged, on a thread of the ``judging`` lane, and answered within Discord's 3 seconds:
+
+* judged within ``DISCORD_ANSWER_S``: at once (``CHANNEL_MESSAGE_WITH_SOURCE``), the verdict or
+  the refusal in words; when the board changed (or was asked for), its picture follows by editing
+  that answer (``PATCH /webhooks/{application}/{token}/messages/@original``, multipart, once the
+  answer has gone: Werkzeug's ``call_on_close``);
+* not judged by then (Redis slow, the match busy): deferred (``DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE``),
+  and the answer, picture and all, replaces Discord's "thinking" by the same edit once it is ready.
+
+Who may do what, from the match's binding (service/discord/binding.py): the two players move and
+resign, each only for their own seat and only on their turn; the host (or holders of the host's
+role) has ``/umpire``; ``/board`` is anyone's.  Anyone else's command is refused politely, seen
+only by them (``EPHEMERAL``), and changes nothing.  Every call into the match machinery goes
+through service/discord/umpire.py.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+import orjson
+import redis
+from flask import Blueprint, Flask, Response, request
+from marshmallow import ValidationError
+
+from engine.errors import EngineError
+from engine.registry import PRESETS
+from service.api import renderer
+from service.api.pictures import render_pool
+from service.discord import binding, enabled, messages, signature, umpire
+from service.discord.binding import Binding
+from service.discord.commands import BadInteraction, Command, read
+from service.discord.courier import Full, courier
+from service.discord.messages import Message, message, position, refusal
+from service.matches.db import get_store
+from service.matches.store import Gone, Unconfirmed
+from service.web.appref import this_app
+from service.web.errors import ApiError, flatten_messages
+from views.posts import md_escape
+
+log = logging.getLogger(__name__)
+
+bp = Blueprint("discord", __name__, url_prefix="/v1")
+
+PING, APPLICATION_COMMAND, AUTOCOMPLETE = 1, 2, 4  # Discord's interaction types
+
+
+class Refusal(Exception):
+    """A command that may not be done, in a sentence for the one who sent it."""
+
+    def __init__(self, message: str, ephemeral: bool = True) -> None:
+        super().__init__(message)
+        self.ephemeral = ephemeral
+
+
+@bp.post("/discord/interactions")
+def interactions() -> Any:
+    app = this_app()
+    cfg = app.config
+    if not enabled(app):
+        raise ApiError("not_found", "This server has no Discord application: DISCORD_PUBLIC_KEY is not set.")
+    body = request.get_data()
+    max_age = float(cfg["DISCORD_MAX_AGE_S"])
+    headers = {name: request.headers.get(name, "") for name in (signature.SIGNATURE, signature.TIMESTAMP)}
+    signature.check(signature.public_key(str(cfg["DISCORD_PUBLIC_KEY"])), headers, body, time.time(), max_age)
+    try:
+        sent = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise ApiError("malformed_json", "The interaction is not JSON.") from None
+    if not isinstance(sent, dict) or not isinstance(sent.get("type"), int):
+        raise ApiError("invalid_interaction", "An interaction is a JSON object with a type.")
+    if sent["type"] == PING:
+        return {"type": messages.PONG}
+    if sent["type"] not in (APPLICATION_COMMAND, AUTOCOMPLETE):
+        raise ApiError("invalid_interaction", f"This service reads slash commands, not interactions of type {sent['type']}.")
+    try:
+        command = read(sent)
+    except BadInteraction as e:
+        raise ApiError("invalid_interaction", f"The interaction cannot be read: {e}.") from None
+    if command.kind == AUTOCOMPLETE:  # never plays: a repeat is only answered again
+        return messages.choices(_suggest(command))
+    if not binding.first_time(get_store(), command.id, 2 * max_age):
+        raise ApiError("interaction_replayed", "This interaction was answered already: it is never played twice.")
+    return _answer(app, command)
+
+
+# -- answering within the 3 seconds ----------------------------------------------------------------
+
+
+def _answer(app: Flask, command: Command) -> Response:
+    lanes = courier(app)
+    try:
+        judged = lanes.judging.submit(lambda: _judged(app, command))
+    except Full:
+        return _json(messages.response(refusal("The umpire is busy: send the command again in a moment.")))
+    try:
+        said = judged.result(timeout=float(app.config["DISCORD_ANSWER_S"]))
+    except FutureTimeout:
+        judged.add_done_callback(lambda done: _late(app, command.token, done))
+        return _json(messages.deferred())
+    resp = _json(messages.response(said))
+    if said.picture is not None:  # once the answer has gone: the picture edits it
+        resp.call_on_close(lambda: _post(app, command.token, said, edit_words=False))
+    return resp
+
+
+def _json(value: dict[str, Any]) -> Response:
+    return Response(orjson.dumps(value), mimetype="application/json")
+
+
+def _late(app: Flask, token: str, done: Future[Message]) -> None:
+    try:
+        said = done.result()
+    except Exception:  # _judged answers every failure in words: this is a bug
+        log.exception("discord: a deferred command failed")
+        said = refusal("The umpire failed to answer; the failure has been logged.", ephemeral=False)
+    _post(app, token, said, edit_words=True)
+
+
+def _post(app: Flask, token: str, said: Message, edit_words: bool) -> None:
+    """The answer edited with its picture (and with its words, when it was deferred); a ping
+    that an edit cannot make (edits never notify) follows as a message of its own."""
+
+    def job() -> None:
+        with app.app_context():
+            picture = _draw(app, said)
+            if picture is None and not edit_words:
+                return
+            lanes = courier(app)
+            lanes.edit_original(token, messages.edit(said, picture is not None), picture)
+            if edit_words and said.ping:
+                lanes.follow_up(token, {"content": f"<@{said.ping}>: your move.", "allowed_mentions": messages.mentions(said)})
+
+    try:
+        courier(app).posting.submit(job)
+    except Full:
+        log.warning("discord: every poster is busy; an answer goes without its picture")
+
+
+def _draw(app: Flask, said: Message) -> bytes | None:
+    """The board's PNG (None when the answer has none, or no renderer took it in time)."""
+    if said.picture is None:
+        return None
+    svg = said.picture()
+    until = time.monotonic() + float(app.config["DISCORD_TIMEOUT_S"])
+    while True:
+        try:
+            return render_pool(app).render(svg, None)
+        except renderer.Busy:
+            if time.monotonic() > until:
+                log.warning("discord: no renderer was free; an answer goes without its picture")
+                return None
+            time.sleep(0.2)
+
+
+def _judged(app: Flask, command: Command) -> Message:
+    """The command's answer, every failure said in words."""
+    with app.app_context():
+        try:
+            return HANDLERS[command.path](command)
+        except KeyError:
+            return refusal(f"This service has no command /{' '.join(command.path)}: register its commands again.")
+        except Refusal as r:
+            return refusal(str(r), r.ephemeral)
+        except ApiError as e:
+            return refusal(e.message)
+        except umpire.NotAvailable as e:
+            return refusal(str(e))
+        except ValidationError as e:
+            fields = flatten_messages(e.normalized_messages())  # type: ignore[no-untyped-call]
+            where, said = next(iter(fields.items()))
+            return refusal(f"{where}: {said[0]}")
+        except EngineError as e:
+            return refusal(e.message)
+        except Gone:
+            return refusal("That match is no longer kept (it expired).")
+        except Unconfirmed:
+            return refusal("The match store did not confirm this change: look at /board before sending it again.", False)
+        except redis.RedisError:
+            return refusal("The match store is not answering; try again shortly.")
+
+
+# -- the commands ---------------------------------------------------------------------------------
+
+
+def _bound(command: Command) -> Binding:
+    """The match the command is about (its ``match`` option, else the channel's latest), which must be this channel's."""
+    store = get_store()
+    match_id = command.text("match") or binding.of_channel(store, command.channel)
+    if not match_id:
+        raise Refusal("There is no match in this channel: its host starts one with /match new.")
+    found = binding.load(store, match_id)
+    if found is None or found.channel != command.channel:
+        raise Refusal(f"There is no match {match_id} in this channel.")
+    binding.keep(store, found)
+    return found
+
+
+def _player(command: Command, b: Binding) -> int:
+    """The seat of the player who sent the command (the seat to move, for one who holds both)."""
+    held = [s for s in (0, 1) if b.seats[s] == command.user]
+    if not held:
+        raise Refusal("You do not play in this match: only its two players move or resign here. /board shows it.")
+    if len(held) == 2:
+        return umpire.may_move(b.match_id) or 0
+    return held[0]
+
+
+def _host(command: Command) -> Binding:
+    b = _bound(command)
+    if not b.is_host(command.user, command.roles):
+        raise Refusal("Only the match's host, or holders of the role the host named, may use /umpire.")
+    return b
+
+
+def _json_option(raw: str | None, name: str) -> Any:
+    if raw is None:
+        return None
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise Refusal(f"{name} must be JSON: {raw[:100]}") from None
+
+
+def new_match(command: Command) -> Message:
+    store = get_store()
+    current = binding.of_channel(store, command.channel)
+    if current is not None and umpire.ongoing(current):
+        raise Refusal(f"This channel's match {current} is still on: it ends (or its host aborts it) before another starts.")
+    options = _json_option(command.text("options"), "options") or {}
+    if not isinstance(options, dict):
+        raise Refusal('options must be a JSON object, as the game\'s options: {"size": 5}.')
+    clock_text = command.text("clock")
+    clock = _json_option(clock_text, "clock") if clock_text and clock_text.startswith("{") else clock_text or None
+    players = [str(command.options.get("player1")), str(command.options.get("player2"))]
+    first = command.text("first") or "player1"
+    if first == "player2" or (first == "random" and secrets.randbelow(2)):
+        players.reverse()
+    names = (command.names.get(players[0], players[0]), command.names.get(players[1], players[1]))
+    webhook = command.text("webhook")
+    start = command.text("start") or "umpire"
+    match_id = umpire.create(
+        str(command.text("game")), options, clock, start, names, command.text("illegal") or "reject",
+        [{"url": webhook, "format": "discord"}] if webhook else [],
+    )  # fmt: skip
+    role = command.options.get("role")
+    b = Binding(
+        match_id, command.guild, command.channel, (players[0], players[1]), command.user,
+        role if isinstance(role, str) else None, command.options.get("ping") is True,
+    )  # fmt: skip
+    binding.save(store, b)
+    when = {"umpire": "The clocks start at /umpire start.", "first_move": "The clocks start with the first move."}
+    shown = umpire.look(match_id)
+    note = f"Match `{match_id}` · {messages.seat_line(b, shown.players)}\n{when.get(start, 'The clocks run.')}"
+    return position(shown, b, note)
+
+
+def play(command: Command) -> Message:
+    b = _bound(command)
+    seat = _player(command, b)
+    text = command.text("move")
+    if not text:
+        raise Refusal("Name your move: /move move:<your move>.")
+    return message(umpire.move(b.match_id, seat, text, f"discord:{command.id}"), b)
+
+
+def board(command: Command) -> Message:
+    b = _bound(command)
+    shown = umpire.look(b.match_id)
+    return position(shown, b, messages.seat_line(b, shown.players))
+
+
+def resign(command: Command) -> Message:
+    b = _bound(command)
+    return message(umpire.resign(b.match_id, _player(command, b)), b)
+
+
+def umpire_start(command: Command) -> Message:
+    b = _host(command)
+    return message(umpire.start(b.match_id), b)
+
+
+def umpire_pause(command: Command) -> Message:
+    b = _host(command)
+    reason = command.text("reason") or "no reason given"
+    return message(umpire.pause(b.match_id), b, f"Paused by the host: {md_escape(reason)}")
+
+
+def umpire_resume(command: Command) -> Message:
+    b = _host(command)
+    return message(umpire.resume(b.match_id), b)
+
+
+def umpire_addtime(command: Command) -> Message:
+    b = _host(command)
+    seat = b.seat_of(str(command.options.get("player")))
+    if seat is None:
+        raise Refusal("That user plays no seat of this match.")
+    seconds = command.options.get("seconds")
+    if not isinstance(seconds, int | float) or isinstance(seconds, bool):
+        raise Refusal("seconds is a number, from 0.001 to 3600.")
+    given = umpire.add_time(b.match_id, seat, float(seconds), f"discord:{command.id}")
+    if given is None:  # this very interaction gave it already
+        return refusal("That time was given already: nothing changed.", ephemeral=False)
+    return message(given, b)
+
+
+def umpire_takeback(command: Command) -> Message:
+    b = _host(command)
+    return message(umpire.take_back(b.match_id), b)
+
+
+def umpire_adjudicate(command: Command) -> Message:
+    b = _host(command)
+    winner = {"player1": 0, "player2": 1}.get(command.text("result") or "")
+    return message(umpire.adjudicate(b.match_id, winner, command.text("reason") or ""), b)
+
+
+def umpire_abort(command: Command) -> Message:
+    b = _host(command)
+    return message(umpire.abort(b.match_id), b)
+
+
+def umpire_seat(command: Command) -> Message:
+    b = _host(command)
+    seat, user = command.options.get("seat"), str(command.options.get("player"))
+    if seat not in (0, 1):
+        raise Refusal("seat is 0 or 1.")
+    done = umpire.hand_seat(b.match_id, seat, command.names.get(user, user))
+    seats = (user, b.seats[1]) if seat == 0 else (b.seats[0], user)
+    handed = Binding(b.match_id, b.guild, b.channel, seats, b.host, b.role, b.ping)
+    binding.update(get_store(), handed)
+    return message(done, handed, messages.seat_line(handed, done.meta.names))
+
+
+def umpire_ping(command: Command) -> Message:
+    b = _host(command)
+    on = command.options.get("on") is True
+    binding.update(get_store(), Binding(b.match_id, b.guild, b.channel, b.seats, b.host, b.role, on))
+    return refusal("The player to move is pinged from now on." if on else "Nobody is pinged from now on.", ephemeral=False)
+
+
+def umpire_role(command: Command) -> Message:
+    b = _host(command)
+    role = command.options.get("role")
+    named = role if isinstance(role, str) else None
+    binding.update(get_store(), Binding(b.match_id, b.guild, b.channel, b.seats, b.host, named, b.ping))
+    if named is None:
+        return refusal("Only the host may use /umpire from now on.", ephemeral=False)
+    return Message(f"Holders of <@&{named}> may use /umpire too.", ephemeral=False)
+
+
+HANDLERS: dict[tuple[str, ...], Callable[[Command], Message]] = {
+    ("match", "new"): new_match,
+    ("move",): play,
+    ("board",): board,
+    ("resign",): resign,
+    ("umpire", "start"): umpire_start,
+    ("umpire", "pause"): umpire_pause,
+    ("umpire", "resume"): umpire_resume,
+    ("umpire", "addtime"): umpire_addtime,
+    ("umpire", "takeback"): umpire_takeback,
+    ("umpire", "adjudicate"): umpire_adjudicate,
+    ("umpire", "abort"): umpire_abort,
+    ("umpire", "seat"): umpire_seat,
+    ("umpire", "ping"): umpire_ping,
+    ("umpire", "role"): umpire_role,
+}
+
+
+# -- autocomplete ---------------------------------------------------------------------------------
+
+
+def _suggest(command: Command) -> list[str]:
+    """Choices for the option being typed: the legal moves that begin with it, or clock presets."""
+    typed = str(command.options.get(command.focused or "") or "")
+    try:
+        if command.focused == "move":
+            return umpire.next_moves(_bound(command).match_id, typed, 25)
+        if command.focused == "clock":
+            game = command.text("game") or ""
+            names = sorted(PRESETS, key=lambda n: (not n.startswith(game), n))
+            return [n for n in names if typed.lower() in n.lower()][:25]
+    except (Refusal, Gone, redis.RedisError):
+        return []
+    return []

@@ -1,0 +1,143 @@
+"""A managed match's two stored parts: :class:`Meta`, fixed when it is created (game,
+options, clock, seats, names, tags, illegal-move policy), and :class:`Live`, which every
+change replaces (the game's JSON state and the clocks).  Its record is a list of
+:class:`~service.matches.record.Entry` (service/matches/record.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any
+
+from engine.clock import ClockSpec, MatchClock
+from engine.game import Json
+from service.matches.jsontext import canonical, compact, parse_json
+
+POLICIES = ("reject", "forfeit")  # what an illegal move does to a match
+
+
+def token_hash(token: str) -> str:
+    """Seat tokens are stored only as their SHA-256."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def move_digest(move: Any) -> str:
+    """What a retry's move must equal, in an Idempotency-Key's pointer."""
+    return hashlib.sha256(canonical(move).encode()).hexdigest()[:32]
+
+
+@dataclass(frozen=True, slots=True)
+class Meta:
+    """What is fixed when a match is created (but for a seat's token, which the umpire may reissue)."""
+
+    match_id: str
+    game: str
+    options: Json  # with the moves of the record, what `replay` needs (Crystal: the seed drawn)
+    created_ms: int
+    tokens: tuple[str, str]  # SHA-256 of each seat's token
+    spec: ClockSpec
+    players: tuple[str | None, str | None] = (None, None)
+    tags: tuple[str, ...] = ()
+    illegal: str = "reject"  # POLICIES
+    umpire: str | None = None  # SHA-256 of the match's umpire token (None: a match made before there were any)
+    start: str = "created"  # when the clock starts: engine.clock.STARTS
+
+    def is_umpire(self, token: str | None) -> bool:
+        """Whether ``token`` is this match's umpire token (constant time)."""
+        return bool(token and self.umpire and hmac.compare_digest(token_hash(token), self.umpire))
+
+    def with_token(self, seat: int, digest: str) -> Meta:
+        """The meta with ``seat``'s token replaced by the one whose SHA-256 is ``digest``."""
+        tokens = (digest, self.tokens[1]) if seat == 0 else (self.tokens[0], digest)
+        return replace(self, tokens=tokens)
+
+    def seat_of(self, token: str | None) -> int | None:
+        """The seat ``token`` belongs to, or None."""
+        if not token:
+            return None
+        digest = token_hash(token)
+        found = None
+        for seat, stored in enumerate(self.tokens):
+            if hmac.compare_digest(digest, stored):  # constant time, no early exit
+                found = seat
+        return found
+
+    @property
+    def names(self) -> list[str] | None:
+        """The players' names for sentences, when both were given."""
+        a, b = self.players
+        return [a, b] if a and b else None
+
+    def to_json(self) -> str:
+        s = self.spec
+        return canonical(
+            {
+                "match_id": self.match_id,
+                "game": self.game,
+                "options": self.options,
+                "created": self.created_ms,
+                "tokens": self.tokens,
+                "clock": [s.turn_ms, s.bank_ms, s.step_ms, s.on_flag, s.increment_ms],
+                "players": self.players,
+                "tags": self.tags,
+                "illegal": self.illegal,
+                "umpire": self.umpire,
+                "start": self.start,
+            }
+        )
+
+    @classmethod
+    @lru_cache(maxsize=4096)  # fixed for a match's life, read by every request: parsed once per process
+    def from_json(cls, text: str) -> Meta:
+        d = json.loads(text)  # json, not orjson: a client's options may hold integers beyond 64 bits
+        t0, t1 = d["tokens"]
+        p0, p1 = d["players"]
+        return cls(
+            d["match_id"], d["game"], d["options"], d["created"], (t0, t1), ClockSpec(*d["clock"]),
+            (p0, p1), tuple(d["tags"]), d["illegal"], d.get("umpire"), d.get("start", "created"),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Live:
+    """What every change replaces: the game's state, the clocks, when it ended, and how many
+    illegal attempts the running turn has had refused (issue 34: they are bounded per turn,
+    service/matches/referee.py ``REFUSED_PER_TURN``; any change but a refusal starts again at 0,
+    but an umpire's control, which leaves the turn as it is)."""
+
+    state: Json
+    clock: MatchClock
+    finished_ms: int | None = None
+    refused: int = 0
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.state["status"] == "finished")
+
+    @property
+    def ply(self) -> int:
+        ply: int = self.state["ply"]
+        return ply
+
+    @property
+    def may_move(self) -> int | None:
+        """The seat whose token may submit the next move: the mover, or in an
+        R-X6 proxy window the mover's opponent."""
+        mover = self.clock.mover
+        if mover is None:
+            return None
+        return 1 - mover if self.clock.proxy else mover
+
+    def to_json(self) -> str:
+        out: Json = {"state": self.state, "clock": self.clock.to_json(), "finished": self.finished_ms}
+        if self.refused:  # written only when there are some: a live part is as it always was otherwise
+            out["refused"] = self.refused
+        return compact(out)
+
+    @classmethod
+    def from_json(cls, text: str) -> Live:
+        d = parse_json(text)
+        return cls(d["state"], MatchClock.from_json(d["clock"]), d["finished"], int(d.get("refused", 0)))

@@ -1,0 +1,61 @@
+"""Reading a managed-match request: query flags and numbers, the Idempotency-Key, and a
+body read first but refused only after the match and the token are checked (API.md's order)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from flask import request
+from marshmallow import ValidationError
+
+from service.web.errors import ApiError
+from service.web.http import json_body
+
+
+def flag(name: str) -> bool:
+    raw = request.args.get(name)
+    if raw is None:
+        return False
+    if raw.lower() not in ("1", "true", "0", "false"):
+        raise ApiError("invalid_query", f"{name} must be true or false.", {"parameter": name})
+    return raw.lower() in ("1", "true")
+
+
+def number(name: str, least: float, most: float, whole: bool) -> float | None:
+    raw = request.args.get(name)
+    if raw is None:
+        return None
+    try:
+        value = float(raw) if not whole else int(raw)
+    except ValueError:
+        value = least - 1
+    if not least <= value <= most:
+        kind = "a whole number" if whole else "a number"
+        raise ApiError("invalid_query", f"{name} must be {kind} from {least:g} to {most:g}.", {"parameter": name})
+    return value
+
+
+def idempotency_key() -> str | None:
+    idem = request.headers.get("Idempotency-Key")
+    if idem is not None and not 1 <= len(idem) <= 200:
+        raise ApiError("invalid_header", "An Idempotency-Key has 1 to 200 characters.", {"header": "Idempotency-Key"})
+    return idem
+
+
+def deferred_body(schema: Any, read: dict[str, Any] | None = None) -> Callable[[], dict[str, Any]]:
+    """The body through ``schema`` (or ``read``, when a faster path read it already), read now but
+    given - or refused, its error raised - only when called: once the match and the token are
+    checked (API.md's order)."""
+    if read is not None:
+        return lambda: read
+    try:
+        body = json_body(schema)
+    except (ApiError, ValidationError) as e:
+        refused = e
+
+        def refuse() -> dict[str, Any]:
+            raise refused
+
+        return refuse
+    return lambda: body

@@ -1,0 +1,766 @@
+"""A death match run in a Discord channel with slash commands alone (issue 36; service/discord/).
+
+Discord cannot be reached from here, so these tests play Discord's part by its published contract:
+a stand-in on loopback (tests/discordkit.py) signs each interaction with an Ed25519 key the test
+makes, posts it to the real app (create_app on the real Redis of tests/matches/conftest.py, the
+clocks on a fake clock), marks the answer as given, and receives what the service sends Discord:
+the picture that edits an answer (multipart), follow-ups, command registrations, and a channel
+webhook's posts.  Every JSON sent to Discord, and every interaction response, is compiled against
+``discord-api-types`` with ``tsc --strict`` (tests/discordkit.py ``typecheck``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import random
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from discordkit import APPLICATION, BOT_TOKEN, Signer, StandIn, typecheck, until
+from flask import Flask
+from flask.testing import FlaskClient
+from gamekit import random_move
+from matchkit import FakeClock, cleanup
+from openapi_check import spec_checker_instance
+
+from engine.registry import GAMES, PRESETS
+from service import create_app
+from service.discord import courier
+from service.discord.commands import SUB_COMMAND, definitions
+from service.discord.courier import Discord, Full, Lane
+from service.matches import db
+
+Json = dict[str, Any]
+ON_CLUSTER = os.environ.get("MATCH_TESTS_CLUSTER") == "1"
+ROOT = Path(__file__).resolve().parent.parent.parent
+GUILD, CHANNEL = "900000000000000001", "800000000000000001"
+USERS = {"host": "7000000000000000001", "ann": "7000000000000000002", "bob": "7000000000000000003", "eve": "7000000000000000004"}
+NAMES = {"host": "Hostess", "ann": "Ann @everyone", "bob": "**Bob**", "eve": "Eve"}  # names that would ping or bold, unescaped
+OPTIONS: dict[str, Json] = {
+    "catchup": {"size": 3},
+    "bug": {},
+    "crystal": {"seed": "discord"},
+    "plur": {"size": 3},
+    "too": {"size": 3},
+    "product": {"size": 3},
+}
+TURN_S, BANK_S = 60, 30
+
+
+@pytest.fixture
+def standin() -> Iterator[StandIn]:
+    s = StandIn().start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def signer() -> Signer:
+    return Signer()
+
+
+def make_app(redis_url: str, prefix: str, tmp_path: Path, standin: StandIn, signer: Signer, **more: Any) -> Flask:
+    return create_app(
+        {
+            "TESTING": True, "REDIS_URL": redis_url, "REDIS_CLUSTER": ON_CLUSTER, "REDIS_PREFIX": prefix,
+            "DATA_DIR": str(tmp_path), "CREATE_RATE_LIMIT": "off", "RENDER_RATE_LIMIT": "off",
+            "DISCORD_PUBLIC_KEY": signer.public_hex, "DISCORD_APPLICATION_ID": APPLICATION, "DISCORD_API": standin.api,
+            "DISCORD_BOT_TOKEN": BOT_TOKEN, "DISCORD_TIMEOUT_S": 10.0, "WEBHOOK_ALLOW": f"127.0.0.1:{standin.port}",
+            **more,
+        }
+    )  # fmt: skip
+
+
+@pytest.fixture
+def discord_app(
+    redis_url: str, prefix: str, tmp_path: Path, standin: StandIn, signer: Signer, fake_clock: FakeClock
+) -> Iterator[Flask]:
+    app = make_app(redis_url, prefix, tmp_path, standin, signer, MATCH_CLOCK=fake_clock)
+    yield app
+    courier.close(app)
+    db.close(app)
+    cleanup(redis_url, prefix, ON_CLUSTER)
+
+
+def option_types() -> dict[tuple[str, ...], dict[str, int]]:
+    """Each command's (and subcommand's) options and their types, as registered."""
+    out: dict[tuple[str, ...], dict[str, int]] = {}
+    for top in definitions():
+        subs = [o for o in top["options"] if o["type"] == SUB_COMMAND]
+        for sub in subs:
+            out[(top["name"], sub["name"])] = {o["name"]: o["type"] for o in sub["options"]}
+        if not subs:
+            out[(top["name"],)] = {o["name"]: o["type"] for o in top["options"]}
+    return out
+
+
+class Channel:
+    """A server's channel as Discord carries it: each command an interaction, signed, posted to
+    the app, its answer given to the stand-in (so that it may then be edited)."""
+
+    ids = itertools.count(1300000000000000000)
+    types = option_types()
+
+    def __init__(self, client: FlaskClient, signer: Signer, standin: StandIn, channel: str = CHANNEL) -> None:
+        self.client, self.signer, self.standin, self.channel = client, signer, standin, channel
+        self.responses: list[tuple[str, Any]] = []
+        self.last_body = b""
+        self.roles: dict[str, list[str]] = {}  # the server's roles each user holds
+
+    def interaction(self, who: str, path: tuple[str, ...], options: Json, kind: int = 2, focused: str | None = None) -> Json:
+        known = self.types[path]
+        assert set(options) <= set(known), (path, options)
+        opts = [
+            {
+                "type": known[n],
+                "name": n,
+                "value": USERS.get(v, v) if known[n] == 6 else v,
+                **({"focused": True} if n == focused else {}),
+            }
+            for n, v in options.items()
+        ]
+        if len(path) == 2:
+            opts = [{"type": SUB_COMMAND, "name": path[1], "options": opts}]
+        users = {USERS[v]: {"id": USERS[v], "username": v, "global_name": NAMES[v]} for v in options.values() if v in USERS}
+        number = next(self.ids)
+        person = {"id": USERS[who], "username": who, "global_name": NAMES[who]}
+        return {
+            "id": str(number), "application_id": APPLICATION, "type": kind, "token": f"token-{number}", "version": 1,
+            "guild_id": GUILD, "channel_id": self.channel,
+            "member": {"user": person, "roles": self.roles.get(who, []), "nick": None},
+            "data": {"id": "1", "name": path[0], "type": 1, "options": opts, "resolved": {"users": users}},
+        }  # fmt: skip
+
+    def post(self, body: bytes, headers: dict[str, str]) -> Any:
+        r = self.client.post("/v1/discord/interactions", data=body, headers=headers)
+        return r
+
+    def send(self, who: str, path: str, **options: Any) -> Json:
+        """The command ``path`` (``"umpire pause"``) by ``who``: its answer (type 4 or 5), given to Discord."""
+        sent = self.interaction(who, tuple(path.split()), options)
+        body = json.dumps(sent).encode()
+        self.last_body = body
+        r = self.post(body, self.signer.headers(body))
+        assert r.status_code == 200, r.get_data(as_text=True)
+        answer: Json = r.get_json()
+        assert answer["type"] in (4, 5), answer
+        self.standin.answered(sent["token"])
+        r.close()  # the answer has gone: what waits for it (the picture) may now edit it
+        spec_checker_instance().check("POST", "/v1/discord/interactions", 200, r.content_type, answer)
+        self.responses.append(("APIInteractionResponse", answer))
+        return {**answer, "token": sent["token"], "id": sent["id"]}
+
+    def suggest(self, who: str, path: str, focused: str, **options: Any) -> list[str]:
+        sent = self.interaction(who, tuple(path.split()), options, kind=4, focused=focused)
+        body = json.dumps(sent).encode()
+        r = self.post(body, self.signer.headers(body))
+        assert r.status_code == 200, r.get_data(as_text=True)
+        answer: Json = r.get_json()
+        assert answer["type"] == 8 and len(answer["data"]["choices"]) <= 25
+        self.responses.append(("APIApplicationCommandAutocompleteResponse", answer))
+        return [c["value"] for c in answer["data"]["choices"]]
+
+
+def public(answer: Json) -> str:
+    assert answer["type"] == 4 and not answer["data"].get("flags"), answer
+    content: str = answer["data"]["content"]
+    return content
+
+
+def ephemeral(answer: Json) -> str:
+    assert answer["type"] == 4 and answer["data"]["flags"] == 64, answer
+    assert answer["data"]["allowed_mentions"] == {"parse": []}
+    content: str = answer["data"]["content"]
+    return content
+
+
+def match_of(client: FlaskClient, match_id: str) -> Json:
+    r = client.get(f"/v1/matches/{match_id}")
+    assert r.status_code == 200, r.json
+    found: Json = r.get_json()
+    return found
+
+
+def kinds(client: FlaskClient, match_id: str) -> list[str]:
+    r = client.get(f"/v1/matches/{match_id}/moves")
+    return [e["kind"] for e in r.get_json()["moves"]]
+
+
+def seat_user(seat: int) -> str:
+    return "ann" if seat == 0 else "bob"
+
+
+# -- a whole match of each game -------------------------------------------------------------------
+
+
+ENDS = {"catchup": "flag", "bug": "resign", "crystal": "adjudicate", "plur": "flag", "too": "resign", "product": "flag"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(GAMES))
+def test_a_whole_match_through_commands_alone(
+    name: str, discord_app: Flask, standin: StandIn, signer: Signer, fake_clock: FakeClock, tmp_path: Path
+) -> None:
+    client = discord_app.test_client()
+    chan = Channel(client, signer, standin)
+    game = GAMES[name]
+    clock = json.dumps({"preset": game.default_preset({}), "turn_s": TURN_S, "bank_s": BANK_S})
+    made = chan.send("host", "match new", game=name, player1="ann", player2="bob", clock=clock, options=json.dumps(OPTIONS[name]))
+    text = public(made)
+    match_id = made["data"]["embeds"][0]["description"].split("`")[1]
+    assert f"<@{USERS['ann']}>" in made["data"]["embeds"][0]["description"]  # who is who, as mentions that never ping
+    assert made["data"]["allowed_mentions"] == {"parse": []}
+    assert (
+        "@everyone" not in text.replace("@\u200beveryone", "") and "Ann @\u200beveryone" in text
+    )  # escaped as the posts escape it
+    assert "\\*\\*Bob\\*\\*" in text
+    first = standin.edits_of(made["token"])[0]  # the board's picture edits the answer
+    assert first["png"] and first["payload"]["content"] == text
+
+    # before the host's start nobody moves; nobody but the host starts
+    to_move = match_of(client, match_id)["state"]["to_move"]
+    assert "umpire's start" in ephemeral(chan.send(seat_user(to_move), "move", move="A1"))
+    assert "Only the match's host" in ephemeral(chan.send("ann", "umpire start"))
+    assert "started the clocks" in public(chan.send("host", "umpire start"))
+
+    rnd = random.Random(name)
+    played = 0
+    for ply in range(4):
+        m = match_of(client, match_id)
+        if m["state"]["status"] == "finished":
+            break
+        mover = m["clock"]["may_move"]
+        before = kinds(client, match_id)
+        # a third user, and the player who is not to move, are refused politely, and nothing moves
+        assert "You do not play in this match" in ephemeral(chan.send("eve", "move", move="A1"))
+        assert "not this seat's turn" in ephemeral(chan.send(seat_user(1 - mover), "move", move="A1"))
+        assert kinds(client, match_id) == before
+        if ply == 0:  # what Discord's autocomplete offers the mover: legal beginnings of a move
+            offered = chan.suggest(seat_user(mover), "move", "move", move="")
+            steps = game.next_steps(game.load(m["state"]), []).steps
+            assert offered and set(offered) <= {*steps, *(game.join_steps([s]) for s in steps)}
+        move = random_move(game, game.load(m["state"]), rnd)
+        answer = chan.send(seat_user(mover), "move", move=move)
+        said = public(answer)  # the post of the position after the move: its heading names the new ply
+        assert f"ply {m['ply'] + 1}:" in said and match_of(client, match_id)["ply"] == m["ply"] + 1
+        edit = standin.edits_of(answer["token"])[0]
+        assert edit["png"] and edit["payload"]["attachments"][0]["filename"] == "board.png"
+        played += 1
+
+    m = match_of(client, match_id)
+    assert m["state"]["status"] == "ongoing" and played == 4
+    # an illegal move: refused in public with its reason, recorded, and the clock still running
+    mover = m["clock"]["may_move"]
+    refused = chan.send(seat_user(mover), "move", move="Z99")
+    text = public(refused)
+    assert "Clock:" in text and "Z99" in text
+    after = match_of(client, match_id)
+    assert after["ply"] == m["ply"] and after["clock"]["deadline"] == m["clock"]["deadline"] is not None
+    assert kinds(client, match_id)[-1] == "illegal"
+    time.sleep(0.3)
+    assert refused["token"] not in standin.edits  # the board did not change: no picture
+
+    # a pause with a reason, time given, the clocks resumed
+    paused = chan.send("host", "umpire pause", reason="a phone _call_")
+    assert "a phone \\_call\\_" in paused["data"]["embeds"][0]["description"]
+    assert "paused" in ephemeral(chan.send(seat_user(mover), "move", move=move))
+    bank = match_of(client, match_id)["clock"]["seats"][str(mover)]["bank_s"]
+    chan.send("host", "umpire addtime", player=seat_user(mover), seconds=30)
+    assert match_of(client, match_id)["clock"]["seats"][str(mover)]["bank_s"] == bank + 30
+    public(chan.send("host", "umpire resume"))
+    assert kinds(client, match_id)[-3:] == ["pause", "add_time", "resume"]
+
+    end = ENDS[name]
+    if end == "flag" or name == "crystal":
+        fake_clock.advance(TURN_S + BANK_S + 30 + 1)
+        shown = public(chan.send("eve", "board"))  # anyone may look: the flag is seen by that read
+        assert "flag" in kinds(client, match_id)
+        if game.flag_rule == "loses":
+            assert match_of(client, match_id)["state"]["status"] == "finished" and "wins" in shown
+    if end == "resign":
+        resigned = chan.send(seat_user(mover), "resign")
+        assert "resign" in public(resigned).lower()
+    if end == "adjudicate":
+        assert "Only the match's host" in ephemeral(chan.send("bob", "umpire adjudicate", result="player1", reason="r"))
+        judged = chan.send("host", "umpire adjudicate", result="player1", reason="agreed by both players")
+        assert standin.edits_of(judged["token"])[0]["png"]
+    final = match_of(client, match_id)
+    assert final["state"]["status"] == "finished"
+    assert "over" in ephemeral(chan.send("ann", "move", move="A1"))
+
+    # a replayed interaction never plays twice (the last /move, signed and sent again)
+    before = kinds(client, match_id)
+    again = client.post("/v1/discord/interactions", data=chan.last_body, headers=signer.headers(chan.last_body))
+    assert again.status_code == 409 and again.get_json()["error"]["code"] == "interaction_replayed"
+    assert kinds(client, match_id) == before
+
+    typecheck([*chan.responses, *standin.sent], tmp_path)
+    assert standin.problems == [] and standin.refused == 0  # no edit before its answer
+
+
+# -- what is refused before anything is read -------------------------------------------------------
+
+
+def test_forged_stale_and_unsigned_interactions_are_refused(discord_app: Flask, signer: Signer, standin: StandIn) -> None:
+    client = discord_app.test_client()
+    ping = json.dumps({"id": "1", "application_id": APPLICATION, "type": 1, "token": "t", "version": 1}).encode()
+    ok = client.post("/v1/discord/interactions", data=ping, headers=signer.headers(ping))
+    assert ok.status_code == 200 and ok.get_json() == {"type": 1}  # PING -> PONG
+
+    def refused(body: bytes, headers: dict[str, str], code: str) -> None:
+        r = client.post("/v1/discord/interactions", data=body, headers=headers)
+        assert r.status_code == 401 and r.get_json()["error"]["code"] == code, r.get_json()
+        spec_checker_instance().check("POST", "/v1/discord/interactions", 401, r.content_type, r.get_json())
+
+    refused(ping, {"Content-Type": "application/json"}, "invalid_signature")  # none
+    other = Signer()  # another key: a forgery
+    refused(ping, other.headers(ping), "invalid_signature")
+    tampered = ping.replace(b'"t"', b'"u"')
+    refused(tampered, signer.headers(ping), "invalid_signature")  # signed, then changed
+    refused(ping, {**signer.headers(ping), "X-Signature-Ed25519": "zz" * 64}, "invalid_signature")
+    now = int(time.time())
+    refused(ping, signer.headers(ping, now - 301), "stale_interaction")  # older than DISCORD_MAX_AGE_S (300 s)
+    refused(ping, signer.headers(ping, now + 301), "stale_interaction")  # or ahead of the server's clock
+    assert client.post("/v1/discord/interactions", data=ping, headers=signer.headers(ping, now - 290)).status_code == 200
+    bad = b'{"type": 2, "id": "5"}'
+    r = client.post("/v1/discord/interactions", data=bad, headers=signer.headers(bad))
+    assert r.status_code == 422 and r.get_json()["error"]["code"] == "invalid_interaction"
+
+
+def test_the_endpoint_is_off_without_a_public_key(redis_url: str, prefix: str, tmp_path: Path) -> None:
+    app = create_app({"TESTING": True, "REDIS_URL": redis_url, "REDIS_PREFIX": prefix, "DATA_DIR": str(tmp_path)})
+    r = app.test_client().post("/v1/discord/interactions", data=b"{}", headers={"Content-Type": "application/json"})
+    assert r.status_code == 404 and r.get_json()["error"]["code"] == "not_found"
+    assert "umpire.discord" not in app.extensions  # no thread, no client
+    with pytest.raises(ValueError, match="DISCORD_PUBLIC_KEY"):
+        create_app({"TESTING": True, "DISCORD_PUBLIC_KEY": "not hex", "DISCORD_APPLICATION_ID": "1"})
+    db.close(app)
+
+
+def test_a_replayed_move_plays_once_and_a_stranger_never_moves(
+    discord_app: Flask, standin: StandIn, signer: Signer, tmp_path: Path
+) -> None:
+    client = discord_app.test_client()
+    chan = Channel(client, signer, standin)
+    made = chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created")
+    match_id = made["data"]["embeds"][0]["description"].split("`")[1]
+    answer = chan.send("ann", "move", move="C3")
+    assert "plays C3" in public(answer)
+    body = chan.last_body
+    for _ in range(2):
+        again = client.post("/v1/discord/interactions", data=body, headers=signer.headers(body))
+        assert again.status_code == 409
+    assert kinds(client, match_id) == ["move"] and match_of(client, match_id)["ply"] == 1
+    # another channel cannot reach this match, even by its id
+    elsewhere = Channel(client, signer, standin, channel="800000000000000009")
+    assert "no match" in ephemeral(elsewhere.send("bob", "move", move="B2", match=match_id))
+    assert "no match in this channel" in ephemeral(elsewhere.send("bob", "board")).lower()
+    # a second match while one is on: refused
+    assert "still on" in ephemeral(chan.send("host", "match new", game="bug", player1="ann", player2="bob"))
+    typecheck([*chan.responses, *elsewhere.responses, *standin.sent], tmp_path)
+
+
+# -- answering within the 3 seconds -----------------------------------------------------------------
+
+
+def test_a_command_not_judged_in_time_is_deferred_and_its_answer_edits_it(
+    redis_url: str, prefix: str, tmp_path: Path, standin: StandIn, signer: Signer
+) -> None:
+    app = make_app(redis_url, prefix, tmp_path, standin, signer, DISCORD_ANSWER_S=0.0)  # every answer is "late"
+    try:
+        chan = Channel(app.test_client(), signer, standin)
+        made = chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', ping=True)
+        assert made["type"] == 5 and "data" not in made  # DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE
+        edit = standin.edits_of(made["token"])[0]
+        assert (
+            edit["png"] and "Catchup" in edit["payload"]["content"] and "Match `" in edit["payload"]["embeds"][0]["description"]
+        )
+        started = chan.send("host", "umpire start")
+        said = standin.edits_of(started["token"])[0]["payload"]
+        assert said["allowed_mentions"] == {"parse": [], "users": [USERS["ann"]]}  # ping on: the player to move, nobody else
+        # an edit never notifies: the ping is a follow-up message of its own
+        until(lambda: started["token"] in standin.follow_ups, 10, "the ping")
+        ping = standin.follow_ups[started["token"]][0]
+        assert ping["content"].startswith(f"<@{USERS['ann']}>") and ping["allowed_mentions"]["users"] == [USERS["ann"]]
+        typecheck([*chan.responses, *standin.sent], tmp_path)
+    finally:
+        courier.close(app)
+        db.close(app)
+        cleanup(redis_url, prefix, ON_CLUSTER)
+
+
+def test_an_edit_is_tried_again_after_429_within_its_deadline(discord_app: Flask, standin: StandIn, signer: Signer) -> None:
+    chan = Channel(discord_app.test_client(), signer, standin)
+    standin.plan = [429, 502]
+    made = chan.send("host", "match new", game="plur", player1="ann", player2="bob", options='{"size": 3}')
+    assert standin.edits_of(made["token"])[0]["png"]
+
+
+def test_a_lane_refuses_work_past_its_bound() -> None:
+    lane = Lane("t", 1, 1)
+    hold = threading.Event()
+    try:
+        running = lane.submit(hold.wait)
+        waiting = lane.submit(lambda: True)
+        with pytest.raises(Full):
+            lane.submit(lambda: True)
+        hold.set()
+        assert running.result(5) and waiting.result(5)
+        until(lambda: lane.room._value == 2, 5, "the lane's room back")  # the bound's count, read in a test
+        assert lane.submit(lambda: 7).result(5) == 7
+    finally:
+        hold.set()
+        lane.close()
+
+
+def test_a_discord_that_drips_its_answer_cannot_hold_a_call_past_its_deadline() -> None:
+    """httpx and httpcore bound each read, not a whole call: a server sending a header byte every
+    0.2 s would hold a plain client for ever.  The courier's call ends at its deadline."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    stop = threading.Event()
+
+    def drip() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\n")
+            while not stop.is_set():
+                conn.sendall(b"X")
+                stop.wait(0.2)
+
+    threading.Thread(target=drip, daemon=True).start()
+    client = Discord(f"http://127.0.0.1:{port}/api/v10", 1.0, 2)
+    try:
+        started = time.monotonic()
+        sent = client.call("PATCH", "/webhooks/1/t/messages/@original", json={"content": "x"})
+        took = time.monotonic() - started
+    finally:
+        stop.set()
+        client.close()
+        listener.close()
+    assert sent.status is None and not sent.ok
+    assert took < 1.6, took
+
+
+# -- registering the commands -------------------------------------------------------------------
+
+
+def test_discord_register_puts_every_command(discord_app: Flask, standin: StandIn, tmp_path: Path) -> None:
+    runner = discord_app.test_cli_runner()
+    done = runner.invoke(args=["discord-register"])
+    assert done.exit_code == 0, done.output
+    assert "Registered 5 commands globally: /match, /move, /board, /resign, /umpire." in done.output
+    done = runner.invoke(args=["discord-register", "--guild", GUILD])
+    assert done.exit_code == 0 and f"in server {GUILD}" in done.output
+    assert [r["guild"] for r in standin.registrations] == [None, GUILD]
+    umpire = next(c for c in standin.registrations[0]["commands"] if c["name"] == "umpire")
+    assert {o["name"] for o in umpire["options"]} >= {
+        "start",
+        "pause",
+        "resume",
+        "addtime",
+        "takeback",
+        "adjudicate",
+        "abort",
+        "seat",
+    }
+    discord_app.config["DISCORD_BOT_TOKEN"] = ""
+    assert "Set DISCORD_BOT_TOKEN" in runner.invoke(args=["discord-register"]).output
+    typecheck(standin.sent, tmp_path)
+
+
+def test_clock_presets_are_offered_for_the_game(discord_app: Flask, standin: StandIn, signer: Signer) -> None:
+    chan = Channel(discord_app.test_client(), signer, standin)
+    offered = chan.suggest("host", "match new", "clock", game="bug", clock="")
+    assert offered[:2] == ["bug", "bug-green-meadow"] and set(offered) == set(PRESETS)
+
+
+# -- the host's other controls ----------------------------------------------------------------------
+
+
+def test_the_host_hands_a_seat_over_and_names_a_role(discord_app: Flask, standin: StandIn, signer: Signer) -> None:
+    client = discord_app.test_client()
+    chan = Channel(client, signer, standin)
+    made = chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created")
+    match_id = made["data"]["embeds"][0]["description"].split("`")[1]
+    handed = chan.send("host", "umpire seat", seat=0, player="eve")
+    assert f"<@{USERS['eve']}>" in handed["data"]["embeds"][0]["description"]
+    assert "You do not play" in ephemeral(chan.send("ann", "move", move="C3"))
+    assert "plays C3" in public(chan.send("eve", "move", move="C3"))
+    assert match_of(client, match_id)["players"] == ["Eve", "**Bob**"]
+    assert kinds(client, match_id) == ["token", "move"]  # the record keeps the seat changing hands
+    assert "not available on this server yet" in ephemeral(chan.send("host", "umpire takeback"))
+    # the host's role: its holders may use /umpire; pings: the player to move, and nobody else
+    chan.roles["ann"] = ["600000000000000001"]
+    assert "Only the match's host" in ephemeral(chan.send("ann", "umpire ping", on=True))
+    chan.send("host", "umpire role", role="600000000000000001")
+    assert "pinged from now on" in public(chan.send("ann", "umpire ping", on=True))
+    pinged = chan.send("bob", "move", move="B2")
+    assert public(pinged).startswith(f"<@{USERS['eve']}>: your move.")
+    assert pinged["data"]["allowed_mentions"] == {"parse": [], "users": [USERS["eve"]]}
+    assert (
+        "aborted" in public(chan.send("host", "umpire abort")).lower()
+        or match_of(client, match_id)["state"]["status"] == "finished"
+    )
+
+
+# -- one description, one operation (issue 33 "One event, one shape"; issue 36) ---------------------
+
+
+TOLD = "\n(told by Description.post)"  # what a post has when a channel writes it from the change's description
+
+
+def test_the_discord_message_and_the_webhook_post_of_a_change_are_its_one_description(
+    discord_app: Flask, standin: StandIn, signer: Signer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each change made through Discord - a move, a refused attempt, a pause, time given, the
+    resumption, a resignation - is told in the channel and posted to a webhook as the description
+    that ``describe_step`` makes of its record entry: the same post (written by
+    ``Description.post``, marked here, so a channel that wrote its own from the same data would
+    fail), the same announcements, and a picture in Discord exactly when the board changed."""
+    from service.matches import deliverer, webhook_formats
+    from service.matches.changes import read
+    from service.matches.db import get_store
+    from service.matches.description import Description, describe_step
+    from service.matches.record import entries_of, walk
+
+    real = Description.post
+    monkeypatch.setattr(Description, "post", lambda d, *a, **k: real(d, *a, **k) + TOLD)
+    chan = Channel(discord_app.test_client(), signer, standin)
+    made = chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created")
+    match_id = made["data"]["embeds"][0]["description"].split("`")[1]
+    answers = [
+        chan.send("ann", "move", move="C3"),
+        chan.send("bob", "move", move="Z99"),  # refused: the board as it was
+        chan.send("host", "umpire pause", reason="tea"),
+        chan.send("host", "umpire addtime", player="bob", seconds=30),
+        chan.send("host", "umpire resume"),
+        chan.send("bob", "resign"),
+    ]
+    with discord_app.app_context():
+        store = get_store()
+        meta = read(store, match_id).meta
+        game = GAMES[meta.game]
+        described = [
+            describe_step(game, meta, step, k + 1) for k, step in enumerate(walk(game, meta, entries_of(store.record(match_id))))
+        ]
+        walker = deliverer.Walker(match_id, meta)
+        posted = [walker.change(store, k, 0) for k in range(len(described))]
+    assert [d.kind for d in described] == ["move", "illegal", "pause", "add_time", "resume", "resign"]
+    assert [d.board_changed for d in described] == [True, False, False, False, False, True]
+    for d, answer, change in zip(described, answers, posted, strict=True):
+        told = d.post("discord")
+        assert told.endswith(TOLD) and public(answer) == told, d.kind
+        assert webhook_formats.discord_request(change, None)["json"]["content"] == told, d.kind
+        sent = webhook_formats.json_payload(change, None, "")
+        assert sent["post"] == d.post("markdown") and sent["announcements"] == d.announcements and d.announcements, d.kind
+        assert sent["ply"] == d.ply and change.d.clock == d.clock, d.kind
+        if d.board_changed:
+            picture = standin.edits_of(answer["token"])[0]
+            assert picture["png"] and picture["payload"]["attachments"][0]["description"] == d.alt_text()[:1024]
+    time.sleep(0.3)
+    assert [answer["token"] in standin.edits for answer in answers] == [d.board_changed for d in described]
+
+
+def test_discord_and_the_http_views_refuse_alike_because_they_call_the_same_operation(
+    discord_app: Flask, standin: StandIn, signer: Signer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A match made over HTTP and bound to a channel: every refusal (not_started, already_started,
+    not_your_turn, paused, already_paused, not_paused, match_finished) is raised by the one
+    operation both channels call - seen here by a spy on each ``decide_*`` - with the same code,
+    and said in the channel in the view's own sentence."""
+    from service.discord import binding
+    from service.discord.binding import Binding
+    from service.discord.messages import md_escape_lines
+    from service.matches import controls, moves
+    from service.matches.db import get_store
+    from service.web.errors import ApiError
+
+    raised: list[tuple[str, str]] = []  # (operation, code) of each refusal, whichever channel called it
+
+    def spy(module: Any, name: str) -> None:
+        real = getattr(module, name)
+
+        def watched(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return real(*args, **kwargs)
+            except ApiError as e:
+                raised.append((name, e.code))
+                raise
+
+        monkeypatch.setattr(module, name, watched)
+
+    for name in ("decide_move", "decide_resign"):
+        spy(moves, name)
+    for name in ("decide_start", "decide_pause", "decide_resume", "decide_add_time", "decide_abort"):
+        spy(controls, name)
+    client = discord_app.test_client()
+    made = client.post("/v1/matches", json={"game": "catchup", "options": {"size": 3}, "clock": {"start": "umpire"}}).json
+    match_id, umpire = made["match_id"], {"Authorization": f"Bearer {made['umpire']}"}
+    seats = [{"Authorization": f"Bearer {made['seats'][s]}"} for s in ("0", "1")]
+    with discord_app.app_context():
+        binding.save(get_store(), Binding(match_id, GUILD, CHANNEL, (USERS["ann"], USERS["bob"]), USERS["host"]))
+    chan = Channel(client, signer, standin)
+
+    def http(path: str, headers: dict[str, str], body: Json | None = None) -> Any:
+        return client.post(f"/v1/matches/{match_id}/{path}", json=body, headers=headers)
+
+    def alike(operation: str, code: str, over_http: Any, command: tuple[str, str], options: Json) -> None:
+        """The view refused with ``code``, through ``operation``; so does the channel's command."""
+        assert over_http.status_code in (403, 409, 410) and over_http.json["error"]["code"] == code, over_http.json
+        assert raised[-1] == (operation, code)
+        raised.clear()
+        said = ephemeral(chan.send(command[0], command[1], **options))
+        assert raised == [(operation, code)], (command, raised)  # the same operation refused it, once
+        assert said == md_escape_lines(over_http.json["error"]["message"])
+        raised.clear()
+
+    ply = match_of(client, match_id)["ply"]
+    move = {"move": "C3", "ply": ply}
+    alike("decide_move", "not_started", http("moves", seats[0], move), ("ann", "move"), {"move": "C3"})
+    assert http("start", umpire).status_code == 200
+    alike("decide_start", "already_started", http("start", umpire), ("host", "umpire start"), {})
+    alike("decide_move", "not_your_turn", http("moves", seats[1], move), ("bob", "move"), {"move": "C3"})
+    alike("decide_resume", "not_paused", http("resume", umpire), ("host", "umpire resume"), {})
+    assert http("pause", umpire).status_code == 200
+    alike("decide_move", "paused", http("moves", seats[0], move), ("ann", "move"), {"move": "C3"})
+    alike("decide_pause", "already_paused", http("pause", umpire), ("host", "umpire pause"), {"reason": "again"})
+    assert http("abort", umpire).status_code == 200
+    alike("decide_move", "match_finished", http("moves", seats[0], move), ("ann", "move"), {"move": "C3"})
+    alike("decide_resign", "match_finished", http("resign", seats[1]), ("bob", "resign"), {})
+    alike("decide_start", "match_finished", http("start", umpire), ("host", "umpire start"), {})
+    gift = {"seat": 0, "seconds": 5}
+    alike(
+        "decide_add_time",
+        "match_finished",
+        http("add-time", umpire, gift),
+        ("host", "umpire addtime"),
+        {"player": "ann", "seconds": 5},
+    )
+    assert kinds(client, match_id) == ["start", "pause", "abort"]  # nothing refused was recorded
+
+
+# -- the channel's webhook: the existing Discord posts, from a real delivery --------------------------
+
+
+def test_a_channel_webhooks_discord_posts_type_check(
+    discord_app: Flask, standin: StandIn, signer: Signer, redis_url: str, prefix: str, tmp_path: Path
+) -> None:
+    """What happens without a command (a flag, the clock's start, an end) reaches the channel by its
+    webhook, posted by the deliverer (``flask deliver``, run here as make run runs it) as today's
+    Discord posts; each is checked against discord-api-types as the interactions' are (issue 35 relies on them)."""
+    chan = Channel(discord_app.test_client(), signer, standin)
+    made = chan.send(
+        "host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', webhook=standin.webhook_url
+    )
+    env = {
+        **os.environ, "REDIS_URL": redis_url, "REDIS_PREFIX": prefix, "REDIS_CLUSTER": "1" if ON_CLUSTER else "",
+        "WEBHOOK_ALLOW": f"127.0.0.1:{standin.port}", "WEBHOOK_POLL_S": "0.1", "DATA_DIR": str(tmp_path),
+    }  # fmt: skip
+    deliverer = subprocess.Popen(
+        [sys.executable, "-m", "flask", "--app", "service", "deliver"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        chan.send("host", "umpire start")
+        chan.send("ann", "move", move="C3")
+        chan.send("host", "umpire abort")
+        until(lambda: len(standin.webhook_posts) >= 3, 60, "the webhook's posts")
+    finally:
+        deliverer.terminate()
+        deliverer.wait(30)
+    assert made["type"] == 4
+    texts = [p["payload"]["content"] for p in standin.webhook_posts]
+    assert any("started the clocks" in t for t in texts) and any("C3" in t for t in texts)
+    typecheck([p for p in standin.sent if p[0] == "RESTPostAPIWebhookWithTokenJSONBody"], tmp_path)
+
+
+# -- the manual ------------------------------------------------------------------------------------
+
+
+DISCORD_PAGE = ROOT / "docs" / "DISCORD.md"
+
+
+def test_the_discord_page_works_as_printed(standin: StandIn, tmp_path: Path) -> None:
+    """docs/DISCORD.md's settings (its ``sh`` block) and its commands (``console``: each ``$``
+    line run by bash, its output as printed), against the stand-in Discord."""
+    text = DISCORD_PAGE.read_text(encoding="utf-8")
+    setup = "\n".join(re.findall(r"```sh\n(.*?)```", text, flags=re.S))
+    steps = [
+        (block.splitlines()[0][2:], "\n".join(block.splitlines()[1:]))
+        for block in re.findall(r"```console\n(.*?)```", text, flags=re.S)
+    ]
+    assert "DISCORD_PUBLIC_KEY" in setup and [c.split()[3] for c, _ in steps] == ["discord-register"]
+    token = re.search(r"DISCORD_BOT_TOKEN=(\S+)", setup)
+    assert token is not None
+    standin.bot_token = token.group(1)
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("DISCORD_")}, "DISCORD_API": standin.api,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }  # fmt: skip
+    for command, printed in steps:
+        done = subprocess.run(
+            ["bash", "-c", f"set -eu\n{setup}\n{command}"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.rstrip("\n") == printed, f"$ {command}\nthe page shows:\n{printed}\nit says:\n{done.stdout}"
+    assert [r["guild"] for r in standin.registrations] == ["900000000000000001"]
+
+
+def test_every_discord_setting_is_documented_with_its_default() -> None:
+    from test_settings import documented_settings
+
+    from service.discord import SETTINGS
+
+    documented = documented_settings()
+    for name, (_, default) in SETTINGS.items():
+        assert name in documented, name
+        if isinstance(default, int | float) and not isinstance(default, bool):
+            assert float(documented[name].strip("`")) == default, name
+        elif default:
+            assert documented[name].strip("`") == default, name
+
+
+def test_a_match_through_the_served_app(standin: StandIn, signer: Signer, tmp_path: Path) -> None:
+    """What `make run` serves (gunicorn's gevent worker, its own Redis): Discord's PING, a match
+    made and a move played, each answered at once and its picture edited in by the worker."""
+    from liveserver import serve
+
+    settings = {
+        "DISCORD_PUBLIC_KEY": signer.public_hex, "DISCORD_APPLICATION_ID": APPLICATION, "DISCORD_API": standin.api,
+        "DISCORD_BOT_TOKEN": BOT_TOKEN,
+    }  # fmt: skip
+    with serve(tmp_path, **settings) as base, httpx.Client(base_url=base, timeout=10) as http:
+        ping = json.dumps({"id": "1", "application_id": APPLICATION, "type": 1, "token": "t", "version": 1}).encode()
+        assert http.post("/v1/discord/interactions", content=ping, headers=signer.headers(ping)).json() == {"type": 1}
+        forged = http.post("/v1/discord/interactions", content=ping, headers=Signer().headers(ping))
+        assert forged.status_code == 401
+        chan = Channel(None, signer, standin)  # type: ignore[arg-type]
+        for who, path, options in (
+            (
+                "host",
+                ("match", "new"),
+                {"game": "too", "player1": "ann", "player2": "bob", "options": '{"size": 3}', "start": "created"},
+            ),
+            ("ann", ("move",), {"move": "B A1"}),
+        ):
+            sent = chan.interaction(who, path, options)
+            body = json.dumps(sent).encode()
+            answer = http.post("/v1/discord/interactions", content=body, headers=signer.headers(body))
+            assert answer.status_code == 200 and answer.json()["type"] == 4, answer.text
+            standin.answered(sent["token"])
+            assert standin.edits_of(sent["token"])[0]["png"]
