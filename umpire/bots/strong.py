@@ -60,8 +60,8 @@ class Node:
     values for the player who chooses here."""
 
     __slots__ = (
-        "actions", "children", "found", "move", "mover", "n", "priors", "proven", "state", "value", "visits", "w", "whole",
-        "wsum",
+        "actions", "children", "found", "listing", "move", "mover", "n", "priors", "proven", "state", "value", "visits", "w",
+        "whole", "wsum",
     )  # fmt: skip
 
     def __init__(self, state: Any, found: Steps | None, mover: int | None, move: str | None = None) -> None:
@@ -70,6 +70,7 @@ class Node:
         self.mover = mover  # who chooses here; None once over
         self.move = move  # the whole move that led here, when this node starts a move
         self.whole = False  # each step here is a whole move (the game's list of whole moves, one step each)
+        self.listing: list[list[str]] | None = None  # the whole moves (as steps) that go on from here, when listed
         self.actions: list[str] = []
         self.priors: list[float] = []
         self.children: list[Node | None] = []
@@ -99,19 +100,25 @@ class StrongSearch:
 
     # -- nodes ---------------------------------------------------------------------
 
-    def _node(self, state: Any, found: Steps | None, move: str | None = None) -> Node:
+    def _node(self, state: Any, found: Steps | None, move: str | None = None, listing: list[list[str]] | None = None) -> Node:
         """A new node, its steps ranked and the position scored.  At the start of
-        a move, a game whose list of whole moves is short and of single steps
-        (a stone a turn, a grow with no eat) gives its steps from that list,
-        each a whole move, so that making a child is playing it; else
-        ``next_steps``."""
+        a move, a game whose list of whole moves is short gives its steps from
+        that list: each a whole move when they are all of one step (a stone a
+        turn, a grow with no eat), so that making a child is playing it; else
+        the first steps of the moves, and the moves that go on from each step
+        are its child's (``listing``), so that no node asks the game's
+        ``next_steps`` (which may list every move again).  Else ``next_steps``."""
         game = self.game
         self.nodes += 1
         whole = False
         if found is None and not game.is_over(state):
             listed = game.legal_moves(state, WHOLE_LIST)
-            whole = listed.complete and not listed.truncated and all(len(game.split_move(m)) == 1 for m in listed.moves)
-            found = Steps([], list(listed.moves), False) if whole else game.next_steps(state, [])
+            if listed.complete and not listed.truncated:
+                listing = [game.split_move(m) for m in listed.moves]
+                whole = all(len(m) == 1 for m in listing)
+                found = Steps([], list(listed.moves), False) if whole else _steps_of(game, listing, [])
+            else:
+                found = game.next_steps(state, [])
         if found is None:
             node = Node(state, None, None, move)
             w = state.winner
@@ -119,6 +126,7 @@ class StrongSearch:
             return node
         node = Node(state, found, int(state.to_move), move)
         node.whole = whole
+        node.listing = None if whole else listing
         steps = list(found.steps)
         if found.complete and steps:
             steps.append(STOP)
@@ -141,12 +149,15 @@ class StrongSearch:
         found = node.found
         assert found is not None
         move: str | None
+        listing = None
         if node.whole:
             move, after = node.actions[i], None
+        elif node.listing is not None:
+            move, after, listing = _after_listed(self.game, node.listing, found, node.actions[i])
         else:
             move, after = after_step(self.game, node.state, found, node.actions[i])
         if move is None:
-            child = self._node(node.state, after)
+            child = self._node(node.state, after, None, listing)
         else:
             verdict = self.game.play(node.state, move)
             assert verdict.legal, verdict.error
@@ -157,17 +168,21 @@ class StrongSearch:
     def _complete(self, node: Node) -> float:
         """Player 0's chances at a turn in progress: completed by the prior's best steps."""
         assert node.found is not None
-        done = self.game.play(node.state, self._finish(node.state, node.found, node.actions[0])).state
+        done = self.game.play(node.state, self._finish(node.state, node.found, node.actions[0], node.listing)).state
         if self.game.is_over(done):
             w = done.winner
             return 0.5 if w is None else 1.0 - w
         return self.guide.value(done)
 
-    def _finish(self, state: Any, found: Steps, action: str) -> str:
+    def _finish(self, state: Any, found: Steps, action: str, listing: list[list[str]] | None = None) -> str:
         """The whole move that goes on from the steps ``found`` with ``action``,
-        then with the prior's best step each time."""
+        then with the prior's best step each time (``listing``: the whole moves
+        that go on from ``found``, if listed)."""
         while True:
-            move, after = after_step(self.game, state, found, action)
+            if listing is not None:
+                move, after, listing = _after_listed(self.game, listing, found, action)
+            else:
+                move, after = after_step(self.game, state, found, action)
             if move is not None:
                 return move
             assert after is not None
@@ -317,7 +332,9 @@ class StrongSearch:
             child = node.children[i]
             if child is None:  # never searched (no time): the move, completed by the priors, and no tree to keep
                 assert node.found is not None
-                return node.actions[i] if node.whole else self._finish(node.state, node.found, node.actions[i])
+                if node.whole:
+                    return node.actions[i]
+                return self._finish(node.state, node.found, node.actions[i], node.listing)
             if child.starts_move:
                 self.kept = child
                 assert child.move is not None
@@ -331,6 +348,31 @@ class StrongSearch:
         if child is not None and child.proven is not None and child.proven != 0.5:
             proof = 2 if (child.proven == 1.0) == (node.mover == 0) else 0
         return proof, node.n[i], node.priors[i]
+
+
+def _steps_of(game: Game[Any, Any], listing: list[list[str]], prefix: list[str]) -> Steps:
+    """What ``next_steps`` says after ``prefix``, read from ``listing``: the legal
+    moves (as steps) that begin with it."""
+    n = len(prefix)
+    complete = any(len(m) == n for m in listing)
+    steps = list(dict.fromkeys(m[n] for m in listing if len(m) > n))
+    return Steps(prefix, steps, complete, game.join_steps(prefix) if complete else None)
+
+
+def _after_listed(
+    game: Game[Any, Any], listing: list[list[str]], found: Steps, step: str
+) -> tuple[str | None, Steps | None, list[list[str]] | None]:
+    """:func:`umpire.bots.moves.after_step` read from ``listing`` (the legal
+    moves, as steps, that begin with ``found``'s prefix), and the moves that go
+    on after ``step``."""
+    if step == STOP:
+        return found.move, None, None
+    n = len(found.prefix)
+    rest = [m for m in listing if len(m) > n and m[n] == step]
+    after = _steps_of(game, rest, [*found.prefix, step])
+    if after.complete and not after.steps:
+        return after.move, None, None
+    return None, after, rest
 
 
 def node_count(node: Node) -> int:

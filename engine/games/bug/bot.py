@@ -11,12 +11,12 @@ the greedy bot ranks that finished position last by its result.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from engine.errors import IllegalMove
-from engine.games.bug.rules import Bug, BugState, grow_sets
-from engine.room import Guide
+from engine.games.bug.rules import Bug, BugState, Eat, eater_range, find_eats, grow_sets, grown
+from engine.polyhex import shape_table
+from engine.room import STOP, Guide
 
 
 def grows(state: BugState, player: int) -> int:
@@ -48,9 +48,16 @@ def end_detail(final: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) ->
 # bugs, grows) lost; values from random games did better, and best when a playout does not hand
 # the game over; priors ranked as greedy ranks sharply (0.7 a place) lost to mcts, flat ones
 # too, mild ones (0.15) did best; and with noisy values a UCB1 term (0.7) in the selection.
+# Then (issue 37, 16 games a setting at 0.5 s a move, engine alone, a load average of 16 to 19 on
+# the two cores): playouts on the bit sets rather than through the engine's list of every eat
+# chain, priors completing an eat by its first bonus cell rather than by every completion, and
+# nodes that read their steps from the list of whole moves (umpire/bots/strong.py) made an
+# iteration several times cheaper; one playout a value then scored 14-2 against mcts, two (with
+# eight redraws) 12-4, and four 12-8 over 20 games at 1 s; a UCB1 term of 1.0 scored 8-8 (0.4:
+# 14-2), priors of 0.3 a place 8-8.
 
 GAME = Bug()
-PLAYOUTS = 4  # random games per value: Bug's ends are tactics a static measure misses
+PLAYOUTS = 1  # random games per value (Bug's ends are tactics a static measure misses): more nodes beat more games a node
 REDRAWS = 3  # a playout's move that hands the game over is drawn again up to this many times
 RANK_STEP = 0.15  # the prior's score falls this much per place in greedy's ranking
 EXPLORATION = 0.7  # the search's UCB1 term (engine/room.py Guide): the values are random games
@@ -73,20 +80,64 @@ def _playout(state: BugState, rng: random.Random) -> float:
 
 
 def _random_move(state: BugState, rng: random.Random) -> BugState:
-    """``state`` after a random legal move of the player to move."""
-    if state.phase == "grow":
-        mover = state.to_move
-        assert mover is not None
-        largest = max(state.largest(0), state.largest(1))
-        legal = grow_sets(state.board, state.bugs[mover], largest, state.empty)[0]
-        cell = _nth_bit(legal, rng.randrange(legal.bit_count()))
-        try:
-            return GAME.apply(state, (cell,))[0]
-        except IllegalMove:  # an eat is due: the move goes on with bonus cells
-            moves = [m for m in GAME.move_cells(state) if m[0] == cell]
+    """``state`` after a random legal move of the player to move: a random legal
+    grow (R-B3), then while an eat is due a random one of them and a random
+    bonus cell of it (R-B4, R-B8).  Played on the bit sets as
+    :meth:`Bug.apply` plays it, without its events and their cell names (a
+    playout's whole cost): tests/test_bug_guide.py holds the two to the same
+    positions."""
+    if state.phase != "grow":
+        return GAME.apply(state, rng.choice(GAME.move_cells(state)))[0]
+
+    def pick(bits: int) -> int:
+        return _nth_bit(bits, rng.randrange(bits.bit_count()))
+
+    def pick_eat(due: list[Eat]) -> tuple[Eat, int]:
+        eat = rng.choice(due)
+        return eat, pick(eat.bonus)
+
+    return _grown(state, pick, pick_eat)[0]
+
+
+def _grown(
+    state: BugState, pick: Callable[[int], int], pick_eat: Callable[[list[Eat]], tuple[Eat, int]]
+) -> tuple[BugState, tuple[int, ...]]:
+    """The position after the grow ``pick`` chooses among the legal ones (a bit
+    set) and the eats with their bonus cells ``pick_eat`` chooses among those
+    due, and the move's cells."""
+    p = state.to_move
+    assert p is not None
+    board = state.board
+    mine, opp = state.bugs[p], state.bugs[1 - p]
+    empty = state.empty
+    largest = max(state.largest(0), state.largest(1))
+    cell = pick(grow_sets(board, mine, largest, empty)[0])
+    own, active = grown(board, mine, cell)
+    empty &= ~(1 << cell)
+    cells = [cell]
+    shapes = shape_table(board)
+    while True:
+        due = [e for e in find_eats(board, shapes, own, eater_range(state.eaters, active, own), opp, empty) if e.bonus]
+        if not due:
+            break
+        eat, bonus = pick_eat(due)
+        cells.append(bonus)
+        own[eat.eater] |= 1 << bonus
+        opp = tuple(o for o in opp if not o & eat.vacated)
+        empty = (empty | eat.vacated) & ~(1 << bonus)
+    mine_bits = theirs_bits = 0
+    for b in own:
+        mine_bits |= b
+    for b in opp:
+        theirs_bits |= b
+    if p == 0:
+        stones, bugs = (mine_bits, theirs_bits), (tuple(own), opp)
     else:
-        moves = GAME.move_cells(state)
-    return GAME.apply(state, rng.choice(moves))[0]
+        stones, bugs = (theirs_bits, mine_bits), (opp, tuple(own))
+    after = BugState(state.variant, state.eaters, board, stones, bugs, state.blocked, "grow", 1 - p, state.ply + 1, None, None)
+    if not GAME.can_grow(after, 1 - p):
+        after.to_move, after.winner, after.end = None, 1 - p, "stuck"  # R-B6: the player who cannot grow wins
+    return after, tuple(cells)
 
 
 def _nth_bit(bits: int, n: int) -> int:
@@ -109,28 +160,36 @@ def priors(state: BugState, prefix: Sequence[str], steps: Sequence[str]) -> list
     """The moves ranked as the greedy bot ranks them (:func:`evaluation`; a move
     that ends the game first or last by its winner, R-B6), each place down
     ``RANK_STEP`` less likely: with little time the search plays greedy's move.
-    A step the move must go on from (a bonus growth to come, R-B4) ranks by its
-    best completion."""
+    A step the move must go on from (a bonus growth to come, R-B4) ranks by
+    one completion, each eat's first bonus cell: listing every completion
+    costs a node more than the rest of its search."""
     p = state.to_move
     assert p is not None
-    keys: list[tuple[Any, ...]] = []
-    for s in steps:
-        verdict = GAME.play(state, " ".join([*prefix, s]))
-        if verdict.legal:
-            keys.append(_rank_key(verdict.state, p))
-            continue
-        best = None
-        for move in GAME.legal_moves(state).moves:
-            cells = move.split()
-            if cells[: len(prefix) + 1] == [*prefix, s]:
-                key = _rank_key(GAME.play(state, move).state, p)
-                best = key if best is None or key > best else best
-        keys.append(best if best is not None else (1, 0))
+    if state.phase == "grow":
+        index = state.board.index
+        keys = [_rank_key(_completed(state, [index[c] for c in (*prefix, s) if c != STOP]), p) for s in steps]
+    else:
+        keys = [_rank_key(GAME.play(state, s).state, p) for s in steps]  # a cell to blacken: a whole move (R-B2)
     order = sorted(range(len(steps)), key=keys.__getitem__, reverse=True)
     out = [0.0] * len(steps)
     for rank, i in enumerate(order):
         out[i] = -RANK_STEP * rank
     return out
+
+
+def _completed(state: BugState, cells: Sequence[int]) -> BugState:
+    """The position after the move that begins with the legal ``cells`` (a grow,
+    then bonus cells) and goes on with each eat's first bonus cell (R-B4)."""
+    forced = iter(cells[1:])
+
+    def pick_eat(due: list[Eat]) -> tuple[Eat, int]:
+        bonus = next(forced, None)
+        if bonus is None:
+            eat = due[0]
+            return eat, _nth_bit(eat.bonus, 0)
+        return next(e for e in due if e.bonus >> bonus & 1), bonus
+
+    return _grown(state, lambda _: cells[0], pick_eat)[0]
 
 
 def _rank_key(after: BugState, player: int) -> tuple[Any, ...]:
