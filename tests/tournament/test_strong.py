@@ -27,7 +27,7 @@ from engine.registry import ROOMS, get_game
 from umpire.bots import BotFactory, Turn
 from umpire.bots.builtin import StrongBot
 from umpire.bots.moves import random_move
-from umpire.bots.strong import StrongSearch, node_count
+from umpire.bots.strong import WHOLE_LIST, StrongSearch, _after_listed, _steps_of, node_count
 
 ITERATIONS = 40  # per move in the legality test: every part of a search (expansion, completion, proofs) runs
 LARGE = [("catchup", {"size": 10}), ("plur", {"size": 10}), ("too", {"size": 10}), ("product", {"size": 10})]
@@ -278,3 +278,35 @@ def test_a_move_the_tree_never_searched_starts_a_new_tree() -> None:
     unsearched = next(m for m in g.complete_moves(played).moves if m not in tried)
     tree.search(g.play(played, unsearched).state, time.perf_counter() + 600, iterations=10)
     assert tree.reused == 0 and tree.root is not None and tree.root.visits == 11
+
+
+def test_steps_read_from_the_listed_moves_are_the_games_next_steps() -> None:
+    """Where a game lists its whole moves, a node reads its steps from that list
+    rather than asking ``next_steps`` (which may list them all again): along
+    every listed move, the steps, whether the move may end and the move are
+    the game's, in every game and variant (Bug's eats among them: a grow and
+    its bonus cells)."""
+    several: set[str] = set()  # games whose listed moves had several steps
+    for game, options in VARIANTS:
+        g = get_game(game)
+        for state in positions(game, options, 6, seed=zlib.crc32(repr(("steps", game, options)).encode())):
+            listed = g.legal_moves(state, WHOLE_LIST)
+            if not listed.complete or listed.truncated:
+                continue
+            listing = [g.split_move(m) for m in listed.moves]
+            for move in listing:
+                found, rest = _steps_of(g, listing, []), listing
+                for step in move:
+                    want = g.next_steps(state, found.prefix)
+                    assert (found.prefix, set(found.steps), found.complete, found.move) == (
+                        want.prefix, set(want.steps), want.complete, want.move,
+                    ), (g.dump(state), found.prefix)  # fmt: skip
+                    done, after, rest_after = _after_listed(g, rest, found, step)
+                    if done is not None:
+                        assert done == g.join_steps(move) and g.play(state, done).legal
+                        break
+                    assert after is not None and rest_after is not None
+                    found, rest = after, rest_after
+                if len(move) > 1:
+                    several.add(game)
+    assert "bug" in several, several
