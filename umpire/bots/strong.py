@@ -107,7 +107,9 @@ class StrongSearch:
         turn, a grow with no eat), so that making a child is playing it; else
         the first steps of the moves, and the moves that go on from each step
         are its child's (``listing``), so that no node asks the game's
-        ``next_steps`` (which may list every move again).  Else ``next_steps``."""
+        ``next_steps`` (which may list every move again; a listed move may be
+        one order of its steps only, Product's two stones: each move is still
+        reached, once).  Else ``next_steps``."""
         game = self.game
         self.nodes += 1
         whole = False
