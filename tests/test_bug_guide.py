@@ -75,3 +75,17 @@ def test_the_priors_complete_an_eat_with_a_legal_move() -> None:
                 assert cells[:k] == move[:k]
                 checked += 1
     assert checked, "the positions include eats (R-B4)"
+
+
+def test_a_playout_from_a_position_where_every_move_hands_the_game_over_is_lost() -> None:
+    """The player to move whose every move leaves the opponent unable to grow
+    loses the playout, however many times it draws again (R-B6); one with a
+    move that does not may lose or win."""
+    rng = random.Random(1)
+    forced = 0
+    for state in random_positions({}, 40, seed=9):
+        ends = {GAME.apply(state, m)[0].winner for m in GAME.move_cells(state)}
+        if ends == {1 - state.to_move}:
+            assert bot._playout(state, rng) == 1.0 - (1 - state.to_move), GAME.dump(state)
+            forced += 1
+    assert forced, "the positions include one where every move hands the game over"

@@ -15,7 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engine.games.bug.rules import Bug, BugState, Eat, eater_range, find_eats, grow_sets, grown
-from engine.polyhex import shape_table
+from engine.hexboard import HexBoard
+from engine.polyhex import ShapeTable, shape_table
 from engine.room import STOP, Guide
 
 
@@ -67,27 +68,20 @@ def _playout(state: BugState, rng: random.Random) -> float:
     """Player 0's result of a game from ``state`` played at random, except that
     a player does not hand the game over: a move that leaves the opponent no
     grow (R-B6: the opponent wins) is drawn again, up to ``REDRAWS`` times.
-    A move is a random legal grow (R-B3), and where it must eat, a random one
-    of its complete moves (R-B4) from the engine's list."""
-    while state.to_move is not None:
-        mover = state.to_move
-        for _ in range(REDRAWS + 1):
-            after = _random_move(state, rng)
-            if after.to_move is not None or after.winner == mover:
-                break
-        state = after
-    return 0.5 if state.winner is None else 1.0 - state.winner
-
-
-def _random_move(state: BugState, rng: random.Random) -> BugState:
-    """``state`` after a random legal move of the player to move: a random legal
-    grow (R-B3), then while an eat is due a random one of them and a random
-    bonus cell of it (R-B4, R-B8).  Played on the bit sets as
-    :meth:`Bug.apply` plays it, without its events and their cell names (a
-    playout's whole cost): tests/test_bug_guide.py holds the two to the same
-    positions."""
-    if state.phase != "grow":
-        return GAME.apply(state, rng.choice(GAME.move_cells(state)))[0]
+    A move is a random legal grow (R-B3), then while an eat is due a random
+    one of them and a random bonus cell of it (R-B4, R-B8), played on the bit
+    sets (:func:`_eats`); the legal grows of the next player, which say
+    whether the move handed the game over, are that player's draw."""
+    if state.phase != "grow":  # Green Meadow's blackening turns (R-B2): through the engine
+        state = GAME.apply(state, rng.choice(GAME.move_cells(state)))[0]
+        if state.winner is not None:  # R-B6: the player to grow first cannot
+            return 1.0 - state.winner
+        return _playout(state, rng)
+    p = state.to_move
+    assert p is not None
+    board, eaters, empty, bugs = state.board, state.eaters, state.empty, state.bugs
+    shapes = shape_table(board)
+    legal = grow_sets(board, bugs[p], _largest(bugs), empty)[0]
 
     def pick(bits: int) -> int:
         return _nth_bit(bits, rng.randrange(bits.bit_count()))
@@ -96,7 +90,49 @@ def _random_move(state: BugState, rng: random.Random) -> BugState:
         eat = rng.choice(due)
         return eat, pick(eat.bonus)
 
-    return _grown(state, pick, pick_eat)[0]
+    while True:
+        for _ in range(REDRAWS + 1):
+            cell = pick(legal)
+            own, opp, left, _ = _eats(board, shapes, eaters, bugs[p], bugs[1 - p], empty & ~(1 << cell), cell, pick_eat)
+            after = (tuple(own), opp) if p == 0 else (opp, tuple(own))
+            after_legal = grow_sets(board, after[1 - p], _largest(after), left)[0]
+            if after_legal:
+                break
+        if not after_legal:
+            return float(p)  # R-B6: player 1 - p cannot grow and wins
+        bugs, empty, legal, p = after, left, after_legal, 1 - p
+
+
+def _largest(bugs: tuple[tuple[int, ...], tuple[int, ...]]) -> int:
+    """The size of the largest bug on the board, either colour (R-B3)."""
+    return max((b.bit_count() for side in bugs for b in side), default=0)
+
+
+def _eats(
+    board: HexBoard,
+    shapes: ShapeTable,
+    eaters: str,
+    mine: tuple[int, ...],
+    opp: tuple[int, ...],
+    empty: int,
+    cell: int,
+    pick_eat: Callable[[list[Eat]], tuple[Eat, int]],
+) -> tuple[list[int], tuple[int, ...], int, list[int]]:
+    """The grow on ``cell`` (legal, already off ``empty``) and the eats with
+    their bonus cells that ``pick_eat`` chooses among those due (R-B3, R-B4,
+    R-B8), played on the bit sets as :meth:`Bug.apply` plays them: the mover's
+    bugs, the opponent's, the empty cells, and the move's cells."""
+    own, active = grown(board, mine, cell)
+    cells = [cell]
+    while True:
+        due = [e for e in find_eats(board, shapes, own, eater_range(eaters, active, own), opp, empty) if e.bonus]
+        if not due:
+            return own, opp, empty, cells
+        eat, bonus = pick_eat(due)
+        cells.append(bonus)
+        own[eat.eater] |= 1 << bonus
+        opp = tuple(o for o in opp if not o & eat.vacated)
+        empty = (empty | eat.vacated) & ~(1 << bonus)
 
 
 def _grown(
@@ -104,27 +140,16 @@ def _grown(
 ) -> tuple[BugState, tuple[int, ...]]:
     """The position after the grow ``pick`` chooses among the legal ones (a bit
     set) and the eats with their bonus cells ``pick_eat`` chooses among those
-    due, and the move's cells."""
+    due, and the move's cells (:func:`_eats`); tests/test_bug_guide.py holds it
+    to :meth:`Bug.apply`."""
     p = state.to_move
     assert p is not None
     board = state.board
-    mine, opp = state.bugs[p], state.bugs[1 - p]
     empty = state.empty
-    largest = max(state.largest(0), state.largest(1))
-    cell = pick(grow_sets(board, mine, largest, empty)[0])
-    own, active = grown(board, mine, cell)
-    empty &= ~(1 << cell)
-    cells = [cell]
-    shapes = shape_table(board)
-    while True:
-        due = [e for e in find_eats(board, shapes, own, eater_range(state.eaters, active, own), opp, empty) if e.bonus]
-        if not due:
-            break
-        eat, bonus = pick_eat(due)
-        cells.append(bonus)
-        own[eat.eater] |= 1 << bonus
-        opp = tuple(o for o in opp if not o & eat.vacated)
-        empty = (empty | eat.vacated) & ~(1 << bonus)
+    cell = pick(grow_sets(board, state.bugs[p], _largest(state.bugs), empty)[0])
+    own, opp, empty, cells = _eats(
+        board, shape_table(board), state.eaters, state.bugs[p], state.bugs[1 - p], empty & ~(1 << cell), cell, pick_eat
+    )
     mine_bits = theirs_bits = 0
     for b in own:
         mine_bits |= b
