@@ -5,8 +5,10 @@ steps, and a value of positions in place of random playouts.
 
 * **Steps, not moves.**  An edge of the tree is one step of a move, from the
   engine's ``Game.next_steps``: a turn of two stones out of sixty cells is two
-  choices among sixty, not one among 1,800, and the prior ranks each.  The
-  move may end where the engine says it may (the :data:`STOP` step).
+  choices among sixty, not one among 1,800, and the prior ranks each (where
+  the game's list of whole moves is complete and short, the steps are read
+  from it instead: ``next_steps`` may list every move again).  The move may
+  end where the engine says it may (the :data:`STOP` step).
 * **PUCT** (as AlphaZero selects): a child's mean value plus
   ``EXPLORATION * prior * sqrt(N) / (1 + n)`` (plus, for a game whose guide
   asks for it, UCB1's ``exploration * sqrt(ln N / n)``: noisy values).
