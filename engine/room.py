@@ -7,7 +7,9 @@ game, so nothing outside the game's folder names it.
 
 What the built-in bots (umpire/bots/) ask of a game: nothing for ``random``
 and ``mcts`` (they build moves from ``Game.next_steps`` and
-``Game.complete_moves``); for ``greedy``, an :data:`Evaluation` of positions.
+``Game.complete_moves``); for ``greedy``, an :data:`Evaluation` of positions;
+for ``strong``, a :class:`Guide` (a value of positions and a prior over the
+next steps of a move).
 """
 
 from __future__ import annotations
@@ -48,6 +50,37 @@ Evaluation = Callable[[Any, int], Any]
 EndDetail = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], str]
 
 
+STOP = ""  # among the steps a Guide ranks: "end the move here" (where it may end but could go on)
+
+
+@dataclass(frozen=True)
+class Guide:
+    """What the ``strong`` bot (umpire/bots/strong.py) asks of a game: pure,
+    fast functions of the engine's state, declared in the game's folder.
+
+    ``value(state)``: player 0's chances in an ongoing position, strictly
+    between 0 and 1 (0.5: even), whoever is to move; the search scores every
+    new position with it, in place of random games to the end, so it must
+    compare positions of different depths sensibly (a chance, not a ranking).
+
+    ``priors(state, prefix, steps)``: a score for each of ``steps``, the legal
+    next steps of a move begun with ``prefix`` in ``state`` (as
+    ``Game.next_steps`` gives them; :data:`STOP` where the move may end there),
+    higher for a step more likely best for the player to move; the search
+    tries steps in this order and weights them by ``exp(score)``, so a
+    difference of 1 means about e times as likely.
+
+    ``exploration``: the weight of a UCB1 term (``sqrt(ln N / n)``) the search
+    adds to PUCT's for this game: for values that are noisy (random games to
+    the end), so that a step unlucky in its first values is tried again.
+    0 (the default): PUCT alone, where the priors alone say what to try.
+    """
+
+    value: Callable[[Any], float]
+    priors: Callable[[Any, Sequence[str], Sequence[str]], Sequence[float]]
+    exploration: float = 0.0
+
+
 @dataclass(frozen=True)
 class Room:
     """Everything about one game, as the other layers read it."""
@@ -57,6 +90,7 @@ class Room:
     # other sites' record formats, by name (POST /v1/games/{game}/import, a match's moves ?format=)
     records: Mapping[str, RecordFormat] = field(default_factory=dict)
     evaluation: Evaluation | None = None  # the greedy bot's measure; None: no greedy bot for this game
+    guide: Guide | None = None  # the strong bot's value and priors; None: no strong bot for this game
     end_detail: EndDetail | None = None  # None: the results say the end, the winner and the scores
     # How the page offers the game to a person (engine/hints.py): names, move
     # syntax, examples, how a click becomes a step, the words of its ends.

@@ -271,6 +271,7 @@ def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_
     limited = create_app({"TESTING": True, "RATE_LIMIT": "1/hour"})
     limited.test_client_class = type(client)
     flooded = limited.test_client()
+    assert search_pool(limited).wait_ready(60)  # its suggestion's first answer is a move, not "still starting"
     impatient = create_app({"TESTING": True, "BODY_TIMEOUT_S": 0.05})  # service/web/guard.py: 408 body_timeout
     impatient.test_client_class = type(client)
     slow = impatient.test_client()
@@ -279,6 +280,7 @@ def test_each_documented_stateless_answer_is_produced(client: FlaskClient, spec_
         raise renderer.Busy("Every picture renderer is busy and the queue is full.")
 
     states = {}
+    assert search_pool(client.application).wait_ready(60)  # a suggestion's 200 needs a searcher ready (issue 37, item 11)
     for number, name in enumerate(GAMES):
         options: dict[str, Any] = {"seed": "spec"} if name == "crystal" else {}
         state = states[name] = client.post(f"/v1/games/{name}/new", json={"options": options}).get_json()["state"]

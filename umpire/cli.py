@@ -58,6 +58,7 @@ plays on exactly as the run started."""
 EPILOG = """\
 bot specs:
   random, greedy, mcts, mcts:SECONDS   built-in bots (every game)
+  strong, strong:SECONDS               built-in: step-level search guided by each game's value and priors
   cmd:PROGRAM ARGS...                  a program speaking JSON lines on stdin/stdout (docs/BOTS.md)
   http://HOST:PORT/PATH                a bot behind a URL, same protocol as POST bodies
 

@@ -2,12 +2,15 @@
 in a worker's event loop (a gevent worker runs one greenlet at a time: a
 second of CPU in a request holds every other request of the worker).
 
-``processes`` helpers, each started on first use and reused while it lives;
+``processes`` helpers, each started on first use and reused while it lives
+(or all started at once and kept so, :meth:`BoundedPool.warm`: a helper that
+fails is then replaced at once, so that no request waits for one to start);
 at most ``queue`` requests of this app process wait for a free one beside
 those being served, and one more is refused at once (:class:`Busy`: the
 service answers ``503`` with ``Retry-After``), never left to stall; a waiting
-request gives up after ``wait_s``.  A helper whose work failed or took too
-long is closed, and the next request starts another.
+request gives up after ``wait_s``, or at its own deadline if sooner.  A helper
+whose work failed or took too long is closed, and the next request starts
+another.
 
 The helpers are talked to over pipes, waiting with ``select``
 (:func:`read_line`, :func:`write_all`), which gevent makes cooperative: a
@@ -56,22 +59,54 @@ class BoundedPool(Generic[H]):
         self._idle: list[H] = []
         self.started = 0  # helpers started so far (a failed one is replaced)
         self.inflight = 0  # requests served or waiting for a helper, in this process
+        self.warmed = False  # helpers are started ahead of the requests (warm) and a failed one replaced at once
 
     @property
     def full(self) -> bool:
         """No room now: a new request would be refused."""
         return self.inflight >= self.processes + self.queue
 
+    def warm(self) -> None:
+        """Start the helpers now rather than on first use (call it once, when
+        the pool is made), and from now on replace a failed one at once.
+        Starting does not wait for a helper: it gets ready on its own."""
+        with self._lock:
+            self.warmed = True
+            missing = self.processes - len(self._idle)
+        for _ in range(missing):
+            self._add_idle()
+
+    def _retire(self, failed: H) -> None:
+        """Close a helper whose work failed or took too long, and (warm) start its
+        replacement, off the request's path: stopping a process and starting
+        another take milliseconds the request's answer should not wait for."""
+
+        def retire() -> None:
+            failed.close()
+            if self.warmed:
+                self._add_idle()
+
+        threading.Thread(target=retire, name="procpool-retire", daemon=True).start()
+
+    def _add_idle(self) -> None:
+        made = self.start()
+        with self._lock:
+            self.started += 1
+            self._idle.append(made)
+
     @contextlib.contextmanager
-    def helper(self, what: str = "helper") -> Iterator[H]:
+    def helper(self, what: str = "helper", deadline: float | None = None) -> Iterator[H]:
         """A free helper for the duration of the block; :class:`Busy` at once
-        when the queue is full.  An exception out of the block closes it."""
+        when the queue is full, or when none is free by ``deadline`` (a time of
+        ``time.monotonic``) or within ``wait_s``.  An exception out of the
+        block closes it."""
         with self._lock:
             if self.inflight >= self.processes + self.queue:
                 raise Busy(f"Every {what} is busy and the queue is full.")
             self.inflight += 1
         try:
-            if not self._free.acquire(timeout=self.wait_s):
+            wait = self.wait_s if deadline is None else max(0.0, min(self.wait_s, deadline - time.monotonic()))
+            if not self._free.acquire(timeout=wait):
                 raise Busy(f"No {what} became free in time.")
             try:
                 with self._lock:
@@ -90,7 +125,7 @@ class BoundedPool(Generic[H]):
                         with self._lock:
                             self._idle.append(found)
                     else:
-                        found.close()
+                        self._retire(found)
             finally:
                 self._free.release()
         finally:

@@ -5,23 +5,36 @@ process (issue 23, "The built-in bots as a service").
 A search is CPU-bound Python (``mcts`` plays random games for its whole
 budget); in a gevent worker it would hold the event loop, and every other
 request of the worker would wait for it.  So searches run in processes of
-their own, ``python -m umpire.think`` (the harness's bots), started on first use,
-``SUGGEST_PROCESSES`` (1) per app process, at a lower CPU priority
-(``SUGGEST_NICE``, 10) so that plays and moves go first on a busy machine.
-A worker talks to them over pipes, waiting with ``select``, which gevent
-makes cooperative: a request waiting for its search holds no thread and
-leaves the event loop free.  The pool is service/api/procpool.py's: bounded,
-refusing at once when full.
+their own, ``python -m umpire.think`` (the harness's bots), ``SUGGEST_PROCESSES``
+(1) per app process, at a lower CPU priority (``SUGGEST_NICE``, 10) so that
+plays and moves go first on a busy machine.  A worker talks to them over
+pipes, waiting with ``select``, which gevent makes cooperative: a request
+waiting for its search holds no thread and leaves the event loop free.  The
+pool is service/api/procpool.py's: bounded, refusing at once when full.
 
-The queue is bounded: ``SUGGEST_QUEUE`` (2) requests of each app process may
-wait for a searcher beside those searching; one more is refused at once
-(:class:`Busy`, answered ``503 search_busy`` with ``Retry-After``), never
-left to stall.  A search that has not answered within its budget plus
-``GRACE_S`` (or a queued request that found no searcher free within
-:attr:`Pool.wait_s`) is abandoned and its process replaced.
+**An answer within the budget plus** :data:`MARGIN_S` **, always** (issue 37,
+item 11).  A search has a deadline, the moment its request began plus its
+budget, and everything on the way counts against it:
 
-The protocol on the pipes is JSON lines: the app writes ``{"game", "state",
-"bot", "budget_s"}`` (the state already checked by the request), the
+* a request waits for a free searcher until its deadline at most; the queue
+  is bounded too (``SUGGEST_QUEUE``, 2): one more request is refused at once;
+* a searcher process says it is ready once it has imported the engine and the
+  bots (a fresh process takes a few tenths of a second); one still starting
+  at the deadline is not waited for (the pool starts its searchers ahead of
+  the requests, ``SUGGEST_WARM``, so only a server's first seconds meet one);
+* the searcher gets the deadline with the question (on ``CLOCK_MONOTONIC``,
+  one clock for every process of the machine) and its bot stops thinking a
+  little before it (umpire/think.py ``ANSWER_S``), every bot, whatever the
+  board (each reads the clock within one step of its work);
+* a searcher that has not answered by the deadline plus :data:`MARGIN_S` is
+  abandoned, and its process replaced.
+
+Each of these is :class:`Busy` (``503 search_busy`` with ``Retry-After``),
+never a wait past the margin.
+
+The protocol on the pipes is JSON lines: the searcher first writes
+``{"ready": true}``; then the app writes ``{"game", "state", "bot",
+"budget_s", "deadline"}`` (the state already checked by the request), the
 searcher answers ``{"move", "spent_s"}`` or ``{"error"}``.
 """
 
@@ -35,10 +48,14 @@ from typing import Any
 from service.api import procpool
 from service.api.procpool import BoundedPool, Busy, read_line, write_all
 
-__all__ = ["Busy", "Pool", "SearchFailed", "Suggestion"]
+__all__ = ["MARGIN_S", "Busy", "Pool", "SearchFailed", "Suggestion", "clock"]
 
-GRACE_S = 2.0  # over the budget before a search is deemed stuck (a slow machine)
-STARTUP_S = 15.0  # more for the first search of a new searcher process (it imports the engine and the bots)
+MARGIN_S = 0.05  # an answer (a move or 503) comes within the budget plus this, measured from the request's start
+
+
+def clock() -> float:
+    """Seconds on ``CLOCK_MONOTONIC``, the clock the app and its searchers share for deadlines."""
+    return time.clock_gettime(time.CLOCK_MONOTONIC)
 
 
 class SearchFailed(Exception):
@@ -58,17 +75,29 @@ class Searcher:
         self.proc = procpool.spawn(self, "umpire.think", nice)  # the harness's bots, in a process of their own
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.stdin, self.stdout = self.proc.stdin.fileno(), self.proc.stdout.fileno()
-        self.fresh = True  # no question answered yet: the first one waits for the imports too
+        self.ready = False  # it has said so: the engine and the bots are imported
 
     @property
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def ask(self, question: dict[str, Any], timeout_s: float) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout_s + (STARTUP_S if self.fresh else 0.0)
+    def wait_ready(self, deadline: float) -> bool:
+        """Has the process said it is ready, by ``deadline`` (``time.monotonic``)?
+        False if not yet (it goes on starting); EOFError if it died."""
+        if not self.ready:
+            try:
+                line = read_line(self.stdout, deadline)
+            except TimeoutError:
+                return False
+            if not json.loads(line).get("ready"):
+                raise EOFError("the searcher did not start")
+            self.ready = True
+        return True
+
+    def ask(self, question: dict[str, Any], deadline: float) -> dict[str, Any]:
+        """The answer to ``question`` by ``deadline`` (``time.monotonic``); TimeoutError after it."""
         write_all(self.stdin, json.dumps(question).encode() + b"\n", deadline)
         answer: dict[str, Any] = json.loads(read_line(self.stdout, deadline))
-        self.fresh = False
         return answer
 
     def __del__(self) -> None:  # an app (and its pool) dropped without close(): its process goes too, pipes closed
@@ -80,10 +109,14 @@ class Searcher:
 
 class Pool:
     """``processes`` searchers and at most ``queue`` requests waiting for one
-    (service/api/procpool.py); a waiting request gives up after ``wait_s`` (503 too)."""
+    (service/api/procpool.py); a waiting request gives up at its deadline, or
+    after ``wait_s`` (503 too).  ``warm``: start the searchers now, and replace
+    a failed one at once."""
 
-    def __init__(self, processes: int = 1, queue: int = 2, wait_s: float = 10.0, nice: int = 10) -> None:
+    def __init__(self, processes: int = 1, queue: int = 2, wait_s: float = 10.0, nice: int = 10, warm: bool = False) -> None:
         self.pool: BoundedPool[Searcher] = BoundedPool(lambda: Searcher(nice), processes, queue, wait_s)
+        if warm:
+            self.pool.warm()
 
     @property
     def full(self) -> bool:
@@ -97,20 +130,36 @@ class Pool:
     def inflight(self, value: int) -> None:  # tests: a pool made full without a search
         self.pool.inflight = value
 
-    def suggest(self, game: str, state: dict[str, Any], bot: str, budget_s: float) -> Suggestion:
-        """The move ``bot`` chooses in ``state`` (checked, ongoing) within ``budget_s``;
-        :class:`Busy` at once when the queue is full."""
-        question = {"game": game, "state": state, "bot": bot, "budget_s": budget_s}
-        with self.pool.helper("searcher") as searcher:
+    def suggest(self, game: str, state: dict[str, Any], bot: str, budget_s: float, started: float | None = None) -> Suggestion:
+        """The move ``bot`` chooses in ``state`` (checked, ongoing) by ``started``
+        (a time of :func:`clock`, now if None) plus ``budget_s``, answered by
+        then plus :data:`MARGIN_S`; :class:`Busy` when that cannot be."""
+        deadline = (clock() if started is None else started) + budget_s
+        local = time.monotonic() + (deadline - clock())  # the same moment on procpool's clock
+        question = {"game": game, "state": state, "bot": bot, "budget_s": budget_s, "deadline": deadline}
+        with self.pool.helper("searcher", local) as searcher:
             try:
-                answer = searcher.ask(question, budget_s + GRACE_S)
-            except TimeoutError:
-                raise Busy(f"The search did not answer within {budget_s + GRACE_S:g} s.") from None
-            except (EOFError, OSError, ValueError) as e:  # the searcher died: the next request starts another
+                starting = not searcher.wait_ready(local)
+                answer = {} if starting else searcher.ask(question, local + MARGIN_S)
+            except TimeoutError:  # the searcher is closed as the block ends; a fresh one replaces it
+                raise Busy(f"The search did not answer within {budget_s:g} s and a margin of {MARGIN_S:g} s.") from None
+            except (EOFError, OSError, ValueError) as e:  # the searcher died: another replaces it
                 raise SearchFailed(f"the searcher process failed: {e!r}") from e
+        if starting:
+            raise Busy("The searcher is still starting (a server's first seconds).")
         if "error" in answer:
             raise SearchFailed(str(answer["error"]))
         return Suggestion(str(answer["move"]), float(answer["spent_s"]))
+
+    def wait_ready(self, timeout_s: float) -> bool:
+        """A searcher ready within ``timeout_s`` (tests; a server's health could ask it too);
+        False if none is (busy, or still starting)."""
+        end = time.monotonic() + timeout_s
+        try:
+            with self.pool.helper("searcher", end) as searcher:
+                return searcher.wait_ready(end)
+        except Busy:
+            return False
 
     def close(self) -> None:
         self.pool.close()

@@ -3,17 +3,25 @@ front end can offer a computer opponent (issue 23).
 
 The body is ``{"state", "bot", "budget_s"}``: a state as ``play`` takes it
 (signed when the server signs states), one of the built-in bots of the
-tournament harness (``random``, ``greedy``, ``mcts``: umpire/bots/), and at
-most how many seconds it may think (``budget_s``, more than 0 and at most
-``SUGGEST_MAX_BUDGET_S``, 2 s by default, else ``422 budget_too_large``; left out, ``DEFAULT_BUDGET_S`` or
-the maximum if lower).  The answer is ``{"move", "bot", "spent_s"}``: a legal
-move in the game's notation and the seconds the bot spent on it.  Only
-``mcts`` uses its whole budget; ``random`` and ``greedy`` answer as soon as
-they have chosen, well within any budget the service allows.
+tournament harness (``random``, ``greedy``, ``mcts``, ``strong``: umpire/bots/),
+and at most how many seconds it may think (``budget_s``, more than 0 and at
+most ``SUGGEST_MAX_BUDGET_S``, 2 s by default, else ``422 budget_too_large``;
+left out, ``DEFAULT_BUDGET_S`` or the maximum if lower).  The answer is
+``{"move", "bot", "spent_s"}``: a legal move in the game's notation and the
+seconds the bot spent on it.  ``mcts`` and ``strong`` use their whole budget;
+``random`` and ``greedy`` answer as soon as they have chosen (``greedy``
+stops judging moves when the budget is spent).
+
+The answer comes within ``budget_s`` plus ``searcher.MARGIN_S`` (0.05 s) of
+the moment this view starts, always: the budget counts the wait for a
+searcher and its thinking alike, and what cannot be done in time is ``503
+search_busy`` with ``Retry-After`` (service/api/searcher.py says how).
 
 The search runs in a searcher process (service/api/searcher.py), never in the
 worker's event loop: a full queue is ``503 search_busy`` with
-``Retry-After``.  Searches have a rate limit of their own,
+``Retry-After``.  ``SUGGEST_WARM`` (on, except in a TESTING app) starts the
+searchers with the app's first request, whatever it is, so that a first
+suggestion does not wait for a process to start.  Searches have a rate limit of their own,
 ``SUGGEST_RATE_LIMIT`` per client address (service/web/ratelimit.py), besides
 ``RATE_LIMIT``.  No game is named here: the bots play any registered game.
 """
@@ -45,8 +53,25 @@ SETTINGS: dict[str, Any] = {
     "SUGGEST_QUEUE": 2,  # requests per app process that may wait for a searcher; one more is 503 search_busy
     "SUGGEST_NICE": 10,  # the searchers' CPU priority (nice), below the workers'
     "SUGGEST_RATE_LIMIT": "30/minute",  # per client address, flask-limiter syntax; off: none (service/web/ratelimit.py)
+    "SUGGEST_WARM": None,  # searchers started by the app's first request (1) or first search (0); unset: 1 unless TESTING
 }
-ENV_TYPES: dict[str, Any] = {"SUGGEST_MAX_BUDGET_S": float, "SUGGEST_PROCESSES": int, "SUGGEST_QUEUE": int, "SUGGEST_NICE": int}
+
+
+def _flag(raw: str) -> bool:
+    if raw.lower() in ("1", "true", "on", "yes"):
+        return True
+    if raw.lower() in ("0", "false", "off", "no"):
+        return False
+    raise ValueError(raw)
+
+
+ENV_TYPES: dict[str, Any] = {
+    "SUGGEST_MAX_BUDGET_S": float,
+    "SUGGEST_PROCESSES": int,
+    "SUGGEST_QUEUE": int,
+    "SUGGEST_NICE": int,
+    "SUGGEST_WARM": _flag,
+}
 
 
 def search_pool(app: Flask) -> searcher.Pool:
@@ -57,8 +82,9 @@ def search_pool(app: Flask) -> searcher.Pool:
         made = searcher.Pool(
             max(1, int(cfg["SUGGEST_PROCESSES"])),
             max(0, int(cfg["SUGGEST_QUEUE"])),
-            wait_s=2 * float(cfg["SUGGEST_MAX_BUDGET_S"]) + searcher.GRACE_S,
+            wait_s=float(cfg["SUGGEST_MAX_BUDGET_S"]),
             nice=int(cfg["SUGGEST_NICE"]),
+            warm=True,  # the pool is made when it is first needed: its searchers start then, replaced at once when one fails
         )
         pool = app.extensions.setdefault("umpire.searchers", made)
     return pool
@@ -71,6 +97,7 @@ def _busy(message: str, budget_s: float) -> ApiError:
 
 @bp.post("/games/<game>/suggest")
 def suggest(game: str) -> Any:
+    started = searcher.clock()  # the budget runs from here: reading the state and waiting for a searcher count
     g = get_game(game)
     body = json_body(schemas.suggest_request)
     app: Flask = this_app()
@@ -85,13 +112,13 @@ def suggest(game: str) -> Any:
     if g.is_over(state):
         raise ApiError("game_over", f"This {g.title} game is over: there is no move to suggest.")
     bot = body["bot"]
-    if bot == "greedy" and ROOMS[g.name].evaluation is None:
-        raise ApiError(
-            "bot_unavailable", f"The greedy bot needs a position evaluation, which {g.title} does not declare.", {"bot": bot}
-        )
+    room = ROOMS[g.name]
+    if (bot == "greedy" and room.evaluation is None) or (bot == "strong" and room.guide is None):
+        needs = "a position evaluation" if bot == "greedy" else "a guide (a value of positions and priors over steps)"
+        raise ApiError("bot_unavailable", f"The {bot} bot needs {needs}, which {g.title} does not declare.", {"bot": bot})
     pool = search_pool(app)
     try:
-        found = pool.suggest(g.name, g.dump(state), bot, budget_s)
+        found = pool.suggest(g.name, g.dump(state), bot, budget_s, started)
     except searcher.Busy as e:
         raise _busy(str(e), budget_s) from None
     return schemas.suggest_response.dump({"move": found.move, "bot": bot, "spent_s": found.spent_s})
@@ -113,3 +140,14 @@ def configure(app: Flask) -> None:
     most = float(app.config["SUGGEST_MAX_BUDGET_S"])
     if not 0 < most <= MOST_BUDGET_S:
         raise ValueError(f"SUGGEST_MAX_BUDGET_S must be more than 0 and at most {MOST_BUDGET_S:g} seconds, not {most!r}")
+    if app.config["SUGGEST_WARM"] is None:
+        app.config["SUGGEST_WARM"] = not app.testing
+    if app.config["SUGGEST_WARM"]:
+        app.before_request(_warm)
+
+
+def _warm() -> None:
+    """Before any request: the searchers are started once (the pool, made, starts them)."""
+    app = this_app()
+    if "umpire.searchers" not in app.extensions:
+        search_pool(app)

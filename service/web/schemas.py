@@ -133,7 +133,7 @@ class ReplayRequest(Schema):
     moves = fields.List(MoveField(), required=True, validate=validate.Length(max=MAX_MOVES))
 
 
-BOTS = ("random", "greedy", "mcts")  # the built-in bots (umpire/bots/ BUILTIN); a test checks they agree
+BOTS = ("random", "greedy", "mcts", "strong")  # the built-in bots (umpire/bots/ BUILTIN); a test checks they agree
 
 
 class Seconds(fields.Float):

@@ -1,5 +1,5 @@
 """Play against the computer on the page (issue 23): a strength chosen
-(random, greedy, or the search at a few budgets), the computer's moves
+(random, greedy, or a search at a few budgets: ``mcts``, and ``strong``, issue 37), the computer's moves
 asked of ``POST /v1/games/{game}/suggest`` and played through ``play`` as a
 person's are, in a real browser against a real server."""
 
@@ -43,10 +43,10 @@ def test_a_game_against_the_computer(page: WebDriver, shot: Shot) -> None:
     computer = page.find_element(By.ID, "u-computer")
     assert computer.is_displayed() and "Play against the computer" in computer.text
     strengths = [o.get_attribute("value") for o in Select(page.find_element(By.ID, "u-bot")).options]
-    assert strengths == ["", "random", "greedy", "mcts:0.1", "mcts:0.5", "mcts:1.5"]
+    assert strengths == ["", "random", "greedy", "mcts:0.1", "mcts:0.5", "mcts:1.5", "strong:0.3", "strong:1.5"]
     seats = [o.text for o in Select(page.find_element(By.ID, "u-bot-seat")).options]
     assert len(seats) == 2  # the game's own names for its players
-    Select(page.find_element(By.ID, "u-bot")).select_by_value("mcts:0.1")
+    Select(page.find_element(By.ID, "u-bot")).select_by_value("strong:0.3")
     idle(page)
     assert ply(page) == 0  # the computer plays the second seat by default: it waits for the person
     for turn in range(3):
@@ -54,7 +54,7 @@ def test_a_game_against_the_computer(page: WebDriver, shot: Shot) -> None:
         settle(page, 2 * turn + 2)  # the person's move, then the computer's answer
         moves = [li.text for li in page.find_elements(By.CSS_SELECTOR, "#u-moves li")]
         assert mine in moves[-2], moves
-        assert text(page, "u-verdict").startswith("The computer (Search, 0.1 s a move) plays "), text(page, "u-verdict")
+        assert text(page, "u-verdict").startswith("The computer (Strong, 0.3 s a move) plays "), text(page, "u-verdict")
     shot(page, "after-six-plies")
     # The computer takes the other seat and moves at once when that seat is to move; "move now" asks it for any seat.
     Select(page.find_element(By.ID, "u-bot")).select_by_value("random")

@@ -3,6 +3,7 @@ random positions of every game and variant, and greedy beats random clearly."""
 
 from __future__ import annotations
 
+import math
 import random
 import zlib
 from typing import Any
@@ -11,6 +12,7 @@ import pytest
 
 from engine.games.crystal.rules import ANOMALIES
 from engine.registry import ROOMS, get_game
+from engine.room import STOP
 from umpire.bots import BotFactory, Turn
 from umpire.bots.mcts import StepTree, budget, search
 from umpire.bots.moves import greedy_move, random_move
@@ -178,19 +180,30 @@ def test_greedy_beats_random(game: str, options: dict[str, Any], games: int, at_
 
 
 @pytest.mark.parametrize("name", list(ROOMS))
-def test_every_registered_game_has_the_three_bots(name: str) -> None:
-    """issue 19: a game registered with its Room gets random, greedy (from its
-    declared evaluation) and mcts, each answering a legal move from the start."""
+def test_every_registered_game_has_the_four_bots(name: str) -> None:
+    """issue 19, issue 37: a game registered with its Room gets random, greedy
+    (from its declared evaluation), mcts and strong (from its declared guide),
+    each answering a legal move from the start; the guide keeps its contract
+    (engine/room.py Guide): a value strictly between 0 and 1 in positions of
+    the whole game, the same value asked twice, and one finite score per step."""
     room = ROOMS[name]
     assert room.evaluation is not None, f"{name} declares no evaluation: greedy cannot play it"
+    assert room.guide is not None, f"{name} declares no guide: strong cannot play it"
     assert room.end_detail is not None
     game = room.game
     options = {"seed": "bots"} if any(o.name == "seed" for o in game.options) else {}
     state = game.dump(game.new(options))
-    for spec in ("random", "greedy", "mcts:0.02"):
+    for spec in ("random", "greedy", "mcts:0.02", "strong:0.02"):
         bot = BotFactory(spec, name).make(seed=1)
         answer = bot.choose(Turn(name, options, 0, state, 0, "m"))
         assert answer.move is not None and game.play(game.load(state), answer.move).legal, (spec, answer)
+    for position in positions(name, options, 6, seed=7):
+        chance = room.guide.value(position)
+        assert 0.0 < chance < 1.0 and room.guide.value(position) == chance, (name, game.dump(position), chance)
+        found = game.next_steps(position, [])
+        steps = [*found.steps, *([STOP] if found.complete and found.steps else [])]
+        scores = room.guide.priors(position, found.prefix, steps)
+        assert len(scores) == len(steps) and all(math.isfinite(x) for x in scores), (name, scores)
 
 
 def test_greedy_refuses_a_game_without_an_evaluation(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -198,8 +211,10 @@ def test_greedy_refuses_a_game_without_an_evaluation(monkeypatch: pytest.MonkeyP
 
     import umpire.bots
 
-    bare = dataclasses.replace(ROOMS["plur"], evaluation=None)
+    bare = dataclasses.replace(ROOMS["plur"], evaluation=None, guide=None)
     monkeypatch.setitem(umpire.bots.ROOMS, "plur", bare)
     with pytest.raises(ValueError, match="evaluation"):
         BotFactory("greedy", "plur")
+    with pytest.raises(ValueError, match="guide"):
+        BotFactory("strong:0.5", "plur")
     assert BotFactory("random", "plur").make(seed=1)  # random and mcts need nothing from the game

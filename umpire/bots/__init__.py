@@ -1,25 +1,28 @@
 """Bots for ``umpire tournament``: the built-in ones (``random``, ``greedy``,
-``mcts[:seconds]``) for every game, and external ones (``cmd:PROGRAM ARGS...``,
-``http(s)://...``) speaking docs/BOTS.md.
+``mcts[:seconds]``, ``strong[:seconds]``) for every game, and external ones
+(``cmd:PROGRAM ARGS...``, ``http(s)://...``) speaking docs/BOTS.md.
 
 No game is named here: the built-in bots play any registered game from its
-rules, and ``greedy`` from the evaluation its Room declares (engine/room.py).
+rules, ``greedy`` from the evaluation its Room declares (engine/room.py) and
+``strong`` from its guide.
 :class:`BotFactory` turns a spec from the command line into a fresh bot for
 each game (a program is reused from game to game while it stays healthy).
 """
 
 from __future__ import annotations
 
+import math
 import threading
 
 from engine.registry import ROOMS
 from umpire.bots.base import Answer, Bot, BotFailure, Turn
-from umpire.bots.builtin import DEFAULT_MCTS_S, GreedyBot, MctsBot, RandomBot
+from umpire.bots.builtin import DEFAULT_MCTS_S, DEFAULT_STRONG_S, GreedyBot, MctsBot, RandomBot, StrongBot
 from umpire.bots.external import HttpBot, ProcessBot, ProcessPool, Wiring
 
-__all__ = ["BUILTIN", "Answer", "Bot", "BotFactory", "BotFailure", "Turn", "Wiring", "check_spec"]
+__all__ = ["BUILTIN", "TIMED", "Answer", "Bot", "BotFactory", "BotFailure", "Turn", "Wiring", "check_spec"]
 
-BUILTIN = ("random", "greedy", "mcts")
+BUILTIN = ("random", "greedy", "mcts", "strong")
+TIMED = ("mcts", "strong")  # the built-in bots that take seconds a move (NAME:SECONDS)
 
 
 def check_spec(spec: str) -> str:
@@ -33,18 +36,18 @@ def check_spec(spec: str) -> str:
     name, _, arg = spec.partition(":")
     if name not in BUILTIN:
         raise ValueError(
-            f"unknown bot {spec!r}: use a built-in bot ({', '.join(BUILTIN)}; mcts:SECONDS), "
+            f"unknown bot {spec!r}: use a built-in bot ({', '.join(BUILTIN)}; mcts:SECONDS, strong:SECONDS), "
             "cmd:PROGRAM ARGS... or an http(s):// URL"
         )
     if arg:
-        if name != "mcts":
+        if name not in TIMED:
             raise ValueError(f"the {name} bot takes no argument ({spec!r})")
         try:
             seconds = float(arg)
         except ValueError:
             seconds = -1.0
-        if not seconds > 0:
-            raise ValueError(f"mcts:SECONDS wants a positive number of seconds per move, not {arg!r}")
+        if not seconds > 0 or math.isinf(seconds):
+            raise ValueError(f"{name}:SECONDS wants a positive number of seconds per move, not {arg!r}")
     return "builtin"
 
 
@@ -60,10 +63,15 @@ class BotFactory:
         self._lock = threading.Lock()
         if self.kind == "builtin" and game not in ROOMS:
             raise ValueError(f"the built-in bots do not know the game {game!r}")
-        if spec.partition(":")[0] == "greedy" and self.kind == "builtin" and ROOMS[game].evaluation is None:
+        name = spec.partition(":")[0]
+        if name == "greedy" and self.kind == "builtin" and ROOMS[game].evaluation is None:
             raise ValueError(f"the greedy bot needs a position evaluation, which the game {game!r} does not declare")
+        if name == "strong" and self.kind == "builtin" and ROOMS[game].guide is None:
+            raise ValueError(f"the strong bot needs a guide (value and priors), which the game {game!r} does not declare")
 
-    def make(self, seed: int | None = None) -> Bot:
+    def make(self, seed: int | None = None, limit_s: float | None = None) -> Bot:
+        """A bot for one game; ``limit_s``: the most it may think a move, whatever
+        its spec says (the service's suggestions; ``random`` needs no limit)."""
         if self.kind == "cmd":
             assert self._pool is not None
             return self._pool.acquire()
@@ -75,8 +83,14 @@ class BotFactory:
             return RandomBot(self.spec, room.game, seed)
         if name == "greedy":
             assert room.evaluation is not None  # checked in __init__
-            return GreedyBot(self.spec, room.game, room.evaluation, seed)
-        return MctsBot(self.spec, room.game, seed, float(arg) if arg else DEFAULT_MCTS_S)
+            return GreedyBot(self.spec, room.game, room.evaluation, seed, limit_s)
+        seconds = float(arg) if arg else DEFAULT_MCTS_S if name == "mcts" else DEFAULT_STRONG_S
+        if limit_s is not None:
+            seconds = min(seconds, limit_s)
+        if name == "mcts":
+            return MctsBot(self.spec, room.game, seed, seconds)
+        assert room.guide is not None  # checked in __init__
+        return StrongBot(self.spec, room.game, room.guide, seed, seconds)
 
     def done(self, bot: Bot) -> None:
         """The game is over: a program goes back to the pool (or is closed if it failed)."""

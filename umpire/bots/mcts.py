@@ -20,8 +20,9 @@ from collections.abc import Hashable, Sequence
 from typing import Any, Generic, TypeVar
 
 from engine.game import Game, Steps
+from engine.room import STOP
 from umpire.bots.base import result
-from umpire.bots.moves import finish, random_move
+from umpire.bots.moves import after_step, finish, random_move
 
 N = TypeVar("N")  # a node of the step tree: an engine state plus the part of a move chosen so far
 A = TypeVar("A", bound=Hashable)  # one step of a move
@@ -58,11 +59,14 @@ class StepModel(ABC, Generic[N, A]):
         """Complete the move in progress at ``node`` at random; the whole move's text."""
 
     @abstractmethod
-    def rollout(self, node: N, rng: random.Random) -> float:
-        """Play on at random: player 0's result, 1.0 a win, 0.0 a loss, 0.5 a draw."""
+    def rollout(self, node: N, rng: random.Random, deadline: float | None = None) -> float:
+        """Play on at random: player 0's result, 1.0 a win, 0.0 a loss, 0.5 a draw;
+        :class:`TimeUp` when ``deadline`` (a time of ``time.perf_counter``) passes first."""
 
 
-STOP = ""  # the step that ends a move that could go on (no step of any game is empty)
+class TimeUp(Exception):
+    """A playout was cut short by the search's deadline (it is not counted)."""
+
 
 # A node: the position at the move's start, and what next_steps says of the steps chosen so far
 # (None once the game is over).
@@ -92,14 +96,8 @@ class StepTree(StepModel[Node, str]):
 
     def _after(self, node: Node, action: str) -> tuple[str | None, Steps | None]:
         """The whole move if ``action`` ends it, else the steps after it."""
-        state, found = node
-        assert found is not None
-        if action == STOP:
-            return found.move, None
-        after = self.game.next_steps(state, [*found.prefix, action])
-        if after.complete and not after.steps:
-            return after.move, None
-        return None, after
+        assert node[1] is not None
+        return after_step(self.game, node[0], node[1], action)
 
     def child(self, node: Node, action: str) -> Node:
         move, after = self._after(node, action)
@@ -117,12 +115,15 @@ class StepTree(StepModel[Node, str]):
         assert found is not None
         return finish(self.game, state, list(found.prefix), rng)
 
-    def rollout(self, node: Node, rng: random.Random) -> float:
+    def rollout(self, node: Node, rng: random.Random, deadline: float | None = None) -> float:
         game = self.game
         state, found = node
         if found is not None and found.prefix:
             state = game.play(state, self.finish(node, rng)).state
+        clock = time.perf_counter
         while not game.is_over(state):
+            if deadline is not None and clock() >= deadline:
+                raise TimeUp
             state = game.play(state, random_move(game, state, rng)).state
         return result(state.winner)
 
@@ -147,14 +148,19 @@ class _Node:
 def search(
     model: StepModel[Any, Any], state: Any, budget_s: float, rng: random.Random, max_iterations: int | None = None
 ) -> tuple[str, int]:
-    """The move chosen from engine ``state`` within ``budget_s`` seconds, and the number of playouts."""
-    root = _Node(model.root(state), None, None, model)
+    """The move chosen from engine ``state`` within ``budget_s`` seconds, and the number of playouts.
+
+    The clock is read before each iteration and between the moves of a
+    playout (a playout on a large board is hundreds of moves): a search ends
+    within one move of its deadline, its last playout, cut short, not counted."""
     end = time.perf_counter() + budget_s
+    root = _Node(model.root(state), None, None, model)
     iterations = 0
     log = math.log
     sqrt = math.sqrt
+    clock = time.perf_counter
     while True:
-        if iterations & 7 == 0 and time.perf_counter() >= end:
+        if clock() >= end:
             break
         if max_iterations is not None and iterations >= max_iterations:
             break
@@ -179,7 +185,11 @@ def search(
             node = child
             path.append(node)
         # playout
-        value = model.rollout(node.state, rng)  # player 0's result; at a finished node, just its winner's
+        try:
+            value = model.rollout(node.state, rng, end)  # player 0's result; at a finished node, just its winner's
+        except TimeUp:
+            iterations -= 1
+            break
         # back-propagation: each node counts the result of the player who stepped into it
         for n in path:
             n.visits += 1

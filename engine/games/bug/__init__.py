@@ -11,6 +11,7 @@ __all__ = ["ROOM", "Bug"]
 ROOM = Room(
     game=Bug(),
     evaluation=bot.evaluation,
+    guide=bot.GUIDE,
     end_detail=bot.end_detail,
     show=BugShow(),
     hints=HINTS,

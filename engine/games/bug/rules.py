@@ -176,7 +176,21 @@ def find_eats(board: HexBoard, shapes: ShapeTable, own: list[int], eaters: Itera
     return out
 
 
-def _eater_range(eaters: str, active: int, own: list[int]) -> Iterable[int]:
+def grown(board: HexBoard, mine: Bugs, c: int) -> tuple[list[int], int]:
+    """The player's bugs after a legal grow on cell ``c`` (R-B3), and the index
+    of the active bug among them: the one bug it touches, or a spawned one."""
+    bit = 1 << c
+    own = list(mine)
+    nbrs = board.neighbours[c]
+    active = next((i for i, b in enumerate(own) if b & nbrs), -1)
+    if active < 0:
+        own.append(bit)
+        return own, len(own) - 1
+    own[active] |= bit
+    return own, active
+
+
+def eater_range(eaters: str, active: int, own: list[int]) -> Iterable[int]:
     """Who may eat: the active bug only (R-B4), or every bug of the mover (R-B8)."""
     return (active,) if eaters == "active" else range(len(own))
 
@@ -502,14 +516,8 @@ class Bug(Game[BugState, Move]):
             )
 
         # R-B3: the grow spawns a bug or enlarges the one it touches: the active bug.
-        own = list(mine)
-        active = next((i for i, b in enumerate(own) if b & nbrs), -1)
-        spawn = active < 0
-        if spawn:
-            own.append(bit)
-            active = len(own) - 1
-        else:
-            own[active] |= bit
+        own, active = grown(board, mine, c)
+        spawn = own[active] == bit
         empty &= ~bit
         events: list[Json] = [{"type": "grow", "player": p, "cell": name(c), "spawn": spawn, "bug": board.names(own[active])}]
 
@@ -518,7 +526,7 @@ class Bug(Game[BugState, Move]):
         opp_bugs = opp
         eat_rule = "R-B8" if state.eaters == "all" else "R-B4"
         for step in range(1, len(move) + 1):
-            eats = find_eats(board, shapes, own, _eater_range(state.eaters, active, own), opp_bugs, empty)
+            eats = find_eats(board, shapes, own, eater_range(state.eaters, active, own), opp_bugs, empty)
             due = [e for e in eats if e.bonus]
             if step == len(move):
                 if due:
@@ -658,21 +666,12 @@ class Bug(Game[BugState, Move]):
         mine, opp = state.bugs[p], state.bugs[1 - p]
         legal, _, _ = grow_sets(board, mine, _largest_bug(state.bugs), empty)
         shapes = shape_table(board)
-        neighbours = board.neighbours
         cap = None if limit is None else limit + 1
         out: list[Move] = []
         eaters = state.eaters
         for c in iter_bits(legal):
-            bit = 1 << c
-            own = list(mine)
-            nbrs = neighbours[c]
-            active = next((i for i, b in enumerate(own) if b & nbrs), -1)
-            if active < 0:
-                own.append(bit)
-                active = len(own) - 1
-            else:
-                own[active] |= bit
-            self._chains(board, shapes, eaters, own, active, opp, empty & ~bit, (c,), out, cap)
+            own, active = grown(board, mine, c)
+            self._chains(board, shapes, eaters, own, active, opp, empty & ~(1 << c), (c,), out, cap)
             if cap is not None and len(out) >= cap:
                 break
         return out
@@ -691,7 +690,7 @@ class Bug(Game[BugState, Move]):
         cap: int | None,
     ) -> None:
         """Extend ``prefix`` by every bonus choice until no eat is due (R-B4, R-B8)."""
-        due = [e for e in find_eats(board, shapes, own, _eater_range(eaters, active, own), opp, empty) if e.bonus]
+        due = [e for e in find_eats(board, shapes, own, eater_range(eaters, active, own), opp, empty) if e.bonus]
         if not due:
             out.append(prefix)
             return

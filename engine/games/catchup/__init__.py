@@ -13,6 +13,7 @@ ROOM = Room(
     show=CatchupShow(),
     records={littlegolem.FORMAT: littlegolem.RECORD_FORMAT},
     evaluation=bot.evaluation,
+    guide=bot.GUIDE,
     end_detail=bot.end_detail,
     hints=HINTS,
 )

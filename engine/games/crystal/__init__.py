@@ -11,6 +11,7 @@ __all__ = ["ROOM", "Crystal"]
 ROOM = Room(
     game=Crystal(),
     evaluation=bot.evaluation,
+    guide=bot.GUIDE,
     end_detail=bot.end_detail,
     show=CrystalShow(),
     hints=HINTS,

@@ -11,6 +11,7 @@ __all__ = ["ROOM", "Plur"]
 ROOM = Room(
     game=Plur(),
     evaluation=bot.evaluation,
+    guide=bot.GUIDE,
     end_detail=bot.end_detail,
     show=PlurShow(),
     hints=HINTS,

@@ -11,6 +11,7 @@ __all__ = ["ROOM", "Product"]
 ROOM = Room(
     game=Product(),
     evaluation=bot.evaluation,
+    guide=bot.GUIDE,
     end_detail=bot.end_detail,
     show=ProductShow(),
     hints=HINTS,

@@ -11,6 +11,7 @@ __all__ = ["ROOM", "Too"]
 ROOM = Room(
     game=Too(),
     evaluation=bot.evaluation,
+    guide=bot.GUIDE,
     end_detail=bot.end_detail,
     show=TooShow(),
     hints=HINTS,
