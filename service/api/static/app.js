@@ -32,6 +32,7 @@
 //   leave.js     a seat's page asks before it is left while its match runs
 //   match.js     following a match: entering, leaving, its record on the board, a seat's move
 //   seat.js      the seat line; a seat whose link the umpire replaced (told, and offered no moves)
+//   record.js    a match's record: its positions with their plies, the entries between them in words
 //   refusals.js  a match's refused attempts: listed in the history, said on every view
 //   umpire.js    the umpire's controls of a match
 //   clocks.js    the match's clocks, counted down, and said to a screen reader as a turn runs low

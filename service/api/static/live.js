@@ -53,7 +53,7 @@ export function listen(gen) {
     es.addEventListener(type, async (ev) => {
       const d = read(ev);
       if (!d) return;
-      await changed(after(d), type === 'token'); // a seat's new link: the record says whose
+      await changed(after(d), true); // the record has the control (listed in the history), a seat's new link says whose
       if (!store.stillFollowing(gen) || store.seatLost()) return; // a seat whose link this replaced has been told in its words
       if (Array.isArray(d.announcements) && d.announcements.length) say('info', d.announcements.join(' '));
     });

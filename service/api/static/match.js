@@ -9,9 +9,11 @@ import { $ } from './dom.js';
 import { placeParts } from './layout.js';
 import { mayLeave } from './leave.js';
 import { keepSeat, noteKeptState } from './links.js';
+import { labelOf } from './history.js';
 import { changed, listen } from './live.js';
 import { markWrong } from './moves.js';
-import { attemptsOf, sayNewAttempts } from './refusals.js';
+import { asidesOf, plyAfter, readRecord, recordStep, undoes } from './record.js';
+import { sayNewAttempts } from './refusals.js';
 import { checkSeat, seatRefused } from './seat.js';
 import { newGame, syncForm } from './setup.js';
 import * as store from './store.js';
@@ -93,41 +95,33 @@ export function leaveAsked() {
   return true;
 }
 
-// Replayable entries of the record, as the server counts plies (service/matches/referee.py record_moves):
-// a flag that only opened R-X6's window, and an illegal attempt refused, changed nothing.
-function recordStep(e) {
-  if (e.kind === 'move') return e.move;
-  if (e.kind === 'flag') return e.proxy ? null : 'timeout';
-  if (e.kind === 'pass') return e.move || 'timeout';
-  if (e.kind === 'illegal') return e.forfeit ? `forfeit ${e.seat}` : null;
-  if (e.kind === 'abort') return 'abort';
-  if (e.kind === 'resign') return `resign ${e.seat}`;
-  if (e.kind === 'adjudicate') return `adjudicate ${e.winner === null || e.winner === undefined ? 'draw' : e.winner}`;
-  return null; // the umpire's controls of the clocks (start, pause, resume, add time) change no position
-}
-
 // The match as the server answered it (GET, a move's answer, an event), with its record (GET moves):
 // the positions on the board, the latest shown if it was (or `first`: on entering).
 export async function takeMatch(data, first) {
   const m = store.following();
   const gen = m.gen;
-  const rec = await api('GET', `${matchPath(m.id)}/moves`);
-  if (!store.stillFollowing(gen) || !rec.ok) return;
-  const entries = rec.data.moves;
-  const steps = entries.map((e) => [recordStep(e), e]).filter(([s]) => s !== null);
+  const rec = await readRecord(matchPath(m.id));
+  if (!store.stillFollowing(gen) || !rec) return;
+  const entries = rec.moves;
   const wasLatest = first || store.atLatest();
   const refusedBefore = first ? Infinity : store.attempts().length; // on entering, the attempts so far are listed, not said
   const known = store.positions();
-  const history = [{ state: steps.length ? null : data.state, move: null, events: [] }];
-  steps.forEach(([move, e], i) => {
-    const old = known[i + 1];
-    // A move, or a pass of R-X6, moves the ply on; a flag that loses, a resignation, a forfeit, an abort end the game on it.
-    const keeps = e.kind !== 'move' && e.kind !== 'pass';
-    history.push({ state: null, move, keeps, events: e.events, announcements: old && old.move === move ? old.announcements : null });
-  });
-  history[history.length - 1] = { ...history[history.length - 1], state: data.state };
-  const grew = history.length !== known.length;
-  store.takeMatch(data, rec.data, history, wasLatest, attemptsOf(entries, (e) => recordStep(e) !== null));
+  // The positions, each with the ply the record gives it: the start, then one a move or an end, and
+  // one fewer for each take-back.
+  const history = [{ state: null, move: null, events: [], ply: entries.length ? entries[0].ply : data.state.ply }];
+  for (const e of entries) {
+    const move = recordStep(e);
+    if (undoes(e) && history.length > 1) history.pop();
+    if (move === null) continue;
+    const i = history.length;
+    const old = known[i];
+    const said = old && old.move === move && old.ply === plyAfter(e) ? old.announcements : null;
+    history.push({ state: null, move, entry: e, ply: plyAfter(e), events: e.events, announcements: said });
+  }
+  history[history.length - 1] = { ...history[history.length - 1], state: data.state, ply: data.state.ply };
+  const before = known[known.length - 1];
+  const grew = history.length !== known.length || !before || before.move !== history[history.length - 1].move; // or a move taken back and another made
+  store.takeMatch(data, rec, history, wasLatest, asidesOf(entries));
   checkSeat(entries, first);
   if (first) keepSeat(); // the seat's link, kept in this browser: left by mistake, it is offered again
   $('u-resign').hidden = m.seat === null || data.state.status === 'finished' || !!store.seatLost();
@@ -144,7 +138,7 @@ export async function takeMatch(data, first) {
   let last = store.latest();
   if (store.at() > 0 && store.atLatest() && (grew || first)) {
     if (!last.announcements) last = store.noteAnnouncements(last, await matchAnnouncements(store.plyQuery(store.at())));
-    if (store.stillFollowing(gen)) sayLegal(last, `Move ${store.at()}: ${last.move}`);
+    if (store.stillFollowing(gen)) sayLegal(last, labelOf(store.at()));
   } else if (!first && !store.seatLost()) {
     sayNewAttempts(refusedBefore, sent);
   } else if (first && data.clock.started === false) {
@@ -191,9 +185,9 @@ export async function playInMatch(text) {
 
 // The server does not know this page's seat token (401): the record says whether the umpire replaced it.
 async function tokenRefused(m) {
-  const rec = await api('GET', `${matchPath(m.id)}/moves`);
+  const rec = await readRecord(matchPath(m.id));
   if (!store.stillFollowing(m.gen)) return;
-  seatRefused(rec.ok ? rec.data.moves : []);
+  seatRefused(rec ? rec.moves : []);
   await show();
 }
 
