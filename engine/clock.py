@@ -145,6 +145,7 @@ class MatchClock:
     proxy: bool = False
     paused_at: int | None = None  # when the running turn was paused (or, not yet started, when it began)
     started: bool = True  # False until the clock's first start (the umpire's, or the first move's)
+    paused_for: str | None = None  # why the umpire paused them, when they said (issue 35): told while paused
 
     @classmethod
     def start(cls, spec: ClockSpec, mover: int | None, now: int, running: bool = True) -> MatchClock:
@@ -167,16 +168,16 @@ class MatchClock:
         """The running (or paused) turn's time used at ``now``."""
         return (now if self.paused_at is None else self.paused_at) - self.turn_start
 
-    def pause(self, now: int) -> MatchClock:
-        """Stop the running turn's time at ``now``: no deadline until :meth:`resume`."""
+    def pause(self, now: int, reason: str | None = None) -> MatchClock:
+        """Stop the running turn's time at ``now`` (for ``reason``, when given): no deadline until :meth:`resume`."""
         assert self.running and self.started
-        return replace(self, paused_at=now)
+        return replace(self, paused_at=now, paused_for=reason)
 
     def resume(self, now: int) -> MatchClock:
         """Run the paused (or waiting) turn again from ``now``: its start moves later
         by the pause, so the time used before it and the bank left are unchanged."""
         assert self.mover is not None and self.paused_at is not None
-        return replace(self, turn_start=self.turn_start + (now - self.paused_at), paused_at=None, started=True)
+        return replace(self, turn_start=self.turn_start + (now - self.paused_at), paused_at=None, started=True, paused_for=None)
 
     def add_time(self, seat: int, ms: int) -> MatchClock:
         """``ms`` more in ``seat``'s bank (the umpire's gift); its deadline moves by as much
@@ -266,6 +267,8 @@ class MatchClock:
             out["paused_at"] = self.paused_at
         if not self.started:
             out["started"] = False
+        if self.paused_for is not None:
+            out["paused_for"] = self.paused_for
         return out
 
     @classmethod
@@ -274,5 +277,6 @@ class MatchClock:
         b0, b1 = data["banks"]
         spec = ClockSpec(turn, bank, step, on_flag, increment[0] if increment else 0)
         return cls(
-            spec, (b0, b1), data["mover"], data["turn_start"], data["proxy"], data.get("paused_at"), data.get("started", True)
-        )
+            spec, (b0, b1), data["mover"], data["turn_start"], data["proxy"], data.get("paused_at"), data.get("started", True),
+            data.get("paused_for"),
+        )  # fmt: skip

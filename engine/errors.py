@@ -109,6 +109,7 @@ MOVE_ERROR_CODES: dict[str, str] = {
     "bad_step": "no legal move goes on with this step",
     "game_over": "the game is over",
     "not_to_move": "a record's `forfeit N` for a player who was not to move",
+    "nothing_to_take_back": "a record's `takeback` that does not follow a move (the start, a take-back, an end)",
     "no_pass": "the move `pass`: no game here lets a player pass",
     "unknown_cell": "a cell that is not on this board",
     "blocked": "a blocked (black) cell",

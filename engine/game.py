@@ -22,8 +22,9 @@ A game implements six small steps; :class:`Game` builds ``play`` and
 
 ``replay`` checks a game record: moves, and the reserved entries a managed
 match writes for what is not a move: ``timeout``, ``resign 0|1``,
-``forfeit 0|1`` and ``abort`` (:meth:`Game.record_step`).  ``play`` refuses
-them: they are not moves a player can make.
+``forfeit 0|1``, ``abort``, ``adjudicate 0|1|draw`` (:meth:`Game.record_step`) and
+the umpire's ``takeback`` (:meth:`Game.take_back`: the move right before it undone).
+``play`` refuses them: they are not moves a player can make.
 
 Every state's JSON carries ``end``: ``null`` while ongoing, else why it
 finished (each game names its own natural end, e.g. ``"full"``; ``"resign"``
@@ -69,7 +70,8 @@ M = TypeVar("M")
 Json = dict[str, Any]
 MoveInput = str | Sequence[str]
 
-RESERVED = ("timeout", "resign", "forfeit", "abort", "adjudicate")  # record entries that are not moves (Game.record_step)
+RESERVED = ("timeout", "resign", "forfeit", "abort", "adjudicate", "takeback")  # record entries that are not moves
+TAKEBACK = "takeback"  # the umpire undid the move right before it (Game.replay, Game.take_back)
 # Ends every game shares; each game adds its natural end.  R-T1: a resignation
 # or a flag; a managed match also ends by an illegal move when its policy is to
 # forfeit, by an umpire's abort (no winner), or by an umpire's adjudication
@@ -77,6 +79,24 @@ RESERVED = ("timeout", "resign", "forfeit", "abort", "adjudicate")  # record ent
 COMMON_ENDS = ("resign", "flag", "illegal", "aborted", "adjudicated")
 UNDECIDED_ENDS = ("aborted", "adjudicated")  # common ends that may have no winner (adjudicated: a draw)
 ON_THE_MOVER = ("flag", "illegal")  # ends that fall on the player to move, who loses
+
+
+def is_takeback(text: MoveInput) -> bool:
+    """A record's ``takeback`` entry (any case, spaces around it)."""
+    return isinstance(text, str) and text.strip().lower() == TAKEBACK
+
+
+def line_of(moves: Sequence[MoveInput]) -> list[MoveInput]:
+    """A record's moves as the game stands after it: each ``takeback`` removes the entry before it
+    (another site's record format has no word for a take-back)."""
+    out: list[MoveInput] = []
+    for text in moves:
+        if is_takeback(text):
+            if out:
+                out.pop()
+        else:
+            out.append(text)
+    return out
 
 
 def movers_at_end(end: str, winner: int | None) -> tuple[int, ...]:
@@ -201,6 +221,8 @@ class Game(ABC, Generic[S, M]):
         out["options"] = {opt.name: opt.describe() for opt in self.options}
         out["presets"] = {name: spec.to_json() for name, spec in self.presets.items()}
         out["default_preset"] = next(iter(self.presets))
+        for value, preset in self.variant_presets().items():  # which preset a match of each variant gets
+            out["presets"][preset].setdefault("default_with", {"variant": []})["variant"].append(value)
         out["flag_rule"] = self.flag_rule
         return out
 
@@ -256,6 +278,14 @@ class Game(ABC, Generic[S, M]):
         """The clock preset a match gets when it names none (R-T2); ``options``
         are the normalised options of the match's state."""
         return next(iter(self.presets))
+
+    def variant_presets(self) -> dict[str, str]:
+        """Each variant's clock preset (:meth:`default_preset` of a new game of it), for ``GET /v1/games``'s
+        ``default_with``: a page choosing a variant selects its preset (issue 35); empty without variants."""
+        variant = self.declared.get("variant")
+        if variant is None:
+            return {}
+        return {value: self.default_preset(self.dump(self.new({"variant": value}))["options"]) for value in variant.choices}
 
     def replay_options(self, options: Mapping[str, Any], state: S) -> Json:
         """The options with which ``replay`` reproduces a game that ``new(options)``
@@ -546,19 +576,46 @@ class Game(ABC, Generic[S, M]):
     def replay(self, options: Mapping[str, Any], moves: Sequence[MoveInput]) -> Replay[S]:
         """Play ``moves`` from ``new(options)``, stopping at the first illegal one.
 
-        A record also holds the ends that are not moves, as two reserved
-        entries (see :meth:`record_step`): ``timeout`` and ``resign 0`` /
-        ``resign 1``."""
+        A record also holds what is not a move, as reserved entries (see
+        :meth:`record_step`): ``timeout``, ``resign 0`` / ``resign 1``... and the
+        umpire's ``takeback``, which undoes the move right before it
+        (:meth:`take_back`)."""
         state = self.new(options)
         last: Verdict[S] | None = None
         before: S | None = None
+        undo: tuple[S, str] | None = None  # the move a take-back here would undo, and the position before it
         for i, text in enumerate(moves):
-            verdict = self.record_step(state, text)
+            if is_takeback(text):
+                verdict = self.takeback_step(state, undo)
+                undo = None  # only the last move, once (docs/UMPIRES.md "Taking back a move")
+            else:
+                verdict = self.record_step(state, text)
+                word = verdict.move
+                undo = (state, word) if verdict.legal and word and word.split()[0] not in RESERVED else None
             if not verdict.legal:
                 assert verdict.error is not None
                 return self._replayed(False, i, state, (i, verdict.error), before, last)
             before, last, state = state, verdict, verdict.state
         return self._replayed(True, len(moves), state, None, before, last)
+
+    def take_back(self, before: S, move: str) -> tuple[S, list[Json]]:
+        """The umpire takes back ``move``, the last one played: the game is back at ``before``, the
+        position it was played from (a game it ended is open again), and the same player is to move."""
+        event: Json = {"type": "takeback", "player": before.to_move, "move": move, "ply": before.ply}
+        return before, [event]
+
+    def takeback_step(self, state: S, undo: tuple[S, str] | None) -> Verdict[S]:
+        """A record's ``takeback`` at ``state``: ``undo`` is the move right before it and the position
+        it was played from (None when the entry before it was no move: nothing to take back)."""
+        if undo is None:
+            err = IllegalMove(
+                "nothing_to_take_back",
+                "A take-back undoes the move right before it in the record, once; there is none here "
+                "(the start, a take-back, or an end that was not a move).",
+            )
+            return Verdict(False, state, error=err)
+        new_state, events = self.take_back(*undo)
+        return Verdict(True, new_state, TAKEBACK, events)
 
     @staticmethod
     def _replayed(
@@ -581,7 +638,9 @@ class Game(ABC, Generic[S, M]):
           move (a match whose policy is to forfeit);
         * ``abort``: an umpire stopped the game, with no winner;
         * ``adjudicate 0`` / ``adjudicate 1`` / ``adjudicate draw``: an umpire
-          decided the game (the reason is the record's comment, not the game's).
+          decided the game (the reason is the record's comment, not the game's);
+        * ``takeback``: an umpire undid the move before it, which only a whole
+          record can say (:meth:`replay`): alone it is refused here.
 
         Only a record may say these: :meth:`play` judges moves, and refuses
         them, so a player cannot pass by typing ``timeout``."""
@@ -614,8 +673,9 @@ class Game(ABC, Generic[S, M]):
             else:
                 raise InvalidMove(
                     "A record writes a time-out as 'timeout', a resignation as 'resign 0' or 'resign 1', a forfeit by an "
-                    "illegal move as 'forfeit 0' or 'forfeit 1', an umpire's abort as 'abort' and an umpire's decision as "
-                    "'adjudicate 0', 'adjudicate 1' or 'adjudicate draw'.",
+                    "illegal move as 'forfeit 0' or 'forfeit 1', an umpire's abort as 'abort', an umpire's decision as "
+                    "'adjudicate 0', 'adjudicate 1' or 'adjudicate draw', and an umpire's take-back of the move before it "
+                    "as 'takeback' (in a whole record).",
                     rule="R-T1",
                 )
         except (InvalidMove, IllegalMove) as e:

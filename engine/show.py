@@ -344,7 +344,7 @@ class Show(ABC):
         """Event type -> the sentences announcing it; games add theirs to these."""
         return {
             "resign": self._resign, "flag": self._flag, "illegal": self._illegal, "end": self._end,
-            "adjudicate": self._adjudicate, "umpire": self._umpire,
+            "adjudicate": self._adjudicate, "umpire": self._umpire, "takeback": self._takeback,
         }  # fmt: skip
 
     @cached_property
@@ -418,17 +418,28 @@ class Show(ABC):
         return [f"The umpire adjudicated: {decided}{' (' + reason.rstrip('.') + ')' if reason else ''}."]
 
     def _umpire(self, ctx: Context, e: Json) -> list[str]:
-        """An umpire's control over a live match's clocks or seats (service/matches: start,
-        pause, resume, add_time, token); the game does not change."""
+        """An umpire's control over a live match's clocks, seats or umpires (service/matches: start,
+        pause with its reason, resume, add_time, token, add_umpire, remove_umpire); the game does not change."""
         action, seat = e.get("action"), e.get("seat")
         if action == "add_time":
             return [f"The umpire gave {ctx.name(seat)} {float(e.get('seconds') or 0):g} s."]
         if action == "token":
             return [f"The umpire issued a new token for {possessive(ctx.name(seat))} seat: the old one no longer works."]
+        if action == "add_umpire":
+            return [f"The umpire made co-umpire link {e.get('link')}: it has the umpire's controls."]
+        if action == "remove_umpire":
+            return [f"The umpire withdrew co-umpire link {e.get('link')}: it no longer works."]
         said = {"start": "started", "pause": "paused", "resume": "resumed"}.get(str(action))
         if said is None:
             return [NO_SENTENCE.format(kind=f"umpire {action}")]
-        return [f"The umpire {said} the clocks."]
+        reason = str(e.get("reason") or "").strip()  # a pause's reason (issue 35), said as the umpire gave it
+        return [f"The umpire {said} the clocks{': ' + reason.rstrip('.') if reason else ''}."]
+
+    def _takeback(self, ctx: Context, e: Json) -> list[str]:
+        """The umpire took back the last move (a slip of the hand): the game is back where it was played from."""
+        who = ctx.name(e.get("player"))
+        move = str(e.get("move") or "").strip()
+        return [f"The umpire took back {possessive(who)} move{' ' + move if move else ''}: {who} is to move again."]
 
     def _end(self, ctx: Context, e: Json) -> list[str]:
         end = e.get("end", self.natural_end)

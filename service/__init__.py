@@ -106,7 +106,19 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from service import discord
     from service.api import games, page, pictures, suggest
     from service.discord import interactions, register
-    from service.matches import controls, db, deliverer, events, failures, health, moves, outbox, routes, sweeper, webhooks
+    from service.matches import (
+        controls,
+        db,
+        deliverer,
+        events,
+        failures,
+        health,
+        moves,
+        outbox,
+        routes,
+        sweeper,
+        webhooks,
+    )
     from service.matches import pictures as match_pictures  # noqa: F401  # its views are on pictures.bp: imported before it is registered
     from service.run import embedded
     from service.web import cors, errors, guard, metrics, ratelimit, requestlog, signing
@@ -138,7 +150,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(page.bp)  # the page at /, /openapi.yaml, /docs
     app.register_blueprint(routes.bp)  # /v1/matches, /v1/matches/{id}
     app.register_blueprint(moves.bp)  # a match's moves, resignations and record
-    app.register_blueprint(controls.bp)  # the umpire's controls of a match
+    app.register_blueprint(controls.bp)  # the umpire's controls of a match: its take-back, co-umpire links
     app.register_blueprint(events.bp)  # a match's event stream
     app.register_blueprint(webhooks.bp)  # a match's webhooks, as they went
     app.register_blueprint(health.bp)  # /v1/health

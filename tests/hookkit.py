@@ -32,6 +32,15 @@ def until(done: Callable[[], bool], timeout: float = 15.0, what: str = "") -> No
         time.sleep(0.02)
 
 
+# The stream's events of a change that leaves the board as it was: an umpire's control of the clocks, the
+# seats or the links, a flag that only opened R-X6's window (service/matches/webhook_formats.py ``pictured``).
+CONTROL_EVENTS = ("start", "pause", "resume", "add_time", "token", "add_umpire", "remove_umpire")
+
+
+def unpictured(event: Json) -> bool:
+    return bool(event["type"] in CONTROL_EVENTS or (event["type"] == "flag" and event["clock"]["proxy"]))
+
+
 @dataclass
 class Receiver:
     """A webhook's far end: checks each request against ``fmt``'s documented shape, answers as
@@ -109,7 +118,8 @@ class Receiver:
 
     def check_discord(self, request: Request) -> Json:
         """Discord's Execute Webhook with a file: multipart/form-data, ``payload_json`` and ``files[0]``;
-        without one (refused attempts: no picture), JSON: ``content`` and ``allowed_mentions``."""
+        without one (refused attempts, a control of the clocks: no picture), JSON: ``content`` and
+        ``allowed_mentions``."""
         if request.mimetype == "application/json":
             body = request.get_json()
             assert set(body) == {"content", "allowed_mentions"}, body
@@ -154,10 +164,11 @@ class Receiver:
         assert not errors, errors
         assert request.headers["X-Umpire-Delivery"] == f"{body['match_id']}:{body['seq']}"
         refused = [e for e in body["events"] if e["type"] == "illegal" and e["state"]["status"] == "ongoing"]
-        if body["picture"] is None:  # refused attempts, and only those: no picture
-            assert refused and len(refused) == len(body["events"]) and body["picture_url"] is None
+        if body["picture"] is None:  # refused attempts, or a change that left the board as it was (issue 35 item 11)
+            assert body["picture_url"] is None
+            assert (refused and len(refused) == len(body["events"])) or all(unpictured(e) for e in body["events"]), body
             return {"body": body}
-        assert not refused and body["last_seq"] == body["seq"]
+        assert not refused and body["last_seq"] == body["seq"] and not any(unpictured(e) for e in body["events"])
         png = base64.b64decode(body["picture"])
         assert png.startswith(PNG_MAGIC)
         return {"body": body}

@@ -147,6 +147,27 @@ def test_the_managed_match_walkthrough_works(tmp_path: Path, monkeypatch: pytest
     assert lines[-1] == '["Ann", "Bob"]'  # the admin's listing
 
 
+UMPIRES = DOCS / "UMPIRES.md"
+FIXES = "## Putting a mistake right"
+
+
+def test_the_umpire_s_fixes_work_as_printed(tmp_path: Path) -> None:
+    """docs/UMPIRES.md "Putting a mistake right" (issue 35): a take-back, a pause with its reason, a
+    co-umpire link made, used and withdrawn, a seat's token re-issued - its ``sh`` blocks run as printed
+    against what ``make run`` starts, each line's output the ``# prints`` its comment says, in order."""
+    script = "\n".join(re.findall(r"```sh\n(.*?)```", section_of(UMPIRES, FIXES), flags=re.S))
+    printed = re.findall(r"# prints (.*)$", script, flags=re.M)
+    assert len(printed) >= 10 and any("took back" in p for p in printed) and "token_replaced" in printed
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    with EmbeddedServer(workers=1) as served:
+        done = subprocess.run(
+            ["bash", "-c", "set -eu -o pipefail\n" + script.replace(PRINTED_BASE, served.url)],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == printed
+
+
 TOURNAMENTS = DOCS / "TOURNAMENTS.md"
 PRINTED_QUEUE = "unix://$PWD/data/redis.sock"  # make run's own Redis, from the repository's root
 

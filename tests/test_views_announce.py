@@ -347,6 +347,9 @@ HAND_MADE: list[Json] = [  # events the random games may not reach, and those of
     {"type": "swap", "player": 1, "cell": "E5"},
     {"type": "adjudicate", "winner": None, "reason": "agreed"},
     {"type": "umpire", "action": "pause"},
+    {"type": "umpire", "action": "pause", "reason": "a player's connection dropped"},
+    {"type": "umpire", "action": "add_umpire", "link": 1},
+    {"type": "takeback", "player": 0, "move": "C3", "ply": 0},
 ]
 
 

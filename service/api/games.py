@@ -15,6 +15,7 @@ from flask import Blueprint, Flask, Response, current_app, request
 
 import views
 from engine.errors import MoveError
+from engine.game import line_of
 from engine.registry import NOT_BUILT, ROOMS, get_game
 from engine.room import RecordFormat
 from service.web import schemas, signing
@@ -196,7 +197,7 @@ def export_record(game: str) -> Response:
             {"line": index + 1, "token": move},
         )
     names = body["players"] or ["", ""]
-    moves = [m if isinstance(m, str) else g.join_steps(m) for m in body["moves"]]  # a move may come as its steps
+    moves = [m if isinstance(m, str) else g.join_steps(m) for m in line_of(body["moves"])]  # a move may come as its steps
     return Response(fmt.write(body["options"], moves, names), mimetype="text/plain")
 
 

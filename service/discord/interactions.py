@@ -48,7 +48,6 @@ from service.matches.db import get_store
 from service.matches.store import Gone, Unconfirmed
 from service.web.appref import this_app
 from service.web.errors import ApiError, flatten_messages
-from views.posts import md_escape
 
 log = logging.getLogger(__name__)
 
@@ -176,8 +175,6 @@ def _judged(app: Flask, command: Command) -> Message:
             return refusal(str(r), r.ephemeral)
         except ApiError as e:
             return refusal(e.message)
-        except umpire.NotAvailable as e:
-            return refusal(str(e))
         except ValidationError as e:
             fields = flatten_messages(e.normalized_messages())  # type: ignore[no-untyped-call]
             where, said = next(iter(fields.items()))
@@ -294,8 +291,7 @@ def umpire_start(command: Command) -> Message:
 
 def umpire_pause(command: Command) -> Message:
     b = _host(command)
-    reason = command.text("reason") or "no reason given"
-    return message(umpire.pause(b.match_id), b, f"Paused by the host: {md_escape(reason)}")
+    return message(umpire.pause(b.match_id, command.text("reason") or ""), b)
 
 
 def umpire_resume(command: Command) -> Message:
@@ -319,7 +315,7 @@ def umpire_addtime(command: Command) -> Message:
 
 def umpire_takeback(command: Command) -> Message:
     b = _host(command)
-    return message(umpire.take_back(b.match_id), b)
+    return message(umpire.take_back(b.match_id, f"discord:{command.id}"), b)
 
 
 def umpire_adjudicate(command: Command) -> Message:

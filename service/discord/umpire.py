@@ -36,10 +36,6 @@ from service.matches.store import Gone
 from service.web import schemas
 
 
-class NotAvailable(Exception):
-    """The service has no such control yet (a take-back, before issue 35's lands)."""
-
-
 def _change(match_id: str, key: str | None, what: str, decide: Decide) -> Description | None:
     """``decide`` on the match through the loop: the description of the change it made (or of the
     first, for a repeat); None for a repeat that tells nothing anew (a gift of time given before)."""
@@ -137,8 +133,10 @@ def start(match_id: str) -> Description:
     return _made(match_id, None, "the start", controls.decide_start)
 
 
-def pause(match_id: str) -> Description:
-    return _made(match_id, None, "the pause", controls.decide_pause)
+def pause(match_id: str, reason: str) -> Description:
+    """``POST .../pause`` with ``reason``: kept in the record, announced in the post as the API's is."""
+    said = schemas.pause_request.load({"reason": reason})["reason"]
+    return _made(match_id, None, "the pause", lambda cur: controls.decide_pause(cur, said))
 
 
 def resume(match_id: str) -> Description:
@@ -169,7 +167,8 @@ def adjudicate(match_id: str, winner: int | None, reason: str) -> Description:
     return _made(match_id, None, "the adjudication", lambda cur: controls.decide_adjudicate(cur, body["winner"], body["reason"]))
 
 
-def take_back(match_id: str) -> Description:
-    """The host takes back the last move (issue 35): once the service has ``controls.decide_takeback``,
-    this is ``return _made(match_id, None, "the take-back", controls.decide_takeback)``."""
-    raise NotAvailable("Taking back a move is not available on this server yet.")
+def take_back(match_id: str, key: str) -> Description:
+    """The host takes back the last move: ``POST .../takeback`` (``key`` its Idempotency-Key, the
+    interaction's id: a retried interaction answers the first take-back and never undoes a second move)."""
+    pointer = f"{controls.TAKEBACK_KEY}{key}"
+    return _made(match_id, pointer, "the take-back", lambda cur: controls.decide_takeback(cur, None, pointer))

@@ -7,7 +7,7 @@ A match and its record
     jsontext      the JSON text stored, hashed and answered
 
 Deciding, committing, describing (a change's path: decide -> commit -> describe -> answer)
-    referee       the decisions: a move judged, a resignation, an abort, a flag, an umpire's control
+    referee       the decisions: a move judged, a resignation, an abort, a flag, an umpire's control, a take-back
     cas           a match read with its due flags applied, and the compare-and-set loop
     changes       every change: decided in the loop, committed, described once (described), answered (change)
     description   a committed change described once (Description), for every channel
@@ -16,9 +16,9 @@ Deciding, committing, describing (a change's path: decide -> commit -> describe 
 The operations (decide_*: plain functions of the match read and explicit arguments, which the views
 and the Discord adapter, service/discord/umpire.py, call alike) and the views (blueprints, each
 registered in create_app)
-    routes        the match: create (the operation and its view), read (or wait), list
+    routes        the match: create (the operation and its view), read (or wait), list, a seat's link checked
     moves         a seat's operations (decide_move, decide_resign) and their views; the record (paged)
-    controls      the umpire's operations (decide_start, decide_pause...) and their views
+    controls      the umpire's operations (decide_start, decide_pause... decide_takeback, co-umpire links) and views
     events        the event stream, and the feed by which a process follows a match for its listeners
     pictures      a match's pictures and posts (on service/api/pictures.py's blueprint)
     health        GET /v1/health

@@ -1,5 +1,9 @@
 """Who may do what to a managed match: the bearer token of a request, a seat's, the
-match's umpire's, the server's admin token (API.md's order: 404, then 401/403)."""
+match's umpire's (or a co-umpire link's), the server's admin token (API.md's order: 404, then 401/403).
+
+A seat's token the umpire replaced is told apart from one the match never had (``401
+token_replaced``, with ``details.seat``: the player asks the umpire for the new link), for the
+latest few of each seat (service/matches/match.py ``REPLACED_KEPT``)."""
 
 from __future__ import annotations
 
@@ -21,8 +25,18 @@ def bearer() -> str | None:
 
 
 def require_seat(meta: Meta) -> int:
-    seat = meta.seat_of(bearer())
+    """The seat the bearer token is of; else 401: ``token_replaced`` for a token of the seat the umpire
+    replaced, ``unauthorized`` for none or one the match never had."""
+    sent = bearer()
+    seat = meta.seat_of(sent)
     if seat is None:
+        replaced = meta.replaced_seat(sent)
+        if replaced is not None:
+            raise ApiError(
+                "token_replaced",
+                f"This link of seat {replaced} was replaced by the umpire and no longer works: ask the umpire for the new link.",
+                {"seat": replaced},
+            )
         raise ApiError("unauthorized", "Send a seat token of this match: Authorization: Bearer <token>.")
     return seat
 
@@ -39,9 +53,10 @@ def require_admin() -> None:
         raise ApiError("unauthorized", "That is not the admin token.")
 
 
-def require_umpire(meta: Meta) -> None:
-    """This match's umpire token, or the server's ``ADMIN_TOKEN``: else 401 (none sent, or
-    one nobody knows) or 403 ``not_umpire`` (a seat's token: a player is not the umpire)."""
+def require_umpire(meta: Meta, links: bool = False) -> None:
+    """This match's umpire token, one of its co-umpire links, or the server's ``ADMIN_TOKEN``: else
+    401 (none sent, or one nobody knows) or 403 ``not_umpire`` (a seat's token: a player is not the
+    umpire).  ``links``: making or withdrawing co-umpire links, which a co-umpire link may not (403)."""
     sent = bearer()
     if sent is None:
         raise ApiError("unauthorized", "Send the match's umpire token: Authorization: Bearer <token>.")
@@ -49,6 +64,10 @@ def require_umpire(meta: Meta) -> None:
         return
     admin = current_app.config["ADMIN_TOKEN"]
     if admin and hmac.compare_digest(sent.encode(), str(admin).encode()):
+        return
+    if meta.co_umpire(sent) is not None:
+        if links:
+            raise ApiError("not_umpire", "A co-umpire link cannot make or withdraw umpire links: the umpire who made it can.")
         return
     if meta.seat_of(sent) is not None:
         raise ApiError("not_umpire", "That is a seat's token: only the match's umpire may do this.")

@@ -15,7 +15,7 @@ from engine.registry import GAMES
 from service.matches.description import Description, clock_json
 from service.matches.match import Live, Meta
 from service.matches.query import flag, number
-from service.matches.record import CONTROLS
+from service.matches.record import CONTROLS, TAKEBACK
 from service.web import schemas
 
 REFUSED = 422  # an illegal move, refused or forfeiting: a verdict with legal false
@@ -53,7 +53,7 @@ def answer_of(d: Description) -> Json:
     """The answer to the change ``d`` describes: a verdict and the match's fields for a move (the
     verdict of an illegal one carries its error and, when it was only refused, no events);
     for a resignation, an abort or an adjudication the match after it and the events; for an
-    umpire's control the match after it, the events and the umpire's sentence."""
+    umpire's control or take-back the match after it, the events and the umpire's sentence."""
     e = d.entry
     if e.kind == "move":
         verdict = schemas.verdict_json(True, d.after, move=e.move, events=d.events, announcements=d.announcements)
@@ -63,7 +63,7 @@ def answer_of(d: Description) -> Json:
         verdict = schemas.verdict_json(False, d.after, error=e.error, events=events, announcements=d.announcements)
         return {**verdict, **_match_fields(d)}
     view = {**match_view(d.meta, d.live, e.at), "events": d.events}
-    return {**view, "announcements": d.announcements} if e.kind in CONTROLS else view
+    return {**view, "announcements": d.announcements} if e.kind in CONTROLS or e.kind == TAKEBACK else view
 
 
 def status_of(d: Description) -> int:

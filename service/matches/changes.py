@@ -188,6 +188,7 @@ def described(store: Store, match_id: str, idem: str | None, decide: Decide, wha
                 decided.pointers,
                 new.finished_ms if new.finished and not cur.live.finished else None,
                 None if decided.meta is None else decided.meta.to_json(),
+                cur.meta.created_ms if cur.live.finished and not new.finished else None,  # a take-back reopened it
             )  # a Conflict (someone changed the match meanwhile): decided again on what is there now
         except Unconfirmed as e:  # once the commit may have been sent, a failure is never "nothing changed"
             raise e.about(what) from None

@@ -9,9 +9,12 @@
 --
 -- KEYS[1] match hash (rev, meta, live)   KEYS[2] record list   KEYS[3] idempotency hash
 -- KEYS[4] the shard's deadlines          KEYS[5] ongoing index KEYS[6] finished index
+-- KEYS[7] the match's webhooks' outbox   KEYS[8] the shard's matches with posts to make
 -- ARGV[1] expected rev      ARGV[2] new live JSON     ARGV[3] match id
 -- ARGV[4] deadline in ms, or "" when nobody is on the clock
--- ARGV[5] when this change finished the match (ms), or "" while it goes on
+-- ARGV[5] when this change finished the match (ms), or "" while it goes on, or "reopen:<created ms>"
+--         when it reopened a finished match (the umpire took back the move that ended it): the match
+--         is ongoing again, listed so, and its webhooks post again
 -- ARGV[6] expiry once finished, s    ARGV[7] expiry while idle, s (refreshed by every change)
 -- ARGV[8] channel to publish the new rev on
 -- ARGV[9] the match's new meta JSON (an umpire reissued a seat's token), or "" when it stays
@@ -31,7 +34,16 @@ if ARGV[4] == '' then
 else
   redis.call('ZADD', KEYS[4], ARGV[4], ARGV[3])
 end
-if ARGV[5] ~= '' then
+local reopened = string.match(ARGV[5], '^reopen:(%d+)$')
+if reopened then
+  redis.call('ZREM', KEYS[6], ARGV[3])
+  redis.call('ZADD', KEYS[5], reopened, ARGV[3])
+  if redis.call('EXISTS', KEYS[7]) == 1 then
+    redis.call('HDEL', KEYS[7], 'end')
+    redis.call('SADD', KEYS[8], ARGV[3])
+  end
+end
+if ARGV[5] ~= '' and not reopened then
   -- finished: the retry pointers go (a retry is recognised from the record itself)
   redis.call('DEL', KEYS[3])
   redis.call('ZREM', KEYS[5], ARGV[3])

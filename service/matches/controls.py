@@ -1,10 +1,19 @@
 """The umpire's controls over a live match (issue 22): the operations - ``decide_start``,
 ``decide_pause``, ``decide_resume``, ``decide_add_time``, ``decide_reissue``, ``decide_abort``,
-``decide_adjudicate``: plain functions of the match as read and explicit arguments, called
-inside the compare-and-set loop by the views here and by the Discord adapter alike - and
-their views, ``POST /v1/matches/{id}/start``, ``pause``, ``resume``, ``add-time``,
-``seats/{seat}/token``, ``abort``, ``adjudicate``, with the match's umpire token or the
-server's ``ADMIN_TOKEN`` (API.md).
+``decide_adjudicate``, ``decide_takeback``, ``decide_add_umpire``, ``decide_remove_umpire``:
+plain functions of the match as read and explicit arguments, called inside the compare-and-set
+loop by the views here and by the Discord adapter alike - and their views, ``POST
+/v1/matches/{id}/start``, ``pause``, ``resume``, ``add-time``, ``seats/{seat}/token``, ``abort``,
+``adjudicate``, ``takeback``, ``umpires`` and ``DELETE .../umpires/{link}``, with the match's
+umpire token (a co-umpire's, but for making or withdrawing co-umpire links) or the server's
+``ADMIN_TOKEN`` (API.md).
+
+The take-back (issue 35) undoes a player's slip of the hand as lichess does it: a record entry of
+its own (kind ``takeback``) after the move it undoes, which stays in the record; the game goes back
+to the position the move was played from, the clocks to what they were just before it, the turn
+restarted (service/matches/referee.py ``take_back`` decides which moves may be taken back).  It is
+described once like any change, so the answer, the stream (event ``takeback``), the posts and
+Discord all say it, and ``replay`` of the record reads its word ``takeback``.
 
 A new control is one ``decide_...`` function here, one thin view (read the request, call it
 through :func:`_umpire_change`) and one line in service/discord/umpire.py."""
@@ -25,8 +34,9 @@ from service.matches.answers import answer_of
 from service.matches.cas import Settled
 from service.matches.changes import AsIs, Change, Decide, Decision, Replay, Write, change, ended_again, ongoing
 from service.matches.db import get_store
-from service.matches.match import move_digest, token_hash
-from service.matches.query import deferred_body, idempotency_key
+from service.matches.match import CO_UMPIRES, CO_UMPIRES_MADE, move_digest, token_hash
+from service.matches.query import deferred_body, idempotency_key, optional_body
+from service.matches.record import entries_of, last_step
 from service.matches.routes import TOKEN_BYTES
 from service.web import schemas
 from service.web.errors import ApiError
@@ -37,8 +47,8 @@ bp = Blueprint("controls", __name__, url_prefix="/v1")
 # -- the operations -------------------------------------------------------------------------------
 
 
-def _controlled(cur: Settled, kind: str, seat: int | None = None, ms: int = 0) -> Change:
-    return Change.of(referee.control(GAMES[cur.meta.game], cur.meta, cur.live, kind, cur.now, seat, ms))
+def _controlled(cur: Settled, kind: str, seat: int | None = None, ms: int = 0, reason: str | None = None) -> Change:
+    return Change.of(referee.control(GAMES[cur.meta.game], cur.meta, cur.live, kind, cur.now, seat, ms, reason))
 
 
 def decide_start(cur: Settled) -> Change:
@@ -58,11 +68,13 @@ def _running(cur: Settled, nothing_to: str) -> MatchClock:
     return cur.live.clock
 
 
-def decide_pause(cur: Settled) -> Change:
-    """Pause the running clocks: no deadline, no flag, no moves (409 ``paused``) until resumed."""
+def decide_pause(cur: Settled, reason: str | None = None) -> Change:
+    """Pause the running clocks: no deadline, no flag, no moves (409 ``paused``) until resumed.  The
+    umpire's ``reason``, when given, is kept in the record entry, announced, streamed and posted (a
+    client's text, escaped wherever it is written)."""
     if _running(cur, "pause").paused:
         raise ApiError("already_paused", "The clocks are paused already.")
-    return _controlled(cur, "pause")
+    return _controlled(cur, "pause", reason=reason)
 
 
 def decide_resume(cur: Settled) -> Change:
@@ -114,14 +126,101 @@ def decide_adjudicate(cur: Settled, winner: int | None, reason: str) -> Change |
     return Change.of(referee.adjudicate(GAMES[cur.meta.game], cur.meta, cur.live, winner, reason, cur.now))
 
 
+TAKEBACK_KEY = "t:"  # a take-back's Idempotency-Key in the match's pointers (a move's are "k:", time given "a:")
+
+WHY_NOT = {
+    "start": "No move has been played: there is nothing to take back.",
+    "taken_back": "The last move was taken back already: only the last move may be taken back, once.",
+    "not_a_move": "The last change of the game was {what}, not a move: only a move may be taken back.",
+    "too_late": "The move that ended the game was played more than {minutes} minutes ago: the result stands.",
+}
+NOT_A_MOVE = {
+    "flag": "a flag",
+    "pass": "a turn passed on time (R-X6)",
+    "resign": "a resignation",
+    "forfeit": "a forfeit by an illegal move",
+    "abort": "an abort",
+    "adjudicate": "an adjudication",
+}
+
+
+def decide_takeback(cur: Settled, ply: int | None = None, key: str | None = None) -> Change | Replay:
+    """Take back the match's last move (:func:`~service.matches.referee.take_back`).
+
+    ``ply``, when given, is the match's ply as the umpire saw it: at another ply the take-back is
+    refused (409 ``stale_ply``), unless the last change of the game is a take-back made at that ply,
+    whose first answer is given again (a retry).  ``key`` is the Idempotency-Key pointer (prefixed
+    :data:`TAKEBACK_KEY`): the same key again answers the first take-back.  Either way a retried
+    take-back never undoes a second move.  Refusals: 409 ``cannot_take_back`` (``details.why``:
+    :class:`~service.matches.referee.NoTakeBack`)."""
+    meta, game = cur.meta, GAMES[cur.meta.game]
+    entries = entries_of(get_store().record(meta.match_id, 0, cur.length - 1)) if cur.length else []
+    if cur.pointer is not None:  # this key took a move back already: that answer again
+        seq = int(cur.pointer)
+        return Replay(meta, last_step(game, meta, entries[:seq]), seq)
+    decided = referee.take_back(game, meta, cur.live, entries, cur.now)
+    if isinstance(decided, referee.NoTakeBack):
+        last = decided.entry
+        if decided.why == "taken_back" and last is not None and ply is not None and last.ply == ply:
+            seq = entries.index(last) + 1  # the same take-back again: its first answer
+            return Replay(meta, last_step(game, meta, entries[:seq]), seq)
+        if ply is not None and ply != cur.live.ply:
+            raise _stale(cur, ply)
+        what = NOT_A_MOVE.get(decided.kind or "", decided.kind)
+        words = WHY_NOT[decided.why].format(what=what, minutes=referee.REOPEN_MS // 60000)
+        details: dict[str, Any] = {"why": decided.why, "ply": cur.live.ply}
+        if decided.kind is not None and decided.why == "not_a_move":
+            details["kind"] = decided.kind
+        raise ApiError("cannot_take_back", words, details)
+    if ply is not None and ply != cur.live.ply:
+        raise _stale(cur, ply)
+    return Change.of(decided, [] if key is None else [(key, str(cur.length + 1))])  # the take-back's place in the record
+
+
+def _stale(cur: Settled, ply: int) -> ApiError:
+    message = f"The match is at ply {cur.live.ply}, not {ply}: it changed since; look again before taking a move back."
+    return ApiError("stale_ply", message, {"ply": cur.live.ply})
+
+
+def decide_add_umpire(cur: Settled, digest: str) -> Change:
+    """A co-umpire link (issue 35: a second device, a co-umpire) whose token's SHA-256 is ``digest``:
+    every control of the match but making or withdrawing links.  At most :data:`CO_UMPIRES` at once and
+    :data:`CO_UMPIRES_MADE` over the match (409 ``too_many_umpires``).  The record says when a link was
+    made (its number), never the token."""
+    ongoing(cur)
+    meta = cur.meta
+    if len(meta.co_umpires) >= CO_UMPIRES or meta.co_made >= CO_UMPIRES_MADE:
+        message = (
+            f"A match has at most {CO_UMPIRES} co-umpire links at once and {CO_UMPIRES_MADE} in all: "
+            "withdraw one first (DELETE .../umpires/{link})."
+        )
+        raise ApiError("too_many_umpires", message, {"limit": CO_UMPIRES, "made": meta.co_made})
+    made = meta.with_co_umpire(digest)
+    done = referee.control(GAMES[meta.game], meta, cur.live, "add_umpire", cur.now, link=made.co_made)
+    return replace(Change.of(done), meta=made)
+
+
+def decide_remove_umpire(cur: Settled, link: int) -> Change:
+    """Co-umpire link ``link`` withdrawn: its token gets 401 at once (404 for a link the match has not)."""
+    ongoing(cur)
+    meta = cur.meta
+    if all(number != link for number, _ in meta.co_umpires):
+        raise ApiError("not_found", f"This match has no co-umpire link {link} (made, and not withdrawn).")
+    done = referee.control(GAMES[meta.game], meta, cur.live, "remove_umpire", cur.now, link=link)
+    return replace(Change.of(done), meta=meta.without_co_umpire(link))
+
+
 # -- the views: the umpire's token, the request read, the operation called through change() ----------
 
 
-def _umpire_change(match_id: str, what: str, act: Decide, key: str | None = None, write: Write = answer_of) -> Response:
-    """``act`` on the match once the umpire is known (API.md's order: 404, then 401/403, then the rest)."""
+def _umpire_change(
+    match_id: str, what: str, act: Decide, key: str | None = None, write: Write = answer_of, links: bool = False
+) -> Response:
+    """``act`` on the match once the umpire is known (API.md's order: 404, then 401/403, then the rest);
+    ``links``: making or withdrawing co-umpire links, which a co-umpire link may not."""
 
     def decide(cur: Settled) -> Decision:
-        require_umpire(cur.meta)
+        require_umpire(cur.meta, links)
         return act(cur)
 
     return change(get_store(), match_id, key, decide, what, write)
@@ -135,8 +234,10 @@ def start_clock(match_id: str) -> Any:
 
 @bp.post("/matches/<match_id>/pause")
 def pause_clock(match_id: str) -> Any:
-    """The umpire pauses the running clocks (:func:`decide_pause`)."""
-    return _umpire_change(match_id, "the pause", decide_pause)
+    """The umpire pauses the running clocks (:func:`decide_pause`); the body may give a ``reason``
+    (1 to 500 characters), or be left out."""
+    body = optional_body(schemas.pause_request)
+    return _umpire_change(match_id, "the pause", lambda cur: decide_pause(cur, body().get("reason")))
 
 
 @bp.post("/matches/<match_id>/resume")
@@ -191,3 +292,31 @@ def adjudicate(match_id: str) -> Any:
         return decide_adjudicate(cur, decision["winner"], decision["reason"])
 
     return _umpire_change(match_id, "the adjudication", act)
+
+
+@bp.post("/matches/<match_id>/takeback")
+def takeback(match_id: str) -> Any:
+    """The umpire takes back the last move (:func:`decide_takeback`; the body may give the ``ply`` the
+    umpire saw, or be left out): the match as ``GET`` answers it, one move earlier, with the take-back's
+    events and announcements; with an ``Idempotency-Key`` a repeat answers the first take-back."""
+    idem = idempotency_key()
+    body = optional_body(schemas.takeback_request)
+    key = None if idem is None else f"{TAKEBACK_KEY}{idem}"
+    return _umpire_change(match_id, "the take-back", lambda cur: decide_takeback(cur, body().get("ply"), key), key)
+
+
+@bp.post("/matches/<match_id>/umpires")
+def add_umpire(match_id: str) -> Any:
+    """A co-umpire link (:func:`decide_add_umpire`): ``{"match_id", "link", "token"}``, the token answered
+    once (the server keeps its SHA-256)."""
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    return _umpire_change(
+        match_id, "the co-umpire link", lambda cur: decide_add_umpire(cur, token_hash(token)),
+        write=lambda d: {"match_id": match_id, "link": d.entry.link, "token": token}, links=True,
+    )  # fmt: skip
+
+
+@bp.delete("/matches/<match_id>/umpires/<int:link>")
+def remove_umpire(match_id: str, link: int) -> Any:
+    """Co-umpire link ``link`` withdrawn (:func:`decide_remove_umpire`): the match as the controls answer it."""
+    return _umpire_change(match_id, "the co-umpire link's withdrawal", lambda cur: decide_remove_umpire(cur, link), links=True)

@@ -88,6 +88,7 @@ def clock_json(live: Live, now: int, start: str) -> Json:
         "start": start,  # when the clocks start (engine/clock.py STARTS): a page says what a waiting clock waits for
         "started": clock.started,
         "paused": clock.paused,
+        **({"pause_reason": clock.paused_for} if clock.paused and clock.paused_for is not None else {}),
         "now": iso(now),
     }
 

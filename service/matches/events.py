@@ -5,14 +5,18 @@ the long-polls of service/matches/routes.py).
 One event per move (``move``), flag (``flag``), R-X6 time-out move
 (``pass``), resignation (``resign``), illegal attempt (``illegal``), umpire's
 control (``start``, ``pause``, ``resume``, ``add_time``, ``token``,
-``adjudicate``: issue 22) and the game's end (``end``), each the change's
+``add_umpire``, ``remove_umpire``, ``adjudicate``: issue 22), take-back
+(``takeback``: issue 35) and the game's end (``end``), each the change's
 description (service/matches/description.py) written as the stream writes it:
 the move, the state after it, the engine's events, the umpire's announcements
 and both clocks, as the change's HTTP answer told them.
 
 Event ids are the match's ply after the event: ``5`` for the event that made
 ply 5; an event that leaves the ply as it was (a flag, a resignation, the
-end) is ``5.1``, ``5.2``... after it.  A client that connects without
+end) is ``5.1``, ``5.2``... after it.  A take-back brings the ply back, never the
+ids: an event at or below the highest ply reached goes on from the last id
+(``5``, the take-back ``5.1``, the move made again ``5.2``, the next ``6``), so ids
+only grow and a reconnect's ``Last-Event-ID`` names one event.  A client that connects without
 ``Last-Event-ID`` first gets the current position as a ``state`` event (id:
 the last event's, ``0`` before any); one that reconnects with it gets exactly
 the events after that id (an id the match never had: the ``state`` event
@@ -41,7 +45,10 @@ keep it open, and ends after the game's ``end`` event or after
 ``EVENTS_LIFETIME_S`` (the client reconnects with ``Last-Event-ID``; ``retry``
 tells it how soon).  A reconnect to a finished match with a ``Last-Event-ID``
 at or past its ``end`` event answers ``204 No Content``, which tells an
-``EventSource`` to stop reconnecting (the SSE specification's way).
+``EventSource`` to stop reconnecting (the SSE specification's way) - once the
+end is final: while the umpire may still take back the move that ended the game
+(service/matches/referee.py ``may_reopen``), the reconnect is held open until
+then, and a take-back that reopens the game is its next event.
 """
 
 from __future__ import annotations
@@ -59,6 +66,7 @@ from flask import Blueprint, Response, current_app, request
 
 from engine.game import Json
 from engine.registry import GAMES
+from service.matches import referee
 from service.matches.answers import match_json
 from service.matches.cas import Settled, settled
 from service.matches.db import get_hub, get_store
@@ -66,7 +74,7 @@ from service.matches.description import Description, describe_step
 from service.matches.hub import Crowded, Hub
 from service.matches.jsontext import compact
 from service.matches.match import Meta
-from service.matches.record import CONTROLS, Entry, entries_of, walk
+from service.matches.record import CONTROLS, TAKEBACK, Entry, entries_of, walk
 from service.matches.store import Gone, Store, Unconfirmed
 from service.web.errors import ApiError
 
@@ -81,7 +89,7 @@ REPLAY_MAX = 500  # events one connection sends of what happened before it (the 
 CHUNK_BYTES = 64 * 1024  # at most this much of the events in one write (a single event may be more)
 YIELD_EVERY = 16  # listeners a feed wakes before it lets the rest of the process run
 # Record kinds with an event of their own (an abort has only `end`); an umpire's control is one event of its kind.
-STREAMED = ("move", "pass", "flag", "resign", "illegal", "adjudicate", *CONTROLS)
+STREAMED = ("move", "pass", "flag", "resign", "illegal", "adjudicate", *CONTROLS, TAKEBACK)
 
 
 def sse(event: str, event_id: str, data: Any) -> bytes:
@@ -96,8 +104,8 @@ def id_order(event_id: str) -> tuple[int, int]:
 
 
 class Ids:
-    """Event ids from the ply: ``N`` for an event that made ply N, ``N.k`` for
-    the k-th event after it that left the ply as it was."""
+    """Event ids from the ply: ``N`` for an event that made ply N (higher than any before it), ``N.k``
+    for the k-th event after it that did not (left the ply as it was, or took a move back)."""
 
     def __init__(self) -> None:
         self.ply, self.k = 0, 0
@@ -107,7 +115,7 @@ class Ids:
         return str(self.ply) if self.k == 0 else f"{self.ply}.{self.k}"
 
     def next(self, ply_after: int) -> str:
-        if ply_after != self.ply:
+        if ply_after > self.ply:
             self.ply, self.k = ply_after, 0
         else:
             self.k += 1
@@ -389,23 +397,30 @@ def events(match_id: str) -> Any:
     last = None if header is None and query is None else (header if header is not None else str(query)).strip()
     listening = Listening(match_id)  # the match read once for every listener arriving now (404 before the stream)
     cur = listening.cur
+    hold: float | None = None  # past the end of a game that a take-back may still reopen: held open so long (s)
     if last is not None and cur.live.finished:
         end = end_event_id(entries_of(get_store().record(match_id)), cur.live.ply)
-        if id_order(last) >= id_order(end):  # everything was delivered: the SSE specification's "stop reconnecting"
-            listening.end()
-            return Response(status=204, headers={"Cache-Control": "no-cache"})
+        if id_order(last) >= id_order(end):
+            if not referee.may_reopen(cur.live, cur.now):  # everything was delivered: the SSE specification's "stop"
+                listening.end()
+                return Response(status=204, headers={"Cache-Control": "no-cache"})
+            assert cur.live.finished_ms is not None
+            hold = (cur.live.finished_ms + referee.REOPEN_MS - cur.now) / 1000 + 0.5
     listening.admit(request.remote_addr)
     cfg = current_app.config
     heartbeat, lifetime = float(cfg["EVENTS_HEARTBEAT_S"]), float(cfg["EVENTS_LIFETIME_S"])
-    stream = _stream(listening, last, heartbeat, lifetime)
+    stream = _stream(listening, last, heartbeat, lifetime, hold)
     response = Response(stream, mimetype="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     response.call_on_close(listening.end)  # also when the answer is never read
     return response
 
 
-def _stream(listening: Listening, last: str | None, heartbeat: float, lifetime: float) -> Iterator[bytes]:
+def _stream(
+    listening: Listening, last: str | None, heartbeat: float, lifetime: float, hold: float | None = None
+) -> Iterator[bytes]:
     feed, listener, cur = listening.feed, listening.listener, listening.cur
-    end_at = time.monotonic() + lifetime
+    end_at = time.monotonic() + (lifetime if hold is None else min(lifetime, hold))
+    holding = hold is not None  # a finished match's stream that waits for a reopening take-back, until one comes
     sent = 0  # the feed's events this stream has passed
     sending = last == "0"  # a reconnect sends only what comes after its id ("0": from the start)
     first_round = True
@@ -433,11 +448,12 @@ def _stream(listening: Listening, last: str | None, heartbeat: float, lifetime: 
                     sent = min(sent, start + budget)
                     budget -= sent - start
                 yield feed.chunk(start, sent)
+                holding = False
             if first_round and not sending:  # a fresh connection, or an id this match never had: where it stands now
                 yield feed.state_event(cur)
             first_round, sending = False, True
             now = time.monotonic()
-            if cur.live.finished or now >= end_at:
+            if (cur.live.finished and not holding) or now >= end_at:
                 return
             if not listener.wake.wait(min(heartbeat, end_at - now)):
                 yield b": ping\n\n"

@@ -17,6 +17,11 @@ nothing and is no ply here.  It is the state's own ``ply`` except after a
 time-out, a resignation, a forfeit, an abort or an adjudication, and in a
 match set up from a position (whose first state's ply is not 0).
 
+The positions are those of the game as it stands: a take-back (service/matches/controls.py decide_takeback)
+removes the move it undid from them, so ``ply`` N is the position the game went through
+last at N (the one a move made again after the take-back reached).  Only the last move
+may be taken back, once, so a position before the latest one never changes.
+
 ``by_state_ply=True`` reads ``ply`` as the pictures' query means it (issue 22:
 one numbering everywhere): the state's own ``ply``, the first position that
 has it (an end without a move - a resignation, a flag that loses, a forfeit,
@@ -34,7 +39,8 @@ from engine.game import RESERVED
 from engine.registry import GAMES
 from service.matches.cas import settled
 from service.matches.description import clock_json
-from service.matches.record import entries_of, walk
+from service.matches.record import TAKEBACK, Step, entries_of, walk
+from service.matches.referee import may_reopen
 from service.matches.store import Store
 from service.matches.transcript import record_moves
 from service.web.errors import ApiError
@@ -56,12 +62,14 @@ class History:
     move: str | None  # that entry in the record's notation (a move, `timeout`, `resign 1`)
     events: list[Json]  # that entry's events
     clock: Json | None  # the match's clock now, for the latest position; None for earlier ones
-    finished: bool  # the match has ended
+    finished: bool  # the match has ended (for good: ``reopenable`` says whether a take-back may reopen it)
+    reopenable: bool = False
 
     @property
     def settled(self) -> bool:
-        """The position can never change: an earlier ply, or the end of a finished match."""
-        return self.finished or self.ply < self.last_ply
+        """The position can never change: an earlier ply, or the end of a finished match that no take-back
+        may reopen any more."""
+        return (self.finished and not self.reopenable) or self.ply < self.last_ply
 
     @property
     def post_move(self) -> str | None:
@@ -95,7 +103,12 @@ def history(store: Store, match_id: str, ply: int | None, *, by_state_ply: bool 
     cur = settled(store, match_id)  # Gone: 404 (service/matches/failures.py)
     game = GAMES[cur.meta.game]
     entries = entries_of(store.record(match_id))
-    changes = [step for step in walk(game, cur.meta, entries) if step.after is not step.before]
+    changes: list[Step] = []  # the steps that made the game as it stands
+    for step in walk(game, cur.meta, entries):
+        if step.entry.kind == TAKEBACK:
+            changes.pop()  # the move it took back is no position of the game any more
+        elif step.after is not step.before:
+            changes.append(step)
     last = len(changes)
     shown = last if ply is None else ply
     if by_state_ply and ply is not None:
@@ -113,11 +126,11 @@ def history(store: Store, match_id: str, ply: int | None, *, by_state_ply: bool 
             f"ply must be a whole number from 0 to {last}, the record's length.",
             {"parameter": "ply", "last": last},
         )
-    step = changes[shown - 1] if shown else None
-    if step is None:
+    reached: Step | None = changes[shown - 1] if shown else None
+    if reached is None:
         state = game.dump(game.new(cur.meta.options)) if last else cur.live.state
     else:
-        state = cur.live.state if shown == last else game.dump(step.after)
+        state = cur.live.state if shown == last else game.dump(reached.after)
     names = cur.meta.names
     return History(
         game=game.name,
@@ -126,9 +139,10 @@ def history(store: Store, match_id: str, ply: int | None, *, by_state_ply: bool 
         ply=shown,
         last_ply=last,
         state=state,
-        before=None if step is None else game.dump(step.before),
-        move=None if step is None else record_moves([step.entry])[0],
-        events=[] if step is None else list(step.events),
+        before=None if reached is None else game.dump(reached.before),
+        move=None if reached is None else record_moves([reached.entry])[0],
+        events=[] if reached is None else list(reached.events),
         clock=clock_json(cur.live, cur.now, cur.meta.start) if shown == last else None,
         finished=cur.live.finished,
+        reopenable=may_reopen(cur.live, cur.now),
     )

@@ -75,6 +75,14 @@ class Keys:
     def channel_match(self, channel: str) -> str:
         return channel[len(self.prefix) + 3 :]
 
+    def hooks(self, match_id: str) -> str:
+        """The match's webhooks and their outbox (a hash: service/matches/outbox.py)."""
+        return self.key(match_id) + ":hooks"
+
+    def hooked(self, shard: int) -> str:
+        """The shard's matches with something still to post to a webhook (a set: service/matches/outbox.py)."""
+        return f"{self.tag(shard)}:hooked"
+
     def pictures_key(self, match_id: str) -> str:
         """The match's cached PNG pictures (a hash: digest -> base64), under its hash tag."""
         return self.key(match_id) + ":pics"

@@ -17,6 +17,9 @@ from engine.game import Json
 from service.matches.jsontext import canonical, compact, parse_json
 
 POLICIES = ("reject", "forfeit")  # what an illegal move does to a match
+CO_UMPIRES = 3  # co-umpire links a match has at once, at most (issue 35: a second device, a co-umpire)
+CO_UMPIRES_MADE = 10  # co-umpire links made over a match's life, at most (each is a record entry)
+REPLACED_KEPT = 4  # a seat's replaced tokens remembered (as their SHA-256), the latest: told "replaced", not "unknown"
 
 
 def token_hash(token: str) -> str:
@@ -29,9 +32,21 @@ def move_digest(move: Any) -> str:
     return hashlib.sha256(canonical(move).encode()).hexdigest()[:32]
 
 
+def _held(pairs: tuple[tuple[int, str], ...], token: str | None) -> int | None:
+    """The number paired with ``token``'s SHA-256 in ``pairs``, or None (constant time over them, no early exit)."""
+    if not token:
+        return None
+    digest, found = token_hash(token), None
+    for number, stored in pairs:
+        if hmac.compare_digest(digest, stored):
+            found = number
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class Meta:
-    """What is fixed when a match is created (but for a seat's token, which the umpire may reissue)."""
+    """What is fixed when a match is created (but for a seat's token, which the umpire may reissue, and the
+    co-umpire links the umpire makes and withdraws)."""
 
     match_id: str
     game: str
@@ -44,15 +59,39 @@ class Meta:
     illegal: str = "reject"  # POLICIES
     umpire: str | None = None  # SHA-256 of the match's umpire token (None: a match made before there were any)
     start: str = "created"  # when the clock starts: engine.clock.STARTS
+    co_umpires: tuple[tuple[int, str], ...] = ()  # the co-umpire links: (number, SHA-256 of the token), at most CO_UMPIRES
+    co_made: int = 0  # co-umpire links made so far (the next one is number co_made + 1)
+    replaced: tuple[tuple[int, str], ...] = ()  # (seat, SHA-256) of seat tokens the umpire replaced, the latest last
 
     def is_umpire(self, token: str | None) -> bool:
         """Whether ``token`` is this match's umpire token (constant time)."""
         return bool(token and self.umpire and hmac.compare_digest(token_hash(token), self.umpire))
 
+    def co_umpire(self, token: str | None) -> int | None:
+        """The number of the co-umpire link ``token`` is, or None."""
+        return _held(self.co_umpires, token)
+
+    def replaced_seat(self, token: str | None) -> int | None:
+        """The seat whose replaced token ``token`` is (the umpire gave the seat a new one), or None."""
+        return _held(self.replaced, token)
+
     def with_token(self, seat: int, digest: str) -> Meta:
-        """The meta with ``seat``'s token replaced by the one whose SHA-256 is ``digest``."""
+        """The meta with ``seat``'s token replaced by the one whose SHA-256 is ``digest`` (the old one
+        remembered as replaced: the latest :data:`REPLACED_KEPT` of each seat)."""
         tokens = (digest, self.tokens[1]) if seat == 0 else (self.tokens[0], digest)
-        return replace(self, tokens=tokens)
+        kept = [*self.replaced, (seat, self.tokens[seat])]
+        mine = [k for k in kept if k[0] == seat]
+        kept = [k for k in kept if k[0] != seat or k in mine[-REPLACED_KEPT:]]
+        return replace(self, tokens=tokens, replaced=tuple(kept))
+
+    def with_co_umpire(self, digest: str) -> Meta:
+        """The meta with one more co-umpire link, numbered ``co_made + 1`` (the caller checked the bounds)."""
+        number = self.co_made + 1
+        return replace(self, co_umpires=(*self.co_umpires, (number, digest)), co_made=number)
+
+    def without_co_umpire(self, number: int) -> Meta:
+        """The meta without co-umpire link ``number``."""
+        return replace(self, co_umpires=tuple(c for c in self.co_umpires if c[0] != number))
 
     def seat_of(self, token: str | None) -> int | None:
         """The seat ``token`` belongs to, or None."""
@@ -86,8 +125,10 @@ class Meta:
                 "illegal": self.illegal,
                 "umpire": self.umpire,
                 "start": self.start,
+                **({"co_umpires": self.co_umpires, "co_made": self.co_made} if self.co_made else {}),
+                **({"replaced": self.replaced} if self.replaced else {}),
             }
-        )
+        )  # the fields written only when set: a meta is as it always was otherwise
 
     @classmethod
     @lru_cache(maxsize=4096)  # fixed for a match's life, read by every request: parsed once per process
@@ -98,6 +139,8 @@ class Meta:
         return cls(
             d["match_id"], d["game"], d["options"], d["created"], (t0, t1), ClockSpec(*d["clock"]),
             (p0, p1), tuple(d["tags"]), d["illegal"], d.get("umpire"), d.get("start", "created"),
+            tuple((n, h) for n, h in d.get("co_umpires", ())), int(d.get("co_made", 0)),
+            tuple((seat, h) for seat, h in d.get("replaced", ())),
         )  # fmt: skip
 
 

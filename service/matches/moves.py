@@ -10,7 +10,7 @@ from typing import Any
 
 from flask import Blueprint, Response, request, url_for
 
-from engine.game import Json, MoveInput, Outcome
+from engine.game import Json, MoveInput, Outcome, line_of
 from engine.registry import GAMES
 from service.api.games import record_format
 from service.matches import referee
@@ -188,11 +188,11 @@ def match_record(match_id: str) -> Any:
     entries = entries_of(store.record(match_id))
     game = GAMES[cur.meta.game]
     if fmt != "json":  # another site's record format, as the game declares it (engine/room.py records)
-        text = record_format(cur.meta.game, fmt).write(
-            cur.meta.options, record_moves(entries), [p or "" for p in cur.meta.players]
-        )
+        line = [str(m) for m in line_of(record_moves(entries))]  # the game as it stands: no word for a take-back there
+        text = record_format(cur.meta.game, fmt).write(cur.meta.options, line, [p or "" for p in cur.meta.players])
         return Response(text, mimetype="text/plain")
-    page = [s.entry.public(s.events) for s in itertools.islice(walk(game, cur.meta, entries), start, start + limit)]
+    walked = itertools.islice(walk(game, cur.meta, entries), start, start + limit)
+    page = [s.entry.public(s.events, s.after.ply) for s in walked]
     following = start + limit if start + limit < len(entries) else None
     state = cur.live.state
     outcome = "*" if state["end"] is None else Outcome(state["winner"], state["end"]).result

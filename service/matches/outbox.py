@@ -169,7 +169,7 @@ def check(hooks: Sequence[Mapping[str, str]], app: Flask | None = None) -> list[
 
 
 def hooks_key(store: Store, match_id: str) -> str:
-    return store.key(match_id) + ":hooks"
+    return store.hooks(match_id)
 
 
 def failures_key(store: Store, match_id: str) -> str:
@@ -177,7 +177,7 @@ def failures_key(store: Store, match_id: str) -> str:
 
 
 def index_key(store: Store, shard: int) -> str:
-    return f"{store.tag(shard)}:hooked"
+    return store.hooked(shard)
 
 
 def expiry_s(store: Store) -> int:
@@ -292,7 +292,8 @@ def pending(store: Store, client: Any, shards: Sequence[int]) -> list[tuple[str,
         hooks = hooks_of(raw)
         end = raw.get("end")
         cursors = [int(raw.get(f"c:{w}", 0)) for w in range(len(hooks))]
-        if not hooks or (end is not None and all(c >= int(end) for c in cursors)):
+        # Past the end only when the record ends there: a take-back that reopened the game wrote after it.
+        if not hooks or (end is not None and length <= int(end) and all(c >= int(end) for c in cursors)):
             done.append(match_id)
             continue
         out.append((match_id, raw, length))

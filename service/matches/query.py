@@ -59,3 +59,11 @@ def deferred_body(schema: Any, read: dict[str, Any] | None = None) -> Callable[[
 
         return refuse
     return lambda: body
+
+
+def optional_body(schema: Any) -> Callable[[], dict[str, Any]]:
+    """As :func:`deferred_body`, for a request whose body may be left out (a pause's reason, a
+    take-back's ply): none at all reads as ``{}``; one sent is read and checked like any."""
+    if not request.content_length and not request.headers.get("Transfer-Encoding") and not request.get_data(cache=True):
+        return lambda: {}
+    return deferred_body(schema)

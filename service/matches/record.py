@@ -1,10 +1,11 @@
 """A managed match's record: one :class:`Entry` per change, typed.
 
 Each change to a match (a move, a flag, an R-X6 pass, a resignation, an
-illegal attempt, an abort, and the umpire's controls: start, pause, resume,
-add_time, token, adjudicate) is kept in Redis as one compact JSON object with
-one-letter keys, about a hundred bytes (the storage form, unchanged since
-the first matches: records already in Redis read as they always did).  It is
+illegal attempt, an abort, and the umpire's: start, pause, resume, add_time,
+token, add_umpire, remove_umpire, adjudicate, takeback) is kept in Redis as one
+compact JSON object with one-letter keys, about a hundred bytes (a take-back's
+holds the position it returned to as well; the storage form is otherwise
+unchanged since the first matches: records already in Redis read as they always did).  It is
 parsed once, here, into an :class:`Entry`, and everything else asks the
 entry: what the engine makes of it (:meth:`Entry.apply`), the clocks right
 after it (:meth:`Entry.clock_after`), its word in ``replay``
@@ -25,9 +26,13 @@ The storage form's keys::
     u   time used (ms)                    c   bank charged (ms)
     l   the seat's bank left (ms)         bk  both banks after it (ms)
     a   time given (ms, add_time)         v   the winner adjudicated (0, 1, null: a draw)
-    r   the umpire's reason (adjudicate)  ck  the clocks after it (engine/clock.py's storage form),
-        for a change after which they are not running from ``t`` (an umpire's control; an illegal
-        attempt while the clock waits for its start)
+    r   the umpire's reason (adjudicate; a pause's, when given)
+    ck  the clocks after it (engine/clock.py's storage form), for a change after which they are not
+        running from ``t`` (an umpire's control; an illegal attempt while the clock waits for its
+        start; a take-back)
+    st  the game's state a take-back returned to (the engine's JSON: the position the undone move
+        was played from), so that the entry is read without the record before it
+    n   the co-umpire link made or withdrawn (add_umpire, remove_umpire: 1, 2...)
 
 A key is written only when the kind has it (``u``, ``c``, ``l`` are absent
 from an illegal attempt and an abort, for instance), as before.
@@ -50,8 +55,10 @@ from service.matches.match import Meta
 
 AnyGame = Game[Any, Any]
 
-CONTROLS = ("start", "pause", "resume", "add_time", "token")  # the umpire's, which leave the game as it is
-KINDS = ("move", "flag", "pass", "resign", "illegal", "abort", "adjudicate", *CONTROLS)
+# The umpire's, which leave the game as it is (the clocks, the seats' tokens, the co-umpire links).
+CONTROLS = ("start", "pause", "resume", "add_time", "token", "add_umpire", "remove_umpire")
+TAKEBACK = "takeback"  # the umpire took back the last move (service/matches/controls.py decide_takeback)
+KINDS = ("move", "flag", "pass", "resign", "illegal", "abort", "adjudicate", *CONTROLS, TAKEBACK)
 
 
 def iso(ms: int) -> str:
@@ -64,6 +71,11 @@ def iso(ms: int) -> str:
 def _iso_second(seconds: int) -> str:
     # A move writes several times, most of them in the same few seconds: each second is formatted once.
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def _braceless(text: str) -> str:
+    """The umpire's words in a comment of the record's text, whose braces end it: ``{`` ``}`` as round ones."""
+    return text.replace("{", "(").replace("}", ")")
 
 
 def _flag(value: bool | None) -> int | None:
@@ -93,8 +105,10 @@ class Entry:
     book: bool = False  # played from an opening book
     given: int | None = None  # ms given (add_time)
     winner: int | None = None  # adjudicate: the winner, None for a draw
-    reason: str | None = None  # adjudicate: why
+    reason: str | None = None  # adjudicate: why (a pause: why, when the umpire said)
     clock: Json | None = None  # the clocks after it, when not running from `at` (MatchClock.to_json)
+    position: Json | None = None  # takeback: the game's state it returned to
+    link: int | None = None  # add_umpire, remove_umpire: the co-umpire link's number
 
     # -- storage form --------------------------------------------------------------
 
@@ -123,8 +137,14 @@ class Entry:
             out["a"] = self.given
         if self.kind == "adjudicate":
             out["v"], out["r"] = self.winner, self.reason
+        elif self.reason is not None:
+            out["r"] = self.reason
         if self.clock is not None:
             out["ck"] = self.clock
+        if self.position is not None:
+            out["st"] = self.position
+        if self.link is not None:
+            out["n"] = self.link
         return out
 
     @classmethod
@@ -141,6 +161,7 @@ class Entry:
         return cls(
             kind, d["p"], d["s"], d["b"], d["m"], d["ts"], d["t"], (b0, b1), d.get("u"), d.get("c"), d.get("l"),
             flag("w"), flag("x"), flag("f"), d.get("e"), bool(d.get("o")), d.get("a"), d.get("v"), d.get("r"), d.get("ck"),
+            d.get("st"), d.get("n"),
         )  # fmt: skip
 
     # -- what it means -------------------------------------------------------------
@@ -175,7 +196,14 @@ class Entry:
                 event["seat"] = seat
             if kind == "add_time":
                 event["seconds"] = (self.given or 0) / 1000
+            if self.reason is not None:
+                event["reason"] = self.reason
+            if self.link is not None:
+                event["link"] = self.link
             return state, [event]
+        if kind == TAKEBACK:  # the position it returned to is the entry's own: no walk of the record before it
+            assert self.position is not None and self.move is not None
+            return game.take_back(game.load(self.position), self.move)
         if kind == "adjudicate":
             return game.adjudicate(state, self.winner, self.reason or "")
         if kind == "illegal":
@@ -215,14 +243,18 @@ class Entry:
             return "abort"
         if kind == "adjudicate":
             return f"adjudicate {'draw' if self.winner is None else self.winner}"
+        if kind == TAKEBACK:
+            return TAKEBACK
         return None
 
-    def public(self, events: list[Json]) -> Json:
-        """The entry in its API form (``GET /v1/matches/{id}/moves``)."""
+    def public(self, events: list[Json], ply_after: int | None = None) -> Json:
+        """The entry in its API form (``GET /v1/matches/{id}/moves``); ``ply_after`` is the position's
+        own ply after it (the state's: a take-back's is the ply it returned to)."""
         left = self.banks[self.seat] if self.left is None else self.left
         out: Json = {
             "kind": self.kind,
             "ply": self.ply,
+            "ply_after": self.ply if ply_after is None else ply_after,
             "seat": self.seat,
             "by": self.by,
             "move": self.move,
@@ -242,7 +274,11 @@ class Entry:
         if self.kind == "add_time":
             out["seconds"] = (self.given or 0) / 1000
         if self.kind == "adjudicate":
-            out["winner"], out["reason"] = self.winner, self.reason
+            out["winner"] = self.winner
+        if self.kind == "adjudicate" or self.reason is not None:
+            out["reason"] = self.reason
+        if self.link is not None:
+            out["link"] = self.link
         return out
 
     def line(self, flag_rule: str, names: tuple[str, str] | None = None) -> tuple[str | None, str]:
@@ -275,7 +311,7 @@ class Entry:
         if kind == "adjudicate":
             named = f" ({names[self.winner]})" if names and self.winner in (0, 1) else ""  # "adjudicate 1" is seat 1: say whose
             decided = "a draw" if self.winner is None else f"seat {self.winner}{named} wins"
-            return self.replay_word(), f"the umpire adjudicated at {at}: {decided} ({self.reason})"
+            return self.replay_word(), f"the umpire adjudicated at {at}: {decided} ({_braceless(self.reason or '')})"
         if kind in CONTROLS:
             said = {
                 "start": "started the clocks",
@@ -283,8 +319,14 @@ class Entry:
                 "resume": "resumed the clocks",
                 "add_time": f"gave seat {seat} {(self.given or 0) / 1000:g} s",
                 "token": f"issued a new token for seat {seat}",
+                "add_umpire": f"made co-umpire link {self.link}",
+                "remove_umpire": f"withdrew co-umpire link {self.link}",
             }[kind]
-            return None, f"the umpire {said} at {at}"
+            why = "" if self.reason is None else f" ({_braceless(self.reason)})"
+            return None, f"the umpire {said} at {at}{why}"
+        if kind == TAKEBACK:
+            back = "" if self.position is None else f", back to ply {self.position['ply']}"
+            return TAKEBACK, f"the umpire took back seat {seat}'s move {self.move} at {at}: seat {seat} to move again{back}"
         return "abort", f"aborted at {at}"
 
 

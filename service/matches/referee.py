@@ -21,8 +21,9 @@ any ply, the event stream, and the description of any change.
 A change is one function here, returning one sealed result (lila's
 ``MovePlayer``): :func:`judge` a move (:class:`Accepted`, :class:`Refused`,
 :class:`Forfeit`), :func:`resign`, :func:`abort` and :func:`adjudicate`
-(:class:`Ended`), :func:`control` (the umpire's), :func:`settle` the flags
-due.  Every end of a game other than by a move goes through :func:`finish`
+(:class:`Ended`), :func:`control` (the umpire's), :func:`take_back` the last
+move (:class:`TakenBack`, or :class:`NoTakeBack` saying why not), :func:`settle`
+the flags due.  Every end of a game other than by a move goes through :func:`finish`
 (lila's ``Finisher``), which sets the status, the winner and the clocks.
 """
 
@@ -33,13 +34,14 @@ from typing import Any
 
 from engine.clock import ClockSpec, MatchClock
 from engine.errors import MoveError
-from engine.game import Game, Json, MoveInput
+from engine.game import COMMON_ENDS, Game, Json, MoveInput
 from service.matches.jsontext import compact
 from service.matches.match import Live, Meta
-from service.matches.record import Entry
+from service.matches.record import TAKEBACK, Entry, last_step
 
 AnyGame = Game[Any, Any]
 REFUSED_PER_TURN = 3  # illegal attempts a turn may have refused (and recorded); past them: Exhausted (issue 34)
+REOPEN_MS = 10 * 60 * 1000  # how long after a move ended the game the umpire may take it back (the game reopens)
 
 
 def start(game: AnyGame, state: Any, spec: ClockSpec, now: int, when: str = "created") -> Live:
@@ -163,6 +165,18 @@ class Controlled:
 
 
 @dataclass(frozen=True, slots=True)
+class TakenBack:
+    """The last move taken back: the game is where that move was played from, the same seat to
+    move with the clocks as they were just before it (its turn restarted at the take-back)."""
+
+    live: Live
+    entry: Entry
+    events: list[Json]
+    position: Any
+    undone: Entry  # the move taken back, as the record keeps it
+
+
+@dataclass(frozen=True, slots=True)
 class Exhausted:
     """An illegal move past the turn's :data:`REFUSED_PER_TURN` refused ones: refused, and nothing
     recorded nor changed (the clock runs on); ``limit`` the bound."""
@@ -171,7 +185,7 @@ class Exhausted:
 
 
 Judged = Accepted | Refused | Forfeit | Exhausted  # what a submitted move comes to
-Result = Accepted | Refused | Forfeit | Ended | Controlled
+Result = Accepted | Refused | Forfeit | Ended | Controlled | TakenBack
 
 
 def judge(
@@ -257,22 +271,26 @@ def adjudicate(game: AnyGame, meta: Meta, live: Live, winner: int | None, reason
     return _ended(game, meta, live, made)
 
 
-def control(game: AnyGame, meta: Meta, live: Live, kind: str, now: int, seat: int | None = None, ms: int = 0) -> Controlled:
+def control(
+    game: AnyGame, meta: Meta, live: Live, kind: str, now: int, seat: int | None = None, ms: int = 0,
+    reason: str | None = None, link: int | None = None,
+) -> Controlled:  # fmt: skip
     """The umpire's ``kind`` at ``now`` (the caller has checked it applies: see
     service/matches/controls.py's operations): ``start`` or ``resume`` the clocks, ``pause``
-    them, ``add_time`` (``ms`` to ``seat``'s bank), reissue ``seat``'s ``token``."""
+    them (for ``reason``, when given), ``add_time`` (``ms`` to ``seat``'s bank), reissue
+    ``seat``'s ``token``, ``add_umpire`` or ``remove_umpire`` (co-umpire ``link``)."""
     clock = live.clock
     if kind in ("start", "resume"):
         clock = clock.resume(now)
     elif kind == "pause":
-        clock = clock.pause(now)
+        clock = clock.pause(now, reason)
     elif kind == "add_time":
         assert seat is not None
         clock = clock.add_time(seat, ms)
     concerned = seat if seat is not None else (0 if clock.mover is None else clock.mover)
     made = Entry(
         kind, live.ply, concerned, None, None, clock.turn_start, now, clock.banks, given=ms if kind == "add_time" else None,
-        clock=clock.to_json(),
+        reason=reason, clock=clock.to_json(), link=link,
     )  # fmt: skip
     new = replace(live, clock=clock)
     _, events = made.apply(game, game.load(live.state), clock.spec)
@@ -282,3 +300,83 @@ def control(game: AnyGame, meta: Meta, live: Live, kind: str, now: int, seat: in
 def _ended(game: AnyGame, meta: Meta, live: Live, made: Entry) -> Ended:
     new, position, events = finish(game, live.clock.spec, game.load(live.state), made)
     return Ended(new, made, events, position)
+
+
+# -- the umpire's take-back of the last move (issue 35) ------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NoTakeBack:
+    """Why there is nothing to take back: ``start`` (no move yet), ``taken_back`` (the last move was
+    taken back already: only the last move, once), ``not_a_move`` (the last change of the game was
+    ``kind``: a flag, an R-X6 pass, a resignation, a forfeit, an abort, an adjudication), ``too_late``
+    (the move ended the game more than :data:`REOPEN_MS` ago)."""
+
+    why: str
+    kind: str | None = None
+    entry: Entry | None = None  # the last change of the game, if any (a take-back's retry is answered from it)
+
+
+def may_reopen(live: Live, now: int) -> bool:
+    """A finished game a take-back may still reopen at ``now``: ended naturally (by a move, as far as the
+    live part says: not a resignation, a flag, a forfeit, an abort nor an adjudication) less than
+    :data:`REOPEN_MS` ago.  (A natural end by an R-X6 pass cannot be taken back either, which only the
+    record says: this errs on the side of "may", for the streams and pictures that ask.)"""
+    state = live.state
+    if state["status"] != "finished" or state.get("end") in COMMON_ENDS or live.finished_ms is None:
+        return False
+    return now - live.finished_ms <= REOPEN_MS
+
+
+def last_change(entries: list[Entry]) -> int | None:
+    """The index of the record's last entry that changed the game (its replay word), or None."""
+    return next((i for i in range(len(entries) - 1, -1, -1) if entries[i].replay_word() is not None), None)
+
+
+def take_back(game: AnyGame, meta: Meta, live: Live, entries: list[Entry], now: int) -> TakenBack | NoTakeBack:
+    """The umpire takes back the last move at ``now`` (``entries``: the whole record).
+
+    Only a move may be taken back (a player's slip of the hand, which hosts let a player "promptly
+    fix"), and only the last change of the game, once: a take-back right after a take-back has
+    nothing to take back, so a repeated request never undoes two moves.  A flag, a pass, a
+    resignation, a forfeit, an abort or an adjudication is no slip: the clock, a player or the
+    umpire decided it, and it stands.  A move that ended the game may be taken back for
+    :data:`REOPEN_MS`: the game reopens.
+
+    The game goes back to the position the move was played from, its player to move.  The clocks:
+    both banks as they were just before the move was played (so time the umpire gave since is
+    undone with it, and a flag that fell after it is undone with it), and that player's turn
+    restarted at ``now`` - whole, or in an R-X6 window the window whole (a move made for a flagged
+    seat) - still paused if the clocks are paused, still waiting if they had not started before
+    that move (``clock.start: first_move``).  The turn's refused attempts count from 0 again."""
+    found = last_change(entries)
+    if found is None:
+        return NoTakeBack("start")
+    move = entries[found]
+    if move.kind == TAKEBACK:
+        return NoTakeBack("taken_back", TAKEBACK, move)
+    if move.kind != "move":
+        return NoTakeBack("not_a_move", "forfeit" if move.forfeited else move.kind, move)
+    if live.finished and not may_reopen(live, now):
+        return NoTakeBack("too_late", "move", move)
+    spec = meta.spec
+    step = last_step(game, meta, entries[: found + 1])
+    position = step.before
+    mover = move.seat
+    if found == 0:  # the match's first clocks (service/matches/routes.py: referee.start)
+        was = MatchClock.start(spec, mover, meta.created_ms, running=meta.start == "created")
+    else:
+        was = entries[found - 1].clock_after(spec, mover)
+    if not was.started:
+        clock = MatchClock(spec, was.banks, mover, now, False, paused_at=now, started=False)
+    else:
+        paused = live.clock.paused  # a take-back while paused stays paused, for the same reason
+        clock = MatchClock(
+            spec, was.banks, mover, now, was.proxy, paused_at=now if paused else None,
+            paused_for=live.clock.paused_for if paused else None,
+        )  # fmt: skip
+    made = Entry(
+        TAKEBACK, live.ply, mover, None, move.move, now, now, clock.banks, clock=clock.to_json(), position=game.dump(position)
+    )
+    after, events = game.take_back(position, move.move or "")
+    return TakenBack(Live(game.dump(after), clock), made, events, after, move)

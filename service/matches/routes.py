@@ -21,7 +21,7 @@ from engine.clock import STARTS, spec_from
 from engine.errors import BadOptions
 from engine.registry import PRESETS, get_game
 from service.matches import outbox, referee
-from service.matches.access import bearer, require_admin
+from service.matches.access import bearer, require_admin, require_seat
 from service.matches.answers import match_view, with_legal
 from service.matches.cas import Settled
 from service.matches.changes import read
@@ -171,6 +171,15 @@ def get_match(match_id: str) -> Any:
 
         cur = wait(match_id, cur, done, WAIT_MAX_S if timeout is None else timeout)
     return with_legal(match_view(cur.meta, cur.live, cur.now), cur.meta.game, cur.live.state)
+
+
+@bp.get("/matches/<match_id>/seat")
+def seat_check(match_id: str) -> Any:
+    """Which seat the bearer token opens: ``{"match_id", "seat"}``, or the 401 a move would get
+    (``token_replaced`` with ``details.seat`` for a token the umpire replaced, issue 35): a seat's page
+    checks its link when it opens, without moving."""
+    seat = require_seat(read(get_store(), match_id).meta)
+    return {"match_id": match_id, "seat": seat}
 
 
 @bp.get("/matches")

@@ -180,21 +180,29 @@ class Store(Keys):
         pointers: Sequence[tuple[str, str]] = (),
         finished_ms: int | None = None,
         meta: str | None = None,
+        reopened_created_ms: int | None = None,
     ) -> int:
         """Write one change if the match is still at ``rev``; returns the new rev.
         ``deadline`` None means nobody is on the clock (or the clock is paused);
         ``finished_ms`` that this change ends the match (its keys then expire after
         the configured time, and what a finished match no longer needs is
         dropped); ``meta`` the match's new fixed part (a seat's token reissued by
-        the umpire: the old one stops working at once).  Raises Conflict, Gone."""
+        the umpire: the old one stops working at once); ``reopened_created_ms`` (the
+        match's creation) that this change reopened a finished match (a take-back of
+        the move that ended it): listed as ongoing again, its webhooks posting again.
+        Raises Conflict, Gone."""
         shard = shard_of(match_id)
-        keys = [*self.keys(match_id), self.deadlines(shard), self.index(shard, "ongoing"), self.index(shard, "finished")]
+        keys = [
+            *self.keys(match_id), self.deadlines(shard), self.index(shard, "ongoing"), self.index(shard, "finished"),
+            self.hooks(match_id), self.hooked(shard),
+        ]  # fmt: skip
+        ending = "" if finished_ms is None else str(finished_ms)
         args: list[str | int] = [
             rev,
             live,
             match_id,
             "" if deadline is None else str(deadline),
-            "" if finished_ms is None else str(finished_ms),
+            ending if reopened_created_ms is None else f"reopen:{reopened_created_ms}",
             self.ttl_s,
             self.idle_ttl_s,
             self.channel(match_id),

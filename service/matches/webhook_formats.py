@@ -74,8 +74,10 @@ class Change:
 
     @property
     def pictured(self) -> bool:
-        """A post with the board: every change but refused attempts (the board is the post before's)."""
-        return not self.refused
+        """A post with the board when the position changed (a move, a take-back, an end); not for refused
+        attempts nor a control of the clocks or the links, which leave the board as the post before showed
+        it (issue 35: a pause, the time given and the resumption posted three identical pictures)."""
+        return not self.refused and self.d.board_changed
 
     def post(self, fmt: str, png_url: str | None = None) -> str:
         key = f"{fmt} {png_url}"

@@ -120,6 +120,11 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
         401,
         "a Discord interaction signed more than `DISCORD_MAX_AGE_S` from the server's time (`details.max_age_s`)",
     ),
+    "token_replaced": (
+        401,
+        "a seat's token the umpire replaced with a new one (`POST .../seats/{seat}/token`): ask the umpire for the new"
+        " link (`details.seat`)",
+    ),
     "not_your_turn": (403, "a match's seat that may not move now (`details.may_move`, `details.proxy`)"),
     "admin_disabled": (403, "listing matches needs `ADMIN_TOKEN` set on the server"),
     "not_umpire": (403, "a seat's token where the match's umpire token is needed (the umpire's controls)"),
@@ -133,6 +138,15 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "already_started": (409, "the umpire's start of clocks that have started already"),
     "already_paused": (409, "the umpire's pause of clocks paused already"),
     "not_paused": (409, "the umpire's resumption of clocks that are not paused"),
+    "cannot_take_back": (
+        409,
+        "the umpire's take-back finds no move to take back (`details.why`: `start`, `taken_back`, `not_a_move` with"
+        " `details.kind`, `too_late`)",
+    ),
+    "too_many_umpires": (
+        409,
+        "a co-umpire link past the match's bound: at most 3 at once, 10 made (`details.limit`, `details.made`)",
+    ),
     "interaction_replayed": (409, "a Discord interaction whose id was answered already: a command is never played twice"),
     "busy": (409, "the match changed too often while a request was judged; send it again"),
     "match_finished": (410, "the match is over (`details.end`, `details.winner`)"),

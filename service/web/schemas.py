@@ -259,6 +259,19 @@ class AdjudicateRequest(Schema):
     reason = fields.String(required=True, validate=REASON)
 
 
+class PauseRequest(Schema):
+    """``POST /v1/matches/{id}/pause``: the body may be left out; ``reason``, why the umpire pauses (issue 35)."""
+
+    reason = fields.String(validate=REASON)
+
+
+class TakebackRequest(Schema):
+    """``POST /v1/matches/{id}/takeback``: the body may be left out; ``ply``, the match's ply as the umpire
+    saw it (a take-back of another position is refused, and a retry at it answers the first take-back)."""
+
+    ply = WholeNumber(validate=validate.Range(min=0, max=MAX_PLY))
+
+
 class MatchMoveRequest(Schema):
     move = MoveField(required=True)
     ply = WholeNumber(required=True, validate=validate.Range(min=0, max=MAX_PLY))
@@ -410,6 +423,8 @@ match_create_request = MatchCreateRequest()
 match_move_request = MatchMoveRequest()
 add_time_request = AddTimeRequest()
 adjudicate_request = AdjudicateRequest()
+pause_request = PauseRequest()
+takeback_request = TakebackRequest()
 play_request = PlayRequest()
 legal_moves_request = LegalMovesRequest()
 render_request = RenderRequest()

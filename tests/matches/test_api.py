@@ -366,3 +366,16 @@ def test_bodies_that_are_not_json(client: FlaskClient, new_match: NewMatch) -> N
         assert client.post(path, data="game=catchup", content_type="text/plain", headers=headers).status_code == 415
         assert client.post(path, data=big, content_type="application/json", headers=headers).status_code == 413
     assert m.state()["ply"] == 0
+
+
+def test_a_match_of_each_variant_gets_the_preset_games_says_it_does(client: FlaskClient) -> None:
+    """Issue 35 item 6: ``GET /v1/games``'s ``default_with`` is what ``POST /v1/matches`` does."""
+    for game in client.get("/v1/games").json["games"]:
+        for preset, spec in game["presets"].items():
+            for variant in spec.get("default_with", {}).get("variant", []):
+                r = client.post("/v1/matches", json={"game": game["name"], "options": {"variant": variant}})
+                assert r.status_code == 201, r.json
+                clock = r.json["clock"]
+                assert (clock["turn_s"], clock["bank_s"], clock["step_s"]) == (spec["turn_s"], spec["bank_s"], spec["step_s"]), (
+                    game["name"], variant, preset,
+                )  # fmt: skip

@@ -273,7 +273,8 @@ def test_a_whole_match_through_commands_alone(
 
     # a pause with a reason, time given, the clocks resumed
     paused = chan.send("host", "umpire pause", reason="a phone _call_")
-    assert "a phone \\_call\\_" in paused["data"]["embeds"][0]["description"]
+    assert "The umpire paused the clocks: a phone \\_call\\_." in public(paused)  # the post's announcement, escaped
+    assert client.get(f"/v1/matches/{match_id}/moves").get_json()["moves"][-1]["reason"] == "a phone _call_"
     assert "paused" in ephemeral(chan.send(seat_user(mover), "move", move=move))
     bank = match_of(client, match_id)["clock"]["seats"][str(mover)]["bank_s"]
     chan.send("host", "umpire addtime", player=seat_user(mover), seconds=30)
@@ -501,7 +502,6 @@ def test_the_host_hands_a_seat_over_and_names_a_role(discord_app: Flask, standin
     assert "plays C3" in public(chan.send("eve", "move", move="C3"))
     assert match_of(client, match_id)["players"] == ["Eve", "**Bob**"]
     assert kinds(client, match_id) == ["token", "move"]  # the record keeps the seat changing hands
-    assert "not available on this server yet" in ephemeral(chan.send("host", "umpire takeback"))
     # the host's role: its holders may use /umpire; pings: the player to move, and nobody else
     chan.roles["ann"] = ["600000000000000001"]
     assert "Only the match's host" in ephemeral(chan.send("ann", "umpire ping", on=True))
@@ -514,6 +514,55 @@ def test_the_host_hands_a_seat_over_and_names_a_role(discord_app: Flask, standin
         "aborted" in public(chan.send("host", "umpire abort")).lower()
         or match_of(client, match_id)["state"]["status"] == "finished"
     )
+
+
+def test_the_host_takes_back_a_slip_of_the_hand(
+    discord_app: Flask, standin: StandIn, signer: Signer, fake_clock: FakeClock, tmp_path: Path
+) -> None:
+    """Issue 35 item 1 in the channel: ``/umpire takeback`` (the host's alone) undoes the last move
+    through the same operation as ``POST .../takeback``: the record keeps the move and the take-back,
+    the board goes back (its picture follows), the player moves again with the clock of just before
+    the move, and a second take-back or a replayed interaction never undoes a second move."""
+    client = discord_app.test_client()
+    chan = Channel(client, signer, standin)
+    clock = json.dumps({"preset": "catchup", "turn_s": TURN_S, "bank_s": BANK_S})
+    made = chan.send(
+        "host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created", clock=clock
+    )
+    match_id = made["data"]["embeds"][0]["description"].split("`")[1]
+    assert "plays C3" in public(chan.send("ann", "move", move="C3"))
+    before_slip = match_of(client, match_id)
+    fake_clock.advance(20)  # Bob thinks, then slips: 20 s of his turn gone
+    assert "plays A1" in public(chan.send("bob", "move", move="A1"))
+    assert "Only the match's host" in ephemeral(chan.send("bob", "umpire takeback"))  # not a player's to take
+    assert kinds(client, match_id) == ["move", "move"]
+
+    fake_clock.advance(5)
+    back = chan.send("host", "umpire takeback")
+    said = public(back)
+    assert "The umpire took back \\*\\*Bob\\*\\*'s move A1: \\*\\*Bob\\*\\* is to move again." in said, said
+    assert standin.edits_of(back["token"])[0]["png"]  # the board changed: its picture follows
+    now = match_of(client, match_id)
+    assert now["ply"] == 1 and now["state"] == before_slip["state"] and now["clock"]["may_move"] == 1
+    # the clocks of just before the move: Bob's bank whole, his turn restarted whole at the take-back
+    assert now["clock"]["seats"]["1"]["bank_s"] == before_slip["clock"]["seats"]["1"]["bank_s"] == BANK_S
+    assert now["clock"]["seats"]["1"]["remaining_s"] == TURN_S + BANK_S
+    assert kinds(client, match_id) == ["move", "move", "takeback"]  # the record keeps the move and the take-back
+
+    # a second take-back has nothing to take back (only the last move, once); the same interaction again never plays
+    assert "taken back already" in ephemeral(chan.send("host", "umpire takeback"))
+    again = client.post("/v1/discord/interactions", data=chan.last_body, headers=signer.headers(chan.last_body))
+    assert again.status_code == 409 and kinds(client, match_id) == ["move", "move", "takeback"]
+    assert "plays B2" in public(chan.send("bob", "move", move="B2"))
+    record = client.get(f"/v1/matches/{match_id}/moves").get_json()
+    assert record["replay"]["moves"] == ["C3", "A1", "takeback", "B2"]
+    replayed = client.post("/v1/games/catchup/replay", json=record["replay"]).json
+    unsigned = [
+        {k: v for k, v in state.items() if k != "sig"} for state in (replayed["state"], match_of(client, match_id)["state"])
+    ]
+    assert replayed["valid"] and unsigned[0] == unsigned[1]
+    typecheck([*chan.responses, *standin.sent], tmp_path)
+    assert standin.problems == []
 
 
 # -- one description, one operation (issue 33 "One event, one shape"; issue 36) ---------------------
@@ -547,6 +596,7 @@ def test_the_discord_message_and_the_webhook_post_of_a_change_are_its_one_descri
         chan.send("host", "umpire pause", reason="tea"),
         chan.send("host", "umpire addtime", player="bob", seconds=30),
         chan.send("host", "umpire resume"),
+        chan.send("host", "umpire takeback"),  # Ann's C3: the board goes back (issue 35)
         chan.send("bob", "resign"),
     ]
     with discord_app.app_context():
@@ -558,8 +608,8 @@ def test_the_discord_message_and_the_webhook_post_of_a_change_are_its_one_descri
         ]
         walker = deliverer.Walker(match_id, meta)
         posted = [walker.change(store, k, 0) for k in range(len(described))]
-    assert [d.kind for d in described] == ["move", "illegal", "pause", "add_time", "resume", "resign"]
-    assert [d.board_changed for d in described] == [True, False, False, False, False, True]
+    assert [d.kind for d in described] == ["move", "illegal", "pause", "add_time", "resume", "takeback", "resign"]
+    assert [d.board_changed for d in described] == [True, False, False, False, False, True, True]
     for d, answer, change in zip(described, answers, posted, strict=True):
         told = d.post("discord")
         assert told.endswith(TOLD) and public(answer) == told, d.kind
@@ -578,7 +628,7 @@ def test_discord_and_the_http_views_refuse_alike_because_they_call_the_same_oper
     discord_app: Flask, standin: StandIn, signer: Signer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A match made over HTTP and bound to a channel: every refusal (not_started, already_started,
-    not_your_turn, paused, already_paused, not_paused, match_finished) is raised by the one
+    not_your_turn, paused, already_paused, not_paused, cannot_take_back, match_finished) is raised by the one
     operation both channels call - seen here by a spy on each ``decide_*`` - with the same code,
     and said in the channel in the view's own sentence."""
     from service.discord import binding
@@ -604,7 +654,7 @@ def test_discord_and_the_http_views_refuse_alike_because_they_call_the_same_oper
 
     for name in ("decide_move", "decide_resign"):
         spy(moves, name)
-    for name in ("decide_start", "decide_pause", "decide_resume", "decide_add_time", "decide_abort"):
+    for name in ("decide_start", "decide_pause", "decide_resume", "decide_add_time", "decide_abort", "decide_takeback"):
         spy(controls, name)
     client = discord_app.test_client()
     made = client.post("/v1/matches", json={"game": "catchup", "options": {"size": 3}, "clock": {"start": "umpire"}}).json
@@ -634,6 +684,7 @@ def test_discord_and_the_http_views_refuse_alike_because_they_call_the_same_oper
     alike("decide_start", "already_started", http("start", umpire), ("host", "umpire start"), {})
     alike("decide_move", "not_your_turn", http("moves", seats[1], move), ("bob", "move"), {"move": "C3"})
     alike("decide_resume", "not_paused", http("resume", umpire), ("host", "umpire resume"), {})
+    alike("decide_takeback", "cannot_take_back", http("takeback", umpire), ("host", "umpire takeback"), {})
     assert http("pause", umpire).status_code == 200
     alike("decide_move", "paused", http("moves", seats[0], move), ("ann", "move"), {"move": "C3"})
     alike("decide_pause", "already_paused", http("pause", umpire), ("host", "umpire pause"), {"reason": "again"})
@@ -684,8 +735,10 @@ def test_a_channel_webhooks_discord_posts_type_check(
         deliverer.terminate()
         deliverer.wait(30)
     assert made["type"] == 4
-    texts = [p["payload"]["content"] for p in standin.webhook_posts]
-    assert any("started the clocks" in t for t in texts) and any("C3" in t for t in texts)
+    posts = {p["payload"]["content"]: p["png"] for p in standin.webhook_posts}
+    started = next(t for t in posts if "started the clocks" in t)
+    moved = next(t for t in posts if "plays C3" in t)
+    assert posts[started] is None and posts[moved]  # a picture only when the board changed (issue 35 item 11)
     typecheck([p for p in standin.sent if p[0] == "RESTPostAPIWebhookWithTokenJSONBody"], tmp_path)
 
 

@@ -1031,12 +1031,13 @@ def test_a_stuck_webhook_does_not_make_the_deliverer_keep_every_change(
 ) -> None:  # fmt: skip
     """One webhook stuck on the first change (500 on every try, tried again every 50 ms) and one that
     works, over 80 changes (the umpire pausing and resuming): the working one gets all 80, and the
-    deliverer never keeps more than KEPT_BYTES of changes made (pictures included: 300 KB here), nor
-    more than HEADS_KEPT positions of the match, where it kept every change from the stuck one on
-    (issue 34: 67 -> 354 MiB over 3,000 changes; here 80 changes, 2.1 MB of pictures alone)."""
+    deliverer never keeps more than KEPT_BYTES of changes made (40 KB here: a pause's post has no
+    picture since issue 35 item 11, about 2 KB a change), nor more than HEADS_KEPT positions of the
+    match, where it kept every change from the stuck one on (issue 34: 67 -> 354 MiB over 3,000 changes)."""
     from service.matches import deliverer as module
 
-    monkeypatch.setattr(module, "KEPT_BYTES", 300_000)
+    kept = 40_000
+    monkeypatch.setattr(module, "KEPT_BYTES", kept)
     stuck, working = raw("answer"), receivers("discord")
     stuck.reply = b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n"
     allow_raw(app, stuck, working)
@@ -1060,7 +1061,7 @@ def test_a_stuck_webhook_does_not_make_the_deliverer_keep_every_change(
     count, size = d.kept_size()
     assert most[2] <= module.HEADS_KEPT, most
     one = max(c.kept_bytes() for c in d.kept.changes.values())  # a change grows its picture after it is kept
-    assert size <= 300_000 + 2 * one and most[1] <= 300_000 + 2 * one, (count, size, most, one)
+    assert size <= kept + 2 * one and most[1] <= kept + 2 * one, (count, size, most, one)
     assert 3 <= count < 80 and most[0] < 80, (count, size, most)
 
 
@@ -1143,3 +1144,57 @@ def test_refused_attempts_while_a_turn_runs_wait_for_the_window(
     until(lambda: status(client, m)["webhooks"][0]["delivered"] == len(record), what="the others")
     assert time.monotonic() - first >= 1.0  # they waited for the window (1.5 s from the first post)
     assert _spans([a["body"] for a in hook.accepted]) == [(1, 1), (2, 2), (3, len(record))]
+
+
+@ADMIN
+def test_a_control_s_post_has_a_picture_only_when_the_board_changed(
+    client: FlaskClient, app: Flask, receivers: Callable[..., Receiver], deliverers: Callable[[], Deliverer]
+) -> None:
+    """Issue 35 item 11: a pause, the time given and the resumption each posted the whole board again, three
+    identical pictures for one interruption.  A change is pictured when the position changed: a move, a
+    take-back (the position returned to), an end; not a control of the clocks."""
+    hook = receivers("discord")
+    allow(app, hook)
+    m = hooked(client, hook, players=["Ann", "Bob"])
+    umpire = {"Authorization": f"Bearer {m.created['umpire']}"}
+    deliverers()
+    assert m.move(0, "C3", 0).status_code == 200
+    assert m.move(1, "A1 A2", 1).status_code == 200
+    assert client.post(f"/v1/matches/{m.id}/pause", json={"reason": "Bob's slip: A2"}, headers=umpire).status_code == 200
+    assert client.post(f"/v1/matches/{m.id}/add-time", json={"seat": 1, "seconds": 5}, headers=umpire).status_code == 200
+    assert client.post(f"/v1/matches/{m.id}/takeback", headers=umpire).status_code == 200
+    assert client.post(f"/v1/matches/{m.id}/resume", headers=umpire).status_code == 200
+    until(lambda: len(hook.accepted) >= 6, what="six posts")
+    assert not hook.problems
+    pictured = [a["png"] is not None for a in hook.accepted]
+    assert pictured == [True, True, False, False, True, False]
+    said = [a["text"] for a in hook.accepted]
+    assert "The umpire paused the clocks: Bob's slip: A2." in said[2]
+    takeback = said[4]
+    assert "The umpire took back Bob's move A1 A2: Bob is to move again." in takeback and "ply 1" in takeback
+    assert hook.accepted[4]["png"].startswith(PNG_MAGIC) and "ply 1" in hook.accepted[4]["alt"]
+
+
+@ADMIN
+def test_a_game_reopened_by_a_take_back_is_posted_on_to_its_new_end(
+    client: FlaskClient, app: Flask, store: Store, receivers: Callable[..., Receiver], deliverers: Callable[[], Deliverer]
+) -> None:
+    """The end of the game once posted, the match left the deliverers' index; a take-back of the move that
+    ended it reopens the game (service/matches/commit.lua), and what follows is posted too."""
+    hook = receivers("json")
+    allow(app, hook)
+    cells = [c for c in GAMES["catchup"].legal_moves(GAMES["catchup"].new({"size": 3})).moves]
+    position = {c: i % 2 for i, c in enumerate(cells[:-1])}
+    m = hooked(client, hook, options={"size": 3, "position": position})
+    umpire = {"Authorization": f"Bearer {m.created['umpire']}"}
+    deliverers()
+    ply = m.get().json["ply"]
+    assert m.move(0, cells[-1], ply).json["state"]["status"] == "finished"
+    until(lambda: len(hook.accepted) >= 1, what="the end posted")
+    until(lambda: not store.r.sismember(outbox.index_key(store, shard_of(m.id)), m.id), what="the match out of the index")
+    assert client.post(f"/v1/matches/{m.id}/takeback", headers=umpire).json["state"]["status"] == "ongoing"
+    assert m.resign(0).status_code == 200
+    until(lambda: len(hook.accepted) >= 3, what="the take-back and the new end posted")
+    kinds = [[e["type"] for e in a["body"]["events"]] for a in hook.accepted]
+    assert kinds == [["move", "end"], ["takeback"], ["resign", "end"]]
+    assert not hook.problems
