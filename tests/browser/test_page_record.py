@@ -33,8 +33,16 @@ People = tuple[WebDriver, WebDriver, WebDriver]
 
 
 def history(d: WebDriver) -> list[str]:
-    """Every line of the history list, in order: the positions' buttons and the lines between them."""
-    return [li.text for li in d.find_elements(By.CSS_SELECTOR, "#u-moves li")]
+    """Every line of the history list, in order: the positions' buttons and the lines between them (read at
+    once: the page redraws the list as the match changes)."""
+    lines: list[str] = d.execute_script("return [...document.querySelectorAll('#u-moves li')].map((li) => li.innerText)")
+    return lines
+
+
+def positions(d: WebDriver) -> list[str]:
+    """The positions' buttons of the history list, read at once."""
+    labels: list[str] = d.execute_script("return [...document.querySelectorAll('#u-moves li > button')].map((b) => b.innerText)")
+    return labels
 
 
 def page_state(d: WebDriver) -> dict[str, Any]:

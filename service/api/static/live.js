@@ -12,8 +12,9 @@ import { say } from './verdicts.js';
 const POLL_S = 25;
 // The stream's events that carry the position after a change of it (API.md "Streams").
 const CHANGES = ['move', 'pass', 'flag', 'resign', 'illegal', 'end', 'adjudicate'];
-// The stream's events of the umpire's controls (service/matches/events.py, API.md "The umpire's controls").
-const CONTROLS = ['start', 'pause', 'resume', 'add_time', 'token'];
+// The stream's events of the umpire's controls (service/matches/events.py, API.md "The umpire's controls"),
+// a take-back among them.
+const CONTROLS = ['start', 'pause', 'resume', 'add_time', 'token', 'add_umpire', 'remove_umpire', 'takeback'];
 
 const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 

@@ -8,13 +8,13 @@ import { showDeliveries } from './deliveries.js';
 import { $ } from './dom.js';
 import { placeParts } from './layout.js';
 import { mayLeave } from './leave.js';
-import { keepSeat, noteKeptState } from './links.js';
+import { keepCoUmpire, keepSeat, noteKeptState } from './links.js';
 import { labelOf } from './history.js';
 import { changed, listen } from './live.js';
 import { markWrong } from './moves.js';
 import { asidesOf, plyAfter, readRecord, recordStep, undoes } from './record.js';
 import { sayNewAttempts } from './refusals.js';
-import { checkSeat, seatRefused } from './seat.js';
+import { checkSeat, sayLost, seatOpens, seatRefused } from './seat.js';
 import { newGame, syncForm } from './setup.js';
 import * as store from './store.js';
 import { showUmpire } from './umpire.js';
@@ -31,7 +31,7 @@ function readHash() {
   const id = p.get('match');
   if (!id) return null;
   const seat = p.get('seat');
-  return { id, seat: seat === '0' || seat === '1' ? Number(seat) : null, token: p.get('token') };
+  return { id, seat: seat === '0' || seat === '1' ? Number(seat) : null, token: p.get('token'), umpire: p.get('umpire') };
 }
 
 // The address of the match followed, as it was entered (a seat's link, or the umpire's view).
@@ -67,8 +67,21 @@ async function enterMatch(want) {
     leaveMatch(false);
     return;
   }
+  if (want.umpire) takeCoUmpireLink(want.id, want.umpire, r.data);
+  if (want.token) await seatOpens(store.following()); // a link the umpire replaced is told at once
+  if (!store.stillFollowing(gen)) return;
   await takeMatch(r.data, true);
   listen(gen);
+}
+
+// A co-umpire link opened (coumpire.js): its token kept in this browser as the match's umpire token, and
+// out of the address at once (Back, the history and a copied address show the umpire's view's plain link).
+function takeCoUmpireLink(id, token, data) {
+  const game = store.gameInfo(data.game);
+  const names = [0, 1].map((seat) => (data.players && data.players[seat]) || game.hints.players[seat]);
+  keepCoUmpire(id, token, game.title, names);
+  history.replaceState(null, '', `${location.pathname}#match=${encodeURIComponent(id)}`);
+  address = location.href;
 }
 
 // The match left (`resetHash`: for the desk's address, a new entry of the browser's history, so that Back
@@ -111,7 +124,10 @@ export async function takeMatch(data, first) {
   const history = [{ state: null, move: null, events: [], ply: entries.length ? entries[0].ply : data.state.ply }];
   for (const e of entries) {
     const move = recordStep(e);
-    if (undoes(e) && history.length > 1) history.pop();
+    if (undoes(e) && history.length > 1) {
+      history.pop();
+      history[history.length - 1] = { ...history[history.length - 1], reopened: true }; // no second take-back from here
+    }
     if (move === null) continue;
     const i = history.length;
     const old = known[i];
@@ -136,7 +152,8 @@ export async function takeMatch(data, first) {
   showDeliveries(); // the umpire's view: how the posts to the channel go (not awaited: it is no part of the change)
   noteKeptState(m.id, data); // the kept links say how it stands
   let last = store.latest();
-  if (store.at() > 0 && store.atLatest() && (grew || first)) {
+  if (first && store.seatLost()) sayLost(); // a link that no longer opens the seat: that, before all
+  else if (store.at() > 0 && store.atLatest() && (grew || first)) {
     if (!last.announcements) last = store.noteAnnouncements(last, await matchAnnouncements(store.plyQuery(store.at())));
     if (store.stillFollowing(gen)) sayLegal(last, labelOf(store.at()));
   } else if (!first && !store.seatLost()) {
@@ -170,7 +187,7 @@ export async function playInMatch(text) {
     markWrong(text, r.data.error);
     return sayIllegal(r.data.error, `${text} is illegal`);
   }
-  if (r.status === 401) return tokenRefused(m);
+  if (r.status === 401) return tokenRefused(r);
   if (!r.ok) {
     say('bad', errorText(r));
     const again = await api('GET', matchPath(m.id));
@@ -183,11 +200,9 @@ export async function playInMatch(text) {
   await changed(data);
 }
 
-// The server does not know this page's seat token (401): the record says whether the umpire replaced it.
-async function tokenRefused(m) {
-  const rec = await readRecord(matchPath(m.id));
-  if (!store.stillFollowing(m.gen)) return;
-  seatRefused(rec ? rec.moves : []);
+// The server does not know this page's seat token (401): replaced by the umpire, or never the match's.
+async function tokenRefused(r) {
+  seatRefused(r);
   await show();
 }
 
@@ -195,7 +210,7 @@ async function resign() {
   const m = store.following();
   if (!m || !window.confirm('Resign this match?')) return;
   const r = await api('POST', `${matchPath(m.id)}/resign`, undefined, bearer(m.token));
-  if (r.status === 401) return tokenRefused(m);
+  if (r.status === 401) return tokenRefused(r);
   if (!r.ok) return say('bad', errorText(r));
   const { events, ...data } = r.data;
   await changed(data);

@@ -13,7 +13,8 @@
 //    is choosing a move.
 //
 // A position is {state, before, move, events, announcements}; in a match earlier positions have no
-// state (the server keeps them), and each has its `ply` and its record `entry` (record.js).
+// state (the server keeps them), and each has its `ply` and its record `entry` (record.js), and
+// `reopened` when a take-back returned to it.
 
 // The move being built is its own module's (building.js), shared through the store like the rest.
 import { clearMove } from './building.js';
