@@ -86,6 +86,17 @@ def test_the_umpire_takes_back_a_misclick(people: People, server: str, shot: Sho
     assert offered(umpire, "u-takeback") and umpire.find_element(By.ID, "u-takeback").text == "Take back Bob's move B2 B3"
     umpire.execute_script("document.getElementById('u-moves').scrollIntoView()")
     shot(umpire, "history")
+    # The match's text record, take-back and all, pasted on the desk: it replays to the match's position.
+    text_record = api(server, "GET", f"/v1/matches/{match_id}/moves")["text"]
+    assert "takeback" in text_record, text_record
+    enter(umpire, f"{server}/")
+    umpire.find_element(By.ID, "u-tab-record").click()
+    box = umpire.find_element(By.ID, "u-record-text")
+    umpire.execute_script("arguments[0].value = arguments[1]", box, text_record)
+    umpire.find_element(By.CSS_SELECTOR, "#u-record button[type=submit]").click()
+    idle(umpire)
+    assert text(umpire, "u-verdict").startswith("The record replays: 2 moves."), text(umpire, "u-verdict")
+    assert positions(umpire) == ["start", "1. C3", "2. B2 B3"]
 
 
 def test_a_pause_with_its_reason_shown_to_the_players(people: People, shot: Shot) -> None:

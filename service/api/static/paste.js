@@ -116,6 +116,10 @@ async function replayRecord(text) {
   const history = [firstPosition(r.data.state)];
   for (let i = 0; i < rec.moves.length; i++) {
     const move = rec.moves[i];
+    if (store.isTakeBack(move)) { // the umpire's take-back in a match's record: the move before it undone
+      if (history.length > 1) history.pop();
+      continue;
+    }
     const before = history[history.length - 1].state;
     let v;
     if (store.isReserved(move)) { // an end without a move (resign 1...): the server replays the record to it
@@ -138,7 +142,8 @@ async function replayRecord(text) {
     history.push({ state: v.state, before, move: v.move, events: v.events, announcements: v.announcements });
   }
   startFrom(game, options, history);
-  sayLegal(store.latest(), `The record replays: ${rec.moves.length} ${rec.moves.length === 1 ? 'move' : 'moves'}.`);
+  const played = history.length - 1; // a move taken back is not on the line
+  sayLegal(store.latest(), `The record replays: ${played} ${played === 1 ? 'move' : 'moves'}.`);
 }
 
 export function wirePaste() {

@@ -24,6 +24,8 @@ export { choiceCode, clearMove, markWrongCell, openSteps, pickChoice, prefix, pr
 // A record's entries that are not moves (engine/game.py RESERVED): replayed by the server.
 const RESERVED = ['timeout', 'resign', 'forfeit', 'abort', 'adjudicate'];
 export const isReserved = (move) => !!move && RESERVED.includes(String(move).split(/\s+/)[0].toLowerCase());
+// A record's `takeback` (engine/game.py TAKEBACK): the umpire undid the move right before it.
+export const isTakeBack = (move) => String(move || '').trim().toLowerCase() === 'takeback';
 
 // Positions kept as given (each frozen once, so a position keeps its identity from line to line).
 const freeze = (list) => Object.freeze(list.map((h) => (Object.isFrozen(h) ? h : Object.freeze({ ...h }))));
