@@ -45,6 +45,14 @@ def positions(d: WebDriver) -> list[str]:
     return labels
 
 
+def paste_record(d: WebDriver, record: str) -> None:
+    """``record`` replayed from "Paste a record" (in the page's own text record, or one move a line)."""
+    d.find_element(By.ID, "u-tab-record").click()
+    d.execute_script("arguments[0].value = arguments[1]", d.find_element(By.ID, "u-record-text"), record)
+    d.find_element(By.CSS_SELECTOR, "#u-record button[type=submit]").click()
+    idle(d)
+
+
 def page_state(d: WebDriver) -> dict[str, Any]:
     """The state of the position the page shows, as the page holds it."""
     state: dict[str, Any] = d.execute_async_script(
@@ -78,11 +86,7 @@ def test_a_post_pasted_is_the_position_it_shows(
 ) -> None:
     moves, state = played(server, game, options, plies)
     record = f'[Game "{game}"]\n[Options {json.dumps(options)}]\n\n' + "\n".join(f"{i}. {m}" for i, m in enumerate(moves, 1))
-    page.find_element(By.ID, "u-tab-record").click()
-    box = page.find_element(By.ID, "u-record-text")
-    page.execute_script("arguments[0].value = arguments[1]", box, record)
-    page.find_element(By.CSS_SELECTOR, "#u-record button[type=submit]").click()
-    idle(page)
+    paste_record(page, record)
     assert text(page, "u-verdict").startswith(f"The record replays: {plies} moves."), text(page, "u-verdict")
     before = text(page, "u-turn")
     assert turn in before

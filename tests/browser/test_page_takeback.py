@@ -20,7 +20,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
 from test_page import cells, click_cell, new_game, text
 from test_page_mistakes import enter, said
-from test_page_record import history, positions
+from test_page_record import history, paste_record, positions
 from test_page_slips import click
 from test_page_umpire import api, create, href, refused
 
@@ -90,11 +90,7 @@ def test_the_umpire_takes_back_a_misclick(people: People, server: str, shot: Sho
     text_record = api(server, "GET", f"/v1/matches/{match_id}/moves")["text"]
     assert "takeback" in text_record, text_record
     enter(umpire, f"{server}/")
-    umpire.find_element(By.ID, "u-tab-record").click()
-    box = umpire.find_element(By.ID, "u-record-text")
-    umpire.execute_script("arguments[0].value = arguments[1]", box, text_record)
-    umpire.find_element(By.CSS_SELECTOR, "#u-record button[type=submit]").click()
-    idle(umpire)
+    paste_record(umpire, text_record)
     assert text(umpire, "u-verdict").startswith("The record replays: 2 moves."), text(umpire, "u-verdict")
     assert positions(umpire) == ["start", "1. C3", "2. B2 B3"]
 
