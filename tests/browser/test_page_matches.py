@@ -5,7 +5,8 @@ of their own on a real match (Redis, gunicorn, a webhook receiver in Discord's s
 The umpire creates the match from the page and starts the clocks; each seat makes every move on its
 own page as a person does - a cell clicked for each of a Bug move's steps, a word step picked for each
 of a Crystal draft's and shifts' - until the game ends; on the way a seat's refused attempt reaches
-the umpire's view.  Every page ends on the verdict in the game's words, the umpire's history numbers
+the umpire's view, and the umpire takes back a move (the seat moves again), and the move that ended
+the game (the game goes on).  Every page ends on the verdict in the game's words, the umpire's history numbers
 each move by the ply the server's record gives it, and every post the channel got compiles as the
 body of Discord's Execute Webhook (``discord-api-types``, tsc --strict).
 """
@@ -23,6 +24,7 @@ from hookkit import Receiver, until
 from pagekit import idle
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.ui import WebDriverWait
 from test_page import text
 from test_page_desk import set_up
 from test_page_mistakes import enter, said
@@ -69,6 +71,18 @@ def click_on_cell(d: WebDriver, name: str) -> None:
 def check_anomalies(d: WebDriver, anomalies: list[str]) -> None:
     for name in anomalies:
         d.find_element(By.CSS_SELECTOR, f'#u-options [data-option="anomalies"] input[value="{name}"]').click()
+
+
+def take_back(umpire: WebDriver, who: str, move: str) -> None:
+    """The umpire takes back ``who``'s ``move``, the last, from the controls (once the umpire's page shows it)."""
+    offer = f"Take back {who}'s move {move}"
+    button = umpire.find_element(By.ID, "u-takeback")
+    WebDriverWait(umpire, 10).until(lambda d: button.is_displayed() and button.text == offer)
+    umpire.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    button.click()
+    umpire.switch_to.alert.accept()
+    idle(umpire)
+    said(umpire, f"The umpire took back {who}'s move {move}")
 
 
 def to_play(url: str, match_id: str) -> Json | None:
@@ -120,10 +134,19 @@ def test_a_whole_match_from_the_page(
     enter(bob, href(umpire, "1", match_id))
     enter(umpire, href(umpire, "umpire", match_id))
     click(umpire, "u-start-clock")
-    last = ""
+    last, mover = "", 0  # the last move made, and who made it
     tried = False
-    made = 0
-    while (now := to_play(server, match_id)) is not None:
+    made = 0  # the moves on the board: those taken back are not
+    taken = 0  # the moves the umpire took back: one on the way, and the one that ended the game
+    while True:
+        now = to_play(server, match_id)
+        if now is None and taken == 2:
+            break
+        if now is None:  # the game's last move, a slip: the umpire takes it back, and the game goes on
+            take_back(umpire, NAMES[mover], last)
+            assert api(server, "GET", f"/v1/matches/{match_id}")["state"]["status"] == "ongoing"
+            taken, made = 2, made - 1
+            continue
         seat = now["clock"]["to_move"]
         d = seats[seat]
         said(d, f"(ply {now['ply']})", "u-turn")  # the seat's page has caught up, by itself
@@ -140,9 +163,13 @@ def test_a_whole_match_from_the_page(
         make_by_hand(d, move, hints)
         after = api(server, "GET", f"/v1/matches/{match_id}")
         assert after["ply"] == now["ply"] + 1, (move, text(d, "u-verdict"))
-        last = move
+        last, mover = move, seat
         made += 1
         assert made < 100
+        if not taken and now["ply"] >= 10:  # a slip on the way: taken back, the seat moves again
+            take_back(umpire, NAMES[seat], move)
+            said(d, "Your move.", "u-seat")
+            taken, made = 1, made - 1
     assert tried
     state = api(server, "GET", f"/v1/matches/{match_id}")["state"]
     end = the_end(game, state)
@@ -155,12 +182,18 @@ def test_a_whole_match_from_the_page(
         assert "The match is over." in text(d, "u-seat")
     # The umpire's history: each move numbered by the ply the record gives it, the start and the refusal between.
     record = api(server, "GET", f"/v1/matches/{match_id}/moves")["moves"]
-    played = [e for e in record if e["kind"] == "move"]
-    assert len(played) == made == state["ply"] - created["ply"]
+    played: list[Json] = []  # the moves on the board: each take-back undoes the move before it
+    for e in record:
+        if e["kind"] == "move":
+            played.append(e)
+        elif e["kind"] == "takeback":
+            played.pop()
+    assert len(played) == made == state["ply"] - created["ply"] and [e["kind"] for e in record].count("takeback") == 2
     start = f"start (ply {created['ply']})" if created["ply"] else "start"
     assert moves(umpire) == [start, *(f"{e['ply'] + 1}. {e['move']}" for e in played)]
     lines = history(umpire)
     assert lines[1] == f"ply {created['ply']} The umpire started the clocks." and sum(li.startswith("✗ ") for li in lines) == 1
+    assert sum(" The umpire took back " in li for li in lines) == 2
     # The players' names everywhere: on the board's cells too, where the game's pieces are theirs.
     named = [w.replace(PLAYERS[0], NAMES[0]).replace(PLAYERS[1], NAMES[1]) for w in hints["named_words"].values()]
     labels = umpire.execute_script(
