@@ -180,6 +180,10 @@ def test_a_whole_match_from_the_page(
         verdict = text(d, "u-verdict")  # the last move, numbered as the history numbers it, and its announcements
         assert verdict.startswith(f"{state['ply']}. {last}\n") and result in verdict, verdict
         assert "The match is over." in text(d, "u-seat")
+    # The umpire may still take back the move that ended it, for a while: the controls say so, and offer only that.
+    assert text(umpire, "u-seat") == "Umpire's view, with the umpire's controls. The match is over."
+    assert text(umpire, "u-takeback") == f"Take back {NAMES[mover]}'s move {last}"
+    assert not umpire.find_element(By.ID, "u-pause").is_displayed()
     # The umpire's history: each move numbered by the ply the record gives it, the start and the refusal between.
     record = api(server, "GET", f"/v1/matches/{match_id}/moves")["moves"]
     played: list[Json] = []  # the moves on the board: each take-back undoes the move before it

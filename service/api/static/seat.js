@@ -6,9 +6,10 @@
 
 import { api, bearer } from './api.js';
 import { $ } from './dom.js';
-import { forgetSeat, umpireToken } from './links.js';
+import { forgetSeat } from './links.js';
 import { matchPath } from './match.js';
 import * as store from './store.js';
+import { controlsOn } from './umpire.js';
 import { say } from './verdicts.js';
 
 // The record's length when this page entered the match of `gen`: a `token` entry after it replaced
@@ -72,7 +73,7 @@ export function showSeat() {
   const who = store.names();
   const s = m.data.state;
   const seatName = m.seat === null ? null : who[m.seat];
-  let line = m.seat === null ? (umpireToken() && s.status !== 'finished' ? "Umpire's view, with the umpire's controls." : "Umpire's view: read only.") : `You are seat ${m.seat} (${seatName}).`;
+  let line = m.seat === null ? (controlsOn() ? "Umpire's view, with the umpire's controls." : "Umpire's view: read only.") : `You are seat ${m.seat} (${seatName}).`;
   const clk = m.data.clock;
   const firstMove = clk.started === false && clk.start === 'first_move'; // the clocks start with the first move
   if (s.status === 'finished') line += ' The match is over.';

@@ -36,12 +36,17 @@ function moveToTakeBack(m) {
 
 // The controls as the match's clocks allow them now (a refusal still comes back as the server's sentence);
 // once the match is over, only the take-back of a move that ended it, for a while.
+// Does the page show the umpire's controls of the match followed (an umpire's token here, and something to do)?
+export function controlsOn() {
+  const m = store.following();
+  return !!(m && m.data && umpireToken() && (m.data.state.status !== 'finished' || moveToTakeBack(m)));
+}
+
 export function showUmpire() {
   const m = store.following();
-  const token = umpireToken();
-  const over = !!(m && m.data) && m.data.state.status === 'finished';
-  const undo = m && m.data && token ? moveToTakeBack(m) : null;
-  const on = !!(m && m.data && token && (!over || undo));
+  const on = controlsOn();
+  const over = on && m.data.state.status === 'finished';
+  const undo = on ? moveToTakeBack(m) : null;
   $('u-umpire').hidden = !on;
   if (!on) return;
   for (const part of $('u-umpire').querySelectorAll('.u-running-only')) part.hidden = over;
