@@ -18,7 +18,7 @@ from pagekit import idle
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
-from test_page import cells, click_cell, new_game, text
+from test_page import cells, click_cell, new_game, phone, text
 from test_page_mistakes import enter, said
 from test_page_record import history, paste_record, positions
 from test_page_slips import click
@@ -57,6 +57,10 @@ def test_the_umpire_takes_back_a_misclick(people: People, server: str, shot: Sho
     assert button.is_displayed() and button.text == "Take back Bob's move B2"
     umpire.execute_script("document.getElementById('u-umpire').scrollIntoView()")
     shot(umpire, "offered")
+    phone(umpire)  # on a 390x844 phone too: no part of the controls wider than the screen
+    umpire.execute_script("document.getElementById('u-umpire').scrollIntoView()")
+    shot(umpire, "offered-phone")
+    umpire.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     button.click()
     question = umpire.switch_to.alert.text
     assert question.startswith("Take back Bob's move B2 (ply 2)? Bob moves again"), question
@@ -140,6 +144,10 @@ def test_a_co_umpire_link(people: People, server: str, shot: Shot) -> None:
     said(ann, "The umpire has paused the clocks: a word with the arbiter.", "u-seat")
     co.execute_script("document.getElementById('u-umpire').scrollIntoView()")
     shot(co, "co-umpire")
+    phone(umpire)
+    umpire.execute_script("document.getElementById('u-co').scrollIntoView()")
+    shot(umpire, "links-phone")
+    umpire.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     # Reloaded, the co-umpire's browser keeps the token (its kept links), not the address.
     enter(co, href(co, "umpire", match_id))
     assert offered(co, "u-resume")
