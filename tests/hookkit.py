@@ -125,7 +125,7 @@ class Receiver:
             assert set(body) == {"content", "allowed_mentions"}, body
             assert isinstance(body["content"], str) and 0 < len(body["content"]) <= 2000
             assert body["allowed_mentions"] == {"parse": []}
-            return {"text": body["content"], "png": None, "alt": None}
+            return {"text": body["content"], "png": None, "alt": None, "payload": body}
         assert request.mimetype == "multipart/form-data", request.mimetype
         assert set(request.form) == {"payload_json"} and set(request.files) == {"files[0]"}, (request.form, request.files)
         payload = json.loads(request.form["payload_json"])
@@ -141,7 +141,7 @@ class Receiver:
         assert png.startswith(PNG_MAGIC) and Image.open(io.BytesIO(png)).size[0] > 100
         alt = payload["attachments"][0]["description"]
         assert isinstance(alt, str) and 0 < len(alt) <= 1024  # Discord's limit on an attachment's description
-        return {"text": payload["content"], "png": png, "alt": alt}
+        return {"text": payload["content"], "png": png, "alt": alt, "payload": payload}  # payload: for discord-api-types
 
     def check_slack(self, request: Request) -> Json:
         """Slack's incoming webhook: JSON with ``text`` and ``blocks`` (a section, an image when linked)."""

@@ -81,7 +81,7 @@ def link(d: WebDriver, seat: str, match_id: str | None = None) -> WebElement:
 
 
 def ply(d: WebDriver) -> int:
-    return int(d.execute_script("return document.querySelectorAll('#u-moves li').length")) - 1
+    return int(d.execute_script("return document.querySelectorAll('#u-moves li > button').length")) - 1  # the positions
 
 
 def test_the_page_links_to_the_api(page: WebDriver, server: str) -> None:
@@ -222,7 +222,7 @@ def test_a_managed_match_from_two_windows_on_a_running_clock(page: WebDriver, sh
     assert text(page, "u-seat").startswith("Umpire's view: read only.")
     assert not page.find_element(By.ID, "u-move-form").is_displayed()
     moves = [m.text for m in page.find_elements(By.CSS_SELECTOR, "#u-moves button")]
-    assert moves == ["start", "1. C3", "2. B2 B3", "timeout"]  # a flag is no move: it reaches no ply of its own
+    assert moves == ["start", "1. C3", "2. B2 B3", "Red's flag fell"]  # a flag is no move: it reaches no ply of its own
     page.find_element(By.ID, "u-copy-post").click()
     idle(page)
     post = page.find_element(By.ID, "u-post").get_attribute("value") or ""

@@ -123,14 +123,21 @@ def test_a_replaced_seat_link_says_so_in_a_player_s_words(people: People, shot: 
     assert "new link" in text(ann, "u-verdict") and cells(ann)["C3"] == "C3, empty"
     assert not ann.find_elements(By.CSS_SELECTOR, f'#u-kept [data-match="{match_id}"]')  # its dead link is not kept
     shot(ann, "replaced")
-    # The old link opened again later: the page cannot tell it is old until the server refuses it (401).
+    # The old link opened again later: told at once, as the page opens it (GET .../seat answers 401
+    # token_replaced); before, the page said "Your move" until a move was refused.
     old = str(ann.current_url)
     enter(ann, old)
-    try_move(ann, "C3")
     refused(ann, 401)
-    said(ann, "was replaced", "u-seat")
+    assert text(ann, "u-seat").startswith("You were seat 0 (Ann): this seat's link was replaced by the umpire")
     verdict = text(ann, "u-verdict")
     assert "Authorization" not in verdict and "Ask the umpire for the new link." in verdict, verdict
+    assert not ann.find_element(By.ID, "u-move").is_enabled()
+    # A link whose token the match never had (cut short when pasted) says so, in other words.
+    enter(ann, old.rsplit("token=", 1)[0] + "token=cut-sh0rt")
+    refused(ann, 401)
+    assert text(ann, "u-seat") == (
+        "This link does not open seat 0 (Ann): its token is not one of this match's. Ask the umpire for the seat's link."
+    )
     assert not ann.find_element(By.ID, "u-move").is_enabled()
     # Bob's page follows by long polls: a poll answers the umpire's change, and the record says whose link it replaced.
     bob.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": "delete window.EventSource;"})

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hookkit import PNG_MAGIC, Receiver, until
+from hookkit import CONTROL_EVENTS, PNG_MAGIC, Receiver, until
 from openapi_check import spec_checker_instance
 from pagekit import idle, unexpected
 from selenium.webdriver.common.by import By
@@ -137,6 +137,16 @@ def offered(d: WebDriver) -> list[str]:
     return [b for b in ("u-start-clock", "u-pause", "u-resume") if d.find_element(By.ID, b).is_displayed()]
 
 
+def give_time(d: WebDriver, seat: int, seconds: int) -> None:
+    """The umpire gives ``seat`` time with the "Add time" control."""
+    Select(d.find_element(By.ID, "u-add-seat")).select_by_value(str(seat))
+    box = d.find_element(By.ID, "u-add-s")
+    box.clear()
+    box.send_keys(str(seconds))
+    d.find_element(By.CSS_SELECTOR, "#u-add-time button[type=submit]").click()
+    idle(d)
+
+
 def try_move(d: WebDriver, move: str) -> None:
     box = d.find_element(By.ID, "u-move")
     box.clear()
@@ -226,12 +236,7 @@ def test_the_clock_waits_for_the_start_then_pause_resume_add_time_and_adjudicate
 
     # Time given to Ann shows on her clock; resumed, the turn runs on from what it had at the pause.
     page.switch_to.window(desk)
-    Select(page.find_element(By.ID, "u-add-seat")).select_by_value("0")
-    box = page.find_element(By.ID, "u-add-s")
-    box.clear()
-    box.send_keys("30")
-    page.find_element(By.CSS_SELECTOR, "#u-add-time button[type=submit]").click()
-    idle(page)
+    give_time(page, 0, 30)
     assert "The umpire gave Ann 30 s." in text(page, "u-verdict")
     assert seconds(text(page, "u-clock-0"), "bank") == 40 and seconds(text(page, "u-clock-0"), "turn") == left
     page.switch_to.window(polling)  # a page without EventSource says it too, from the clocks its long poll brings
@@ -404,7 +409,9 @@ def test_the_umpire_runs_a_match_from_the_page_and_the_channel_alone(
     until(lambda: len(mine()) >= len(record), 60, "every change posted")
     posts = mine()
     assert [p["delivery"] for p in posts] == [f"{match_id}:{k}" for k in range(1, len(record) + 1)]
-    assert all(p["png"].startswith(PNG_MAGIC) for p in posts) and not receiver.problems
+    # A change of the board posts its picture; a control of the clocks leaves the board as it was: none (issue 35 item 11).
+    pictured = [p["png"] is not None and p["png"].startswith(PNG_MAGIC) for p in posts]
+    assert pictured == [e["kind"] not in CONTROL_EVENTS for e in record] and not receiver.problems
     said = [p["text"] for p in posts]
     assert [e["kind"] for e in record[:5]] == ["start", "move", "pause", "add_time", "resume"]
     # each move's post shows the position it reached (its ply) and names the player who moved

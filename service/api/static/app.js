@@ -32,8 +32,10 @@
 //   leave.js     a seat's page asks before it is left while its match runs
 //   match.js     following a match: entering, leaving, its record on the board, a seat's move
 //   seat.js      the seat line; a seat whose link the umpire replaced (told, and offered no moves)
+//   record.js    a match's record: its positions with their plies, the entries between them in words
 //   refusals.js  a match's refused attempts: listed in the history, said on every view
-//   umpire.js    the umpire's controls of a match
+//   umpire.js    the umpire's controls of a match: the clocks, a take-back, time, the end
+//   coumpire.js  co-umpire links: the umpire's controls on another device, or for a second umpire
 //   clocks.js    the match's clocks, counted down, and said to a screen reader as a turn runs low
 //   deliveries.js  the umpire's view: how the posts to the match's webhooks go
 //   live.js      live updates of a match: its event stream, or long polls
@@ -43,6 +45,7 @@ import { wireBoard } from './board.js';
 import { startClocks } from './clocks.js';
 import { wireMatchForm } from './create.js';
 import { wireComputer } from './computer.js';
+import { wireCoUmpires } from './coumpire.js';
 import { wireHistory } from './history.js';
 import { wireLeave } from './leave.js';
 import { wireLayout } from './layout.js';
@@ -69,6 +72,7 @@ function wire() {
   wireComputer();
   wireMatchForm();
   wireUmpire();
+  wireCoUmpires();
   wireMatch();
   wireLeave();
   wirePending();

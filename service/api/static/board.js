@@ -112,6 +112,16 @@ function pickChoice(code) {
 
 // -- the cells ---------------------------------------------------------------------------------------
 
+// A board value in words: with the players' names where the line has them (a match's) and the game's
+// pieces are theirs (hints.named_words: "Ann's stone"), else in the game's own words ("Red's stone").
+function boardWord(value) {
+  const h = store.hints();
+  const named = store.namesToSend() && h.named_words[value];
+  if (!named) return h.board_words[value] || value;
+  const who = store.names();
+  return fill(named, { player0: who[0], player1: who[1] });
+}
+
 // What is on a cell, in the game's words: a board is an object of cells, or a list of rows of one symbol a column.
 function cellContent(state, cell) {
   if (!state) return '';
@@ -125,7 +135,7 @@ function cellContent(state, cell) {
     value = board ? board[cell] : undefined;
     if (value === undefined) return h.empty;
   }
-  return h.board_words[String(value)] || String(value);
+  return boardWord(String(value));
 }
 
 // Each cell says its name: on hover (its title), and under the board while it has the focus.  A cell

@@ -4,13 +4,24 @@
 
 import { $, el } from './dom.js';
 import { matchAnnouncements } from './match.js';
+import { controlItem, endWords, numbered } from './record.js';
 import { attemptItem } from './refusals.js';
 import * as store from './store.js';
 import { say, sayLegal } from './verdicts.js';
 import { show } from './view.js';
 
-// The moves, each numbered by the ply it reaches (an end without a move, such as a resignation,
-// reaches none), and in a match the attempts refused between them; on a branch, its own moves are marked.
+// Position `i` in the list: a move numbered by the ply it reaches (in a match, the ply the server's
+// record gives it), an end without a move (a resignation, an adjudication) in words.
+export function labelOf(i, ply = store.plies()) {
+  const h = store.position(i);
+  if (i === 0) return ply[0] ? `start (ply ${ply[0]})` : 'start';
+  if (h.entry) return numbered(h.entry) ? `${ply[i]}. ${h.move}` : endWords(h.entry);
+  return ply[i] === ply[i - 1] ? h.move : `${ply[i]}. ${h.move}`;
+}
+
+// The moves, and in a match the record's entries between them that are no position - the attempts
+// refused, the umpire's controls (pause, time given, a take-back...), each with its ply; on a branch,
+// its own moves are marked.
 export function showHistory() {
   const list = $('u-moves');
   const ply = store.plies();
@@ -18,15 +29,12 @@ export function showHistory() {
   const at = store.at();
   const main = store.mainLine();
   const from = main ? main.from : Infinity;
-  const refused = store.attempts();
+  const between = store.asides();
   list.replaceChildren();
   history.forEach((h, i) => {
-    let label;
-    if (i === 0) label = ply[0] ? `start (ply ${ply[0]})` : 'start';
-    else label = ply[i] === ply[i - 1] ? h.move : `${ply[i]}. ${h.move}`;
-    const b = el('button', { type: 'button', 'aria-current': i === at ? 'true' : 'false', onclick: () => goTo(i) }, label);
+    const b = el('button', { type: 'button', 'aria-current': i === at ? 'true' : 'false', onclick: () => goTo(i) }, labelOf(i, ply));
     list.append(el('li', { class: i > from ? 'u-branch-move' : null }, b));
-    for (const a of refused) if (a.at === i) list.append(attemptItem(a)); // in a match: the attempts refused at this position
+    for (const a of between) if (a.at === i) list.append(a.kind === 'illegal' ? attemptItem(a) : controlItem(a));
   });
   const current = list.querySelector('[aria-current="true"]');
   if (current) { // the list scrolls to the move shown; the page does not (on a phone it would leave the board)
@@ -80,7 +88,7 @@ async function goTo(i) {
   await show();
   let h = store.position(i);
   if (store.following() && !h.announcements) h = store.noteAnnouncements(h, await matchAnnouncements(store.plyQuery(i)));
-  if (i > 0) sayLegal(h, `Move ${i}: ${h.move}`);
+  if (i > 0) sayLegal(h, labelOf(i));
   else say('info', 'The starting position.');
 }
 

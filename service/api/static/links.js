@@ -1,6 +1,7 @@
 // The links of the matches this browser created (create.js makes them): each seat's link, the umpire's
 // view, kept in this browser with the match's umpire token (never in a link) until the umpire dismisses
-// them; a seat's new link; and the link of a seat opened in this browser.
+// them; a seat's new link; the co-umpire links made (coumpire.js); and the link of a seat, or a
+// co-umpire link, opened in this browser.
 
 import { api, bearer, errorText } from './api.js';
 import { $, copyText, el, sayBy } from './dom.js';
@@ -138,11 +139,41 @@ async function reissue(id, seat) {
   say('info', `Seat ${seat} (${k.names[seat]}) has a new link; the old one no longer works. Copy it and send it on.`);
 }
 
-// The umpire's token of the match shown: kept in this browser beside its seat links (never in a URL), used
-// only on the umpire's view (no seat's token in the address): a seat's page never shows the controls.
-export function umpireToken() {
+// The kept entry of the match shown, on the umpire's view (no seat's token in the address), with an umpire's
+// token: a seat's page never shows the controls.
+function umpireKept() {
   const m = store.following();
   if (!m || m.seat !== null) return null;
   const k = keptMatches().find((other) => other.id === m.id);
-  return k && typeof k.umpire === 'string' ? k.umpire : null;
+  return k && typeof k.umpire === 'string' ? k : null;
+}
+
+// The umpire's token of the match shown: kept in this browser beside its seat links (never in a URL but a
+// co-umpire link, which the page takes out of the address at once), used only on the umpire's view.
+export function umpireToken() {
+  const k = umpireKept();
+  return k ? k.umpire : null;
+}
+
+// Is the token the match's own umpire's (this browser created the match), which alone makes co-umpire links?
+export const ownUmpire = () => { const k = umpireKept(); return !!k && !k.co; };
+
+// A co-umpire link opened here (`#match=ID&umpire=TOKEN`): its token kept as the umpire's token of the
+// match (`co`: a co-umpire's, which makes no links), unless this browser holds the match's own.
+export function keepCoUmpire(id, token, title, names) {
+  const kept = keptMatches();
+  const k = kept.find((other) => other.id === id);
+  if (k && k.umpire && !k.co) return;
+  const entry = { id, title, names, seats: k ? k.seats : [null, null], umpire: token, co: true, created: new Date().toLocaleString() };
+  keepMatches([entry, ...kept.filter((other) => other.id !== id)]);
+}
+
+// The co-umpire links this browser made for the match shown: [{link, token}], each kept until withdrawn.
+export const coLinks = () => { const k = umpireKept(); return (k && Array.isArray(k.coLinks)) ? k.coLinks : []; };
+export function setCoLinks(list) {
+  const kept = keptMatches();
+  const k = kept.find((other) => other.id === store.following().id);
+  if (!k) return;
+  k.coLinks = list;
+  keepMatches(kept);
 }

@@ -12,8 +12,9 @@ import { say } from './verdicts.js';
 const POLL_S = 25;
 // The stream's events that carry the position after a change of it (API.md "Streams").
 const CHANGES = ['move', 'pass', 'flag', 'resign', 'illegal', 'end', 'adjudicate'];
-// The stream's events of the umpire's controls (service/matches/events.py, API.md "The umpire's controls").
-const CONTROLS = ['start', 'pause', 'resume', 'add_time', 'token'];
+// The stream's events of the umpire's controls (service/matches/events.py, API.md "The umpire's controls"),
+// a take-back among them.
+const CONTROLS = ['start', 'pause', 'resume', 'add_time', 'token', 'add_umpire', 'remove_umpire', 'takeback'];
 
 const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 
@@ -53,7 +54,7 @@ export function listen(gen) {
     es.addEventListener(type, async (ev) => {
       const d = read(ev);
       if (!d) return;
-      await changed(after(d), type === 'token'); // a seat's new link: the record says whose
+      await changed(after(d), true); // the record has the control (listed in the history), a seat's new link says whose
       if (!store.stillFollowing(gen) || store.seatLost()) return; // a seat whose link this replaced has been told in its words
       if (Array.isArray(d.announcements) && d.announcements.length) say('info', d.announcements.join(' '));
     });

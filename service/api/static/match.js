@@ -8,11 +8,13 @@ import { showDeliveries } from './deliveries.js';
 import { $ } from './dom.js';
 import { placeParts } from './layout.js';
 import { mayLeave } from './leave.js';
-import { keepSeat, noteKeptState } from './links.js';
+import { keepCoUmpire, keepSeat, noteKeptState } from './links.js';
+import { labelOf } from './history.js';
 import { changed, listen } from './live.js';
 import { markWrong } from './moves.js';
-import { attemptsOf, sayNewAttempts } from './refusals.js';
-import { checkSeat, seatRefused } from './seat.js';
+import { asidesOf, plyAfter, readRecord, recordStep, undoes } from './record.js';
+import { sayNewAttempts } from './refusals.js';
+import { checkSeat, sayLost, seatOpens, seatRefused } from './seat.js';
 import { newGame, syncForm } from './setup.js';
 import * as store from './store.js';
 import { showUmpire } from './umpire.js';
@@ -29,7 +31,7 @@ function readHash() {
   const id = p.get('match');
   if (!id) return null;
   const seat = p.get('seat');
-  return { id, seat: seat === '0' || seat === '1' ? Number(seat) : null, token: p.get('token') };
+  return { id, seat: seat === '0' || seat === '1' ? Number(seat) : null, token: p.get('token'), umpire: p.get('umpire') };
 }
 
 // The address of the match followed, as it was entered (a seat's link, or the umpire's view).
@@ -65,8 +67,21 @@ async function enterMatch(want) {
     leaveMatch(false);
     return;
   }
+  if (want.umpire) takeCoUmpireLink(want.id, want.umpire, r.data);
+  if (want.token) await seatOpens(store.following()); // a link the umpire replaced is told at once
+  if (!store.stillFollowing(gen)) return;
   await takeMatch(r.data, true);
   listen(gen);
+}
+
+// A co-umpire link opened (coumpire.js): its token kept in this browser as the match's umpire token, and
+// out of the address at once (Back, the history and a copied address show the umpire's view's plain link).
+function takeCoUmpireLink(id, token, data) {
+  const game = store.gameInfo(data.game);
+  const names = [0, 1].map((seat) => (data.players && data.players[seat]) || game.hints.players[seat]);
+  keepCoUmpire(id, token, game.title, names);
+  history.replaceState(null, '', `${location.pathname}#match=${encodeURIComponent(id)}`);
+  address = location.href;
 }
 
 // The match left (`resetHash`: for the desk's address, a new entry of the browser's history, so that Back
@@ -93,41 +108,36 @@ export function leaveAsked() {
   return true;
 }
 
-// Replayable entries of the record, as the server counts plies (service/matches/referee.py record_moves):
-// a flag that only opened R-X6's window, and an illegal attempt refused, changed nothing.
-function recordStep(e) {
-  if (e.kind === 'move') return e.move;
-  if (e.kind === 'flag') return e.proxy ? null : 'timeout';
-  if (e.kind === 'pass') return e.move || 'timeout';
-  if (e.kind === 'illegal') return e.forfeit ? `forfeit ${e.seat}` : null;
-  if (e.kind === 'abort') return 'abort';
-  if (e.kind === 'resign') return `resign ${e.seat}`;
-  if (e.kind === 'adjudicate') return `adjudicate ${e.winner === null || e.winner === undefined ? 'draw' : e.winner}`;
-  return null; // the umpire's controls of the clocks (start, pause, resume, add time) change no position
-}
-
 // The match as the server answered it (GET, a move's answer, an event), with its record (GET moves):
 // the positions on the board, the latest shown if it was (or `first`: on entering).
 export async function takeMatch(data, first) {
   const m = store.following();
   const gen = m.gen;
-  const rec = await api('GET', `${matchPath(m.id)}/moves`);
-  if (!store.stillFollowing(gen) || !rec.ok) return;
-  const entries = rec.data.moves;
-  const steps = entries.map((e) => [recordStep(e), e]).filter(([s]) => s !== null);
+  const rec = await readRecord(matchPath(m.id));
+  if (!store.stillFollowing(gen) || !rec) return;
+  const entries = rec.moves;
   const wasLatest = first || store.atLatest();
   const refusedBefore = first ? Infinity : store.attempts().length; // on entering, the attempts so far are listed, not said
   const known = store.positions();
-  const history = [{ state: steps.length ? null : data.state, move: null, events: [] }];
-  steps.forEach(([move, e], i) => {
-    const old = known[i + 1];
-    // A move, or a pass of R-X6, moves the ply on; a flag that loses, a resignation, a forfeit, an abort end the game on it.
-    const keeps = e.kind !== 'move' && e.kind !== 'pass';
-    history.push({ state: null, move, keeps, events: e.events, announcements: old && old.move === move ? old.announcements : null });
-  });
-  history[history.length - 1] = { ...history[history.length - 1], state: data.state };
-  const grew = history.length !== known.length;
-  store.takeMatch(data, rec.data, history, wasLatest, attemptsOf(entries, (e) => recordStep(e) !== null));
+  // The positions, each with the ply the record gives it: the start, then one a move or an end, and
+  // one fewer for each take-back.
+  const history = [{ state: null, move: null, events: [], ply: entries.length ? entries[0].ply : data.state.ply }];
+  for (const e of entries) {
+    const move = recordStep(e);
+    if (undoes(e) && history.length > 1) {
+      history.pop();
+      history[history.length - 1] = { ...history[history.length - 1], reopened: true }; // no second take-back from here
+    }
+    if (move === null) continue;
+    const i = history.length;
+    const old = known[i];
+    const said = old && old.move === move && old.ply === plyAfter(e) ? old.announcements : null;
+    history.push({ state: null, move, entry: e, ply: plyAfter(e), events: e.events, announcements: said });
+  }
+  history[history.length - 1] = { ...history[history.length - 1], state: data.state, ply: data.state.ply };
+  const before = known[known.length - 1];
+  const grew = history.length !== known.length || !before || before.move !== history[history.length - 1].move; // or a move taken back and another made
+  store.takeMatch(data, rec, history, wasLatest, asidesOf(entries));
   checkSeat(entries, first);
   if (first) keepSeat(); // the seat's link, kept in this browser: left by mistake, it is offered again
   $('u-resign').hidden = m.seat === null || data.state.status === 'finished' || !!store.seatLost();
@@ -142,9 +152,10 @@ export async function takeMatch(data, first) {
   showDeliveries(); // the umpire's view: how the posts to the channel go (not awaited: it is no part of the change)
   noteKeptState(m.id, data); // the kept links say how it stands
   let last = store.latest();
-  if (store.at() > 0 && store.atLatest() && (grew || first)) {
+  if (first && store.seatLost()) sayLost(); // a link that no longer opens the seat: that, before all
+  else if (store.at() > 0 && store.atLatest() && (grew || first)) {
     if (!last.announcements) last = store.noteAnnouncements(last, await matchAnnouncements(store.plyQuery(store.at())));
-    if (store.stillFollowing(gen)) sayLegal(last, `Move ${store.at()}: ${last.move}`);
+    if (store.stillFollowing(gen)) sayLegal(last, labelOf(store.at()));
   } else if (!first && !store.seatLost()) {
     sayNewAttempts(refusedBefore, sent);
   } else if (first && data.clock.started === false) {
@@ -176,7 +187,7 @@ export async function playInMatch(text) {
     markWrong(text, r.data.error);
     return sayIllegal(r.data.error, `${text} is illegal`);
   }
-  if (r.status === 401) return tokenRefused(m);
+  if (r.status === 401) return tokenRefused(r);
   if (!r.ok) {
     say('bad', errorText(r));
     const again = await api('GET', matchPath(m.id));
@@ -189,11 +200,9 @@ export async function playInMatch(text) {
   await changed(data);
 }
 
-// The server does not know this page's seat token (401): the record says whether the umpire replaced it.
-async function tokenRefused(m) {
-  const rec = await api('GET', `${matchPath(m.id)}/moves`);
-  if (!store.stillFollowing(m.gen)) return;
-  seatRefused(rec.ok ? rec.data.moves : []);
+// The server does not know this page's seat token (401): replaced by the umpire, or never the match's.
+async function tokenRefused(r) {
+  seatRefused(r);
   await show();
 }
 
@@ -201,7 +210,7 @@ async function resign() {
   const m = store.following();
   if (!m || !window.confirm('Resign this match?')) return;
   const r = await api('POST', `${matchPath(m.id)}/resign`, undefined, bearer(m.token));
-  if (r.status === 401) return tokenRefused(m);
+  if (r.status === 401) return tokenRefused(r);
   if (!r.ok) return say('bad', errorText(r));
   const { events, ...data } = r.data;
   await changed(data);

@@ -33,7 +33,7 @@ export function fillRecordFormats(sel, game, own) {
 }
 
 // A position pasted: a state as the API gives it (JSON), or the text diagram a post prints, which the
-// server reads back for the game chosen under "New game" (POST import, format "diagram").
+// server reads back, as a state, for the game chosen under "New game" (POST import, format "diagram").
 async function loadState(text) {
   let data;
   try {
@@ -59,10 +59,12 @@ async function loadDiagram(text, notJson) {
   if (seat !== '') body.to_move = Number(seat);
   const r = await api('POST', `/v1/games/${game}/import`, body);
   if (!r.ok) return say('bad', `The diagram cannot be read: ${errorText(r)}`);
-  const made = await api('POST', `/v1/games/${game}/new`, { options: r.data.options });
-  if (!made.ok) return say('bad', `The position cannot be set up: ${errorText(made)}`);
-  startFrom(game, r.data.options, [firstPosition(made.data.state)]);
-  say('info', `The diagram is read: a ${store.gameInfo(game).title} position, ply ${made.data.state.ply}.`);
+  // The position the server read, whole: with its [State ...] line, the bonus, the draft, the totals and
+  // the ply a post carries (issue 35: a new game set up from the options read lost them).  The options
+  // stay the line's: a match is made from them, where they set up this very position (create.js).
+  const state = r.data.state;
+  startFrom(game, r.data.options, [firstPosition(state)]);
+  say('info', `The diagram is read: a ${store.gameInfo(game).title} position, ply ${state.ply}.`);
 }
 
 // A record: one move a line, or a match's text record with [Game "..."] and [Options {...}] lines.
@@ -114,6 +116,10 @@ async function replayRecord(text) {
   const history = [firstPosition(r.data.state)];
   for (let i = 0; i < rec.moves.length; i++) {
     const move = rec.moves[i];
+    if (store.isTakeBack(move)) { // the umpire's take-back in a match's record: the move before it undone
+      if (history.length > 1) history.pop();
+      continue;
+    }
     const before = history[history.length - 1].state;
     let v;
     if (store.isReserved(move)) { // an end without a move (resign 1...): the server replays the record to it
@@ -136,7 +142,8 @@ async function replayRecord(text) {
     history.push({ state: v.state, before, move: v.move, events: v.events, announcements: v.announcements });
   }
   startFrom(game, options, history);
-  sayLegal(store.latest(), `The record replays: ${rec.moves.length} ${rec.moves.length === 1 ? 'move' : 'moves'}.`);
+  const played = history.length - 1; // a move taken back is not on the line
+  sayLegal(store.latest(), `The record replays: ${played} ${played === 1 ? 'move' : 'moves'}.`);
 }
 
 export function wirePaste() {

@@ -73,7 +73,8 @@ export function showPending() {
     $('u-send').textContent = `Send ${move}`;
   }
   const m = store.following();
-  $('u-confirm-box').hidden = !m || m.seat === null || !!m.lost;
+  const over = !!m && !!m.data && m.data.state.status === 'finished';
+  $('u-confirm-box').hidden = !m || m.seat === null || !!m.lost || over; // nothing more to send
   $('u-confirm').checked = confirming();
 }
 

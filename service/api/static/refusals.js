@@ -1,24 +1,11 @@
-// Refused attempts in a match: the record's illegal moves that changed nothing (the clock ran on),
-// each listed in the history where it was made, with who tried what and why, and said as a notice on
-// every view that follows the match when one comes (issue 35: the umpire's page showed none of them).
+// Refused attempts in a match: the record's illegal moves that changed nothing (the clock ran on;
+// record.js finds them), each listed in the history where it was made, with who tried what and why,
+// and said as a notice on every view that follows the match when one comes (issue 35: the umpire's
+// page showed none of them).
 
 import { el } from './dom.js';
 import * as store from './store.js';
 import { sayRefused } from './verdicts.js';
-
-// The refused attempts of a record's entries (GET .../moves), each with `at`: how many of the entries
-// before it changed the position (`moved(entry)`), so that the history lists it after that position.
-export function attemptsOf(entries, moved) {
-  const out = [];
-  let at = 0;
-  for (const e of entries) {
-    if (e.kind === 'illegal' && !e.forfeit) {
-      const error = e.error || {};
-      out.push({ at, ply: e.ply, seat: e.seat, by: e.by, move: e.move, code: error.code || null, message: error.message || '', rule: error.rule || null });
-    } else if (moved(e)) at++;
-  }
-  return out;
-}
 
 // Who tried it: the seat's player, or the opponent moving for a seat out of time (R-X6's window).
 function who(a) {

@@ -12,8 +12,9 @@
 //  - the managed match followed, if any (the address ends in #match=ID), and whether the computer
 //    is choosing a move.
 //
-// A position is {state, before, move, events, announcements, keeps}; in a match earlier positions
-// have no state (the server keeps them), and `keeps` marks an end without a move (the ply stays).
+// A position is {state, before, move, events, announcements}; in a match earlier positions have no
+// state (the server keeps them), and each has its `ply` and its record `entry` (record.js), and
+// `reopened` when a take-back returned to it.
 
 // The move being built is its own module's (building.js), shared through the store like the rest.
 import { clearMove } from './building.js';
@@ -23,6 +24,8 @@ export { choiceCode, clearMove, markWrongCell, openSteps, pickChoice, prefix, pr
 // A record's entries that are not moves (engine/game.py RESERVED): replayed by the server.
 const RESERVED = ['timeout', 'resign', 'forfeit', 'abort', 'adjudicate'];
 export const isReserved = (move) => !!move && RESERVED.includes(String(move).split(/\s+/)[0].toLowerCase());
+// A record's `takeback` (engine/game.py TAKEBACK): the umpire undid the move right before it.
+export const isTakeBack = (move) => String(move || '').trim().toLowerCase() === 'takeback';
 
 // Positions kept as given (each frozen once, so a position keeps its identity from line to line).
 const freeze = (list) => Object.freeze(list.map((h) => (Object.isFrozen(h) ? h : Object.freeze({ ...h }))));
@@ -74,22 +77,10 @@ export function namesQuery() {
   return namesToSend() ? `names=${encodeURIComponent(names().map((n) => n.replace(/,/g, ' ')).join(','))}` : '';
 }
 
-// The position's own ply (its state's `ply`), the one number the page, the pictures and the posts give
-// (issue 22).  A match's earlier positions have no state here: counted back from the latest, where
-// an end without a move (a resignation, a flag that loses) kept the ply of the move before it.
-export function plies() {
-  const history = line.history;
-  const out = [];
-  let ply = latest().state ? latest().state.ply : history.length - 1;
-  for (let j = history.length - 1; j >= 0; j--) {
-    const h = history[j];
-    if (h.state) ply = h.state.ply;
-    out[j] = ply;
-    const keeps = h.keeps !== undefined ? h.keeps : isReserved(h.move);
-    if (j > 0 && !(history[j - 1].state && h.state) && !keeps) ply--;
-  }
-  return out;
-}
+// The position's own ply, the one number the page, the pictures and the posts give (issue 22): its
+// state's `ply`, or in a match the ply the server's record gives it (`ply`: its earlier positions have
+// no state here, and an end without a move, a resignation, keeps the ply of the move before it).
+export const plies = () => line.history.map((h) => (h.ply !== undefined ? h.ply : h.state.ply));
 export const plyOf = (i) => plies()[i];
 // A match's position as the pictures' `?ply=` names it: none for the latest (the server's latest).
 export const plyQuery = (i) => (i === line.history.length - 1 ? '' : `ply=${plyOf(i)}`);
@@ -191,9 +182,10 @@ export function setThinking(on) {
 
 // -- the match followed --------------------------------------------------------------------------
 
-// {id, seat, token, data, offset, gen, es, attempts, lost}: `data` is the match as GET /v1/matches/ID
+// {id, seat, token, data, offset, gen, es, asides, lost}: `data` is the match as GET /v1/matches/ID
 // answers it, `offset` our clock less the server's, `gen` counts the matches followed (a wait of an
-// earlier one stops), `es` the event stream, `attempts` the refused attempts of its record (refusals.js),
+// earlier one stops), `es` the event stream, `asides` the entries of its record between its positions
+// (record.js: the refused attempts, refusals.js, and the umpire's controls),
 // `lost` why the seat's token no longer works (seat.js: 'replaced', 'unknown'), or null.  `seat` is null
 // on the umpire's view (no seat token in the address).
 let match = null;
@@ -201,7 +193,8 @@ let matchGen = 0;
 const NONE = Object.freeze([]);
 
 export const following = () => match;
-export const attempts = () => (match ? match.attempts : NONE);
+export const asides = () => (match ? match.asides : NONE);
+export const attempts = () => asides().filter((a) => a.kind === 'illegal');
 export const seatLost = () => (match ? match.lost : null);
 // Is the match followed still the one of `gen` (nothing left or replaced it meanwhile)?
 export const stillFollowing = (gen) => gen === matchGen && match !== null;
@@ -210,7 +203,7 @@ export function followMatch(want) {
   const gen = ++matchGen;
   lines++;
   const seat = want.token ? want.seat : null;
-  match = Object.freeze({ id: want.id, seat, token: want.token, data: null, offset: 0, gen, es: null, attempts: NONE, lost: null });
+  match = Object.freeze({ id: want.id, seat, token: want.token, data: null, offset: 0, gen, es: null, asides: NONE, lost: null });
   line = Object.freeze({ ...line, history: freeze([]), main: null, branches: NONE });
   return gen;
 }
@@ -229,11 +222,11 @@ export function leaveMatch() {
 const offsetOf = (data) => Date.now() - Date.parse(data.clock.now);
 
 // The match as the server answered it, with its record: its game, options, players, positions and the
-// attempts refused on the way.  `toLatest`: the latest position is shown (else the one shown stays).
-export function takeMatch(data, record, history, toLatest, refused) {
-  match = Object.freeze({ ...match, data: Object.freeze({ ...data }), offset: offsetOf(data), attempts: freeze(refused) });
+// entries between them (record.js asidesOf).  `toLatest`: the latest position is shown (else the one shown stays).
+export function takeMatch(data, record, history, toLatest, between) {
+  match = Object.freeze({ ...match, data: Object.freeze({ ...data }), offset: offsetOf(data), asides: freeze(between) });
   const players = Array.isArray(record.players) ? Object.freeze([...record.players]) : null; // the match's players, named everywhere
-  const at = toLatest ? history.length - 1 : line.at;
+  const at = toLatest ? history.length - 1 : Math.min(line.at, history.length - 1); // a take-back shortens the line
   line = Object.freeze({ ...line, game: data.game, options: Object.freeze({ ...record.options }), names: players, history: freeze(history), at });
 }
 

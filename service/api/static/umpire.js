@@ -1,9 +1,12 @@
 // The umpire's controls of a match, on the umpire's view opened in the browser that created the match
-// (its umpire token is kept there, links.js): start, pause and resume the clocks, add time, adjudicate,
-// abort.  Each is POST /v1/matches/ID/<action> with the umpire's token; the server's refusal is said.
+// or from a co-umpire link (the token is kept there, links.js): start, pause (with a reason the players
+// are shown) and resume the clocks, take back the last move, add time, adjudicate, abort; co-umpire
+// links (coumpire.js).  Each is POST /v1/matches/ID/<action> with the umpire's token; the server's
+// refusal is said.
 
 import { api, bearer, errorText } from './api.js';
 import { $, el } from './dom.js';
+import { showCoUmpires } from './coumpire.js';
 import { umpireToken } from './links.js';
 import { changed } from './live.js';
 import { matchPath } from './match.js';
@@ -17,21 +20,58 @@ function fillSelect(sel, choices) {
   if (choices.some(([value]) => value === was)) sel.value = was;
 }
 
-// The controls as the match's clocks allow them now (a refusal still comes back as the server's sentence).
+// How long after a move that ended the game the umpire may still take it back (API.md, POST .../takeback).
+const TAKEBACK_AFTER_END_S = 600;
+
+// The move the umpire may take back now: the latest position's, when it is a move (a flag, a resignation,
+// an adjudication stand) not reached by a take-back, and when it ended the game, for a while after; else null.
+function moveToTakeBack(m) {
+  const last = store.latest();
+  const e = last && !last.reopened ? last.entry : null; // a take-back right after a take-back undoes nothing
+  if (!e || e.kind !== 'move') return null;
+  if (m.data.state.status !== 'finished') return e;
+  const serverNow = Date.now() - m.offset;
+  return serverNow - Date.parse(e.at) < TAKEBACK_AFTER_END_S * 1000 ? e : null;
+}
+
+// The controls as the match's clocks allow them now (a refusal still comes back as the server's sentence);
+// once the match is over, only the take-back of a move that ended it, for a while.
+// Does the page show the umpire's controls of the match followed (an umpire's token here, and something to do)?
+export function controlsOn() {
+  const m = store.following();
+  return !!(m && m.data && umpireToken() && (m.data.state.status !== 'finished' || moveToTakeBack(m)));
+}
+
 export function showUmpire() {
   const m = store.following();
-  const token = umpireToken();
-  const on = !!(m && m.data && token && m.data.state.status !== 'finished');
+  const on = controlsOn();
+  const over = on && m.data.state.status === 'finished';
+  const undo = on ? moveToTakeBack(m) : null;
   $('u-umpire').hidden = !on;
   if (!on) return;
+  for (const part of $('u-umpire').querySelectorAll('.u-running-only')) part.hidden = over;
   const c = m.data.clock;
   // Only the control the clocks' state allows is offered: Start before the start, then Pause or Resume.
   $('u-start-clock').hidden = c.started !== false;
-  $('u-pause').hidden = c.started === false || !!c.paused;
+  $('u-pause').hidden = $('u-pause-why').hidden = c.started === false || !!c.paused;
   $('u-resume').hidden = !c.paused;
   const who = store.names();
+  $('u-takeback-row').hidden = !undo;
+  if (undo) $('u-takeback').textContent = `Take back ${who[undo.seat]}'s move ${undo.move}`;
   fillSelect($('u-add-seat'), [0, 1].map((seat) => [String(seat), who[seat]]));
   fillSelect($('u-adj-winner'), [['0', `${who[0]} wins`], ['1', `${who[1]} wins`], ['draw', 'a draw']]);
+  showCoUmpires();
+}
+
+// The last move taken back, after a question: the same player moves again, the clocks as before it.
+function takeBack() {
+  const m = store.following();
+  const undo = m && m.data ? moveToTakeBack(m) : null;
+  if (!undo) return;
+  const who = store.names()[undo.seat];
+  control('takeback', { ply: m.data.ply },
+    `Take back ${who}'s move ${undo.move} (ply ${m.data.ply})? ${who} moves again, with the clocks as they were before it.`,
+    `${who}'s move ${undo.move} is taken back.`);
 }
 
 // One control: the match as it answers, and the umpire's sentence (`done` when it has none); asked
@@ -51,7 +91,12 @@ async function control(action, body, question, done) {
 
 export function wireUmpire() {
   $('u-start-clock').addEventListener('click', () => control('start', undefined, null, 'The clocks are started.'));
-  $('u-pause').addEventListener('click', () => control('pause', undefined, null, 'The clocks are paused.'));
+  $('u-pause').addEventListener('click', () => {
+    const reason = $('u-pause-reason').value.trim();
+    $('u-pause-reason').value = '';
+    control('pause', reason ? { reason } : undefined, null, 'The clocks are paused.');
+  });
+  $('u-takeback').addEventListener('click', takeBack);
   $('u-resume').addEventListener('click', () => control('resume', undefined, null, 'The clocks run again.'));
   $('u-add-time').addEventListener('submit', (ev) => {
     ev.preventDefault();

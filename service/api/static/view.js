@@ -93,8 +93,10 @@ export function showTurn() {
   const canMove = store.mayMove();
   $('u-move').disabled = !canMove;
   $('u-play-button').disabled = !canMove;
-  const watching = !!m && (m.seat === null || !!m.lost); // the umpire's view, or a seat whose link was replaced: nothing to play
+  // The umpire's view, a seat whose link was replaced, a match that is over: nothing to play there.
+  const watching = !!m && (m.seat === null || !!m.lost || (!!m.data && m.data.state.status === 'finished'));
   $('u-move-form').hidden = watching;
+  $('u-syntax').hidden = watching; // how to write a move: for who may write one
   $('u-show-legal').parentElement.hidden = watching;
   showSeat();
 }
