@@ -25,7 +25,7 @@ import pytest
 import stopping
 from flask import Flask
 from flask.testing import FlaskClient
-from liveserver import NO_BUDGETS
+from liveserver import LIVE, NO_BUDGETS
 from openapi_check import SpecCheckedClient, SpecChecker, load_spec, spec_checker_instance
 
 from service import create_app
@@ -80,11 +80,5 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real server (gunicorn and an embedded Redis) for the whole session: its base URL."""
-    # event streams end after a second, so that a client reading one (schemathesis) does not wait five minutes
-    # and the fuzzers create matches and draw pictures faster than the default budgets allow (service/web/ratelimit.py)
-    # and a suggestion thinks at most 0.2 s: fuzzing reaches suggest's logic without spending the run searching
-    # and an admin token nobody sends: without one, listing matches is 403 admin_disabled whatever is sent (the spec,
-    # issue 34), where schemathesis holds a request without Authorization to 401
-    live = {"EVENTS_LIFETIME_S": "1", "SUGGEST_MAX_BUDGET_S": "0.2", "ADMIN_TOKEN": "unsent-admin-token", **NO_BUDGETS}
-    with liveserver.serve(tmp_path_factory.mktemp("live"), **live) as base:
+    with liveserver.serve(tmp_path_factory.mktemp("live"), **LIVE) as base:
         yield base

@@ -28,6 +28,14 @@ ROOT = Path(__file__).resolve().parent.parent
 # imported by that name, and which one `import conftest` finds depends on the order of collection.
 NO_BUDGETS = {"CREATE_RATE_LIMIT": "off", "RENDER_RATE_LIMIT": "off", "PNG_RATE_LIMIT": "off", "SUGGEST_RATE_LIMIT": "off"}
 
+# The contract tests' servers (tests/conftest.py live_server, and tests/test_schemathesis.py's signing one):
+# event streams end after a second, so that a client reading one (schemathesis) does not wait five minutes;
+# the fuzzers create matches and draw pictures faster than the default budgets allow; a suggestion thinks at
+# most 0.2 s, so fuzzing reaches suggest's logic without spending the run searching; and an admin token nobody
+# sends: without one, listing matches is 403 admin_disabled whatever is sent (the spec, issue 34), where
+# schemathesis holds a request without Authorization to 401.
+LIVE = {"EVENTS_LIFETIME_S": "1", "SUGGEST_MAX_BUDGET_S": "0.2", "ADMIN_TOKEN": "unsent-admin-token", **NO_BUDGETS}
+
 
 @contextmanager
 def serve(folder: Path, **env: str) -> Iterator[str]:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import liveserver
 import pytest
-from liveserver import NO_BUDGETS
+from liveserver import LIVE
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent
@@ -35,8 +35,7 @@ TESTS = Path(__file__).resolve().parent
 @pytest.fixture(scope="module")
 def signed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real server as tests/conftest.py's ``live_server``, signing its states."""
-    live = {"EVENTS_LIFETIME_S": "1", "SUGGEST_MAX_BUDGET_S": "0.2", **NO_BUDGETS, "STATE_SECRET": "schemathesis-signs"}
-    with liveserver.serve(tmp_path_factory.mktemp("signed"), **live) as base:
+    with liveserver.serve(tmp_path_factory.mktemp("signed"), **LIVE, STATE_SECRET="schemathesis-signs") as base:
         yield base
 
 
