@@ -612,6 +612,7 @@ class Game(ABC, Generic[S, M]):
                 "nothing_to_take_back",
                 "A take-back undoes the move right before it in the record, once; there is none here "
                 "(the start, a take-back, or an end that was not a move).",
+                rule=None,  # no ruling: a take-back is the umpire's control of a match, in no game's rules
             )
             return Verdict(False, state, error=err)
         new_state, events = self.take_back(*undo)

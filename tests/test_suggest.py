@@ -11,6 +11,7 @@ spec check of the test client (tests/conftest.py)."""
 
 from __future__ import annotations
 
+import gc
 import random
 import threading
 import time
@@ -28,6 +29,7 @@ from engine.registry import GAMES, ROOMS
 from service import create_app
 from service.api.searcher import MARGIN_S as ANSWER_MARGIN_S
 from service.api.suggest import search_pool
+from service.run import gunicorn_conf
 from service.web import schemas
 from umpire.bots import BUILTIN
 
@@ -286,12 +288,20 @@ def test_a_searcher_still_starting_answers_within_the_budget_and_the_margin() ->
     search_pool(app).close()
 
 
-def test_the_searchers_start_with_the_first_request_when_warm() -> None:
-    """SUGGEST_WARM (on unless TESTING): any first request starts the searchers,
-    so that a first suggestion does not wait for a process to start."""
-    app = create_app({"TESTING": True, "SUGGEST_WARM": True})
-    assert "umpire.searchers" not in app.extensions
-    assert app.test_client().get("/v1/games").status_code == 200
+def test_a_worker_starts_its_searchers_as_it_boots_when_warm() -> None:
+    """SUGGEST_WARM (on unless TESTING): a gunicorn worker starts its searchers as it boots, after the fork
+    (gunicorn_conf.post_worker_init), so that a first suggestion does not wait for a process to start, and
+    no request pays a hook for it."""
+
+    class Worker:  # what post_worker_init reads of gunicorn's worker: the app it loaded
+        wsgi = create_app({"TESTING": True, "SUGGEST_WARM": True, "BEAT_S": 0})
+
+    app = Worker.wsgi
+    assert "umpire.searchers" not in app.extensions and not app.before_request_funcs
+    try:
+        gunicorn_conf.post_worker_init(Worker())
+    finally:
+        gc.unfreeze()  # post_worker_init froze this test process's objects
     assert search_pool(app).pool.started == 1 and search_pool(app).wait_ready(60)
     search_pool(app).close()
     cold = create_app({"TESTING": True})

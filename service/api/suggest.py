@@ -19,9 +19,11 @@ search_busy`` with ``Retry-After`` (service/api/searcher.py says how).
 
 The search runs in a searcher process (service/api/searcher.py), never in the
 worker's event loop: a full queue is ``503 search_busy`` with
-``Retry-After``.  ``SUGGEST_WARM`` (on, except in a TESTING app) starts the
-searchers with the app's first request, whatever it is, so that a first
-suggestion does not wait for a process to start.  Searches have a rate limit of their own,
+``Retry-After``.  ``SUGGEST_WARM`` (on, except in a TESTING app) has each
+worker start its searchers as it boots (:func:`warm`, called by
+service/run/gunicorn_conf.py ``post_worker_init``), so that a first
+suggestion does not wait for a process to start, and no request pays a hook
+for it.  Searches have a rate limit of their own,
 ``SUGGEST_RATE_LIMIT`` per client address (service/web/ratelimit.py), besides
 ``RATE_LIMIT``.  No game is named here: the bots play any registered game.
 """
@@ -53,7 +55,7 @@ SETTINGS: dict[str, Any] = {
     "SUGGEST_QUEUE": 2,  # requests per app process that may wait for a searcher; one more is 503 search_busy
     "SUGGEST_NICE": 10,  # the searchers' CPU priority (nice), below the workers'
     "SUGGEST_RATE_LIMIT": "30/minute",  # per client address, flask-limiter syntax; off: none (service/web/ratelimit.py)
-    "SUGGEST_WARM": None,  # searchers started by the app's first request (1) or first search (0); unset: 1 unless TESTING
+    "SUGGEST_WARM": None,  # searchers started as a worker boots (1) or by the first search (0); unset: 1 unless TESTING
 }
 
 
@@ -142,12 +144,10 @@ def configure(app: Flask) -> None:
         raise ValueError(f"SUGGEST_MAX_BUDGET_S must be more than 0 and at most {MOST_BUDGET_S:g} seconds, not {most!r}")
     if app.config["SUGGEST_WARM"] is None:
         app.config["SUGGEST_WARM"] = not app.testing
+
+
+def warm(app: Flask) -> None:
+    """Start ``app``'s searchers now when ``SUGGEST_WARM`` is on (a worker as it boots, after the fork:
+    service/run/gunicorn_conf.py); the pool, made, starts them."""
     if app.config["SUGGEST_WARM"]:
-        app.before_request(_warm)
-
-
-def _warm() -> None:
-    """Before any request: the searchers are started once (the pool, made, starts them)."""
-    app = this_app()
-    if "umpire.searchers" not in app.extensions:
         search_pool(app)

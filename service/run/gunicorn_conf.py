@@ -17,7 +17,8 @@
   13-27 ms with ``sleep(0)``, 9-10 ms with the turn, at the same throughput, against 4.6-5.5 ms for a
   bare route on sync workers.  tests/test_gunicorn_conf.py holds the turn.
 * After the app is loaded, ``gc.freeze()`` (``post_worker_init``), and the worker's liveness beats start
-  (service/matches/liveness.py: a worker that serves keeps every shard's beat fresh, RULES R-T3).
+  (service/matches/liveness.py: a worker that serves keeps every shard's beat fresh, RULES R-T3), and its
+  bots' searchers (service/api/suggest.py ``warm``: processes of their own, started after the fork).
 * The request line may be up to 8190 bytes (``limit_request_line``, the most gunicorn's documentation allows
   but for 0, no limit): the app answers a target over 4096 bytes itself, ``414 uri_too_long`` in the error
   shape (service/web/requestlog.py ``MAX_TARGET_BYTES``), where gunicorn's own 414 below 4094 was a page of HTML.
@@ -32,6 +33,7 @@ from typing import Any
 
 from flask import Flask
 
+from service.api import suggest
 from service.matches import liveness
 
 limit_request_line = 8190  # gunicorn's setting (its most, but for 0: no limit); the app refuses targets over 4096
@@ -60,6 +62,7 @@ def post_worker_init(worker: Any) -> None:
     # (bench/bare.py, bench overhead's yardstick): only the umpire's app has beats to keep.
     if isinstance(app, Flask) and "BEAT_S" in app.config:
         liveness.keep(app)
+        suggest.warm(app)  # the bots' searchers, started after the fork (SUGGEST_WARM)
     if type(worker).__module__ == "gunicorn.workers.ggevent":
         _yield = next_turn
 
