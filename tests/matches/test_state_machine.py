@@ -151,7 +151,8 @@ class Model:
     def entry(self, kind: str, seat: int, by: int | None, move: str | None, at: int, events: list[Any], **more: Any) -> None:
         used, charged, left = more.pop("used", 0), more.pop("charged", 0), more.pop("left", self.banks[seat])
         self.record.append(
-            {"kind": kind, "ply": self.ply, "seat": seat, "by": by, "move": move, "proxy": more.pop("proxy", False),
+            {"kind": kind, "ply": self.ply, "ply_after": more.pop("ply_after", self.ply), "seat": seat, "by": by,
+             "move": move, "proxy": more.pop("proxy", False),
              "turn_started": iso(self.start), "at": iso(at), "used_s": used / 1000, "bank_charged_s": charged / 1000,
              "bank_left_s": left / 1000, "events": events, **more}
         )  # fmt: skip
@@ -178,7 +179,8 @@ class Model:
             else:  # the window lapsed unused: the game's timeout (Crystal: the turn passes, a draft's default made)
                 after, events = self.game.timeout(self.state)
                 default = next((e["default"] for e in events if e.get("type") == "flag" and "default" in e), None)
-                self.entry("pass", seat, None, default, at, events, used=at - self.start, proxy=True)
+                self.entry("pass", seat, None, default, at, events, used=at - self.start, proxy=True,
+                           ply_after=self.game.dump(after)["ply"])  # fmt: skip
                 self.state, self.mover, self.start, self.proxy = after, self.game.dump(after)["to_move"], at, False
                 self.refused = 0
                 if self.mover is None:
@@ -234,7 +236,7 @@ class Model:
             used, bank = now - self.start, self.banks[mover]
             charged = 0 if self.proxy else min(bank, -(-max(0, used - self.turn) // self.step) * self.step)
             self.entry("move", mover, seat, verdict.move, now, verdict.events, used=used, charged=charged,
-                       left=bank - charged, proxy=self.proxy)  # fmt: skip
+                       left=bank - charged, proxy=self.proxy, ply_after=self.game.dump(verdict.state)["ply"])  # fmt: skip
             self.banks[mover] -= charged
             self.state, self.start, self.proxy, self.refused = verdict.state, now, False, 0
             self.mover = self.dumped["to_move"]
