@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -67,3 +69,14 @@ def unexpected(entry: dict[str, str]) -> bool:
     beforeunload question needs a user's gesture first)."""
     held = entry.get("source") == "intervention" and "beforeunload" in entry["message"]
     return entry["level"] == "SEVERE" and "/events" not in entry["message"] and not held
+
+
+@contextmanager
+def without_event_source(driver: WebDriver) -> Iterator[None]:
+    """Pages this window loads meanwhile are a browser without Server-Sent Events (they follow by long
+    polls); the window's later pages have them again (the browsers live for the whole session)."""
+    added = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": "delete window.EventSource;"})
+    try:
+        yield
+    finally:
+        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]})

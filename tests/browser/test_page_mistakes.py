@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from pagekit import idle
+from pagekit import idle, without_event_source
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
@@ -90,8 +90,8 @@ def test_a_refused_attempt_reaches_a_page_that_long_polls(people: People, shot: 
     umpire, ann, bob = people
     new_game(umpire, "catchup", size="3")
     match_id = create(umpire, ("Ann", "Bob"), 120, 60, start="created")
-    bob.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": "delete window.EventSource;"})
-    enter(bob, href(umpire, "1", match_id))
+    with without_event_source(bob):
+        enter(bob, href(umpire, "1", match_id))
     enter(ann, href(umpire, "0", match_id))
     try_move(ann, "E1 E2")
     refused(ann, 422)
@@ -140,8 +140,8 @@ def test_a_replaced_seat_link_says_so_in_a_player_s_words(people: People, shot: 
     )
     assert not ann.find_element(By.ID, "u-move").is_enabled()
     # Bob's page follows by long polls: a poll answers the umpire's change, and the record says whose link it replaced.
-    bob.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": "delete window.EventSource;"})
-    enter(bob, href(umpire, "1", match_id))
+    with without_event_source(bob):
+        enter(bob, href(umpire, "1", match_id))
     assert text(bob, "u-seat") == "You are seat 1 (Bob). Waiting for Ann…"
     umpire.find_element(By.CSS_SELECTOR, f'#u-kept [data-match="{match_id}"] button[data-reissue="1"]').click()
     umpire.switch_to.alert.accept()

@@ -12,9 +12,11 @@ the umpire and each seat (or a co-umpire) in a browser of their own, on a real m
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 
-from pagekit import idle
+import pytest
+from pagekit import idle, without_event_source
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
@@ -32,14 +34,16 @@ def offered(d: WebDriver, element_id: str) -> bool:
     return bool(d.find_element(By.ID, element_id).is_displayed())
 
 
-def seated(umpire: WebDriver, ann: WebDriver, bob: WebDriver | None) -> str:
+def seated(umpire: WebDriver, ann: WebDriver, bob: WebDriver | None, bob_polls: bool = False) -> str:
     """A Catchup match of Ann and Bob created on the umpire's page, its clocks running, each seat's link opened
-    in its own browser (Bob's where given), then the umpire's view in the umpire's; its id."""
+    in its own browser (Bob's where given, following by long polls if ``bob_polls``), then the umpire's view in
+    the umpire's; its id."""
     new_game(umpire, "catchup", size="3")
     match_id = create(umpire, ("Ann", "Bob"), 120, 60, start="created")
     enter(ann, href(umpire, "0", match_id))
     if bob is not None:
-        enter(bob, href(umpire, "1", match_id))
+        with without_event_source(bob) if bob_polls else nullcontext():
+            enter(bob, href(umpire, "1", match_id))
     enter(umpire, href(umpire, "umpire", match_id))
     return match_id
 
@@ -99,9 +103,12 @@ def test_the_umpire_takes_back_a_misclick(people: People, server: str, shot: Sho
     assert positions(umpire) == ["start", "1. C3", "2. B2 B3"]
 
 
-def test_a_pause_with_its_reason_shown_to_the_players(people: People, shot: Shot) -> None:
+@pytest.mark.parametrize("follows", ["stream", "long polls"])
+def test_a_pause_with_its_reason_shown_to_the_players(people: People, shot: Shot, follows: str) -> None:
+    """Ann's page follows the match's event stream, Bob's its stream too or long polls (a browser without
+    Server-Sent Events): the reason reaches both in the same words (before, a long poll said no reason)."""
     umpire, ann, bob = people
-    seated(umpire, ann, bob)
+    seated(umpire, ann, bob, bob_polls=follows == "long polls")
     assert offered(umpire, "u-pause-reason")
     umpire.find_element(By.ID, "u-pause-reason").send_keys("Ann's connection dropped <b>")
     click(umpire, "u-pause")
@@ -109,7 +116,8 @@ def test_a_pause_with_its_reason_shown_to_the_players(people: People, shot: Shot
     line = "The umpire has paused the clocks: Ann's connection dropped <b>."
     for d, who in ((ann, "You are seat 0 (Ann)."), (bob, "You are seat 1 (Bob).")):
         assert said(d, line, "u-seat") == f"{who} {line}"
-        assert "Ann's connection dropped" in text(d, "u-verdict")  # the server's announcement of the pause
+        # the server's announcement of the pause (the stream), or the page's words from the clock (a long poll)
+        WebDriverWait(d, 10).until(lambda d: "paused the clocks: Ann's connection dropped" in text(d, "u-verdict"))
         WebDriverWait(d, 10).until(lambda d: len(history(d)) == 2)
         assert history(d)[1] == "ply 0 The umpire paused the clocks: Ann's connection dropped <b>."
     assert not ann.find_elements(By.CSS_SELECTOR, "#u-seat b")  # a client's text, shown as text

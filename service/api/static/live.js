@@ -94,7 +94,10 @@ function sayClocks(before, after) {
   const now = after.clock;
   const said = [];
   if (was.started === false && now.started) said.push('The clocks have started.');
-  else if (!was.paused && now.paused) said.push('The clocks are paused: no moves until they resume.');
+  else if (!was.paused && now.paused) {
+    // the reason, when the umpire gave one, as the stream's announcement says it
+    said.push(now.pause_reason ? `The umpire paused the clocks: ${now.pause_reason}.` : 'The clocks are paused: no moves until they resume.');
+  }
   else if (was.paused && !now.paused) said.push('The clocks run again.');
   // Time given: with no move in between, a bank grows only by the umpire's hand.
   const who = store.names();
