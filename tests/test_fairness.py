@@ -24,10 +24,13 @@ from liveserver import serve
 
 CLIENTS = 4
 EACH = 30
+# No bots' searcher starting beside the worker (SUGGEST_WARM starts one as it boots): its imports took the
+# CPU from the loop these tests time (one gap of 24 requests, once, at load 1).
+QUIET = {"SUGGEST_WARM": "0"}
 
 
 def test_no_keep_alive_connection_starves_the_others(tmp_path: Path) -> None:
-    with serve(tmp_path) as base:
+    with serve(tmp_path, **QUIET) as base:
         port = int(base.rsplit(":", 1)[1])
         state = _call(port, "POST", "/v1/games/catchup/new", {"options": {"size": 5}})["state"]
         body = json.dumps({"state": state, "move": "C3"}).encode()
@@ -67,7 +70,7 @@ def test_a_connection_whose_request_arrives_later_waits_one_round(tmp_path: Path
     of the loop (4 more) as a rule; the bound allows four rounds, for this test's own process losing the
     CPU to a busy machine between an answer and its next request, and is still far below a pipeline's
     240 requests."""
-    with serve(tmp_path) as base:
+    with serve(tmp_path, **QUIET) as base:
         port = int(base.rsplit(":", 1)[1])
         state = _call(port, "POST", "/v1/games/catchup/new", {"options": {"size": 5}})["state"]
         body = json.dumps({"state": state, "move": "C3"}).encode()
