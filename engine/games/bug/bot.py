@@ -150,19 +150,7 @@ def _grown(
     own, opp, empty, cells = _eats(
         board, shape_table(board), state.eaters, state.bugs[p], state.bugs[1 - p], empty & ~(1 << cell), cell, pick_eat
     )
-    mine_bits = theirs_bits = 0
-    for b in own:
-        mine_bits |= b
-    for b in opp:
-        theirs_bits |= b
-    if p == 0:
-        stones, bugs = (mine_bits, theirs_bits), (tuple(own), opp)
-    else:
-        stones, bugs = (theirs_bits, mine_bits), (opp, tuple(own))
-    after = BugState(state.variant, state.eaters, board, stones, bugs, state.blocked, "grow", 1 - p, state.ply + 1, None, None)
-    if not GAME.can_grow(after, 1 - p):
-        after.to_move, after.winner, after.end = None, 1 - p, "stuck"  # R-B6: the player who cannot grow wins
-    return after, tuple(cells)
+    return GAME.after_grow(state, own, opp), tuple(cells)
 
 
 def _nth_bit(bits: int, n: int) -> int:

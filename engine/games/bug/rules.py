@@ -16,7 +16,7 @@ eat chain with every bonus choice.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -562,21 +562,32 @@ class Bug(Game[BugState, Move]):
                 }
             )
 
+        new = self.after_grow(state, own, opp_bugs)
+        if new.end is not None:
+            events.append({"type": "end", "winner": 1 - p, "end": "stuck"})
+        return new, events
+
+    def after_grow(self, state: BugState, own: Sequence[int], opp: tuple[int, ...]) -> BugState:
+        """The position after the mover's grow and eats, from its bugs ``own`` and the opponent's ``opp``
+        left: the other player to move, or the game over if they cannot grow (R-B6)."""
+        p = state.to_move
+        assert p is not None
         mine_bits = 0
         for b in own:
             mine_bits |= b
         theirs_bits = 0
-        for b in opp_bugs:
+        for b in opp:
             theirs_bits |= b
         if p == 0:
-            stones, bugs = (mine_bits, theirs_bits), (tuple(own), opp_bugs)
+            stones, bugs = (mine_bits, theirs_bits), (tuple(own), opp)
         else:
-            stones, bugs = (theirs_bits, mine_bits), (opp_bugs, tuple(own))
-        new = BugState(state.variant, state.eaters, board, stones, bugs, state.blocked, "grow", 1 - p, state.ply + 1, None, None)
+            stones, bugs = (theirs_bits, mine_bits), (opp, tuple(own))
+        new = BugState(
+            state.variant, state.eaters, state.board, stones, bugs, state.blocked, "grow", 1 - p, state.ply + 1, None, None
+        )
         if not self.can_grow(new, 1 - p):
             new.to_move, new.winner, new.end = None, 1 - p, "stuck"  # R-B6: the player who cannot grow wins
-            events.append({"type": "end", "winner": 1 - p, "end": "stuck"})
-        return new, events
+        return new
 
     def _blacken(self, state: BugState, move: Move) -> tuple[BugState, list[Json]]:
         """Green Meadow's opening turns: blacken one empty cell (R-B2, R-B5)."""
