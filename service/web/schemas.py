@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, ValidationError, fields, missing, validate
 
 from engine.stateio import MAX_PLY
 
@@ -139,10 +139,11 @@ BOTS = ("random", "greedy", "mcts", "strong")  # the built-in bots (umpire/bots/
 class Seconds(fields.Float):
     """A JSON number of seconds: never ``true`` or ``"0.5"``."""
 
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> float:
-        if type(value) not in (int, float):
+    def deserialize(self, value: Any, attr: str | None = None, data: Any = None, **kwargs: Any) -> Any:
+        """Float's own checks through its public method, after refusing what JSON gave as another type."""
+        if value is not missing and value is not None and type(value) not in (int, float):
             raise ValidationError("Not a valid number.")
-        return float(super()._deserialize(value, attr, data, **kwargs))
+        return super().deserialize(value, attr, data, **kwargs)
 
 
 class SuggestRequest(Schema):
