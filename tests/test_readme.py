@@ -128,12 +128,7 @@ def test_the_managed_match_walkthrough_works(tmp_path: Path, monkeypatch: pytest
     token = re.search(r"^ADMIN=(\S+)", script, flags=re.M)
     assert token is not None
     monkeypatch.setenv("ADMIN_TOKEN", token.group(1))
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    with EmbeddedServer(workers=1) as served:
-        done = subprocess.run(
-            ["bash", "-c", "set -eu -o pipefail\n" + script.replace(PRINTED_BASE, served.url)],
-            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
+    done = run_against_a_server(script, tmp_path)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[:3] == ["18", "2", "resign"]  # Bob's 18 legal moves came with Ann's answer; Ann's turn; the end
@@ -147,6 +142,17 @@ def test_the_managed_match_walkthrough_works(tmp_path: Path, monkeypatch: pytest
     assert lines[-1] == '["Ann", "Bob"]'  # the admin's listing
 
 
+def run_against_a_server(script: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """A manual's shell ``script`` run by bash (``set -eu -o pipefail``) against a server as ``make run``
+    starts it, its printed address replaced by the server's, the project's tools on ``PATH``."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    with EmbeddedServer(workers=1) as served:
+        return subprocess.run(
+            ["bash", "-c", "set -eu -o pipefail\n" + script.replace(PRINTED_BASE, served.url)],
+            cwd=cwd, env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+
+
 UMPIRES = DOCS / "UMPIRES.md"
 FIXES = "## Putting a mistake right"
 
@@ -158,12 +164,7 @@ def test_the_umpire_s_fixes_work_as_printed(tmp_path: Path) -> None:
     script = "\n".join(re.findall(r"```sh\n(.*?)```", section_of(UMPIRES, FIXES), flags=re.S))
     printed = re.findall(r"# prints (.*)$", script, flags=re.M)
     assert len(printed) >= 10 and any("took back" in p for p in printed) and "token_replaced" in printed
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    with EmbeddedServer(workers=1) as served:
-        done = subprocess.run(
-            ["bash", "-c", "set -eu -o pipefail\n" + script.replace(PRINTED_BASE, served.url)],
-            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
+    done = run_against_a_server(script, tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == printed
 
