@@ -53,9 +53,11 @@ UMPIRE_TOKEN = "bench-overhead-umpire"  # creates the managed moves' matches at 
 MOVES_PER_S = 4000  # more than the app answers on these two cores: the matches made for a run never run short
 
 
-def bare(worker_class: str, log: Any, app: str = "bench.bare:app", path: str = "/bare") -> tuple[subprocess.Popen[bytes], str]:
+def bare(
+    worker_class: str, log: Any, app: str = "bench.bare:app", path: str = "/bare", extra: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
-    env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(port), "ACCESS_LOG": "", "WORKER_CLASS": worker_class}
+    env = {**os.environ, **(extra or {}), "HOST": "127.0.0.1", "PORT": str(port), "ACCESS_LOG": "", "WORKER_CLASS": worker_class}
     cmd = [*gunicorn_command(env)[:-1], app]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=log)
     base = f"http://127.0.0.1:{port}"
@@ -86,6 +88,10 @@ def main() -> None:
             procs.append(empty_proc)
         umpire = {"Authorization": f"Bearer {UMPIRE_TOKEN}"}
         app_env = {"REDIS_URL": redis.url, "DATA_DIR": str(work / "data"), "REDIS_PREFIX": "bench:", "UMPIRE_TOKEN": UMPIRE_TOKEN}
+        with open(os.devnull, "wb") as devnull:  # the floor under a managed move, on the app's Redis (its own prefix)
+            floor_env = {**app_env, "REDIS_PREFIX": "bench-floor:", "DATA_DIR": str(work / "data-floor")}
+            move_floor_proc, move_floor_base = bare("gevent", devnull, "bench.movefloor:app", "/v1/games", floor_env)
+            procs.append(move_floor_proc)
         if os.environ.get("ACCESS_LOG"):
             app_env["ACCESS_LOG"] = os.environ["ACCESS_LOG"]  # else make run's default (none but the request log)
         app_proc, app_base = serve(app_env)
@@ -112,6 +118,7 @@ def main() -> None:
             "app KEEP_ALIVE_S=0 play": (once_base, once_proc, ["play", str(work / "play.json")]),
             "unplumbed play": (floor_base, floor_proc, ["play", str(work / "play.json")]),
             "empty view play": (empty_base, empty_proc, ["play", str(work / "play.json")]),
+            "managed move floor": (move_floor_base, move_floor_proc, ["move", str(work / "matches.txt"), "2"]),
         }
         if before:
             loads["before GET /v1/games"] = (before_base, before_proc, ["get", "/v1/games"])
@@ -197,6 +204,13 @@ def main() -> None:
                 f"managed move {old_move['rps'] / base:.2f} of the bare route; in CPU a request "
                 f"{cpu / old_games['cpu_ms']:.2f}, {cpu / old_play['cpu_ms']:.2f}, {cpu / old_move['cpu_ms']:.2f}"
             )
+        move_floor = med["managed move floor", c]
+        print(
+            f"c={c}: a managed move that judges nothing, its two Redis round trips and its plumbing whole "
+            f"(bench/movefloor.py) {move_floor['rps'] / base:.2f} of the bare route, {cpu / move_floor['cpu_ms']:.2f} in CPU "
+            f"a request: the most any managed move could reach with this design (aim >= 0.35); the move "
+            f"{move / (move_floor['rps'] / base):.2f} of it"
+        )
         floor = med["bare/gevent POST /bare", c]["rps"] / base
         print(
             f"c={c}: the bare route's POST of play's body (read, not parsed) {floor:.2f} of its GET; "
