@@ -147,7 +147,7 @@ def running_for_moves(meta: Meta, live: Live) -> None:
 def submit_move(match_id: str) -> Any:
     """A seat's move for the match's ply (API.md's order of answers); retrying it returns the first answer."""
     idem = idempotency_key()
-    body = deferred_body(schemas.match_move_request, _plain_move_body())  # read first, judged after 404 and 401
+    body = deferred_body(schemas.match_move_request, schemas.plain_move)  # read first, judged after 404 and 401
     key = None if idem is None else f"k:{idem}"
 
     def decide(cur: Settled) -> Change | Replay:
@@ -156,16 +156,6 @@ def submit_move(match_id: str) -> Any:
         return decide_move(cur, seat, move["move"], move["ply"], key, book=bool(move.get("book")))
 
     return change(get_store(), match_id, key, decide, "this move", with_legal_moves)
-
-
-def _plain_move_body() -> dict[str, Any] | None:
-    if not request.is_json:
-        return None
-    try:
-        data = request.get_json(silent=True)  # parsed once: json_body reuses it (or fails it) when this gives up
-    except RecursionError:
-        return None
-    return schemas.plain_move(data)
 
 
 @bp.post("/matches/<match_id>/resign")

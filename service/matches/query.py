@@ -13,6 +13,11 @@ from service.web.errors import ApiError
 from service.web.http import json_body
 
 
+def has_query() -> bool:
+    """Whether the request has a query string at all (a harness's moves have none: nothing to read)."""
+    return bool(request.query_string)
+
+
 def flag(name: str) -> bool:
     raw = request.args.get(name)
     if raw is None:
@@ -43,14 +48,14 @@ def idempotency_key() -> str | None:
     return idem
 
 
-def deferred_body(schema: Any, read: dict[str, Any] | None = None) -> Callable[[], dict[str, Any]]:
-    """The body through ``schema`` (or ``read``, when a faster path read it already), read now but
-    given - or refused, its error raised - only when called: once the match and the token are
-    checked (API.md's order)."""
-    if read is not None:
-        return lambda: read
+def deferred_body(
+    schema: Any, plain: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
+) -> Callable[[], dict[str, Any]]:
+    """The body through ``schema`` (``plain``: what a body of the view's usual plain shape loads to, found by a few
+    comparisons: service/web/http.py ``json_body``), read now but given - or refused, its error raised - only when
+    called: once the match and the token are checked (API.md's order)."""
     try:
-        body = json_body(schema)
+        body = json_body(schema, plain=plain)
     except (ApiError, ValidationError) as e:
         refused = e
 
