@@ -14,7 +14,7 @@ from engine.game import Json
 from engine.registry import GAMES
 from service.matches.description import Description, clock_json
 from service.matches.match import Live, Meta
-from service.matches.query import flag, number
+from service.matches.query import flag, has_query, number
 from service.matches.record import CONTROLS, TAKEBACK
 from service.web import schemas
 
@@ -86,6 +86,8 @@ def legal_moves(game_name: str, state: Any, complete: bool = False, limit: int |
 def with_legal(answer: dict[str, Any], game: str, state: Any) -> dict[str, Any]:
     """``answer`` plus ``legal_moves`` when the request asked for them (``?legal_moves=true``;
     ``&complete=true`` for whole moves, ``&legal_limit=N`` to cap the list)."""
+    if not has_query():
+        return answer
     complete = flag("complete")
     limit = number("legal_limit", 1, 100000, whole=True)
     if flag("legal_moves"):

@@ -48,7 +48,7 @@ from service.matches.match import Live, Meta
 from service.matches.record import Entry, Step, entries_of, last_step
 from service.matches.store import Store, Unconfirmed
 from service.web.errors import ApiError
-from service.web.metrics import MOVES
+from service.web.metrics import count_move
 
 log = logging.getLogger(__name__)
 
@@ -215,5 +215,5 @@ def described(store: Store, match_id: str, idem: str | None, decide: Decide, wha
     if decided.position is not None:  # the next move here starts from it (service/matches/db.py Positions)
         get_positions().put(match_id, str(done.rev), decided.position)
     if decided.verdict is not None:
-        MOVES.labels(cur.meta.game, decided.verdict).inc()
+        count_move(cur.meta.game, decided.verdict)
     return Committed(d)

@@ -31,6 +31,7 @@ process, which a test run or a tool making several apps defeats).
 
 from __future__ import annotations
 
+import functools
 import hmac
 import os
 from typing import Any
@@ -66,8 +67,23 @@ REDIS_ERRORS = Counter("umpire_redis_errors_total", "Redis failures answered 503
 LISTENERS = Gauge("umpire_listeners", "Requests waiting on a match.", multiprocess_mode="livesum")
 
 
+@functools.cache  # one series per script (a fixed few): prometheus_client's ``labels`` builds and locks on every call
+def _redis_series(op: str) -> Any:
+    return REDIS_SECONDS.labels(op)
+
+
 def redis_time(op: str, seconds: float) -> None:
-    REDIS_SECONDS.labels(op).observe(seconds)
+    _redis_series(op).observe(seconds)
+
+
+@functools.cache  # one series per game and verdict (a fixed few)
+def _move_series(game: str, verdict: str) -> Any:
+    return MOVES.labels(game, verdict)
+
+
+def count_move(game: str, verdict: str) -> None:
+    """A judged move of ``game`` in a managed match: ``verdict`` accepted, illegal or forfeit."""
+    _move_series(game, verdict).inc()
 
 
 def _scrape() -> bytes:
