@@ -21,6 +21,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
 from test_page import cells, click_cell, new_game, phone, text
+from test_page_matches import to_play
 from test_page_mistakes import enter, said
 from test_page_record import history, paste_record, positions
 from test_page_slips import click
@@ -168,3 +169,53 @@ def test_a_co_umpire_link(people: People, server: str, shot: Shot) -> None:
     click(co, "u-resume")
     refused(co, 401)
     assert api(server, "GET", f"/v1/matches/{match_id}")["clock"]["paused"] is True
+
+
+def play_to_the_end(server: str, match_id: str, seats: list[str], pages: People) -> tuple[str, int]:
+    """Each seat's first complete legal move through the API until the game is over (Catchup: a full board,
+    R-C4), each page caught up before the next, as people play; the last move and the ply it was played at."""
+    while (now := to_play(server, match_id)) is not None:
+        move, ply = now["legal_moves"]["moves"][0], now["ply"]
+        api(server, "POST", f"/v1/matches/{match_id}/moves", {"move": move, "ply": ply}, seats[now["clock"]["to_move"]])
+        shown = f"{ply + 1}. {move}"
+        for d in pages:
+            WebDriverWait(d, 10).until(lambda d, shown=shown: positions(d)[-1] == shown)
+        assert ply < 40
+    return move, ply
+
+
+@pytest.mark.parametrize("follows", ["stream", "long polls"])
+def test_the_ending_move_taken_back_reopens_every_page_and_the_offer_ends_with_its_time(
+    people: People, server: str, shot: Shot, follows: str
+) -> None:
+    """The move that ended the game, taken back within its ten minutes, reopens the match on every page: Bob's
+    follows the stream, or long polls (before, a page following by long polls stopped at the end and never saw
+    it).  Played again, it ends the game again; once its time is up the umpire's page withdraws the Take back
+    button by itself (before, it stayed, and the server refused it)."""
+    umpire, ann, bob = people
+    match_id = seated(umpire, ann, bob, bob_polls=follows == "long polls")
+    kept = umpire.execute_script("return JSON.parse(localStorage.getItem('umpire-desk.matches'))")
+    tokens = next(k for k in kept if k["id"] == match_id)
+    last, ply = play_to_the_end(server, match_id, tokens["seats"], people)
+    previous = api(server, "GET", f"/v1/matches/{match_id}/moves")["moves"][-2]["move"]  # the move before the last
+    for d in (umpire, ann, bob):
+        said(d, "The game is over.", "u-turn")
+    WebDriverWait(umpire, 10).until(lambda d: offered(d, "u-takeback"))
+    api(server, "POST", f"/v1/matches/{match_id}/takeback", {"ply": ply + 1}, tokens["umpire"])
+    assert api(server, "GET", f"/v1/matches/{match_id}")["state"]["status"] == "ongoing"
+    seat = api(server, "GET", f"/v1/matches/{match_id}")["clock"]["to_move"]
+    for d in (umpire, ann, bob):  # the long-polling page asks again every 5 s while the game may reopen
+        WebDriverWait(d, 15).until(lambda d: "The game is over." not in text(d, "u-turn"))
+        assert text(d, "u-turn").startswith(f"{('Ann', 'Bob')[seat]} to move"), text(d, "u-turn")
+        assert positions(d)[-1] == f"{ply}. {previous}", positions(d)
+    said((ann, bob)[seat], "Your move.", "u-seat")
+    shot(bob, "reopened")
+    # The same move again ends the game again, and may be taken back again, for ten minutes of the server's time.
+    api(server, "POST", f"/v1/matches/{match_id}/moves", {"move": last, "ply": ply}, tokens["seats"][seat])
+    said(umpire, "The game is over.", "u-turn")
+    WebDriverWait(umpire, 10).until(lambda d: offered(d, "u-takeback"))
+    assert text(umpire, "u-takeback").endswith(f"move {last}")
+    umpire.execute_script("const real = Date.now.bind(Date); Date.now = () => real() + 601000;")  # ten minutes on
+    WebDriverWait(umpire, 10).until(lambda d: not offered(d, "u-umpire"))  # looked at again within 5 s
+    assert not offered(umpire, "u-takeback") and "The match is over." in text(umpire, "u-seat")
+    shot(umpire, "offer-ended")

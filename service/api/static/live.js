@@ -6,10 +6,13 @@ import { api } from './api.js';
 import { tick } from './clocks.js';
 import { matchPath, takeMatch } from './match.js';
 import * as store from './store.js';
-import { showUmpire } from './umpire.js';
+import { moveToTakeBack, showUmpire } from './umpire.js';
 import { say } from './verdicts.js';
 
 const POLL_S = 25;
+// A finished match answers a long poll at once; while the umpire may still take back the move that ended it
+// (which reopens it), the page asks again this often.
+const REOPEN_POLL_S = 5;
 // The stream's events that carry the position after a change of it (API.md "Streams").
 const CHANGES = ['move', 'pass', 'flag', 'resign', 'illegal', 'end', 'adjudicate'];
 // The stream's events of the umpire's controls (service/matches/events.py, API.md "The umpire's controls"),
@@ -71,7 +74,14 @@ export function listen(gen) {
 async function poll(gen) {
   while (store.stillFollowing(gen) && store.following().data) {
     const m = store.following();
-    if (m.data.state.status === 'finished') return;
+    if (m.data.state.status === 'finished') {
+      if (!moveToTakeBack(m)) return; // over for good
+      await sleep(REOPEN_POLL_S * 1000);
+      if (!store.stillFollowing(gen)) return;
+      const r = await api('GET', matchPath(m.id), undefined, undefined, true);
+      if (r.ok && store.stillFollowing(gen) && r.data.state.status !== 'finished') await changed(r.data, true); // reopened
+      continue;
+    }
     const started = Date.now();
     const r = await api('GET', `${matchPath(m.id)}?wait_ply=${m.data.ply}&timeout_s=${POLL_S}`, undefined, undefined, true);
     if (!store.stillFollowing(gen)) return;

@@ -25,7 +25,8 @@ const TAKEBACK_AFTER_END_S = 600;
 
 // The move the umpire may take back now: the latest position's, when it is a move (a flag, a resignation,
 // an adjudication stand) not reached by a take-back, and when it ended the game, for a while after; else null.
-function moveToTakeBack(m) {
+// (A page following a finished match by long polls asks again while this says it may reopen: live.js.)
+export function moveToTakeBack(m) {
   const last = store.latest();
   const e = last && !last.reopened ? last.entry : null; // a take-back right after a take-back undoes nothing
   if (!e || e.kind !== 'move') return null;
@@ -42,11 +43,18 @@ export function controlsOn() {
   return !!(m && m.data && umpireToken() && (m.data.state.status !== 'finished' || moveToTakeBack(m)));
 }
 
+// While a finished match's ending move may still be taken back, the controls are looked at again every few
+// seconds, so that the Take back button goes when its time is up (the server refuses it after).
+const RECHECK_MS = 5000;
+let recheck = null;
+
 export function showUmpire() {
   const m = store.following();
   const on = controlsOn();
   const over = on && m.data.state.status === 'finished';
   const undo = on ? moveToTakeBack(m) : null;
+  clearTimeout(recheck);
+  if (over && undo) recheck = setTimeout(showUmpire, RECHECK_MS);
   $('u-umpire').hidden = !on;
   if (!on) return;
   for (const part of $('u-umpire').querySelectorAll('.u-running-only')) part.hidden = over;
