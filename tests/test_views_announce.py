@@ -430,3 +430,23 @@ def test_a_before_that_is_no_state_of_a_game_with_a_show_is_refused_and_one_of_t
     for wrong in ("E5", {"game": "chess"}, {"board": {}}):
         with pytest.raises(ValueError):
             views.announcements(wrong, verdict.events, after)  # type: ignore[arg-type]
+
+
+def test_a_bonus_near_the_end_counts_the_cells_left() -> None:
+    """R-C3 with R-C4: the 3-stone bonus is capped by the cells left on the board.  A side-3 board (19 cells,
+    R-H1) filled one stone a turn, row by row; Red's E1 leaves two cells, Blue's E2 one.  Before, the
+    announcements said "the 3 allowed" of a bonus worth two stones, and "up to one stones"."""
+    state = CATCHUP.new({"size": 3})
+    row_by_row = ["A1", "A2", "A3", "B1", "B2", "B3", "B4", "C1", "C2", "C3", "C4", "C5", "D1", "D2", "D3", "D4"]
+    state, _ = play(CATCHUP, state, *row_by_row)
+    _, (red_e1, blue_e2) = play(CATCHUP, state, "E1", "E2")
+    assert red_e1[2]["max_stones"] == 2 and blue_e2[2]["max_stones"] == 1
+    assert views.announcements(*red_e1)[-1] == (
+        "Red is leading (5 against Blue's 4), so Blue may place up to two stones next turn (R-C3)."
+    )
+    assert views.announcements(*blue_e2) == [
+        "Blue places E2.",
+        "Blue placed 1 stone of the 2 allowed: the bonus lapses unused (R-C3).",
+        "Blue's score rises from 4 to 5.",
+        "Blue is leading (5 against Red's 5), so Red may place up to one stone next turn (R-C3).",
+    ]

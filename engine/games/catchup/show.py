@@ -119,8 +119,9 @@ class CatchupShow(HexShow):
         cells = [str(c) for c in e.get("cells") or ()]
         out = [f"{who} places {and_list(cells)}."]
         before = ctx.before
-        if before is not None and before.get("bonus") and int(before.get("max_stones") or 0) > len(cells):
-            out.append(f"{who} placed {plural(len(cells), 'stone')} of the 3 allowed: the bonus lapses unused (R-C3).")
+        allowed = int(before.get("max_stones") or 0) if before is not None else 0
+        if before is not None and before.get("bonus") and allowed > len(cells):  # 3, or fewer when fewer cells are left
+            out.append(f"{who} placed {plural(len(cells), 'stone')} of the {allowed} allowed: the bonus lapses unused (R-C3).")
         return out
 
     def _score(self, ctx: Context, e: Json) -> list[str]:
@@ -138,7 +139,8 @@ class CatchupShow(HexShow):
         p = e.get("player")
         who, other = ctx.name(p), ctx.other(p)
         most = e.get("max_stones", 3)
-        up_to = f"up to {number(int(most))} stones" if isinstance(most, int) else "up to three stones"
+        # three, or as many cells as are left (R-C3 with R-C4: the board fills)
+        up_to = f"up to {number(most)} stone{'' if most == 1 else 's'}" if isinstance(most, int) else "up to three stones"
         variant = (ctx.after.get("options") or {}).get("variant", "standard")
         if variant == "mindsports":
             why = f"{other} made a group larger than any on the board at the start of the turn"
