@@ -13,6 +13,10 @@ In one run, three servers side by side on the same two cores, each on a port of 
 * ``empty view``: the app with all its plumbing and a ``play`` view that only takes its body
   (``bench/emptyview.py``), served as the bare route is: how near a ``play`` could come if its own work (the
   body's parse and schema, the rules, the answer) cost nothing;
+* ``managed move floor``: the app with all its plumbing and a managed move that only makes its two Redis round
+  trips, the read and the compare-and-set commit, and judges nothing (``bench/movefloor.py``), served as the bare
+  route is, on the app's Redis: the most any managed move could reach while it reads, decides in Python and
+  commits (issue 33);
 * with ``BENCH_BEFORE`` naming a checkout of older code (a git worktree), that code served as ``make run`` serves
   it, for ``GET /v1/games`` and ``play``: before and after measured in one run, the same bare route beside both;
 * ``app``: ``python -m service.run.serve`` (what ``make run`` starts: gunicorn, the sweeper, its

@@ -21,7 +21,6 @@ from service.matches.jsontext import compact
 from service.matches.record import Entry
 
 
-
 def floor_move(match_id: str) -> Any:
     body = request.get_json()
     store = get_store()
