@@ -51,6 +51,16 @@ def fresh(browser: WebDriver, server: str) -> WebDriver:
     return browser
 
 
+def leave(browser: WebDriver) -> None:
+    """Every page left for a blank one once its test is over and its log read, so that nothing it still does (a
+    poll, a timer reading the webhooks' deliveries) asks a server a module has stopped, and fails in the log the
+    next test reads (a refused connection to test_page_matches' server, read by test_page_mistakes)."""
+    for handle in browser.window_handles:  # every window a test opened
+        browser.switch_to.window(handle)
+        browser.get("about:blank")
+    browser.switch_to.window(browser.window_handles[0])
+
+
 def clean_log(browser: WebDriver) -> None:
     errors = [e for e in browser.get_log("browser") if unexpected(e)]
     assert errors == [], errors  # no script error, no failed request
@@ -61,6 +71,7 @@ def page(browser: WebDriver, server: str) -> Iterator[WebDriver]:
     """The page, freshly loaded in one window at a desktop size."""
     yield fresh(browser, server)
     clean_log(browser)
+    leave(browser)
 
 
 @pytest.fixture(scope="session")
@@ -81,6 +92,7 @@ def people(page: WebDriver, profiles: list[WebDriver], server: str) -> Iterator[
     yield page, others[0], others[1]
     for d in others:
         clean_log(d)
+        leave(d)
 
 
 @pytest.fixture
