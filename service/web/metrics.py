@@ -67,23 +67,18 @@ REDIS_ERRORS = Counter("umpire_redis_errors_total", "Redis failures answered 503
 LISTENERS = Gauge("umpire_listeners", "Requests waiting on a match.", multiprocess_mode="livesum")
 
 
-@functools.cache  # one series per script (a fixed few): prometheus_client's ``labels`` builds and locks on every call
-def _redis_series(op: str) -> Any:
-    return REDIS_SECONDS.labels(op)
+@functools.cache  # a fixed few (scripts; games and verdicts): prometheus_client's ``labels`` builds and locks every call
+def _labelled(metric: Any, *values: str) -> Any:
+    return metric.labels(*values)
 
 
 def redis_time(op: str, seconds: float) -> None:
-    _redis_series(op).observe(seconds)
-
-
-@functools.cache  # one series per game and verdict (a fixed few)
-def _move_series(game: str, verdict: str) -> Any:
-    return MOVES.labels(game, verdict)
+    _labelled(REDIS_SECONDS, op).observe(seconds)
 
 
 def count_move(game: str, verdict: str) -> None:
     """A judged move of ``game`` in a managed match: ``verdict`` accepted, illegal or forfeit."""
-    _move_series(game, verdict).inc()
+    _labelled(MOVES, game, verdict).inc()
 
 
 def _scrape() -> bytes:
