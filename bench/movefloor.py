@@ -29,7 +29,7 @@ def floor_move(match_id: str) -> Any:
     made = Entry("move", ply, seat, seat, body["move"], snap.now_ms, snap.now_ms, (0, 0), used=1, charged=1, left=0)
     entry = compact(made.to_json())  # a move's record entry, of its size
     store.commit(match_id, snap.rev, snap.live, snap.now_ms + 600_000, [entry])
-    return Response(compact({"match_id": match_id, "ply": body["ply"] + 1}), mimetype="application/json")
+    return Response(compact({"match_id": match_id, "ply": ply + 1}), mimetype="application/json")
 
 
 def make(config: dict[str, Any] | None = None) -> Flask:

@@ -119,8 +119,8 @@ class CatchupShow(HexShow):
         cells = [str(c) for c in e.get("cells") or ()]
         out = [f"{who} places {and_list(cells)}."]
         before = ctx.before
-        allowed = int(before.get("max_stones") or 0) if before is not None else 0
-        if before is not None and before.get("bonus") and allowed > len(cells):  # 3, or fewer when fewer cells are left
+        allowed = int(before.get("max_stones") or 0) if before is not None and before.get("bonus") else 0
+        if allowed > len(cells):  # 3, or fewer when fewer cells are left
             out.append(f"{who} placed {plural(len(cells), 'stone')} of the {allowed} allowed: the bonus lapses unused (R-C3).")
         return out
 
