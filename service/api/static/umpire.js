@@ -9,6 +9,7 @@ import { $, el } from './dom.js';
 import { showCoUmpires } from './coumpire.js';
 import { umpireToken } from './links.js';
 import { changed } from './live.js';
+import { showSeat } from './seat.js';
 import { matchPath } from './match.js';
 import * as store from './store.js';
 import { say } from './verdicts.js';
@@ -54,7 +55,7 @@ export function showUmpire() {
   const over = on && m.data.state.status === 'finished';
   const undo = on ? moveToTakeBack(m) : null;
   clearTimeout(recheck);
-  if (over && undo) recheck = setTimeout(showUmpire, RECHECK_MS);
+  if (over && undo) recheck = setTimeout(() => { showSeat(); showUmpire(); }, RECHECK_MS); // the seat line says whether controls are on
   $('u-umpire').hidden = !on;
   if (!on) return;
   for (const part of $('u-umpire').querySelectorAll('.u-running-only')) part.hidden = over;
