@@ -262,7 +262,17 @@ def test_board_geometry(client: FlaskClient, game: str, query: str, options: Jso
     assert resp.get_json() == views.geometry(game, options)
 
 
-@pytest.mark.parametrize(("query", "parameter"), [("size=x", "size"), ("colour=red", "colour"), ("bonus=maybe", "bonus")])
+@pytest.mark.parametrize(
+    ("query", "parameter"),
+    [
+        ("size=x", "size"),
+        ("colour=red", "colour"),
+        ("bonus=maybe", "bonus"),
+        ("size=%C2%B2", "size"),  # '²': a digit to str.isdigit that int() refuses (a 500 once)
+        ("size=-%C2%B2", "size"),
+        ("size=%D9%A4", "size"),  # Arabic-Indic four, which int() reads as 4: not a number a client writes
+    ],
+)
 def test_board_geometry_names_the_unreadable_parameter(client: FlaskClient, query: str, parameter: str) -> None:
     resp = client.get(f"/v1/games/catchup/board?{query}")
     assert resp.status_code == 422

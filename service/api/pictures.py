@@ -43,7 +43,7 @@ from service.api import renderer
 from service.web import ratelimit, schemas
 from service.web.appref import this_app
 from service.web.errors import ApiError, field_details
-from service.web.http import json_body
+from service.web.http import json_body, whole_number
 from service.web.signing import verified
 from views import posts
 
@@ -254,9 +254,10 @@ def board(game: str) -> Any:
             known = ", ".join(n for n, o in declared.items() if o.in_query) or "none"
             raise query_error(name, f"{g.title}'s board takes no query parameter {name!r}; it takes: {known}.")
         if opt.type == "integer":
-            if not raw.strip().lstrip("-").isdigit():
+            value = whole_number(raw.strip())
+            if value is None:
                 raise query_error(name, f"{name} must be a whole number.")
-            options[name] = int(raw)
+            options[name] = value
         elif opt.type == "boolean":
             if raw.lower() not in ("true", "false", "1", "0"):
                 raise query_error(name, f"{name} must be true or false.")

@@ -34,6 +34,7 @@ from service.matches.db import get_store
 from service.matches.description import picture_ply
 from service.matches.history import History, history
 from service.web import schemas
+from service.web.http import whole_number
 from views import posts
 
 log = logging.getLogger(__name__)
@@ -64,10 +65,11 @@ def _int_arg(name: str, low: int, high: int | None = None) -> int | None:
     raw = request.args.get(name)
     if raw is None:
         return None
-    if not raw.isdigit() or int(raw) < low or (high is not None and int(raw) > high):
+    value = whole_number(raw)
+    if value is None or value < low or (high is not None and value > high):
         span = f"from {low} to {high}" if high is not None else f"{low} or more"
         raise query_error(name, f"{name} must be a whole number {span}.")
-    return int(raw)
+    return value
 
 
 @dataclass(frozen=True)

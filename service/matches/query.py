@@ -10,7 +10,7 @@ from flask import request
 from marshmallow import ValidationError
 
 from service.web.errors import ApiError
-from service.web.http import json_body
+from service.web.http import decimal_number, json_body, whole_number
 
 
 def has_query() -> bool:
@@ -31,11 +31,8 @@ def number(name: str, least: float, most: float, whole: bool) -> float | None:
     raw = request.args.get(name)
     if raw is None:
         return None
-    try:
-        value = float(raw) if not whole else int(raw)
-    except ValueError:
-        value = least - 1
-    if not least <= value <= most:
+    value = whole_number(raw) if whole else decimal_number(raw)
+    if value is None or not least <= value <= most:
         kind = "a whole number" if whole else "a number"
         raise ApiError("invalid_query", f"{name} must be {kind} from {least:g} to {most:g}.", {"parameter": name})
     return value

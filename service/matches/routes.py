@@ -34,7 +34,7 @@ from service.matches.record import iso
 from service.matches.store import Unconfirmed
 from service.web import schemas
 from service.web.errors import ApiError
-from service.web.http import json_body
+from service.web.http import json_body, whole_number
 
 bp = Blueprint("matches", __name__, url_prefix="/v1")
 
@@ -233,9 +233,10 @@ def _cursor(raw: str | None) -> tuple[int, str] | None:
     if raw is None:
         return None
     at, _, match_id = raw.partition(":")
-    if not at.isdigit() or not match_id or len(raw) > 64:
+    when = whole_number(at)
+    if when is None or when < 0 or not match_id or len(raw) > 64:
         raise ApiError("invalid_query", "before is the next of the previous page.", {"parameter": "before"})
-    return int(at), match_id
+    return when, match_id
 
 
 def _after(row: tuple[str, int], cursor: tuple[int, str] | None) -> bool:

@@ -45,6 +45,23 @@ MAX_ARRAY_ITEMS = 10000  # any array (a replayed record is at most this long)
 MAX_OBJECT_MEMBERS = 1000  # any object (the largest board, side 10, has 271 cells)
 
 
+# A number in a query string: ASCII digits only.  str.isdigit takes '²' and '①', which int() then refuses (a 500
+# once), and int() and float() take '٣' (Arabic-Indic three), the fullwidth digits, '1_0', ' 3 ', 'nan' and 'inf',
+# which no client means.
+WHOLE = re.compile(r"-?[0-9]{1,18}")
+DECIMAL = re.compile(r"-?(?:[0-9]{1,18}(?:\.[0-9]{0,18})?|\.[0-9]{1,18})(?:[eE][-+]?[0-9]{1,3})?")
+
+
+def whole_number(raw: str) -> int | None:
+    """``raw`` as a whole number written in ASCII digits (an optional ``-``), or None when it is not one."""
+    return int(raw) if WHOLE.fullmatch(raw) else None
+
+
+def decimal_number(raw: str) -> float | None:
+    """``raw`` as a number written in ASCII digits, as JSON and Python write one (``3``, ``0.5``, ``.5``, ``1e-05``), or None."""
+    return float(raw) if DECIMAL.fullmatch(raw) else None
+
+
 class DuplicateKey(ValueError):
     """An object of the body names ``key`` twice."""
 

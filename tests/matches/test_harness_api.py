@@ -213,6 +213,9 @@ def test_umpire_lists_and_aborts_matches(client: FlaskClient, new_match: NewMatc
         if before is None:
             break
     assert seen == [*reversed(made), b["match_id"]]
+    for bad in ("①:x", "٣:x", "x:y", "12"):  # '①' a digit to str.isdigit that int() refuses (a 500 once); '٣' not ASCII
+        r = client.get("/v1/matches", headers=admin, query_string={"before": bad})
+        assert r.status_code == 422 and r.json["error"]["details"] == {"parameter": "before"}, bad
 
 
 def test_listing_is_off_without_an_admin_token_and_abort_takes_the_matchs_umpire_token(
@@ -252,3 +255,24 @@ def test_complete_legal_moves_ride_on_the_answers(client: FlaskClient, game: str
         answer = r.json
     r = client.get(f"/v1/matches/{m.id}", query_string={"legal_moves": "true", "legal_limit": "0"})
     assert r.status_code == 422 and r.json["error"]["code"] == "invalid_query"
+
+
+@pytest.mark.parametrize(
+    ("query", "parameter"),
+    [
+        ({"wait_ply": "\uff11"}, "wait_ply"),  # a fullwidth one (U+FF11), which int() reads as 1: ASCII digits only
+        ({"wait_ply": "1_0"}, "wait_ply"),
+        ({"timeout_s": "٣"}, "timeout_s"),  # Arabic-Indic three, which float() reads as 3.0
+        ({"timeout_s": "nan"}, "timeout_s"),
+        ({"legal_moves": "true", "legal_limit": "²"}, "legal_limit"),
+    ],
+)
+def test_query_numbers_are_ascii_digits(new_match: NewMatch, query: dict[str, str], parameter: str) -> None:
+    m = new_match("catchup", {"size": 3})
+    r = m.get(**query)
+    assert r.status_code == 422 and r.json["error"] == {
+        "code": "invalid_query",
+        "message": r.json["error"]["message"],
+        "details": {"parameter": parameter},
+    }
+    assert m.get(wait_ply=0, timeout_s="1e-2").status_code == 200  # a number as JSON writes it still reads

@@ -192,6 +192,9 @@ def test_the_records_own_entries_a_flag_and_a_pass(client: FlaskClient, new_matc
         ({"palette": "neon"}, "palette"),
         ({"names": "Ann"}, "names"),
         ({"width": 9}, "width"),
+        ({"ply": "²"}, "ply"),  # a digit to str.isdigit that int() refuses: a 500 once
+        ({"ply": "٣"}, "ply"),  # Arabic-Indic three, which int() reads as 3: ASCII digits only
+        ({"width": "①"}, "width"),
     ],
 )
 def test_bad_queries_are_named(client: FlaskClient, new_match: NewMatch, query: dict[str, Any], parameter: str) -> None:
