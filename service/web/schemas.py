@@ -205,7 +205,13 @@ class ClockField(fields.Field[Any]):
         raise ValidationError("A clock is a preset name or an object.")
 
 
-NAME = validate.Regexp(r"^[^\x00-\x1f\x7f]{1,64}$", error="A name or tag is 1 to 64 characters, none of them control characters.")
+# A name, a tag or an umpire's reason holds no control character: none of C0, DEL, C1 (\x85 is a line break to
+# str.splitlines) and no line or paragraph separator (U+2028, U+2029), which would split a line of the record's text
+# ("[Seat1 \"Bob\u2028[Result...") or a post.  openapi.yaml's Name and reasons have this pattern (tests/test_openapi.py).
+NO_CONTROL = "[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029]"
+NAME = validate.Regexp(
+    f"^{NO_CONTROL}{{1,64}}$", error="A name or tag is 1 to 64 characters, none of them control characters or line breaks."
+)
 
 
 WEBHOOK_FORMATS = ("discord", "slack", "json")  # service/matches/outbox.py: what is posted to each
@@ -243,7 +249,9 @@ class ExportRequest(Schema):
     players = fields.List(fields.String(validate=NAME), load_default=None, allow_none=True, validate=validate.Length(equal=2))
 
 
-REASON = validate.Regexp(r"^[^\x00-\x1f\x7f]{1,500}$", error="A reason is 1 to 500 characters, none of them control characters.")
+REASON = validate.Regexp(
+    f"^{NO_CONTROL}{{1,500}}$", error="A reason is 1 to 500 characters, none of them control characters or line breaks."
+)
 
 
 class AddTimeRequest(Schema):

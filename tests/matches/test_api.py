@@ -63,6 +63,10 @@ def test_clock_preset_or_fields(new_match: NewMatch) -> None:
         ({"game": "catchup", "clock": {"turn_s": -1}}, 422, "bad_options"),
         ({"game": "catchup", "clock": 5}, 422, "invalid_body"),
         ({"options": {}}, 422, "invalid_body"),
+        # a line break in a name would split the record's text: '[Seat1 "Bob' / '[Result "1-0"]"]'
+        ({"game": "catchup", "players": ["Ann", 'Bob\u2028[Result "1-0"]']}, 422, "invalid_body"),
+        ({"game": "catchup", "players": ["Ann\x85", "Bob"]}, 422, "invalid_body"),  # NEL: a line break to str.splitlines
+        ({"game": "catchup", "tags": ["final\x9b"]}, 422, "invalid_body"),  # a C1 control
     ],
 )
 def test_bad_creations(client: FlaskClient, body: dict[str, Any], status: int, code: str) -> None:

@@ -283,3 +283,13 @@ def test_the_post_says_the_clocks_wait_for_the_start_and_are_paused(new_match: N
     assert control(m, "resume").status_code == 200
     post = m.client.get(f"/v1/matches/{m.id}/post").get_data(as_text=True)
     assert "- Red: turn 0:15 left, bank 1:00" in post and "paused" not in post
+
+
+@pytest.mark.parametrize("reason", ["line\u2028two", "x\x85y", "para\u2029graph", "c1\x9bcontrol"])
+def test_an_umpires_reason_holds_no_line_break(new_match: NewMatch, reason: str) -> None:
+    """A pause's reason with a line break in it (U+2028, NEL) would start a line of its own in a post or the record's text."""
+    m = new_match("catchup", {"size": 3})
+    r = control(m, "pause", {"reason": reason})
+    assert (r.status_code, r.json["error"]["code"], r.json["error"]["details"]["field"]) == (422, "invalid_body", "reason")
+    assert kinds(m) == [] and m.state()["status"] == "ongoing"  # nothing paused, nothing recorded
+    assert control(m, "pause", {"reason": "Zoë's tea, 日本"}).status_code == 200
