@@ -79,7 +79,12 @@ class Keeper:
             return []
         for name, (client, shards) in masters.items():
             if name not in self.running:
-                self.running[name] = self.pool.submit(self._beat, store, name, client, shards)
+                try:
+                    self.running[name] = self.pool.submit(self._beat, store, name, client, shards)
+                except RuntimeError:  # the pool is shut down: stop() came during this round (a worker's SIGTERM)
+                    if not self.stopping.is_set():
+                        raise
+                    break
         return list(self.running.values())
 
     def _beat(self, store: Store, name: str, client: Any, shards: list[int]) -> None:

@@ -10,6 +10,7 @@ tests/matches/test_crash_restart.py."""
 from __future__ import annotations
 
 import gc
+import logging
 import os
 import signal
 import threading
@@ -310,3 +311,19 @@ def test_the_beats_outlive_a_redis_that_cannot_be_reached() -> None:
         assert keeper.round() == []
     finally:
         keeper.stop()
+
+
+def test_a_round_that_meets_the_stop_ends_quietly(store: Store, caplog: pytest.LogCaptureFixture) -> None:
+    """A worker's SIGTERM stops the beats while a round may be under way: that round submits no beat to the pool
+    stop() shut down, and logs no error (before: "liveness: a round of beats failed", RuntimeError "cannot schedule
+    new futures after shutdown", on a clean stop)."""
+    keeper = liveness.Keeper(lambda: store, 60.0)
+    keeper.stop()  # the pool is shut down, as when stop() comes during a round
+    with caplog.at_level(logging.DEBUG, logger="service.matches.liveness"):
+        assert keeper.round() == []
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    running = liveness.Keeper(lambda: store, 60.0)
+    try:
+        assert len(running.round()) == len(store.masters())  # a keeper not stopped beats every master
+    finally:
+        running.stop()
