@@ -423,6 +423,9 @@ class Show(ABC):
         action, seat = e.get("action"), e.get("seat")
         if action == "add_time":
             return [f"The umpire gave {ctx.name(seat)} {float(e.get('seconds') or 0):g} s."]
+        if action == "token" and e.get("to"):  # the seat handed to another player (service/matches: with a new token)
+            before = e.get("from") or f"player {seat}"
+            return [f"The umpire handed {possessive(str(before))} seat to {e['to']}, who plays it from now on."]
         if action == "token":
             return [f"The umpire issued a new token for {possessive(ctx.name(seat))} seat: the old one no longer works."]
         if action == "add_umpire":

@@ -47,8 +47,12 @@ bp = Blueprint("controls", __name__, url_prefix="/v1")
 # -- the operations -------------------------------------------------------------------------------
 
 
-def _controlled(cur: Settled, kind: str, seat: int | None = None, ms: int = 0, reason: str | None = None) -> Change:
-    return Change.of(referee.control(GAMES[cur.meta.game], cur.meta, cur.live, kind, cur.now, seat, ms, reason))
+def _controlled(
+    cur: Settled, kind: str, seat: int | None = None, ms: int = 0, reason: str | None = None,
+    handed: tuple[str | None, str] | None = None,
+) -> Change:  # fmt: skip
+    game = GAMES[cur.meta.game]
+    return Change.of(referee.control(game, cur.meta, cur.live, kind, cur.now, seat, ms, reason, handed=handed))
 
 
 def decide_start(cur: Settled) -> Change:
@@ -104,7 +108,8 @@ def decide_reissue(cur: Settled, seat: int, token_digest: str, player: str | Non
     """Give ``seat`` a new token (its hash ``token_digest``; the old one is refused at once, on
     every server process) and, with ``player``, a new player's name (a seat handed to someone else)."""
     ongoing(cur)
-    done = _controlled(cur, "token", seat)
+    handed = None if player is None else (cur.meta.players[seat], player)  # the record keeps who held it before
+    done = _controlled(cur, "token", seat, handed=handed)
     meta = cur.meta.with_token(seat, token_digest)
     if player is not None:
         meta = replace(meta, players=(player, meta.players[1]) if seat == 0 else (meta.players[0], player))

@@ -33,6 +33,8 @@ The storage form's keys::
     st  the game's state a take-back returned to (the engine's JSON: the position the undone move
         was played from), so that the entry is read without the record before it
     n   the co-umpire link made or withdrawn (add_umpire, remove_umpire: 1, 2...)
+    h   a seat handed to another player with its new token (token): ``[the name before, the name after]``, so
+        that the record keeps who held the seat before (the match's names are the players' as they are now)
 
 A key is written only when the kind has it (``u``, ``c``, ``l`` are absent
 from an illegal attempt and an abort, for instance), as before.
@@ -109,6 +111,7 @@ class Entry:
     clock: Json | None = None  # the clocks after it, when not running from `at` (MatchClock.to_json)
     position: Json | None = None  # takeback: the game's state it returned to
     link: int | None = None  # add_umpire, remove_umpire: the co-umpire link's number
+    handed: tuple[str | None, str] | None = None  # token: the seat's player before and after, when it changed hands
 
     # -- storage form --------------------------------------------------------------
 
@@ -145,6 +148,8 @@ class Entry:
             out["st"] = self.position
         if self.link is not None:
             out["n"] = self.link
+        if self.handed is not None:
+            out["h"] = list(self.handed)
         return out
 
     @classmethod
@@ -161,7 +166,7 @@ class Entry:
         return cls(
             kind, d["p"], d["s"], d["b"], d["m"], d["ts"], d["t"], (b0, b1), d.get("u"), d.get("c"), d.get("l"),
             flag("w"), flag("x"), flag("f"), d.get("e"), bool(d.get("o")), d.get("a"), d.get("v"), d.get("r"), d.get("ck"),
-            d.get("st"), d.get("n"),
+            d.get("st"), d.get("n"), None if d.get("h") is None else (d["h"][0], d["h"][1]),
         )  # fmt: skip
 
     # -- what it means -------------------------------------------------------------
@@ -200,6 +205,8 @@ class Entry:
                 event["reason"] = self.reason
             if self.link is not None:
                 event["link"] = self.link
+            if self.handed is not None:
+                event["from"], event["to"] = self.handed
             return state, [event]
         if kind == TAKEBACK:  # the position it returned to is the entry's own: no walk of the record before it
             assert self.position is not None and self.move is not None
@@ -279,7 +286,17 @@ class Entry:
             out["reason"] = self.reason
         if self.link is not None:
             out["link"] = self.link
+        if self.handed is not None:
+            out["handed"] = {"from": self.handed[0], "to": self.handed[1]}
         return out
+
+    def _handed_words(self) -> str:
+        """A seat's new token that handed it over, as the record's text says it: whose it was, whose it is."""
+        if self.handed is None:
+            return ""
+        before, after = self.handed
+        was = "" if before is None else f" from {_braceless(before)}"
+        return f", handing it{was} to {_braceless(after)}"
 
     def line(self, flag_rule: str, names: tuple[str, str] | None = None) -> tuple[str | None, str]:
         """This entry in the record's text: ``(word, comment)`` for a numbered
@@ -318,7 +335,7 @@ class Entry:
                 "pause": "paused the clocks",
                 "resume": "resumed the clocks",
                 "add_time": f"gave seat {seat} {(self.given or 0) / 1000:g} s",
-                "token": f"issued a new token for seat {seat}",
+                "token": f"issued a new token for seat {seat}" + self._handed_words(),
                 "add_umpire": f"made co-umpire link {self.link}",
                 "remove_umpire": f"withdrew co-umpire link {self.link}",
             }[kind]

@@ -273,12 +273,13 @@ def adjudicate(game: AnyGame, meta: Meta, live: Live, winner: int | None, reason
 
 def control(
     game: AnyGame, meta: Meta, live: Live, kind: str, now: int, seat: int | None = None, ms: int = 0,
-    reason: str | None = None, link: int | None = None,
+    reason: str | None = None, link: int | None = None, handed: tuple[str | None, str] | None = None,
 ) -> Controlled:  # fmt: skip
     """The umpire's ``kind`` at ``now`` (the caller has checked it applies: see
     service/matches/controls.py's operations): ``start`` or ``resume`` the clocks, ``pause``
     them (for ``reason``, when given), ``add_time`` (``ms`` to ``seat``'s bank), reissue
-    ``seat``'s ``token``, ``add_umpire`` or ``remove_umpire`` (co-umpire ``link``)."""
+    ``seat``'s ``token`` (``handed``: to another player, the names before and after), ``add_umpire`` or
+    ``remove_umpire`` (co-umpire ``link``)."""
     clock = live.clock
     if kind in ("start", "resume"):
         clock = clock.resume(now)
@@ -290,7 +291,7 @@ def control(
     concerned = seat if seat is not None else (0 if clock.mover is None else clock.mover)
     made = Entry(
         kind, live.ply, concerned, None, None, clock.turn_start, now, clock.banks, given=ms if kind == "add_time" else None,
-        reason=reason, clock=clock.to_json(), link=link,
+        reason=reason, clock=clock.to_json(), link=link, handed=handed,
     )  # fmt: skip
     new = replace(live, clock=clock)
     _, events = made.apply(game, game.load(live.state), clock.spec)

@@ -293,3 +293,33 @@ def test_an_umpires_reason_holds_no_line_break(new_match: NewMatch, reason: str)
     assert (r.status_code, r.json["error"]["code"], r.json["error"]["details"]["field"]) == (422, "invalid_body", "reason")
     assert kinds(m) == [] and m.state()["status"] == "ongoing"  # nothing paused, nothing recorded
     assert control(m, "pause", {"reason": "Zoë's tea, 日本"}).status_code == 200
+
+
+def test_a_seat_handed_to_another_player_keeps_who_held_it_before(client: FlaskClient, store: Store) -> None:
+    """Discord's ``/umpire seat seat:1 player:@Cara`` hands Bob's seat to Cara with a new token
+    (controls.decide_reissue with a player).  The match's names are the players' from then on, but
+    the record keeps who held the seat: its entry, its line in the record's text and its announcement
+    name Bob and Cara (before: "issued a new token for Cara's seat", and Bob was gone from the record)."""
+    from service.matches import controls
+    from service.matches.changes import Committed, described
+    from service.matches.match import token_hash
+
+    made = client.post("/v1/matches", json={"game": "catchup", "options": {"size": 3}, "players": ["Ann", "Bob"]}).json
+    m = Match(client, made["match_id"], (made["seats"]["0"], made["seats"]["1"]), made)
+    assert m.move(0, "C3", 0).status_code == 200
+    assert m.move(1, "B2", 1).status_code == 200
+    with client.application.app_context():
+        done = described(store, m.id, None, lambda cur: controls.decide_reissue(cur, 1, token_hash("cara"), "Cara"), "x")
+    assert isinstance(done, Committed)
+    assert done.d.announcements == ["The umpire handed Bob's seat to Cara, who plays it from now on."]
+    rec = m.record()
+    assert rec["players"] == ["Ann", "Cara"]
+    token = rec["moves"][-1]
+    assert (token["kind"], token["seat"], token["handed"]) == ("token", 1, {"from": "Bob", "to": "Cara"})
+    assert token["events"][0] == {"type": "umpire", "action": "token", "seat": 1, "from": "Bob", "to": "Cara"}
+    assert "{the umpire issued a new token for seat 1, handing it from Bob to Cara at " in rec["text"]
+    # a new token with no player handed over is said as before, and its entry has no "handed"
+    reissued = client.post(f"/v1/matches/{m.id}/seats/0/token", headers=umpire(m))
+    assert reissued.status_code == 200, reissued.json
+    assert "handed" not in m.record()["moves"][-1]
+    assert m.record()["moves"][-1]["events"][0] == {"type": "umpire", "action": "token", "seat": 0}
