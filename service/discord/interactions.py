@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -246,7 +247,8 @@ def new_match(command: Command) -> Message:
     clock = _json_option(clock_text, "clock") if clock_text and clock_text.startswith("{") else clock_text or None
     players = [str(command.options.get("player1")), str(command.options.get("player2"))]
     first = command.text("first") or "player1"
-    if first == "player2" or (first == "random" and secrets.randbelow(2)):
+    swapped = first == "player2" or (first == "random" and secrets.randbelow(2) == 1)
+    if swapped:
         players.reverse()
     names = (command.names.get(players[0], players[0]), command.names.get(players[1], players[1]))
     webhook = command.text("webhook")
@@ -258,7 +260,7 @@ def new_match(command: Command) -> Message:
     role = command.options.get("role")
     b = Binding(
         match_id, command.guild, command.channel, (players[0], players[1]), command.user,
-        role if isinstance(role, str) else None, command.options.get("ping") is True,
+        role if isinstance(role, str) else None, command.options.get("ping") is True, 1 if swapped else 0,
     )  # fmt: skip
     binding.save(store, b)
     when = {"umpire": "The clocks start at /umpire start.", "first_move": "The clocks start with the first move."}
@@ -323,7 +325,7 @@ def umpire_takeback(command: Command) -> Message:
 
 def umpire_adjudicate(command: Command) -> Message:
     b = _host(command)
-    winner = {"player1": 0, "player2": 1}.get(command.text("result") or "")
+    winner = b.named(command.text("result") or "")  # None: a draw
     return message(umpire.adjudicate(b.match_id, winner, command.text("reason") or ""), b)
 
 
@@ -339,7 +341,7 @@ def umpire_seat(command: Command) -> Message:
         raise Refusal("seat is 0 or 1.")
     done = umpire.hand_seat(b.match_id, seat, command.names.get(user, user))
     seats = (user, b.seats[1]) if seat == 0 else (b.seats[0], user)
-    handed = Binding(b.match_id, b.guild, b.channel, seats, b.host, b.role, b.ping)
+    handed = replace(b, seats=seats)
     binding.update(get_store(), handed)
     return message(done, handed, messages.seat_line(handed, done.meta.names))
 
@@ -347,7 +349,7 @@ def umpire_seat(command: Command) -> Message:
 def umpire_ping(command: Command) -> Message:
     b = _host(command)
     on = command.options.get("on") is True
-    binding.update(get_store(), Binding(b.match_id, b.guild, b.channel, b.seats, b.host, b.role, on))
+    binding.update(get_store(), replace(b, ping=on))
     return refusal("The player to move is pinged from now on." if on else "Nobody is pinged from now on.", ephemeral=False)
 
 
@@ -355,7 +357,7 @@ def umpire_role(command: Command) -> Message:
     b = _host(command)
     role = command.options.get("role")
     named = role if isinstance(role, str) else None
-    binding.update(get_store(), Binding(b.match_id, b.guild, b.channel, b.seats, b.host, named, b.ping))
+    binding.update(get_store(), replace(b, role=named))
     if named is None:
         return refusal("Only the host may use /umpire from now on.", ephemeral=False)
     return Message(f"Holders of <@&{named}> may use /umpire too.", ephemeral=False)

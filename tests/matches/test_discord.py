@@ -817,3 +817,25 @@ def test_a_match_through_the_served_app(standin: StandIn, signer: Signer, tmp_pa
             assert answer.status_code == 200 and answer.json()["type"] == 4, answer.text
             standin.answered(sent["token"])
             assert standin.edits_of(sent["token"])[0]["png"]
+
+
+# -- what the host names means whom they named ----------------------------------------------------
+
+
+@pytest.mark.parametrize("first", ["player1", "player2"])
+def test_adjudicate_player1_gives_the_win_to_the_user_named_player1_whatever_seat_they_took(
+    first: str, discord_app: Flask, standin: StandIn, signer: Signer
+) -> None:
+    """``result:player1`` names the user the host named ``player1`` at /match new, whichever seat
+    ``first`` gave them (after ``first:player2`` seat 0 is Bob's): the answer names that user as the winner."""
+    client = discord_app.test_client()
+    chan = Channel(client, signer, standin)
+    made = chan.send(
+        "host", "match new", game="catchup", player1="ann", player2="bob", first=first, options='{"size": 3}', start="created"
+    )
+    match_id = made["data"]["embeds"][0]["description"].split("`")[1]
+    ann_seat = 0 if first == "player1" else 1
+    assert match_of(client, match_id)["players"][ann_seat] == NAMES["ann"]
+    judged = public(chan.send("host", "umpire adjudicate", result="player1", reason="Ann wins by forfeit"))
+    assert "The umpire adjudicated: Ann @\u200beveryone wins" in judged, judged
+    assert match_of(client, match_id)["state"]["winner"] == ann_seat
