@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from service.matches.keys import valid_id
 from service.matches.store import Store
 
 
@@ -67,6 +68,10 @@ def save(store: Store, b: Binding) -> None:
 
 
 def load(store: Store, match_id: str) -> Binding | None:
+    """The match's binding; None for none, and for a ``match_id`` that is no match id (a
+    ``match:`` option is typed by anyone: it names no key until it is one)."""
+    if not valid_id(match_id):
+        return None
     raw: dict[str, str] = store.r.hgetall(key(store, match_id))
     if not raw or "c" not in raw:
         return None

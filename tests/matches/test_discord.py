@@ -839,3 +839,17 @@ def test_adjudicate_player1_gives_the_win_to_the_user_named_player1_whatever_sea
     judged = public(chan.send("host", "umpire adjudicate", result="player1", reason="Ann wins by forfeit"))
     assert "The umpire adjudicated: Ann @\u200beveryone wins" in judged, judged
     assert match_of(client, match_id)["state"]["winner"] == ann_seat
+
+
+def test_a_match_option_that_is_no_match_id_is_an_unknown_match_never_a_failure(
+    discord_app: Flask, standin: StandIn, signer: Signer
+) -> None:
+    """``match:hello`` (not an id the service makes) is answered as a match unknown in this channel,
+    only to its sender; its autocomplete offers nothing (before: a 500 from the key's shard)."""
+    chan = Channel(discord_app.test_client(), signer, standin)
+    chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created")
+    for bad in ("hello", "zz", "ZZ" * 16, "../x"):
+        assert f"There is no match {bad} in this channel." == ephemeral(chan.send("eve", "board", match=bad))
+        assert "There is no match" in ephemeral(chan.send("ann", "move", move="C3", match=bad))
+        assert chan.suggest("ann", "move", "move", move="C", match=bad) == []
+    assert chan.suggest("ann", "move", "move", move="C") != []
