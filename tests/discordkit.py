@@ -72,6 +72,7 @@ class StandIn:
     problems: list[str] = field(default_factory=list)
     refused: int = 0  # edits refused for an answer not yet given
     plan: list[int] = field(default_factory=list)  # statuses to answer the next edits with (then 200)
+    edit_s: float = 0.0  # how long each edit takes to be answered (a slow Discord)
     lock: threading.Lock = field(default_factory=threading.Lock)
     server: BaseWSGIServer | None = None
 
@@ -148,6 +149,7 @@ class StandIn:
         return Response(json.dumps([{**c, "id": str(i + 1)} for i, c in enumerate(body)]), mimetype="application/json")
 
     def edit(self, request: Request, token: str) -> Response:
+        time.sleep(self.edit_s)
         with self.lock:
             if self.plan:
                 status = self.plan.pop(0)

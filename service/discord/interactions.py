@@ -11,7 +11,8 @@ command is judged, on a thread of the ``judging`` lane, and answered within Disc
   that answer (``PATCH /webhooks/{application}/{token}/messages/@original``, multipart, once the
   answer has gone: Werkzeug's ``call_on_close``);
 * not judged by then (Redis slow, the match busy): deferred (``DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE``),
-  and the answer, picture and all, replaces Discord's "thinking" by the same edit once it is ready.
+  and the answer, picture and all, replaces Discord's "thinking" by the same edit once it is ready,
+  sent by the thread that judged it (through a poster, or itself, in words, when none has room).
 
 Who may do what, from the match's binding (service/discord/binding.py): the two players move and
 resign, each only for their own seat and only on their turn; the host (or holders of the host's
@@ -24,10 +25,10 @@ from __future__ import annotations
 
 import logging
 import secrets
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import wait
 from dataclasses import replace
 from typing import Any
 
@@ -101,55 +102,94 @@ def interactions() -> Any:
 
 def _answer(app: Flask, command: Command) -> Response:
     lanes = courier(app)
+    turn = _Turn()
     try:
-        judged = lanes.judging.submit(lambda: _judged(app, command))
+        judged = lanes.judging.submit(lambda: _judge(app, command, turn))
     except Full:
         return _json(messages.response(refusal("The umpire is busy: send the command again in a moment.")))
     answer_s = float(app.config["DISCORD_ANSWER_S"])
-    try:
-        if answer_s <= 0:  # 0: every command deferred, however quickly it was judged
-            raise FutureTimeout
-        said = judged.result(timeout=answer_s)
-    except FutureTimeout:
-        judged.add_done_callback(lambda done: _late(app, command.token, done))
+    if answer_s > 0:  # 0: every command deferred, however quickly it was judged
+        wait([judged], timeout=answer_s)
+    said = turn.answered_now()
+    if said is None:  # its judging thread sends the answer once it is judged
         return _json(messages.deferred())
     resp = _json(messages.response(said))
     if said.picture is not None:  # once the answer has gone: the picture edits it
-        resp.call_on_close(lambda: _post(app, command.token, said, edit_words=False))
+        resp.call_on_close(lambda: _post(app, lambda: _picture(app, command.token, said), "an answer goes without its picture"))
     return resp
+
+
+class _Turn:
+    """Who sends a command's answer: the request, when the command is judged within
+    ``DISCORD_ANSWER_S``; else the thread that judged it, once it is (a deferred answer).
+    Decided once, under a lock: never both, never neither."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.said: Message | None = None
+        self.deferred = False
+
+    def answered_now(self) -> Message | None:
+        """The answer, when the command is judged by now; None: it is deferred."""
+        with self.lock:
+            self.deferred = self.said is None
+            return self.said
+
+    def judged(self, said: Message) -> bool:
+        """The command is judged: True when it was deferred, and this thread is to send ``said``."""
+        with self.lock:
+            self.said = said
+            return self.deferred
 
 
 def _json(value: dict[str, Any]) -> Response:
     return Response(orjson.dumps(value), mimetype="application/json")
 
 
-def _late(app: Flask, token: str, done: Future[Message]) -> None:
+def _judge(app: Flask, command: Command, turn: _Turn) -> None:
+    """The judging lane's job: the command judged, and its answer sent from here if it was deferred.
+    A deferred answer's words are never dropped: when no poster has room (a slow Discord), this
+    thread edits them in itself, without the picture, within ``DISCORD_TIMEOUT_S``; it holds its
+    place in the judging lane meanwhile, so that more commands are refused "busy" at once rather
+    than deferred with nobody to answer them."""
     try:
-        said = done.result()
+        said = _judged(app, command)
     except Exception:  # _judged answers every failure in words: this is a bug
-        log.exception("discord: a deferred command failed")
+        log.exception("discord: a command failed")
         said = refusal("The umpire failed to answer; the failure has been logged.", ephemeral=False)
-    _post(app, token, said, edit_words=True)
+    if not turn.judged(said):
+        return
+    if not _post(app, lambda: _late(app, command.token, said, draw=True), "a deferred answer is sent from its judging thread"):
+        _late(app, command.token, said, draw=False)
 
 
-def _post(app: Flask, token: str, said: Message, edit_words: bool) -> None:
-    """The answer edited with its picture (and with its words, when it was deferred); a ping
-    that an edit cannot make (edits never notify) follows as a message of its own."""
-
-    def job() -> None:
-        with app.app_context():
-            picture = _draw(app, said)
-            if picture is None and not edit_words:
-                return
-            lanes = courier(app)
-            lanes.edit_original(token, messages.edit(said, picture is not None), picture)
-            if edit_words and said.ping:
-                lanes.follow_up(token, {"content": f"<@{said.ping}>: your move.", "allowed_mentions": messages.mentions(said)})
-
+def _post(app: Flask, job: Callable[[], None], unsent: str) -> bool:
+    """``job`` on the posting lane; False (and ``unsent`` logged) when the lane has no room."""
     try:
         courier(app).posting.submit(job)
     except Full:
-        log.warning("discord: every poster is busy; an answer goes without its picture")
+        log.warning("discord: every poster is busy; %s", unsent)
+        return False
+    return True
+
+
+def _picture(app: Flask, token: str, said: Message) -> None:
+    """The picture of an answer given at once, edited into it (the words stand without it)."""
+    with app.app_context():
+        picture = _draw(app, said)
+        if picture is not None:
+            courier(app).edit_original(token, messages.edit(said, True), picture)
+
+
+def _late(app: Flask, token: str, said: Message, draw: bool) -> None:
+    """A deferred answer edited in, its picture with it when ``draw``; a ping that an edit cannot
+    make (edits never notify) follows as a message of its own."""
+    with app.app_context():
+        picture = _draw(app, said) if draw else None
+        lanes = courier(app)
+        lanes.edit_original(token, messages.edit(said, picture is not None), picture)
+        if said.ping:
+            lanes.follow_up(token, {"content": f"<@{said.ping}>: your move.", "allowed_mentions": messages.mentions(said)})
 
 
 def _draw(app: Flask, said: Message) -> bytes | None:

@@ -853,3 +853,32 @@ def test_a_match_option_that_is_no_match_id_is_an_unknown_match_never_a_failure(
         assert "There is no match" in ephemeral(chan.send("ann", "move", move="C3", match=bad))
         assert chan.suggest("ann", "move", "move", move="C", match=bad) == []
     assert chan.suggest("ann", "move", "move", move="C") != []
+
+
+def test_a_deferred_answer_is_never_lost_when_every_poster_is_busy(
+    redis_url: str, prefix: str, tmp_path: Path, standin: StandIn, signer: Signer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A slow Discord (each edit answered after 1 s), one poster and one waiting: every command that
+    was deferred still gets its answer's words (a /move's verdict would otherwise never be shown);
+    one past the lanes' bounds is refused "busy" at once, and nothing waits without bound."""
+    app = make_app(redis_url, prefix, tmp_path, standin, signer, DISCORD_ANSWER_S=0.0, DISCORD_THREADS=1, DISCORD_QUEUE=1)
+    try:
+        chan = Channel(app.test_client(), signer, standin)
+        made = chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}')
+        standin.edits_of(made["token"])
+        standin.edit_s = 1.0
+        answers = [chan.send("eve", "board") for _ in range(6)]
+        deferred = [a["token"] for a in answers if a["type"] == 5]
+        busy = [a for a in answers if a["type"] == 4]
+        assert len(deferred) >= 3, answers  # more than the posters hold: some went past the posting lane
+        for a in busy:
+            assert "The umpire is busy" in ephemeral(a)
+        for token in deferred:
+            words = standin.edits_of(token, timeout=20)[0]["payload"]["content"]
+            assert "Catchup" in words and "ply 0" in words, words
+        assert any("sent from its judging thread" in r.getMessage() for r in caplog.records)  # the case was met
+    finally:
+        standin.edit_s = 0.0
+        courier.close(app)
+        db.close(app)
+        cleanup(redis_url, prefix, ON_CLUSTER)
