@@ -12,7 +12,8 @@ command is judged, on a thread of the ``judging`` lane, and answered within Disc
   answer has gone: Werkzeug's ``call_on_close``);
 * not judged by then (Redis slow, the match busy): deferred (``DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE``),
   and the answer, picture and all, replaces Discord's "thinking" by the same edit once it is ready,
-  sent by the thread that judged it (through a poster, or itself, in words, when none has room).
+  sent by the thread that judged it (through a poster, or itself, in words, when none has room);
+  a refusal deletes that public "thinking" and follows, ``EPHEMERAL``.
 
 Who may do what, from the match's binding (service/discord/binding.py): the two players move and
 resign, each only for their own seat and only on their turn; the host (or holders of the host's
@@ -183,10 +184,18 @@ def _picture(app: Flask, token: str, said: Message) -> None:
 
 def _late(app: Flask, token: str, said: Message, draw: bool) -> None:
     """A deferred answer edited in, its picture with it when ``draw``; a ping that an edit cannot
-    make (edits never notify) follows as a message of its own."""
+    make (edits never notify) follows as a message of its own.
+
+    Discord made the answer public at the deferral, and an edit (or a first follow-up) cannot
+    make it private: a refusal, seen only by its sender, deletes that public "thinking"
+    (``DELETE .../messages/@original``) and follows it, flagged ``EPHEMERAL``.  Should the delete
+    fail, the refusal is edited in rather than the sender left with "thinking" for ever."""
     with app.app_context():
-        picture = _draw(app, said) if draw else None
         lanes = courier(app)
+        if said.ephemeral and lanes.delete_original(token).ok:
+            lanes.follow_up(token, messages.follow_up(said))
+            return
+        picture = _draw(app, said) if draw else None
         lanes.edit_original(token, messages.edit(said, picture is not None), picture)
         if said.ping:
             lanes.follow_up(token, {"content": f"<@{said.ping}>: your move.", "allowed_mentions": messages.mentions(said)})

@@ -132,15 +132,20 @@ def embeds(m: Message, with_picture: bool) -> list[Json]:
     return [embed] if embed else []
 
 
-def response(m: Message) -> Json:
-    """The interaction's answer at once (CHANNEL_MESSAGE_WITH_SOURCE), the picture to follow."""
+def _data(m: Message) -> Json:
+    """The message as Discord creates one: in words, private (``EPHEMERAL``) or not, the picture to follow."""
     data: Json = {"content": m.content, "allowed_mentions": mentions(m)}
     shown = embeds(m, with_picture=False)
     if shown:
         data["embeds"] = shown
     if m.ephemeral:
         data["flags"] = EPHEMERAL
-    return {"type": CHANNEL_MESSAGE, "data": data}
+    return data
+
+
+def response(m: Message) -> Json:
+    """The interaction's answer at once (CHANNEL_MESSAGE_WITH_SOURCE), the picture to follow."""
+    return {"type": CHANNEL_MESSAGE, "data": _data(m)}
 
 
 def deferred() -> Json:
@@ -155,6 +160,12 @@ def edit(m: Message, with_picture: bool) -> Json:
     if with_picture and m.picture is not None:
         out["attachments"] = [{"id": 0, "filename": PICTURE, "description": m.alt[:ALT_LIMIT]}]
     return out
+
+
+def follow_up(m: Message) -> Json:
+    """A message of its own after the answer (``POST /webhooks/{application}/{token}``): a deferred
+    refusal, ``EPHEMERAL``, once the public "thinking" is deleted."""
+    return _data(m)
 
 
 def choices(moves: list[str]) -> Json:

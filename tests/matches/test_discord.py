@@ -882,3 +882,37 @@ def test_a_deferred_answer_is_never_lost_when_every_poster_is_busy(
         courier.close(app)
         db.close(app)
         cleanup(redis_url, prefix, ON_CLUSTER)
+
+
+def test_a_deferred_refusal_is_seen_only_by_its_sender(
+    redis_url: str, prefix: str, tmp_path: Path, standin: StandIn, signer: Signer
+) -> None:
+    """Discord fixes an answer public or private at the deferral (``{"type": 5}``, public): a command
+    deferred and then refused (out of turn, not the host) has that public "thinking" deleted
+    (``DELETE .../messages/@original``) and its refusal sent after, flagged EPHEMERAL, never edited
+    into the public answer; a deferred change is edited in, public, as before."""
+    app = make_app(redis_url, prefix, tmp_path, standin, signer, DISCORD_ANSWER_S=0.0)
+    try:
+        chan = Channel(app.test_client(), signer, standin)
+        made = chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size":3}', start="created")
+        standin.edits_of(made["token"])
+        for who, path, options, said in (
+            ("bob", "move", {"move": "C3"}, "not this seat's turn"),
+            ("ann", "umpire start", {}, "Only the match's host"),
+        ):
+            answer = chan.send(who, path, **options)
+            assert answer["type"] == 5
+            until(lambda t=answer["token"]: t in standin.follow_ups, 10, "the refusal")
+            refused = standin.follow_ups[answer["token"]]
+            assert len(refused) == 1 and refused[0]["flags"] == 64 and said in refused[0]["content"], refused
+            assert refused[0]["allowed_mentions"] == {"parse": []}
+            assert answer["token"] in standin.deleted and answer["token"] not in standin.edits
+            assert [m for m, t in standin.calls if t == answer["token"]] == ["DELETE", "POST"]  # deleted first
+        moved = chan.send("ann", "move", move="C3")
+        assert "plays C3" in standin.edits_of(moved["token"])[0]["payload"]["content"]
+        assert moved["token"] not in standin.deleted
+        typecheck([*chan.responses, *standin.sent], tmp_path)
+    finally:
+        courier.close(app)
+        db.close(app)
+        cleanup(redis_url, prefix, ON_CLUSTER)
