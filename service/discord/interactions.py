@@ -221,7 +221,10 @@ def _judged(app: Flask, command: Command) -> Message:
     """The command's answer, every failure said in words."""
     with app.app_context():
         try:
-            return HANDLERS[command.path](command)
+            answer = HANDLERS[command.path](command)
+            if answer.told is not None and not answer.ephemeral:
+                binding.told(get_store(), *answer.told)
+            return answer
         except KeyError:
             return refusal(f"This service has no command /{' '.join(command.path)}: register its commands again.")
         except Refusal as r:
@@ -309,7 +312,7 @@ def new_match(command: Command) -> Message:
     role = command.options.get("role")
     b = Binding(
         match_id, command.guild, command.channel, (players[0], players[1]), command.user,
-        role if isinstance(role, str) else None, command.options.get("ping") is True, 1 if swapped else 0,
+        role if isinstance(role, str) else None, command.options.get("ping") is True, 1 if swapped else 0, bool(webhook),
     )  # fmt: skip
     binding.save(store, b)
     when = {"umpire": "The clocks start at /umpire start.", "first_move": "The clocks start with the first move."}
@@ -324,7 +327,22 @@ def play(command: Command) -> Message:
     text = command.text("move")
     if not text:
         raise Refusal("Name your move: /move move:<your move>.")
-    return message(umpire.move(b.match_id, seat, text, f"discord:{command.id}"), b)
+    try:
+        return message(umpire.move(b.match_id, seat, text, f"discord:{command.id}"), b)
+    except ApiError as e:
+        return _over(b, e)
+
+
+def _over(b: Binding, e: ApiError) -> Message:
+    """A move or a resignation refused because the match is over, said with how it ended (the final
+    position's post: who won, and why: a flag, R-T1); in public when the channel hears of that end
+    here first (a flag, with no webhook to post it and nobody asking /board), else only to the sender."""
+    if e.code != "match_finished":
+        raise e
+    shown = position(umpire.look(b.match_id), b)
+    shown = replace(shown, content=messages.fit(f"{messages.md_escape_lines(e.message)}\n", shown.content))
+    first = binding.told(get_store(), b.match_id, True) and not b.webhook
+    return shown if first else replace(shown, ephemeral=True, told=None)
 
 
 def board(command: Command) -> Message:
@@ -335,7 +353,11 @@ def board(command: Command) -> Message:
 
 def resign(command: Command) -> Message:
     b = _bound(command)
-    return message(umpire.resign(b.match_id, _player(command, b)), b)
+    seat = _player(command, b)
+    try:
+        return message(umpire.resign(b.match_id, seat), b)
+    except ApiError as e:
+        return _over(b, e)
 
 
 def umpire_start(command: Command) -> Message:

@@ -46,6 +46,7 @@ class Message:
     alt: str = ""  # the picture's description
     ping: str | None = None  # the one user id the content may ping
     ephemeral: bool = False
+    told: tuple[str, bool] | None = None  # the match this answer shows, and whether it shows it over (binding.told)
 
 
 def mention(user: str) -> str:
@@ -77,15 +78,16 @@ def _said(post: str, clock: Json | None, b: Binding | None) -> tuple[str, str | 
 def message(d: Description, b: Binding | None, note: str | None = None) -> Message:
     """A change, in public: its post, a note, and the picture when the board changed."""
     content, ping = _said(d.post("discord"), d.clock, b)
+    told = None if b is None else (b.match_id, d.live.finished)
     if not d.board_changed:
-        return Message(content, note, ping=ping)
-    return Message(content, note, d.svg, d.alt_text(), ping)
+        return Message(content, note, ping=ping, told=told)
+    return Message(content, note, d.svg, d.alt_text(), ping, told=told)
 
 
 def position(h: History, b: Binding | None, note: str | None = None) -> Message:
     """The match as it stands (``/board``, a new match), in public: its post, a note, its picture."""
     content, ping = _said(h.post("discord"), h.clock, b)
-    return Message(content, note, h.svg, h.alt_text(), ping)
+    return Message(content, note, h.svg, h.alt_text(), ping, told=None if b is None else (b.match_id, h.finished))
 
 
 def refusal(text: str, ephemeral: bool = True) -> Message:

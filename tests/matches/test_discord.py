@@ -516,6 +516,16 @@ def test_the_host_hands_a_seat_over_and_names_a_role(discord_app: Flask, standin
     )
 
 
+def timed_match(chan: Channel) -> str:
+    """A Catchup match of Ann (seat 0) and Bob, its clocks running from now (TURN_S, BANK_S): its id."""
+    clock = json.dumps({"preset": "catchup", "turn_s": TURN_S, "bank_s": BANK_S})
+    made = chan.send(
+        "host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created", clock=clock
+    )
+    match_id: str = made["data"]["embeds"][0]["description"].split("`")[1]
+    return match_id
+
+
 def test_the_host_takes_back_a_slip_of_the_hand(
     discord_app: Flask, standin: StandIn, signer: Signer, fake_clock: FakeClock, tmp_path: Path
 ) -> None:
@@ -525,11 +535,7 @@ def test_the_host_takes_back_a_slip_of_the_hand(
     the move, and a second take-back or a replayed interaction never undoes a second move."""
     client = discord_app.test_client()
     chan = Channel(client, signer, standin)
-    clock = json.dumps({"preset": "catchup", "turn_s": TURN_S, "bank_s": BANK_S})
-    made = chan.send(
-        "host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created", clock=clock
-    )
-    match_id = made["data"]["embeds"][0]["description"].split("`")[1]
+    match_id = timed_match(chan)
     assert "plays C3" in public(chan.send("ann", "move", move="C3"))
     before_slip = match_of(client, match_id)
     fake_clock.advance(20)  # Bob thinks, then slips: 20 s of his turn gone
@@ -672,9 +678,11 @@ def test_discord_and_the_http_views_refuse_alike_because_they_call_the_same_oper
         assert over_http.status_code in (403, 409, 410) and over_http.json["error"]["code"] == code, over_http.json
         assert raised[-1] == (operation, code)
         raised.clear()
-        said = ephemeral(chan.send(command[0], command[1], **options))
+        answer = chan.send(command[0], command[1], **options)
+        # a move or resignation after an end tells that end too (in public where the channel first hears of it)
+        said = answer["data"]["content"] if code == "match_finished" else ephemeral(answer)
         assert raised == [(operation, code)], (command, raised)  # the same operation refused it, once
-        assert said == md_escape_lines(over_http.json["error"]["message"])
+        assert said.split("\n")[0] == md_escape_lines(over_http.json["error"]["message"])
         raised.clear()
 
     ply = match_of(client, match_id)["ply"]
@@ -916,3 +924,25 @@ def test_a_deferred_refusal_is_seen_only_by_its_sender(
         courier.close(app)
         db.close(app)
         cleanup(redis_url, prefix, ON_CLUSTER)
+
+
+def test_a_move_after_a_flag_nobody_saw_says_how_the_match_ended(
+    discord_app: Flask, standin: StandIn, signer: Signer, fake_clock: FakeClock
+) -> None:
+    """Ann's flag falls with no webhook and nobody asking /board: Bob's next /move is where the
+    channel first hears of it, so its answer says it, in public: who ran out of time and who wins
+    (R-T1), with the final board.  The channel told it once: a later /move is told the same, only
+    by its sender; so is a /move after an end a command announced (Bob's resignation)."""
+    client = discord_app.test_client()
+    chan = Channel(client, signer, standin)
+    match_id = timed_match(chan)
+    fake_clock.advance(TURN_S + BANK_S + 1)  # R-T1: Ann, to move, runs out of time
+    ended = "\\*\\*Bob\\*\\* wins on time: Ann @\u200beveryone ran out of time (R-T1)."
+    first = chan.send("bob", "move", move="C3")
+    assert public(first).startswith("The match is over: no more moves or resignations.\n") and ended in public(first)
+    assert kinds(client, match_id) == ["flag"] and match_of(client, match_id)["state"]["winner"] == 1
+    assert ended in ephemeral(chan.send("ann", "move", move="C3"))  # told in the channel already
+
+    chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created")
+    assert "resigned" in public(chan.send("bob", "resign"))
+    assert "Ann @\u200beveryone wins: \\*\\*Bob\\*\\* resigned." in ephemeral(chan.send("ann", "move", move="C3"))
