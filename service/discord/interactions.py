@@ -391,6 +391,12 @@ def umpire_addtime(command: Command) -> Message:
 
 def umpire_takeback(command: Command) -> Message:
     b = _host(command)
+    current = binding.of_channel(get_store(), b.channel)
+    if current not in (None, b.match_id) and umpire.ongoing(current) and not umpire.ongoing(b.match_id):
+        raise Refusal(
+            f"This channel's match {current} is on: a take-back may not reopen match {b.match_id} beside it "
+            "(a channel has one match on at a time)."
+        )
     return message(umpire.take_back(b.match_id, f"discord:{command.id}"), b)
 
 

@@ -946,3 +946,28 @@ def test_a_move_after_a_flag_nobody_saw_says_how_the_match_ended(
     chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created")
     assert "resigned" in public(chan.send("bob", "resign"))
     assert "Ann @\u200beveryone wins: \\*\\*Bob\\*\\* resigned." in ephemeral(chan.send("ann", "move", move="C3"))
+
+
+def test_a_take_back_may_not_reopen_an_earlier_match_while_another_is_on(
+    discord_app: Flask, standin: StandIn, signer: Signer
+) -> None:
+    """A channel has one match on at a time: once the next /match new is on, ``/umpire takeback
+    match:<the earlier one>`` is refused (only to the host) and the earlier match stays finished;
+    once the channel's match has ended, the same take-back reopens it (the move that ended it, within
+    10 minutes)."""
+    client = discord_app.test_client()
+    chan = Channel(client, signer, standin)
+    made = chan.send("host", "match new", game="too", player1="ann", player2="bob", options='{"size": 2}', start="created")
+    old = made["data"]["embeds"][0]["description"].split("`")[1]
+    game, rnd = GAMES["too"], random.Random(6)  # 7 cells: 7 moves fill the board (R-E2)
+    while (m := match_of(client, old))["state"]["status"] != "finished":
+        public(chan.send(seat_user(m["clock"]["may_move"]), "move", move=random_move(game, game.load(m["state"]), rnd)))
+    moves = kinds(client, old)
+    assert moves[-1] == "move"  # ended by a move: a take-back could reopen it
+    chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created")
+    refused = ephemeral(chan.send("host", "umpire takeback", match=old))
+    assert "one match on at a time" in refused, refused
+    assert match_of(client, old)["state"]["status"] == "finished" and kinds(client, old) == moves
+    chan.send("host", "umpire abort")  # the channel's match ends: the earlier one may reopen
+    assert "took back" in public(chan.send("host", "umpire takeback", match=old))
+    assert match_of(client, old)["state"]["status"] == "ongoing"
