@@ -971,3 +971,27 @@ def test_a_take_back_may_not_reopen_an_earlier_match_while_another_is_on(
     chan.send("host", "umpire abort")  # the channel's match ends: the earlier one may reopen
     assert "took back" in public(chan.send("host", "umpire takeback", match=old))
     assert match_of(client, old)["state"]["status"] == "ongoing"
+
+
+@pytest.mark.parametrize(
+    ("name", "first", "typed"),
+    [
+        # R-H3: a move's cells separated by spaces and/or commas
+        ("catchup", "C3", {"b2 b": ["b2,b", "b2, b", "b2 ,b"], "b2 b3": ["B2,B3", "b2, b3"]}),
+        # R-E4: each stone its colour then its cell, the stones separated the same way
+        ("product", "B C3", {"w b2 b": ["w b2,b", "w b2, b", "W,B2,B"], "w b2 b a": ["w b2, b a", "W,B2,B,A"]}),
+    ],
+)
+def test_autocomplete_reads_a_move_written_with_commas_as_the_move_parser_does(
+    name: str, first: str, typed: dict[str, list[str]], discord_app: Flask, standin: StandIn, signer: Signer
+) -> None:
+    """``/move move:b2, b3`` is a move (R-H3 allows commas): while it is typed, Discord is offered
+    the same moves as for ``b2 b``."""
+    chan = Channel(discord_app.test_client(), signer, standin)
+    chan.send("host", "match new", game=name, player1="ann", player2="bob", options='{"size": 3}', start="created")
+    assert "plays" in public(chan.send("ann", "move", move=first))
+    for spaced, with_commas in typed.items():
+        offered = chan.suggest("bob", "move", "move", move=spaced)
+        assert offered and all(m.lower().startswith(spaced) for m in offered), offered
+        for written in with_commas:
+            assert chan.suggest("bob", "move", "move", move=written) == offered, written
