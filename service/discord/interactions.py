@@ -196,9 +196,9 @@ def _late(app: Flask, token: str, said: Message, draw: bool) -> None:
             lanes.follow_up(token, messages.follow_up(said))
             return
         picture = _draw(app, said) if draw else None
-        lanes.edit_original(token, messages.edit(said, picture is not None), picture)
+        lanes.edit_original(token, messages.edit(said.quiet(), picture is not None), picture)
         if said.ping:
-            lanes.follow_up(token, {"content": f"<@{said.ping}>: your move.", "allowed_mentions": messages.mentions(said)})
+            lanes.follow_up(token, messages.ping(said))
 
 
 def _draw(app: Flask, said: Message) -> bytes | None:

@@ -20,7 +20,7 @@ else, and is empty otherwise.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from service.discord.binding import Binding
@@ -48,6 +48,13 @@ class Message:
     ephemeral: bool = False
     told: tuple[str, bool] | None = None  # the match this answer shows, and whether it shows it over (binding.told)
 
+    def quiet(self) -> Message:
+        """The message without its ping: what edits a deferred answer in (an edit never notifies, so
+        the ping follows as a message of its own, :func:`ping`, and the channel reads the line once)."""
+        if self.ping is None:
+            return self
+        return replace(self, content=self.content.removeprefix(ping_line(self.ping)), ping=None)
+
 
 def mention(user: str) -> str:
     """A user as Discord shows them (a mention; it pings only when ``allowed_mentions`` names them)."""
@@ -60,19 +67,24 @@ def seat_line(b: Binding, names: Sequence[str] | None) -> str:
 
 
 def to_ping(clock: Json | None, b: Binding | None) -> str | None:
-    """The user of the seat to move, when the host turned pings on and that seat's clock runs."""
+    """The user of the seat to move, when the host turned pings on and that seat's clock runs (or
+    starts with that move: ``start:first_move``)."""
     if b is None or not b.ping or clock is None:
         return None
     seat = clock.get("may_move")
-    if seat not in (0, 1) or clock.get("paused") or not clock.get("started"):
+    if seat not in (0, 1) or clock.get("paused") or not (clock.get("started") or clock.get("start") == "first_move"):
         return None
     return b.seats[seat]
+
+
+def ping_line(user: str) -> str:
+    return f"{mention(user)}: your move.\n"
 
 
 def _said(post: str, clock: Json | None, b: Binding | None) -> tuple[str, str | None]:
     """The post, after a ping of the player to move when there is one; the user pinged."""
     ping = to_ping(clock, b)
-    return fit(f"{mention(ping)}: your move.\n" if ping else "", post), ping
+    return fit(ping_line(ping) if ping else "", post), ping
 
 
 def message(d: Description, b: Binding | None, note: str | None = None) -> Message:
@@ -162,6 +174,12 @@ def edit(m: Message, with_picture: bool) -> Json:
     if with_picture and m.picture is not None:
         out["attachments"] = [{"id": 0, "filename": PICTURE, "description": m.alt[:ALT_LIMIT]}]
     return out
+
+
+def ping(m: Message) -> Json:
+    """The ping of a deferred answer, a message of its own (``POST /webhooks/{application}/{token}``):
+    the line that pings the player to move, and nobody else."""
+    return {"content": ping_line(m.ping or "").rstrip("\n"), "allowed_mentions": mentions(m)}
 
 
 def follow_up(m: Message) -> Json:

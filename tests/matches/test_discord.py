@@ -389,11 +389,15 @@ def test_a_command_not_judged_in_time_is_deferred_and_its_answer_edits_it(
         )
         started = chan.send("host", "umpire start")
         said = standin.edits_of(started["token"])[0]["payload"]
-        assert said["allowed_mentions"] == {"parse": [], "users": [USERS["ann"]]}  # ping on: the player to move, nobody else
-        # an edit never notifies: the ping is a follow-up message of its own
+        assert said["allowed_mentions"] == {"parse": []} and "started the clocks" in said["content"]
+        # an edit never notifies: the ping (the player to move, nobody else) is a follow-up message of its own
         until(lambda: started["token"] in standin.follow_ups, 10, "the ping")
-        ping = standin.follow_ups[started["token"]][0]
-        assert ping["content"].startswith(f"<@{USERS['ann']}>") and ping["allowed_mentions"]["users"] == [USERS["ann"]]
+        line = f"<@{USERS['ann']}>: your move."
+        time.sleep(0.3)
+        assert standin.follow_ups[started["token"]] == [
+            {"content": line, "allowed_mentions": {"parse": [], "users": [USERS["ann"]]}}
+        ]
+        assert line not in said["content"]  # the channel reads the line once: in the ping, not in the edit too
         typecheck([*chan.responses, *standin.sent], tmp_path)
     finally:
         courier.close(app)
@@ -995,3 +999,13 @@ def test_autocomplete_reads_a_move_written_with_commas_as_the_move_parser_does(
         assert offered and all(m.lower().startswith(spaced) for m in offered), offered
         for written in with_commas:
             assert chan.suggest("bob", "move", "move", move=written) == offered, written
+
+
+def test_a_first_move_clock_pings_the_first_player_in_the_answer(discord_app: Flask, standin: StandIn, signer: Signer) -> None:
+    """``start:first_move``: the clocks start with the first move, and its player is pinged for it."""
+    chan = Channel(discord_app.test_client(), signer, standin)
+    made = chan.send(
+        "host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="first_move", ping=True
+    )
+    assert public(made).startswith(f"<@{USERS['ann']}>: your move.\n")
+    assert made["data"]["allowed_mentions"] == {"parse": [], "users": [USERS["ann"]]}
