@@ -353,8 +353,9 @@ class Game(ABC, Generic[S, M]):
     # -- a move step by step (bots and front ends build moves this way) --------------
 
     def split_move(self, move: str) -> list[str]:
-        """The steps of a move in normalised notation (``"B1 A3"`` -> ``["B1", "A3"]``)."""
-        return move.split()
+        """The steps of a move (``"B1 A3"`` -> ``["B1", "A3"]``), separated by spaces and/or commas
+        as the move parser takes them (R-H3: ``"b1, a3"`` too)."""
+        return move.replace(",", " ").split()
 
     def join_steps(self, steps: Sequence[str]) -> str:
         """The notation of a move made of ``steps`` (the inverse of :meth:`split_move`)."""

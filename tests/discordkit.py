@@ -72,6 +72,9 @@ class StandIn:
     problems: list[str] = field(default_factory=list)
     refused: int = 0  # edits refused for an answer not yet given
     plan: list[int] = field(default_factory=list)  # statuses to answer the next edits with (then 200)
+    edit_s: float = 0.0  # how long each edit takes to be answered (a slow Discord)
+    calls: list[tuple[str, str]] = field(default_factory=list)  # (method, token) of each call on an interaction's webhook
+    deleted: set[str] = field(default_factory=set)  # tokens whose answer was deleted
     lock: threading.Lock = field(default_factory=threading.Lock)
     server: BaseWSGIServer | None = None
 
@@ -129,10 +132,20 @@ class StandIn:
         assert rest[0] == "webhooks" and rest[1] == APPLICATION, rest
         assert "Authorization" not in request.headers, "an interaction's webhook needs no bot token"
         token = rest[2]
+        with self.lock:
+            self.calls.append((request.method, token))
         if request.method == "PATCH" and rest[3:] == ["messages", "@original"]:
             return self.edit(request, token)
+        if request.method == "DELETE" and rest[3:] == ["messages", "@original"]:
+            with self.lock:
+                if token not in self.originals:
+                    self.refused += 1
+                    return Response(json.dumps({"message": "Unknown Message", "code": 10008}), status=404)
+                self.deleted.add(token)
+            return Response(status=204)
         assert request.method == "POST" and len(rest) == 3, (request.method, rest)
         body = request.get_json()
+        assert set(body) <= {"content", "allowed_mentions", "embeds", "flags"}, body
         with self.lock:
             self.follow_ups.setdefault(token, []).append(body)
             self.sent.append(("RESTPostAPIWebhookWithTokenJSONBody", body))
@@ -148,6 +161,7 @@ class StandIn:
         return Response(json.dumps([{**c, "id": str(i + 1)} for i, c in enumerate(body)]), mimetype="application/json")
 
     def edit(self, request: Request, token: str) -> Response:
+        time.sleep(self.edit_s)
         with self.lock:
             if self.plan:
                 status = self.plan.pop(0)

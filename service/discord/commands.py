@@ -34,6 +34,7 @@ def _choices(*values: str) -> list[Json]:
     return [{"name": v, "value": v} for v in values]
 
 
+WHO_WINS = "Who wins: the user you named player1 or player2 at /match new, or a draw"
 MATCH = _opt(STRING, "match", "A match of this channel by its id (default: the channel's latest)", max_length=32)
 
 
@@ -86,7 +87,7 @@ def definitions() -> list[Json]:
         _sub(
             "adjudicate",
             "Decide the match",
-            _opt(STRING, "result", "Who wins", True, choices=_choices("player1", "player2", "draw")),
+            _opt(STRING, "result", WHO_WINS, True, choices=_choices("player1", "player2", "draw")),
             _opt(STRING, "reason", "Why", True, max_length=500),
         ),
         _sub("abort", "Stop the match with no result"),

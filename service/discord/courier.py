@@ -242,6 +242,13 @@ class Courier:
             log.warning("discord: editing an answer failed: %s", sent.error or f"HTTP {sent.status}")
         return sent
 
+    def delete_original(self, token: str) -> Sent:
+        """Delete the interaction's answer (``DELETE /webhooks/{application}/{token}/messages/@original``)."""
+        sent = self.discord.call("DELETE", f"/webhooks/{self.application}/{token}/messages/@original", again=NOT_YET)
+        if not sent.ok:
+            log.warning("discord: deleting an answer failed: %s", sent.error or f"HTTP {sent.status}")
+        return sent
+
     def follow_up(self, token: str, payload: dict[str, Any]) -> Sent:
         """A new message after the answer (``POST /webhooks/{application}/{token}``)."""
         sent = self.discord.call("POST", f"/webhooks/{self.application}/{token}", json=payload)

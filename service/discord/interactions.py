@@ -11,7 +11,9 @@ command is judged, on a thread of the ``judging`` lane, and answered within Disc
   that answer (``PATCH /webhooks/{application}/{token}/messages/@original``, multipart, once the
   answer has gone: Werkzeug's ``call_on_close``);
 * not judged by then (Redis slow, the match busy): deferred (``DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE``),
-  and the answer, picture and all, replaces Discord's "thinking" by the same edit once it is ready.
+  and the answer, picture and all, replaces Discord's "thinking" by the same edit once it is ready,
+  sent by the thread that judged it (through a poster, or itself, in words, when none has room);
+  a refusal deletes that public "thinking" and follows, ``EPHEMERAL``.
 
 Who may do what, from the match's binding (service/discord/binding.py): the two players move and
 resign, each only for their own seat and only on their turn; the host (or holders of the host's
@@ -24,10 +26,11 @@ from __future__ import annotations
 
 import logging
 import secrets
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import wait
+from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -100,55 +103,102 @@ def interactions() -> Any:
 
 def _answer(app: Flask, command: Command) -> Response:
     lanes = courier(app)
+    turn = _Turn()
     try:
-        judged = lanes.judging.submit(lambda: _judged(app, command))
+        judged = lanes.judging.submit(lambda: _judge(app, command, turn))
     except Full:
         return _json(messages.response(refusal("The umpire is busy: send the command again in a moment.")))
     answer_s = float(app.config["DISCORD_ANSWER_S"])
-    try:
-        if answer_s <= 0:  # 0: every command deferred, however quickly it was judged
-            raise FutureTimeout
-        said = judged.result(timeout=answer_s)
-    except FutureTimeout:
-        judged.add_done_callback(lambda done: _late(app, command.token, done))
+    if answer_s > 0:  # 0: every command deferred, however quickly it was judged
+        wait([judged], timeout=answer_s)
+    said = turn.answered_now()
+    if said is None:  # its judging thread sends the answer once it is judged
         return _json(messages.deferred())
     resp = _json(messages.response(said))
     if said.picture is not None:  # once the answer has gone: the picture edits it
-        resp.call_on_close(lambda: _post(app, command.token, said, edit_words=False))
+        resp.call_on_close(lambda: _post(app, lambda: _picture(app, command.token, said), "an answer goes without its picture"))
     return resp
+
+
+class _Turn:
+    """Who sends a command's answer: the request, when the command is judged within
+    ``DISCORD_ANSWER_S``; else the thread that judged it, once it is (a deferred answer).
+    Decided once, under a lock: never both, never neither."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.said: Message | None = None
+        self.deferred = False
+
+    def answered_now(self) -> Message | None:
+        """The answer, when the command is judged by now; None: it is deferred."""
+        with self.lock:
+            self.deferred = self.said is None
+            return self.said
+
+    def judged(self, said: Message) -> bool:
+        """The command is judged: True when it was deferred, and this thread is to send ``said``."""
+        with self.lock:
+            self.said = said
+            return self.deferred
 
 
 def _json(value: dict[str, Any]) -> Response:
     return Response(orjson.dumps(value), mimetype="application/json")
 
 
-def _late(app: Flask, token: str, done: Future[Message]) -> None:
+def _judge(app: Flask, command: Command, turn: _Turn) -> None:
+    """The judging lane's job: the command judged, and its answer sent from here if it was deferred.
+    A deferred answer's words are never dropped: when no poster has room (a slow Discord), this
+    thread edits them in itself, without the picture, within ``DISCORD_TIMEOUT_S``; it holds its
+    place in the judging lane meanwhile, so that more commands are refused "busy" at once rather
+    than deferred with nobody to answer them."""
     try:
-        said = done.result()
+        said = _judged(app, command)
     except Exception:  # _judged answers every failure in words: this is a bug
-        log.exception("discord: a deferred command failed")
+        log.exception("discord: a command failed")
         said = refusal("The umpire failed to answer; the failure has been logged.", ephemeral=False)
-    _post(app, token, said, edit_words=True)
+    if not turn.judged(said):
+        return
+    if not _post(app, lambda: _late(app, command.token, said, draw=True), "a deferred answer is sent from its judging thread"):
+        _late(app, command.token, said, draw=False)
 
 
-def _post(app: Flask, token: str, said: Message, edit_words: bool) -> None:
-    """The answer edited with its picture (and with its words, when it was deferred); a ping
-    that an edit cannot make (edits never notify) follows as a message of its own."""
-
-    def job() -> None:
-        with app.app_context():
-            picture = _draw(app, said)
-            if picture is None and not edit_words:
-                return
-            lanes = courier(app)
-            lanes.edit_original(token, messages.edit(said, picture is not None), picture)
-            if edit_words and said.ping:
-                lanes.follow_up(token, {"content": f"<@{said.ping}>: your move.", "allowed_mentions": messages.mentions(said)})
-
+def _post(app: Flask, job: Callable[[], None], unsent: str) -> bool:
+    """``job`` on the posting lane; False (and ``unsent`` logged) when the lane has no room."""
     try:
         courier(app).posting.submit(job)
     except Full:
-        log.warning("discord: every poster is busy; an answer goes without its picture")
+        log.warning("discord: every poster is busy; %s", unsent)
+        return False
+    return True
+
+
+def _picture(app: Flask, token: str, said: Message) -> None:
+    """The picture of an answer given at once, edited into it (the words stand without it)."""
+    with app.app_context():
+        picture = _draw(app, said)
+        if picture is not None:
+            courier(app).edit_original(token, messages.edit(said, True), picture)
+
+
+def _late(app: Flask, token: str, said: Message, draw: bool) -> None:
+    """A deferred answer edited in, its picture with it when ``draw``; a ping that an edit cannot
+    make (edits never notify) follows as a message of its own.
+
+    Discord made the answer public at the deferral, and an edit (or a first follow-up) cannot
+    make it private: a refusal, seen only by its sender, deletes that public "thinking"
+    (``DELETE .../messages/@original``) and follows it, flagged ``EPHEMERAL``.  Should the delete
+    fail, the refusal is edited in rather than the sender left with "thinking" for ever."""
+    with app.app_context():
+        lanes = courier(app)
+        if said.ephemeral and lanes.delete_original(token).ok:
+            lanes.follow_up(token, messages.follow_up(said))
+            return
+        picture = _draw(app, said) if draw else None
+        lanes.edit_original(token, messages.edit(said.quiet(), picture is not None), picture)
+        if said.ping:
+            lanes.follow_up(token, messages.ping(said))
 
 
 def _draw(app: Flask, said: Message) -> bytes | None:
@@ -171,7 +221,10 @@ def _judged(app: Flask, command: Command) -> Message:
     """The command's answer, every failure said in words."""
     with app.app_context():
         try:
-            return HANDLERS[command.path](command)
+            answer = HANDLERS[command.path](command)
+            if answer.told is not None and not answer.ephemeral:
+                binding.told(get_store(), *answer.told)
+            return answer
         except KeyError:
             return refusal(f"This service has no command /{' '.join(command.path)}: register its commands again.")
         except Refusal as r:
@@ -246,7 +299,8 @@ def new_match(command: Command) -> Message:
     clock = _json_option(clock_text, "clock") if clock_text and clock_text.startswith("{") else clock_text or None
     players = [str(command.options.get("player1")), str(command.options.get("player2"))]
     first = command.text("first") or "player1"
-    if first == "player2" or (first == "random" and secrets.randbelow(2)):
+    swapped = first == "player2" or (first == "random" and secrets.randbelow(2) == 1)
+    if swapped:
         players.reverse()
     names = (command.names.get(players[0], players[0]), command.names.get(players[1], players[1]))
     webhook = command.text("webhook")
@@ -258,7 +312,7 @@ def new_match(command: Command) -> Message:
     role = command.options.get("role")
     b = Binding(
         match_id, command.guild, command.channel, (players[0], players[1]), command.user,
-        role if isinstance(role, str) else None, command.options.get("ping") is True,
+        role if isinstance(role, str) else None, command.options.get("ping") is True, 1 if swapped else 0, bool(webhook),
     )  # fmt: skip
     binding.save(store, b)
     when = {"umpire": "The clocks start at /umpire start.", "first_move": "The clocks start with the first move."}
@@ -273,7 +327,22 @@ def play(command: Command) -> Message:
     text = command.text("move")
     if not text:
         raise Refusal("Name your move: /move move:<your move>.")
-    return message(umpire.move(b.match_id, seat, text, f"discord:{command.id}"), b)
+    try:
+        return message(umpire.move(b.match_id, seat, text, f"discord:{command.id}"), b)
+    except ApiError as e:
+        return _over(b, e)
+
+
+def _over(b: Binding, e: ApiError) -> Message:
+    """A move or a resignation refused because the match is over, said with how it ended (the final
+    position's post: who won, and why: a flag, R-T1); in public when the channel hears of that end
+    here first (a flag, with no webhook to post it and nobody asking /board), else only to the sender."""
+    if e.code != "match_finished":
+        raise e
+    shown = position(umpire.look(b.match_id), b)
+    shown = replace(shown, content=messages.fit(f"{messages.md_escape_lines(e.message)}\n", shown.content))
+    first = binding.told(get_store(), b.match_id, True) and not b.webhook
+    return shown if first else replace(shown, ephemeral=True, told=None)
 
 
 def board(command: Command) -> Message:
@@ -284,7 +353,11 @@ def board(command: Command) -> Message:
 
 def resign(command: Command) -> Message:
     b = _bound(command)
-    return message(umpire.resign(b.match_id, _player(command, b)), b)
+    seat = _player(command, b)
+    try:
+        return message(umpire.resign(b.match_id, seat), b)
+    except ApiError as e:
+        return _over(b, e)
 
 
 def umpire_start(command: Command) -> Message:
@@ -318,12 +391,18 @@ def umpire_addtime(command: Command) -> Message:
 
 def umpire_takeback(command: Command) -> Message:
     b = _host(command)
+    current = binding.of_channel(get_store(), b.channel)
+    if current not in (None, b.match_id) and umpire.ongoing(current) and not umpire.ongoing(b.match_id):
+        raise Refusal(
+            f"This channel's match {current} is on: a take-back may not reopen match {b.match_id} beside it "
+            "(a channel has one match on at a time)."
+        )
     return message(umpire.take_back(b.match_id, f"discord:{command.id}"), b)
 
 
 def umpire_adjudicate(command: Command) -> Message:
     b = _host(command)
-    winner = {"player1": 0, "player2": 1}.get(command.text("result") or "")
+    winner = b.named(command.text("result") or "")  # None: a draw
     return message(umpire.adjudicate(b.match_id, winner, command.text("reason") or ""), b)
 
 
@@ -339,7 +418,7 @@ def umpire_seat(command: Command) -> Message:
         raise Refusal("seat is 0 or 1.")
     done = umpire.hand_seat(b.match_id, seat, command.names.get(user, user))
     seats = (user, b.seats[1]) if seat == 0 else (b.seats[0], user)
-    handed = Binding(b.match_id, b.guild, b.channel, seats, b.host, b.role, b.ping)
+    handed = replace(b, seats=seats)
     binding.update(get_store(), handed)
     return message(done, handed, messages.seat_line(handed, done.meta.names))
 
@@ -347,7 +426,7 @@ def umpire_seat(command: Command) -> Message:
 def umpire_ping(command: Command) -> Message:
     b = _host(command)
     on = command.options.get("on") is True
-    binding.update(get_store(), Binding(b.match_id, b.guild, b.channel, b.seats, b.host, b.role, on))
+    binding.update(get_store(), replace(b, ping=on))
     return refusal("The player to move is pinged from now on." if on else "Nobody is pinged from now on.", ephemeral=False)
 
 
@@ -355,7 +434,7 @@ def umpire_role(command: Command) -> Message:
     b = _host(command)
     role = command.options.get("role")
     named = role if isinstance(role, str) else None
-    binding.update(get_store(), Binding(b.match_id, b.guild, b.channel, b.seats, b.host, named, b.ping))
+    binding.update(get_store(), replace(b, role=named))
     if named is None:
         return refusal("Only the host may use /umpire from now on.", ephemeral=False)
     return Message(f"Holders of <@&{named}> may use /umpire too.", ephemeral=False)

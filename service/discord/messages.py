@@ -20,7 +20,7 @@ else, and is empty otherwise.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from service.discord.binding import Binding
@@ -46,6 +46,14 @@ class Message:
     alt: str = ""  # the picture's description
     ping: str | None = None  # the one user id the content may ping
     ephemeral: bool = False
+    told: tuple[str, bool] | None = None  # the match this answer shows, and whether it shows it over (binding.told)
+
+    def quiet(self) -> Message:
+        """The message without its ping: what edits a deferred answer in (an edit never notifies, so
+        the ping follows as a message of its own, :func:`ping`, and the channel reads the line once)."""
+        if self.ping is None:
+            return self
+        return replace(self, content=self.content.removeprefix(ping_line(self.ping)), ping=None)
 
 
 def mention(user: str) -> str:
@@ -59,33 +67,39 @@ def seat_line(b: Binding, names: Sequence[str] | None) -> str:
 
 
 def to_ping(clock: Json | None, b: Binding | None) -> str | None:
-    """The user of the seat to move, when the host turned pings on and that seat's clock runs."""
+    """The user of the seat to move, when the host turned pings on and that seat's clock runs (or
+    starts with that move: ``start:first_move``)."""
     if b is None or not b.ping or clock is None:
         return None
     seat = clock.get("may_move")
-    if seat not in (0, 1) or clock.get("paused") or not clock.get("started"):
+    if seat not in (0, 1) or clock.get("paused") or not (clock.get("started") or clock.get("start") == "first_move"):
         return None
     return b.seats[seat]
+
+
+def ping_line(user: str) -> str:
+    return f"{mention(user)}: your move.\n"
 
 
 def _said(post: str, clock: Json | None, b: Binding | None) -> tuple[str, str | None]:
     """The post, after a ping of the player to move when there is one; the user pinged."""
     ping = to_ping(clock, b)
-    return fit(f"{mention(ping)}: your move.\n" if ping else "", post), ping
+    return fit(ping_line(ping) if ping else "", post), ping
 
 
 def message(d: Description, b: Binding | None, note: str | None = None) -> Message:
     """A change, in public: its post, a note, and the picture when the board changed."""
     content, ping = _said(d.post("discord"), d.clock, b)
+    told = None if b is None else (b.match_id, d.live.finished)
     if not d.board_changed:
-        return Message(content, note, ping=ping)
-    return Message(content, note, d.svg, d.alt_text(), ping)
+        return Message(content, note, ping=ping, told=told)
+    return Message(content, note, d.svg, d.alt_text(), ping, told=told)
 
 
 def position(h: History, b: Binding | None, note: str | None = None) -> Message:
     """The match as it stands (``/board``, a new match), in public: its post, a note, its picture."""
     content, ping = _said(h.post("discord"), h.clock, b)
-    return Message(content, note, h.svg, h.alt_text(), ping)
+    return Message(content, note, h.svg, h.alt_text(), ping, told=None if b is None else (b.match_id, h.finished))
 
 
 def refusal(text: str, ephemeral: bool = True) -> Message:
@@ -132,15 +146,20 @@ def embeds(m: Message, with_picture: bool) -> list[Json]:
     return [embed] if embed else []
 
 
-def response(m: Message) -> Json:
-    """The interaction's answer at once (CHANNEL_MESSAGE_WITH_SOURCE), the picture to follow."""
+def _data(m: Message) -> Json:
+    """The message as Discord creates one: in words, private (``EPHEMERAL``) or not, the picture to follow."""
     data: Json = {"content": m.content, "allowed_mentions": mentions(m)}
     shown = embeds(m, with_picture=False)
     if shown:
         data["embeds"] = shown
     if m.ephemeral:
         data["flags"] = EPHEMERAL
-    return {"type": CHANNEL_MESSAGE, "data": data}
+    return data
+
+
+def response(m: Message) -> Json:
+    """The interaction's answer at once (CHANNEL_MESSAGE_WITH_SOURCE), the picture to follow."""
+    return {"type": CHANNEL_MESSAGE, "data": _data(m)}
 
 
 def deferred() -> Json:
@@ -155,6 +174,18 @@ def edit(m: Message, with_picture: bool) -> Json:
     if with_picture and m.picture is not None:
         out["attachments"] = [{"id": 0, "filename": PICTURE, "description": m.alt[:ALT_LIMIT]}]
     return out
+
+
+def ping(m: Message) -> Json:
+    """The ping of a deferred answer, a message of its own (``POST /webhooks/{application}/{token}``):
+    the line that pings the player to move, and nobody else."""
+    return {"content": ping_line(m.ping or "").rstrip("\n"), "allowed_mentions": mentions(m)}
+
+
+def follow_up(m: Message) -> Json:
+    """A message of its own after the answer (``POST /webhooks/{application}/{token}``): a deferred
+    refusal, ``EPHEMERAL``, once the public "thinking" is deleted."""
+    return _data(m)
 
 
 def choices(moves: list[str]) -> Json:

@@ -389,11 +389,15 @@ def test_a_command_not_judged_in_time_is_deferred_and_its_answer_edits_it(
         )
         started = chan.send("host", "umpire start")
         said = standin.edits_of(started["token"])[0]["payload"]
-        assert said["allowed_mentions"] == {"parse": [], "users": [USERS["ann"]]}  # ping on: the player to move, nobody else
-        # an edit never notifies: the ping is a follow-up message of its own
+        assert said["allowed_mentions"] == {"parse": []} and "started the clocks" in said["content"]
+        # an edit never notifies: the ping (the player to move, nobody else) is a follow-up message of its own
         until(lambda: started["token"] in standin.follow_ups, 10, "the ping")
-        ping = standin.follow_ups[started["token"]][0]
-        assert ping["content"].startswith(f"<@{USERS['ann']}>") and ping["allowed_mentions"]["users"] == [USERS["ann"]]
+        line = f"<@{USERS['ann']}>: your move."
+        time.sleep(0.3)
+        assert standin.follow_ups[started["token"]] == [
+            {"content": line, "allowed_mentions": {"parse": [], "users": [USERS["ann"]]}}
+        ]
+        assert line not in said["content"]  # the channel reads the line once: in the ping, not in the edit too
         typecheck([*chan.responses, *standin.sent], tmp_path)
     finally:
         courier.close(app)
@@ -516,6 +520,16 @@ def test_the_host_hands_a_seat_over_and_names_a_role(discord_app: Flask, standin
     )
 
 
+def timed_match(chan: Channel) -> str:
+    """A Catchup match of Ann (seat 0) and Bob, its clocks running from now (TURN_S, BANK_S): its id."""
+    clock = json.dumps({"preset": "catchup", "turn_s": TURN_S, "bank_s": BANK_S})
+    made = chan.send(
+        "host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created", clock=clock
+    )
+    match_id: str = made["data"]["embeds"][0]["description"].split("`")[1]
+    return match_id
+
+
 def test_the_host_takes_back_a_slip_of_the_hand(
     discord_app: Flask, standin: StandIn, signer: Signer, fake_clock: FakeClock, tmp_path: Path
 ) -> None:
@@ -525,11 +539,7 @@ def test_the_host_takes_back_a_slip_of_the_hand(
     the move, and a second take-back or a replayed interaction never undoes a second move."""
     client = discord_app.test_client()
     chan = Channel(client, signer, standin)
-    clock = json.dumps({"preset": "catchup", "turn_s": TURN_S, "bank_s": BANK_S})
-    made = chan.send(
-        "host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created", clock=clock
-    )
-    match_id = made["data"]["embeds"][0]["description"].split("`")[1]
+    match_id = timed_match(chan)
     assert "plays C3" in public(chan.send("ann", "move", move="C3"))
     before_slip = match_of(client, match_id)
     fake_clock.advance(20)  # Bob thinks, then slips: 20 s of his turn gone
@@ -672,9 +682,11 @@ def test_discord_and_the_http_views_refuse_alike_because_they_call_the_same_oper
         assert over_http.status_code in (403, 409, 410) and over_http.json["error"]["code"] == code, over_http.json
         assert raised[-1] == (operation, code)
         raised.clear()
-        said = ephemeral(chan.send(command[0], command[1], **options))
+        answer = chan.send(command[0], command[1], **options)
+        # a move or resignation after an end tells that end too (in public where the channel first hears of it)
+        said = answer["data"]["content"] if code == "match_finished" else ephemeral(answer)
         assert raised == [(operation, code)], (command, raised)  # the same operation refused it, once
-        assert said == md_escape_lines(over_http.json["error"]["message"])
+        assert said.split("\n")[0] == md_escape_lines(over_http.json["error"]["message"])
         raised.clear()
 
     ply = match_of(client, match_id)["ply"]
@@ -817,3 +829,183 @@ def test_a_match_through_the_served_app(standin: StandIn, signer: Signer, tmp_pa
             assert answer.status_code == 200 and answer.json()["type"] == 4, answer.text
             standin.answered(sent["token"])
             assert standin.edits_of(sent["token"])[0]["png"]
+
+
+# -- what the host names means whom they named ----------------------------------------------------
+
+
+@pytest.mark.parametrize("first", ["player1", "player2"])
+def test_adjudicate_player1_gives_the_win_to_the_user_named_player1_whatever_seat_they_took(
+    first: str, discord_app: Flask, standin: StandIn, signer: Signer
+) -> None:
+    """``result:player1`` names the user the host named ``player1`` at /match new, whichever seat
+    ``first`` gave them (after ``first:player2`` seat 0 is Bob's): the answer names that user as the winner."""
+    client = discord_app.test_client()
+    chan = Channel(client, signer, standin)
+    made = chan.send(
+        "host", "match new", game="catchup", player1="ann", player2="bob", first=first, options='{"size": 3}', start="created"
+    )
+    match_id = made["data"]["embeds"][0]["description"].split("`")[1]
+    ann_seat = 0 if first == "player1" else 1
+    assert match_of(client, match_id)["players"][ann_seat] == NAMES["ann"]
+    judged = public(chan.send("host", "umpire adjudicate", result="player1", reason="Ann wins by forfeit"))
+    assert "The umpire adjudicated: Ann @\u200beveryone wins" in judged, judged
+    assert match_of(client, match_id)["state"]["winner"] == ann_seat
+
+
+def test_a_match_option_that_is_no_match_id_is_an_unknown_match_never_a_failure(
+    discord_app: Flask, standin: StandIn, signer: Signer
+) -> None:
+    """``match:hello`` (not an id the service makes) is answered as a match unknown in this channel,
+    only to its sender; its autocomplete offers nothing (before: a 500 from the key's shard)."""
+    chan = Channel(discord_app.test_client(), signer, standin)
+    chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created")
+    for bad in ("hello", "zz", "ZZ" * 16, "../x"):
+        assert f"There is no match {bad} in this channel." == ephemeral(chan.send("eve", "board", match=bad))
+        assert "There is no match" in ephemeral(chan.send("ann", "move", move="C3", match=bad))
+        assert chan.suggest("ann", "move", "move", move="C", match=bad) == []
+    assert chan.suggest("ann", "move", "move", move="C") != []
+
+
+def test_a_deferred_answer_is_never_lost_when_every_poster_is_busy(
+    redis_url: str, prefix: str, tmp_path: Path, standin: StandIn, signer: Signer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A slow Discord (each edit answered after 1 s), one poster and one waiting: every command that
+    was deferred still gets its answer's words (a /move's verdict would otherwise never be shown);
+    one past the lanes' bounds is refused "busy" at once, and nothing waits without bound."""
+    app = make_app(redis_url, prefix, tmp_path, standin, signer, DISCORD_ANSWER_S=0.0, DISCORD_THREADS=1, DISCORD_QUEUE=1)
+    try:
+        chan = Channel(app.test_client(), signer, standin)
+        made = chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}')
+        standin.edits_of(made["token"])
+        standin.edit_s = 1.0
+        answers = [chan.send("eve", "board") for _ in range(6)]
+        deferred = [a["token"] for a in answers if a["type"] == 5]
+        busy = [a for a in answers if a["type"] == 4]
+        assert len(deferred) >= 3, answers  # more than the posters hold: some went past the posting lane
+        for a in busy:
+            assert "The umpire is busy" in ephemeral(a)
+        for token in deferred:
+            words = standin.edits_of(token, timeout=20)[0]["payload"]["content"]
+            assert "Catchup" in words and "ply 0" in words, words
+        assert any("sent from its judging thread" in r.getMessage() for r in caplog.records)  # the case was met
+    finally:
+        standin.edit_s = 0.0
+        courier.close(app)
+        db.close(app)
+        cleanup(redis_url, prefix, ON_CLUSTER)
+
+
+def test_a_deferred_refusal_is_seen_only_by_its_sender(
+    redis_url: str, prefix: str, tmp_path: Path, standin: StandIn, signer: Signer
+) -> None:
+    """Discord fixes an answer public or private at the deferral (``{"type": 5}``, public): a command
+    deferred and then refused (out of turn, not the host) has that public "thinking" deleted
+    (``DELETE .../messages/@original``) and its refusal sent after, flagged EPHEMERAL, never edited
+    into the public answer; a deferred change is edited in, public, as before."""
+    app = make_app(redis_url, prefix, tmp_path, standin, signer, DISCORD_ANSWER_S=0.0)
+    try:
+        chan = Channel(app.test_client(), signer, standin)
+        made = chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size":3}', start="created")
+        standin.edits_of(made["token"])
+        for who, path, options, said in (
+            ("bob", "move", {"move": "C3"}, "not this seat's turn"),
+            ("ann", "umpire start", {}, "Only the match's host"),
+        ):
+            answer = chan.send(who, path, **options)
+            assert answer["type"] == 5
+            until(lambda t=answer["token"]: t in standin.follow_ups, 10, "the refusal")
+            refused = standin.follow_ups[answer["token"]]
+            assert len(refused) == 1 and refused[0]["flags"] == 64 and said in refused[0]["content"], refused
+            assert refused[0]["allowed_mentions"] == {"parse": []}
+            assert answer["token"] in standin.deleted and answer["token"] not in standin.edits
+            assert [m for m, t in standin.calls if t == answer["token"]] == ["DELETE", "POST"]  # deleted first
+        moved = chan.send("ann", "move", move="C3")
+        assert "plays C3" in standin.edits_of(moved["token"])[0]["payload"]["content"]
+        assert moved["token"] not in standin.deleted
+        typecheck([*chan.responses, *standin.sent], tmp_path)
+    finally:
+        courier.close(app)
+        db.close(app)
+        cleanup(redis_url, prefix, ON_CLUSTER)
+
+
+def test_a_move_after_a_flag_nobody_saw_says_how_the_match_ended(
+    discord_app: Flask, standin: StandIn, signer: Signer, fake_clock: FakeClock
+) -> None:
+    """Ann's flag falls with no webhook and nobody asking /board: Bob's next /move is where the
+    channel first hears of it, so its answer says it, in public: who ran out of time and who wins
+    (R-T1), with the final board.  The channel told it once: a later /move is told the same, only
+    by its sender; so is a /move after an end a command announced (Bob's resignation)."""
+    client = discord_app.test_client()
+    chan = Channel(client, signer, standin)
+    match_id = timed_match(chan)
+    fake_clock.advance(TURN_S + BANK_S + 1)  # R-T1: Ann, to move, runs out of time
+    ended = "\\*\\*Bob\\*\\* wins on time: Ann @\u200beveryone ran out of time (R-T1)."
+    first = chan.send("bob", "move", move="C3")
+    assert public(first).startswith("The match is over: no more moves or resignations.\n") and ended in public(first)
+    assert kinds(client, match_id) == ["flag"] and match_of(client, match_id)["state"]["winner"] == 1
+    assert ended in ephemeral(chan.send("ann", "move", move="C3"))  # told in the channel already
+
+    chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created")
+    assert "resigned" in public(chan.send("bob", "resign"))
+    assert "Ann @\u200beveryone wins: \\*\\*Bob\\*\\* resigned." in ephemeral(chan.send("ann", "move", move="C3"))
+
+
+def test_a_take_back_may_not_reopen_an_earlier_match_while_another_is_on(
+    discord_app: Flask, standin: StandIn, signer: Signer
+) -> None:
+    """A channel has one match on at a time: once the next /match new is on, ``/umpire takeback
+    match:<the earlier one>`` is refused (only to the host) and the earlier match stays finished;
+    once the channel's match has ended, the same take-back reopens it (the move that ended it, within
+    10 minutes)."""
+    client = discord_app.test_client()
+    chan = Channel(client, signer, standin)
+    made = chan.send("host", "match new", game="too", player1="ann", player2="bob", options='{"size": 2}', start="created")
+    old = made["data"]["embeds"][0]["description"].split("`")[1]
+    game, rnd = GAMES["too"], random.Random(6)  # 7 cells: 7 moves fill the board (R-E2)
+    while (m := match_of(client, old))["state"]["status"] != "finished":
+        public(chan.send(seat_user(m["clock"]["may_move"]), "move", move=random_move(game, game.load(m["state"]), rnd)))
+    moves = kinds(client, old)
+    assert moves[-1] == "move"  # ended by a move: a take-back could reopen it
+    chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created")
+    refused = ephemeral(chan.send("host", "umpire takeback", match=old))
+    assert "one match on at a time" in refused, refused
+    assert match_of(client, old)["state"]["status"] == "finished" and kinds(client, old) == moves
+    chan.send("host", "umpire abort")  # the channel's match ends: the earlier one may reopen
+    assert "took back" in public(chan.send("host", "umpire takeback", match=old))
+    assert match_of(client, old)["state"]["status"] == "ongoing"
+
+
+@pytest.mark.parametrize(
+    ("name", "first", "typed"),
+    [
+        # R-H3: a move's cells separated by spaces and/or commas
+        ("catchup", "C3", {"b2 b": ["b2,b", "b2, b", "b2 ,b"], "b2 b3": ["B2,B3", "b2, b3"]}),
+        # R-E4: each stone its colour then its cell, the stones separated the same way
+        ("product", "B C3", {"w b2 b": ["w b2,b", "w b2, b", "W,B2,B"], "w b2 b a": ["w b2, b a", "W,B2,B,A"]}),
+    ],
+)
+def test_autocomplete_reads_a_move_written_with_commas_as_the_move_parser_does(
+    name: str, first: str, typed: dict[str, list[str]], discord_app: Flask, standin: StandIn, signer: Signer
+) -> None:
+    """``/move move:b2, b3`` is a move (R-H3 allows commas): while it is typed, Discord is offered
+    the same moves as for ``b2 b``."""
+    chan = Channel(discord_app.test_client(), signer, standin)
+    chan.send("host", "match new", game=name, player1="ann", player2="bob", options='{"size": 3}', start="created")
+    assert "plays" in public(chan.send("ann", "move", move=first))
+    for spaced, with_commas in typed.items():
+        offered = chan.suggest("bob", "move", "move", move=spaced)
+        assert offered and all(m.lower().startswith(spaced) for m in offered), offered
+        for written in with_commas:
+            assert chan.suggest("bob", "move", "move", move=written) == offered, written
+
+
+def test_a_first_move_clock_pings_the_first_player_in_the_answer(discord_app: Flask, standin: StandIn, signer: Signer) -> None:
+    """``start:first_move``: the clocks start with the first move, and its player is pinged for it."""
+    chan = Channel(discord_app.test_client(), signer, standin)
+    made = chan.send(
+        "host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="first_move", ping=True
+    )
+    assert public(made).startswith(f"<@{USERS['ann']}>: your move.\n")
+    assert made["data"]["allowed_mentions"] == {"parse": [], "users": [USERS["ann"]]}

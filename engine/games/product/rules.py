@@ -512,9 +512,11 @@ class Product(Game[ProductState, Move]):
         return LegalMoves(moves[:limit], len(moves) > limit, complete=True)
 
     def split_move(self, move: str) -> list[str]:
-        """A move's steps are its stones, colour and cell together: ``["B D4", "W E5"]``."""
-        words = move.split()
-        return [f"{words[i]} {words[i + 1]}" for i in range(0, len(words) - 1, 2)]
+        """A move's steps are its stones, colour and cell together: ``["B D4", "W E5"]`` (the words
+        separated by spaces and/or commas, as the parser takes them); a last word without its pair
+        is a step of its own (a stone being written: ``"B D4, W"`` -> ``["B D4", "W"]``)."""
+        words = [w for w in _SPLIT.split(move.strip()) if w]
+        return [" ".join(words[i : i + 2]) for i in range(0, len(words), 2)]
 
     def next_steps(self, state: ProductState, prefix: Sequence[str]) -> Steps:
         """After the stones chosen so far (in any order): each colour on each

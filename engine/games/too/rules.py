@@ -271,8 +271,8 @@ class Too(Game[TooState, Move]):
         return LegalMoves(moves[:limit] if limit is not None else moves, truncated, complete=True)
 
     def split_move(self, move: str) -> list[str]:
-        """A move is one step, colour and cell together: ``B D4``."""
-        return [move]
+        """A move is one step, colour and cell together: ``B D4`` (or ``B, D4``, as the parser takes it)."""
+        return [" ".join(w for w in _SPLIT.split(move.strip()) if w)]
 
     def join_steps(self, steps: Sequence[str]) -> str:
         return ", ".join(steps)
