@@ -20,9 +20,10 @@ import pytest
 from flask.testing import FlaskClient
 from matchkit import FakeClock, NewMatch
 
+from service.matches.db import get_store
 from service.matches.match import CONTROLS_PER_MATCH
 from service.matches.moves import PAGE
-from service.matches.referee import REFUSED_PER_TURN
+from service.matches.referee import KEPT_MESSAGE_CHARS, KEPT_MOVE_CHARS, REFUSED_PER_TURN
 
 
 def test_a_turn_keeps_a_few_refused_attempts_then_429_with_its_clock_running(
@@ -57,6 +58,25 @@ def test_an_r_x6_window_keeps_its_own_few(client: FlaskClient, new_match: NewMat
     assert answers == [422] * REFUSED_PER_TURN + [429]
     fake_clock.advance(2.5)  # seat 1 flags at 2 s (R-X6): seat 0 may move for it
     assert m.move(0, "nonsense", 0).status_code == 422
+
+
+def test_a_refused_attempt_is_an_entry_of_bounded_size(client: FlaskClient, new_match: NewMatch) -> None:
+    """A move as steps is 100 strings of up to 1,000 characters each (openapi.yaml Move): refused, it was kept whole
+    (here an entry of some 100 KB in Redis, three a turn).  The record keeps the first characters of it and of the sentence."""
+    seed = {"seed": "events", "colors": [["red", "green"], ["blue", "yellow"]], "first": 1}
+    m = new_match("crystal", seed)
+    steps = [f"step {i} " + "z" * 990 for i in range(100)]
+    r = m.move(1, steps, 0)
+    assert (r.status_code, r.json["legal"]) == (422, False)
+    said = r.json["error"]
+    assert len(said["message"]) <= KEPT_MESSAGE_CHARS and said["message"].endswith("…")
+    (entry,) = m.record()["moves"]
+    assert entry["kind"] == "illegal" and entry["error"] == said
+    assert len(entry["move"]) == KEPT_MOVE_CHARS and entry["move"].startswith('["step 0 zzz') and entry["move"].endswith("…")
+    with client.application.app_context():
+        (stored,) = get_store().record(m.id)
+    assert len(stored.encode()) < 1024  # of a 100 KB body
+    assert m.move(1, "nonsense", 0).json["error"]["message"] == m.record()["moves"][1]["error"]["message"]  # short: whole
 
 
 def test_the_umpire_s_controls_are_bounded_per_match_and_what_closes_one_still_works(
