@@ -89,7 +89,7 @@ class Change:
     events: list[Json]
     position: Any = None
     verdict: str | None = None  # a judged move: accepted, illegal or forfeit (service/web/metrics.py)
-    meta: Meta | None = None  # the match's new meta (an umpire reissued a seat's token)
+    meta: Meta | None = None  # the match's new meta (an umpire's counted control, a seat's new token, a co-umpire link)
 
     @classmethod
     def of(cls, result: referee.Result, pointers: list[tuple[str, str]] | None = None, verdict: str | None = None) -> Change:

@@ -34,9 +34,9 @@ from service.matches.answers import answer_of
 from service.matches.cas import Settled
 from service.matches.changes import AsIs, Change, Decide, Decision, Replay, Write, change, ended_again, ongoing
 from service.matches.db import get_store
-from service.matches.match import CO_UMPIRES, CO_UMPIRES_MADE, move_digest, token_hash
+from service.matches.match import CO_UMPIRES, CO_UMPIRES_MADE, CONTROLS_PER_MATCH, Meta, move_digest, token_hash
 from service.matches.query import deferred_body, idempotency_key, optional_body
-from service.matches.record import entries_of, last_step
+from service.matches.record import TAKEBACK, entries_of, last_step
 from service.matches.routes import TOKEN_BYTES
 from service.web import schemas
 from service.web.errors import ApiError
@@ -47,12 +47,28 @@ bp = Blueprint("controls", __name__, url_prefix="/v1")
 # -- the operations -------------------------------------------------------------------------------
 
 
+COUNTED = ("pause", "add_time", "token", "add_umpire", TAKEBACK)  # the controls CONTROLS_PER_MATCH bounds (match.py)
+
+
+def _counted(meta: Meta) -> Meta:
+    """``meta`` with one more of the umpire's counted controls: 409 ``too_many_controls`` past
+    :data:`~service.matches.match.CONTROLS_PER_MATCH`, recorded nowhere (what makes the record's size bounded)."""
+    if meta.controls >= CONTROLS_PER_MATCH:
+        message = (
+            f"This match has had its {CONTROLS_PER_MATCH} pauses, gifts of time, new seat tokens, co-umpire links and"
+            " take-backs: no more are recorded. Resuming, starting, withdrawing a link, aborting and adjudicating still work."
+        )
+        raise ApiError("too_many_controls", message, {"limit": CONTROLS_PER_MATCH, "made": meta.controls})
+    return meta.with_control()
+
+
 def _controlled(
     cur: Settled, kind: str, seat: int | None = None, ms: int = 0, reason: str | None = None,
     handed: tuple[str | None, str] | None = None,
 ) -> Change:  # fmt: skip
-    game = GAMES[cur.meta.game]
-    return Change.of(referee.control(game, cur.meta, cur.live, kind, cur.now, seat, ms, reason, handed=handed))
+    meta = _counted(cur.meta) if kind in COUNTED else None
+    done = referee.control(GAMES[cur.meta.game], cur.meta, cur.live, kind, cur.now, seat, ms, reason, handed=handed)
+    return replace(Change.of(done), meta=meta)
 
 
 def decide_start(cur: Settled) -> Change:
@@ -110,7 +126,8 @@ def decide_reissue(cur: Settled, seat: int, token_digest: str, player: str | Non
     ongoing(cur)
     handed = None if player is None else (cur.meta.players[seat], player)  # the record keeps who held it before
     done = _controlled(cur, "token", seat, handed=handed)
-    meta = cur.meta.with_token(seat, token_digest)
+    assert done.meta is not None  # counted
+    meta = done.meta.with_token(seat, token_digest)
     if player is not None:
         meta = replace(meta, players=(player, meta.players[1]) if seat == 0 else (meta.players[0], player))
     return replace(done, meta=meta)
@@ -179,7 +196,8 @@ def decide_takeback(cur: Settled, ply: int | None = None, key: str | None = None
         raise ApiError("cannot_take_back", words, details)
     if ply is not None and ply != cur.live.ply:
         raise _stale(cur, ply)
-    return Change.of(decided, [] if key is None else [(key, str(cur.length + 1))])  # the take-back's place in the record
+    done = Change.of(decided, [] if key is None else [(key, str(cur.length + 1))])  # the take-back's place in the record
+    return replace(done, meta=_counted(meta))
 
 
 def _stale(cur: Settled, ply: int) -> ApiError:
@@ -200,7 +218,7 @@ def decide_add_umpire(cur: Settled, digest: str) -> Change:
             "withdraw one first (DELETE .../umpires/{link})."
         )
         raise ApiError("too_many_umpires", message, {"limit": CO_UMPIRES, "made": meta.co_made})
-    made = meta.with_co_umpire(digest)
+    made = _counted(meta).with_co_umpire(digest)
     done = referee.control(GAMES[meta.game], meta, cur.live, "add_umpire", cur.now, link=made.co_made)
     return replace(Change.of(done), meta=made)
 

@@ -19,6 +19,16 @@ from service.matches.jsontext import canonical, compact, parse_json
 POLICIES = ("reject", "forfeit")  # what an illegal move does to a match
 CO_UMPIRES = 3  # co-umpire links a match has at once, at most (issue 35: a second device, a co-umpire)
 CO_UMPIRES_MADE = 10  # co-umpire links made over a match's life, at most (each is a record entry)
+# The umpire's controls that add to the record on their own (issue 34's bound, for the umpire's token: anyone who creates
+# a match holds one): a pause, a gift of time, a seat's new token, a co-umpire link, a take-back.  The start comes
+# once; a resumption closes a pause and a withdrawn link one made, and neither is ever refused: no match is left
+# paused, or with a link it cannot withdraw, by the bound.
+# A human umpire pauses for a dropped connection or a break, gives time after a dispute, replaces a lost link, takes
+# back a slip: a handful in a game.  The longest games here run to some 270 plies (Plur, Too on a side-10 board,
+# played out at random): 100 is a pause every third ply of those, some twenty times an umpire's handful; past it is a
+# loop.  A bound per match, not per turn: what it bounds is the record's size, and a turn may last (paused) as long as
+# the umpire likes, so no Retry-After would be true.
+CONTROLS_PER_MATCH = 100
 REPLACED_KEPT = 4  # a seat's replaced tokens remembered (as their SHA-256), the latest: told "replaced", not "unknown"
 
 
@@ -45,8 +55,8 @@ def _held(pairs: tuple[tuple[int, str], ...], token: str | None) -> int | None:
 
 @dataclass(frozen=True, slots=True)
 class Meta:
-    """What is fixed when a match is created (but for a seat's token, which the umpire may reissue, and the
-    co-umpire links the umpire makes and withdraws)."""
+    """What is fixed when a match is created (but for a seat's token, which the umpire may reissue, the
+    co-umpire links the umpire makes and withdraws, and the count of the umpire's controls)."""
 
     match_id: str
     game: str
@@ -62,6 +72,7 @@ class Meta:
     co_umpires: tuple[tuple[int, str], ...] = ()  # the co-umpire links: (number, SHA-256 of the token), at most CO_UMPIRES
     co_made: int = 0  # co-umpire links made so far (the next one is number co_made + 1)
     replaced: tuple[tuple[int, str], ...] = ()  # (seat, SHA-256) of seat tokens the umpire replaced, the latest last
+    controls: int = 0  # the umpire's counted controls so far, at most CONTROLS_PER_MATCH
 
     def is_umpire(self, token: str | None) -> bool:
         """Whether ``token`` is this match's umpire token (constant time)."""
@@ -88,6 +99,10 @@ class Meta:
         """The meta with one more co-umpire link, numbered ``co_made + 1`` (the caller checked the bounds)."""
         number = self.co_made + 1
         return replace(self, co_umpires=(*self.co_umpires, (number, digest)), co_made=number)
+
+    def with_control(self) -> Meta:
+        """The meta with one more of the umpire's counted controls (the caller checked the bound)."""
+        return replace(self, controls=self.controls + 1)
 
     def without_co_umpire(self, number: int) -> Meta:
         """The meta without co-umpire link ``number``."""
@@ -127,6 +142,7 @@ class Meta:
                 "start": self.start,
                 **({"co_umpires": self.co_umpires, "co_made": self.co_made} if self.co_made else {}),
                 **({"replaced": self.replaced} if self.replaced else {}),
+                **({"controls": self.controls} if self.controls else {}),
             }
         )  # the fields written only when set: a meta is as it always was otherwise
 
@@ -140,7 +156,7 @@ class Meta:
             d["match_id"], d["game"], d["options"], d["created"], (t0, t1), ClockSpec(*d["clock"]),
             (p0, p1), tuple(d["tags"]), d["illegal"], d.get("umpire"), d.get("start", "created"),
             tuple((n, h) for n, h in d.get("co_umpires", ())), int(d.get("co_made", 0)),
-            tuple((seat, h) for seat, h in d.get("replaced", ())),
+            tuple((seat, h) for seat, h in d.get("replaced", ())), int(d.get("controls", 0)),
         )  # fmt: skip
 
 

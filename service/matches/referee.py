@@ -41,7 +41,20 @@ from service.matches.record import TAKEBACK, Entry, last_step
 
 AnyGame = Game[Any, Any]
 REFUSED_PER_TURN = 3  # illegal attempts a turn may have refused (and recorded); past them: Exhausted (issue 34)
+# What the record keeps of a refused attempt (issue 34: an entry of bounded size): the first characters of its move and
+# of the engine's sentence about it (which may quote the move), the rest said by "…".  A move as text is at most 1,000
+# characters, but as steps 100 of them each as long (openapi.yaml Move), up to the body's 256 KiB: a refused list of
+# steps was kept whole, an entry as large as the body (twice that where the sentence quotes it all).  The longest real
+# moves here ("C up 2, 2 right 3, A down 1") are some thirty characters, and an umpire reading the record needs no more
+# of a nonsense.  A forfeit, one a match, is kept whole: a retry of it is recognised by its move.
+KEPT_MOVE_CHARS = 100
+KEPT_MESSAGE_CHARS = 300
 REOPEN_MS = 10 * 60 * 1000  # how long after a move ended the game the umpire may take it back (the game reopens)
+
+
+def _kept(text: str, limit: int) -> str:
+    """``text`` to at most ``limit`` characters, its end said by "…" when cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def start(game: AnyGame, state: Any, spec: ClockSpec, now: int, when: str = "created") -> Live:
@@ -223,6 +236,9 @@ def judge(
     raw = text if isinstance(text, str) else compact(list(text))
     forfeit = meta.illegal == "forfeit" and by == mover
     said_error = error.to_json()
+    if not forfeit:  # refused: the record keeps a bounded echo of it (KEPT_MOVE_CHARS)
+        raw = _kept(raw, KEPT_MOVE_CHARS)
+        said_error["message"] = _kept(error.message, KEPT_MESSAGE_CHARS)
     made = Entry(
         "illegal",
         live.ply,

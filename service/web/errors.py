@@ -147,6 +147,12 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
         409,
         "a co-umpire link past the match's bound: at most 3 at once, 10 made (`details.limit`, `details.made`)",
     ),
+    "too_many_controls": (
+        409,
+        "the umpire's pause, gift of time, new seat token, co-umpire link or take-back past the match's bound of 100 of"
+        " them (`details.limit`, `details.made`): recorded nowhere; resuming, starting, withdrawing a link, aborting and"
+        " adjudicating still work",
+    ),
     "interaction_replayed": (409, "a Discord interaction whose id was answered already: a command is never played twice"),
     "busy": (409, "the match changed too often while a request was judged; send it again"),
     "match_finished": (410, "the match is over (`details.end`, `details.winner`)"),
