@@ -388,3 +388,41 @@ def test_the_engine_replays_takeback_only_right_after_a_move(client: FlaskClient
         assert refused["first_illegal"]["error"]["code"] == "nothing_to_take_back"
     played = client.post("/v1/games/catchup/play", json={"state": replay()["state"], "move": "takeback"}).json
     assert played["legal"] is False  # a player cannot type it
+
+
+def test_a_take_back_retried_with_its_key_after_the_game_ended_answers_the_first_and_undoes_nothing(
+    client: FlaskClient,
+) -> None:
+    """MATCHES.md: a retry of a take-back ("the same Idempotency-Key") "answers the first take-back and never
+    undoes a second move" - after the game ended too.  Before: the end dropped the key's pointer, so TB-1
+    sent again with no body took back Bob's last move E1 E2 E3 and reopened the finished match (200, ply 7,
+    ongoing); and time given again under its key answered 410 instead of the match as it is."""
+    made = client.post("/v1/matches", json={"game": "catchup", "options": {"size": 3}, "players": ["Ann", "Bob"]})
+    m = Match(client, made.json["match_id"], (made.json["seats"]["0"], made.json["seats"]["1"]), made.json)
+    gift = {**umpire(m), "Idempotency-Key": "GIFT-1"}
+    given = client.post(f"/v1/matches/{m.id}/add-time", json={"seat": 1, "seconds": 30}, headers=gift)
+    assert given.status_code == 200 and given.json["clock"]["seats"]["1"]["bank_s"] == 330.0
+    m.move(0, "C3", 0)
+    first = take_back(m, {"ply": 1}, **{"Idempotency-Key": "TB-1"})
+    assert (first.status_code, first.json["ply"]) == (200, 0)
+    again = take_back(m, {"ply": 1}, **{"Idempotency-Key": "TB-1"})
+    assert (again.status_code, again.data, again.headers.get("Idempotent-Replayed")) == (200, first.data, "true")
+    # then the game is played on to its end (each seat the engine's first legal move) until the board is full
+    state = m.state()
+    game = GAMES["catchup"]
+    while state["status"] == "ongoing":
+        move = game.legal_moves(game.load(state)).moves[0]
+        r = m.move(state["to_move"], move, state["ply"])
+        assert r.status_code == 200, r.json
+        state = r.json["state"]
+    assert state["end"] == "full"
+    ended, record = m.get().json, kinds(m)
+    retried = take_back(m, **{"Idempotency-Key": "TB-1"})  # no body: the key alone says it is TB-1 again
+    assert (retried.status_code, retried.headers.get("Idempotent-Replayed")) == (200, "true"), retried.json
+    assert retried.data == first.data  # the first take-back's answer, byte for byte (ply 0, C3 taken back)
+    assert m.get().json["state"] == ended["state"] and m.state()["status"] == "finished"  # Bob's last move stands
+    assert kinds(m) == record and record.count("takeback") == 1  # nothing undone, nothing recorded
+    time_again = client.post(f"/v1/matches/{m.id}/add-time", json={"seat": 1, "seconds": 30}, headers=gift)
+    assert (time_again.status_code, time_again.headers.get("Idempotent-Replayed")) == (200, "true"), time_again.json
+    assert time_again.json["state"] == ended["state"]  # the match as it is: given once, nothing happened now
+    assert kinds(m) == record
