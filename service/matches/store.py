@@ -12,7 +12,8 @@ the shard's hash tag ``{sXX}``, so each Lua script touches one cluster slot::
     {P}{sXX}:m:{id}:rec    list  the record: one compact entry per move, flag,
                                  pass, resignation, illegal attempt, abort, and
                                  umpire's control (service/matches/record.py)
-    {P}{sXX}:m:{id}:idem   hash  Idempotency-Key -> its change: "ply seat digest" (a move), the
+    {P}{sXX}:m:{id}:idem   hash  Idempotency-Key -> its change: "ply seat digest place" (a move and
+                                 its place in the record; older ones lack the place), the
                                  take-back's place in the record, the gift's digest (one at
                                  most per committed change; kept as long as the record)
     {P}{sXX}:m:{id}:pics   hash  digest -> a PNG picture of a position that can no longer
