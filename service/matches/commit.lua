@@ -43,15 +43,14 @@ if reopened then
     redis.call('SADD', KEYS[8], ARGV[3])
   end
 end
+-- The retry pointers stay as long as the record: a key's retry after the end still gets its first
+-- answer (a take-back's or time given's is known by its key alone).  At most one per committed change.
+for i = 11 + n, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
 if ARGV[5] ~= '' and not reopened then
-  -- finished: the retry pointers go (a retry is recognised from the record itself)
-  redis.call('DEL', KEYS[3])
   redis.call('ZREM', KEYS[5], ARGV[3])
   redis.call('ZADD', KEYS[6], ARGV[5], ARGV[3])
-  redis.call('EXPIRE', KEYS[1], ARGV[6])
-  redis.call('EXPIRE', KEYS[2], ARGV[6])
+  for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[6]) end
 else
-  for i = 11 + n, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
   for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[7]) end
 end
 redis.call('PUBLISH', ARGV[8], new)

@@ -23,7 +23,7 @@ from service.matches.description import Description
 from service.matches.jsontext import compact
 from service.matches.match import Live, Meta, move_digest
 from service.matches.query import deferred_body, idempotency_key, number
-from service.matches.record import entries_of, iso, last_step, walk
+from service.matches.record import entries_of, iso, undone, walk
 from service.matches.store import Store
 from service.matches.transcript import record_moves, record_text
 from service.web import schemas
@@ -34,25 +34,33 @@ bp = Blueprint("moves", __name__, url_prefix="/v1")
 PAGE = 1000  # record entries in one page of GET .../moves, at most and by default (a whole game, bounded attempts and all)
 
 
-def replayed(store: Store, cur: Settled, seat: int, ply: int, move: Any) -> Replay | None:
+def replayed(store: Store, cur: Settled, seat: int, ply: int, move: Any, seq: int | None = None) -> Replay | None:
     """This seat's move (or forfeiting illegal move) for ``ply`` from the record, to answer
-    again as it was first answered, when ``move`` is that move again; else None."""
+    again as it was first answered, when ``move`` is that move again; else None.  After the
+    umpire's take-backs a ply may have several: ``seq`` is the record's place of the one an
+    Idempotency-Key's pointer names, else the latest that ``move`` is counts.  A move the
+    umpire took back is never answered as if it stood: 409 ``taken_back``."""
     entries = entries_of(store.record(cur.meta.match_id))
-    index = next(
-        (i for i, e in enumerate(entries) if e.ply == ply and e.by == seat and (e.kind == "move" or e.forfeited)),
-        None,
-    )
-    if index is None:
+    places = [i for i, e in enumerate(entries) if e.ply == ply and e.by == seat and (e.kind == "move" or e.forfeited)]
+    if seq is not None:
+        places = [i for i in places if i == seq - 1]
+    if not places:
         return None
     game = GAMES[cur.meta.game]
-    step = last_step(game, cur.meta, entries[: index + 1])
-    made = step.entry
-    if made.kind == "move":
-        if game.play(step.before, move).move != made.move:
-            return None  # another move for that ply: not a retry
-        return Replay(cur.meta, step, index + 1)
+    steps = {s.index: s for s in walk(game, cur.meta, entries[: places[-1] + 1]) if s.index in places}
     raw = move if isinstance(move, str) else compact(list(move))
-    return Replay(cur.meta, step, index + 1) if raw == made.move else None
+    for i in reversed(places):
+        step, made = steps[i], entries[i]
+        if (game.play(step.before, move).move if made.kind == "move" else raw) != made.move:
+            continue  # another move for that ply: not a retry of this one
+        if undone(entries, i):
+            message = (
+                f"This seat's move {made.move} for ply {ply} was applied, then the umpire took it back: the match is"
+                f" at ply {cur.live.ply} now; look again before moving."
+            )
+            raise ApiError("taken_back", message, {"ply": cur.live.ply, "move": made.move})
+        return Replay(cur.meta, step, i + 1)
+    return None
 
 
 def with_legal_moves(d: Description) -> Json:
@@ -70,11 +78,13 @@ def decide_move(
     """``seat`` submits ``move`` for ``ply`` (None: the match's ply as it is - a Discord command names
     none - or, when ``key`` was used before, the ply it was first sent for) under the Idempotency-Key
     pointer ``key``; ``book``: played from an opening book.  A retry of a move applied before is its
-    first answer (:class:`Replay`); the refusals in API.md's order."""
+    first answer (:class:`Replay`), or 409 ``taken_back`` once the umpire took it back (:func:`replayed`);
+    a move sent with a key used before is never judged again.  The refusals in API.md's order."""
     live, now, meta = cur.live, cur.now, cur.meta
     digest = move_digest(move)
+    seq = None
     if cur.pointer is not None:  # the same Idempotency-Key again: the first answer, for this same move
-        first_ply, first_seat, first_digest = cur.pointer.split(" ")
+        first_ply, first_seat, first_digest, *place = cur.pointer.split(" ")
         if int(first_seat) != seat or first_digest != digest or (ply is not None and int(first_ply) != ply):
             raise ApiError(
                 "idempotency_key_reused",
@@ -82,9 +92,11 @@ def decide_move(
                 {"header": "Idempotency-Key"},
             )
         ply = int(first_ply)
+        seq = int(place[0]) if place else None  # a pointer written before they named the record's place: none
     ply = live.ply if ply is None else ply
-    if ply < live.ply or (live.finished and ply == live.ply):
-        first = replayed(get_store(), cur, seat, ply, move)  # a retry of an applied move?
+    # A key's pointer says its move was applied, even at the match's ply again (the umpire took it back).
+    if cur.pointer is not None or ply < live.ply or (live.finished and ply == live.ply):
+        first = replayed(get_store(), cur, seat, ply, move, seq)  # a retry of an applied move?
         if first is not None:
             return first
     if live.finished:
@@ -100,7 +112,7 @@ def decide_move(
     game = GAMES[meta.game]
     position = get_positions().get(meta.match_id, cur.rev)
     result = referee.judge(game, meta, live, seat, move, now, position, book=book)
-    pointers = [] if key is None else [(key, f"{live.ply} {seat} {digest}")]
+    pointers = [] if key is None else [(key, f"{live.ply} {seat} {digest} {cur.length + 1}")]  # + its place in the record
     if isinstance(result, referee.Accepted):
         return Change.of(result, pointers, "accepted")
     if isinstance(result, referee.Forfeit):

@@ -368,6 +368,12 @@ def entries_of(raw: Sequence[str]) -> list[Entry]:
     return [Entry.from_json(parse_json(text)) for text in raw]
 
 
+def undone(entries: Sequence[Entry], index: int) -> bool:
+    """Whether the umpire took back ``entries[index]``, a move: the next change of the game after it is a take-back."""
+    after = next((e for e in entries[index + 1 :] if e.replay_word() is not None), None)
+    return after is not None and after.kind == TAKEBACK
+
+
 def walk(game: AnyGame, meta: Meta, entries: Sequence[Entry], start: Any = None) -> Iterator[Step]:
     """Each entry of the record with the positions around it, from the match's
     options (or from ``start``, the position before ``entries[0]``)."""

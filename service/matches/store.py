@@ -12,7 +12,10 @@ the shard's hash tag ``{sXX}``, so each Lua script touches one cluster slot::
     {P}{sXX}:m:{id}:rec    list  the record: one compact entry per move, flag,
                                  pass, resignation, illegal attempt, abort, and
                                  umpire's control (service/matches/record.py)
-    {P}{sXX}:m:{id}:idem   hash  Idempotency-Key -> "ply seat digest" (while ongoing)
+    {P}{sXX}:m:{id}:idem   hash  Idempotency-Key -> its change: "ply seat digest place" (a move and
+                                 its place in the record; older ones lack the place), the
+                                 take-back's place in the record, the gift's digest (one at
+                                 most per committed change; kept as long as the record)
     {P}{sXX}:m:{id}:pics   hash  digest -> a PNG picture of a position that can no longer
                                  change (base64; bounded, expiring: service/matches/pictures.py)
     {P}{sXX}:deadlines     zset  match id -> the ms at which its next flag is due
@@ -22,9 +25,10 @@ the shard's hash tag ``{sXX}``, so each Lua script touches one cluster slot::
                                  (RULES R-T3, service/matches/liveness.py; kept, however long the outage)
 
 A finished match's keys expire after ``MATCH_TTL_S`` (an idle one's after
-``MATCH_IDLE_TTL_S``); its Idempotency-Key pointers go when it finishes, and
-its index entry, which cannot expire on its own, is dropped by the sweepers
-once the match has expired (:meth:`Store.prune`).
+``MATCH_IDLE_TTL_S``), its Idempotency-Key pointers with them (a key's retry
+after the end still gets its first answer); its index entry, which cannot
+expire on its own, is dropped by the sweepers once the match has expired
+(:meth:`Store.prune`).
 
 Lean by design: an answer is never stored.  A retried move is recognised from
 the record (same ply, same seat, same move) or from its key's pointer, and its

@@ -133,6 +133,11 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "match_not_found": (404, "no match by that id (never created, or expired)"),
     "method_not_allowed": (405, "the address does not take the method (`details.allowed`)"),
     "stale_ply": (409, "a move for a ply that is not the match's (`details.ply`: the match's ply)"),
+    "taken_back": (
+        409,
+        "a move sent again (the same ply and move, or its `Idempotency-Key`) that was applied and then taken back by"
+        " the umpire: it does not stand (`details.ply`: the match's ply, `details.move`)",
+    ),
     "paused": (409, "a move while the umpire has paused the match's clocks"),
     "not_started": (409, "a move (or a pause) before the umpire's start of a match created with `clock.start: umpire`"),
     "already_started": (409, "the umpire's start of clocks that have started already"),

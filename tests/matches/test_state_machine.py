@@ -120,7 +120,7 @@ class Model:
         self.refused = 0  # the running turn's refused attempts (issue 34: REFUSED_PER_TURN, then 429)
         self.record: list[dict[str, Any]] = []
         self.firsts: dict[int, First] = {}
-        self.keys: dict[str, tuple[int, int, str]] = {}  # Idempotency-Key -> (ply, seat, move), while ongoing
+        self.keys: dict[str, tuple[int, int, str]] = {}  # Idempotency-Key -> (ply, seat, move), kept after the end
         self.ended: tuple[str, int | None, bytes] | None = None  # a resignation's or abort's kind, seat, answer
 
     @property
@@ -159,7 +159,6 @@ class Model:
 
     def end(self, state: Any, at: int) -> None:
         self.state, self.mover, self.start, self.proxy = state, None, at, False
-        self.keys.clear()  # a finished match keeps no Idempotency-Key pointers
 
     def settle(self, now: int) -> None:
         """Every flag due by ``now``, dated at its deadline (R-T1), and R-X6's window."""
@@ -257,6 +256,8 @@ class Model:
             return 422, self.verdict(False, now, [], error=err), None
         after, events = self.game.forfeit(self.state, mover, verdict.error)
         self.entry("illegal", mover, seat, text, now, events, error=err, forfeit=True)
+        if key is not None:
+            self.keys[key] = (ply, seat, text)
         self.end(after, now)
         return 422, self.verdict(False, now, events, error=err), First(seat, "forfeit", text, text, before)
 

@@ -16,7 +16,9 @@ from matchkit import START_MS, FakeClock, Match, NewMatch, sse_events
 
 from engine.registry import GAMES
 from service.matches import referee
+from service.matches.match import move_digest
 from service.matches.record import iso
+from service.matches.store import Store
 
 ADMIN = "admin-secret"
 CLOCK = {"turn_s": 20, "bank_s": 60, "step_s": 1}
@@ -388,3 +390,104 @@ def test_the_engine_replays_takeback_only_right_after_a_move(client: FlaskClient
         assert refused["first_illegal"]["error"]["code"] == "nothing_to_take_back"
     played = client.post("/v1/games/catchup/play", json={"state": replay()["state"], "move": "takeback"}).json
     assert played["legal"] is False  # a player cannot type it
+
+
+def test_a_take_back_retried_with_its_key_after_the_game_ended_answers_the_first_and_undoes_nothing(
+    client: FlaskClient,
+) -> None:
+    """MATCHES.md: a retry of a take-back ("the same Idempotency-Key") "answers the first take-back and never
+    undoes a second move" - after the game ended too.  Before: the end dropped the key's pointer, so TB-1
+    sent again with no body took back Bob's last move E1 E2 E3 and reopened the finished match (200, ply 7,
+    ongoing); and time given again under its key answered 410 instead of the match as it is."""
+    made = client.post("/v1/matches", json={"game": "catchup", "options": {"size": 3}, "players": ["Ann", "Bob"]})
+    m = Match(client, made.json["match_id"], (made.json["seats"]["0"], made.json["seats"]["1"]), made.json)
+    gift = {**umpire(m), "Idempotency-Key": "GIFT-1"}
+    given = client.post(f"/v1/matches/{m.id}/add-time", json={"seat": 1, "seconds": 30}, headers=gift)
+    assert given.status_code == 200 and given.json["clock"]["seats"]["1"]["bank_s"] == 330.0
+    m.move(0, "C3", 0)
+    first = take_back(m, {"ply": 1}, **{"Idempotency-Key": "TB-1"})
+    assert (first.status_code, first.json["ply"]) == (200, 0)
+    again = take_back(m, {"ply": 1}, **{"Idempotency-Key": "TB-1"})
+    assert (again.status_code, again.data, again.headers.get("Idempotent-Replayed")) == (200, first.data, "true")
+    # then the game is played on to its end (each seat the engine's first legal move) until the board is full
+    state = m.state()
+    game = GAMES["catchup"]
+    while state["status"] == "ongoing":
+        move = game.legal_moves(game.load(state)).moves[0]
+        r = m.move(state["to_move"], move, state["ply"])
+        assert r.status_code == 200, r.json
+        state = r.json["state"]
+    assert state["end"] == "full"
+    ended, record = m.get().json, kinds(m)
+    retried = take_back(m, **{"Idempotency-Key": "TB-1"})  # no body: the key alone says it is TB-1 again
+    assert (retried.status_code, retried.headers.get("Idempotent-Replayed")) == (200, "true"), retried.json
+    assert retried.data == first.data  # the first take-back's answer, byte for byte (ply 0, C3 taken back)
+    assert m.get().json["state"] == ended["state"] and m.state()["status"] == "finished"  # Bob's last move stands
+    assert kinds(m) == record and record.count("takeback") == 1  # nothing undone, nothing recorded
+    time_again = client.post(f"/v1/matches/{m.id}/add-time", json={"seat": 1, "seconds": 30}, headers=gift)
+    assert (time_again.status_code, time_again.headers.get("Idempotent-Replayed")) == (200, "true"), time_again.json
+    assert time_again.json["state"] == ended["state"]  # the match as it is: given once, nothing happened now
+    assert kinds(m) == record
+
+
+def taken_back_error(r: Any) -> tuple[int, Any, Any]:
+    error = r.json.get("error") or {}
+    return r.status_code, error.get("code"), error.get("details")
+
+
+def test_a_move_retried_after_a_take_back_gets_the_replacement_s_first_answer_or_is_told_it_was_taken_back(
+    new_match: NewMatch,
+) -> None:
+    """MATCHES.md: a retry, "the same move for the same ply, or the same Idempotency-Key", gets "the first answer
+    again".  Ann plays C3 (key k1), the umpire takes it back, Ann plays A1 (k2).  Before: A1 sent again (k2, or
+    no key) was 409 stale_ply "someone moved first" (the record's first move for ply 0, C3, was taken as the
+    ply's), and C3 sent again with k1 answered 200 "move": "C3", telling Ann C3 stands while the board has A1."""
+    m = new_match("catchup", {"size": 3})
+    m.move(0, "C3", 0, **{"Idempotency-Key": "k1"})
+    assert take_back(m).json["state"]["board"] == {}
+    a1 = m.move(0, "A1", 0, **{"Idempotency-Key": "k2"})
+    assert (a1.status_code, a1.json["state"]["board"]) == (200, {"A1": 0})
+    for headers in ({"Idempotency-Key": "k2"}, {}):
+        again = m.move(0, "A1", 0, **headers)
+        assert (again.status_code, again.headers.get("Idempotent-Replayed")) == (200, "true"), again.json
+        assert again.data == a1.data  # A1's first answer, byte for byte
+    for headers in ({"Idempotency-Key": "k1"}, {}):  # C3, applied then taken back: never told it stands
+        c3 = m.move(0, "C3", 0, **headers)
+        assert taken_back_error(c3) == (409, "taken_back", {"ply": 1, "move": "C3"}), c3.json
+        assert "the umpire took it back" in c3.json["error"]["message"]
+    assert m.state()["board"] == {"A1": 0} and kinds(m) == ["move", "takeback", "move"]
+
+
+def test_a_move_retried_with_its_key_right_after_its_take_back_is_not_played_again(
+    new_match: NewMatch, fake_clock: FakeClock
+) -> None:
+    """MATCHES.md: sending a move again with its Idempotency-Key "is always safe: if it was applied you get its
+    first answer, else it is applied now".  Before: C3 (k1) taken back, then C3 sent again with k1 for ply 0 was
+    judged and applied a second time (record: move C3, takeback, move C3).  Now it is told C3 was applied and taken
+    back; Ann may still play C3 anew (a move without the key is judged as any move for the match's ply)."""
+    m = new_match("catchup", {"size": 3})
+    first = m.move(0, "C3", 0, **{"Idempotency-Key": "k1"})
+    take_back(m)
+    again = m.move(0, "C3", 0, **{"Idempotency-Key": "k1"})
+    assert taken_back_error(again) == (409, "taken_back", {"ply": 0, "move": "C3"}), again.json
+    assert m.state()["board"] == {} and kinds(m) == ["move", "takeback"]  # nothing played again
+    fake_clock.advance(2)
+    anew = m.move(0, "C3", 0)  # Ann plays C3 again, of her own will: a move of its own
+    assert (anew.status_code, anew.json["state"]["board"], "Idempotent-Replayed" in anew.headers) == (200, {"C3": 0}, False)
+    assert kinds(m) == ["move", "takeback", "move"]
+    assert taken_back_error(m.move(0, "C3", 0, **{"Idempotency-Key": "k1"}))[1] == "taken_back"  # k1's C3 stays undone
+    same = m.move(0, "C3", 0)  # the same move for the same ply: the standing C3's first answer
+    assert (same.status_code, same.data) == (200, anew.data) and same.json["clock"] != first.json["clock"]
+
+
+def test_a_key_s_pointer_written_before_it_named_the_record_s_place_still_never_plays_its_move_twice(
+    new_match: NewMatch, store: Store
+) -> None:
+    """Pointers in Redis from before this change say "ply seat digest" only: the move is then found in the record."""
+    m = new_match("catchup", {"size": 3})
+    m.move(0, "C3", 0)
+    store.r.hset(store.keys(m.id)[2], "k:old", f"0 0 {move_digest('C3')}")
+    take_back(m)
+    again = m.move(0, "C3", 0, **{"Idempotency-Key": "old"})
+    assert taken_back_error(again) == (409, "taken_back", {"ply": 0, "move": "C3"}), again.json
+    assert m.state()["board"] == {} and kinds(m) == ["move", "takeback"]
