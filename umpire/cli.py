@@ -493,11 +493,13 @@ def _play(args: argparse.Namespace, sprt: Sprt | None, interrupted: Interrupted)
     from umpire.local import LocalMatches
     from umpire.play import MatchService
     from umpire.server import EmbeddedServer
-    from umpire.tournament import Outcome, TournamentError, check_settings, run
+    from umpire.tournament import Outcome, TournamentError, check_bots, check_settings, run
 
     try:
         settings, sprt, out, resume, plan = _settings(args, sprt)
         check_settings(settings)  # every setting before the first game, and before anything is written
+        if not plan.queue:  # with a queue the workers run the bots, on their machines
+            check_bots(settings, plan.hello_timeout_s)
     except (OSError, ValueError, TournamentError) as e:
         return _fail(str(e))
 
@@ -532,7 +534,7 @@ def _play(args: argparse.Namespace, sprt: Sprt | None, interrupted: Interrupted)
             )
         else:
             outcome = run(settings, matches, out, resume=resume, sprt=sprt, progress=not args.quiet, server_label=label,
-                          plan=plan)  # fmt: skip
+                          plan=plan, bots_checked=True)  # fmt: skip
     except KeyboardInterrupt:  # before the games began (the server starting, say): nothing to abort
         pass
     except (TournamentError, ServiceError, RuntimeError, ValueError, OSError) as e:

@@ -18,6 +18,10 @@ Everything the results file says about the game comes from here:
 * ``timeout``: a bot gave no answer within its remaining time plus a grace,
   and was stopped ("no answer ... in N s").
 
+A bot that cannot start a game (its program cannot be run, or exits, hangs or
+answers something else before answering ``hello``) loses nothing: the game is
+not played (:class:`umpire.bots.BotStartError`, before any match exists).
+
 A Crystal seat that flags (R-X6) is not asked to move for its opponent: the
 harness waits for the proxy window to lapse and the turn to pass, as the
 record then shows (``timeout``).
@@ -39,7 +43,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from engine.registry import ROOMS
-from umpire.bots import Bot, BotFailure, Turn
+from umpire.bots import Bot, BotFailure, BotStartError, Turn
 from umpire.client import LEGAL_LIMIT, Json, Legal, Match, MoveOutcome, answer_legal, remaining_ms, replay_moves
 from umpire.config import GRACE_S, short_name
 
@@ -195,9 +199,8 @@ def play_game(
             raise Aborted
         try:
             bots[seat].begin(game, dict(options), seat, None)
-        except BotFailure as f:
-            ending = Ending(f.reason, f"{specs[seat]} (seat {seat}) failed its hello: {f.detail}", seat)
-            break
+        except BotFailure as f:  # not a game lost: a bot that cannot start (the tournament stops)
+            raise BotStartError(f"{specs[seat]} (seat {seat}) could not start the game: {f.detail}") from None
     if abort is not None and abort.is_set():
         raise Aborted
     shown = [seat_name(bots[i], specs[i], names[i] if names else None) for i in (0, 1)]

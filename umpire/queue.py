@@ -65,7 +65,7 @@ from typing import Any, TextIO
 import redis
 import redis.cluster
 
-from umpire.bots import BotFactory
+from umpire.bots import BotFactory, BotStartError
 from umpire.client import Match, MatchClient, ServiceError
 from umpire.config import GameSpec, Run, Settings
 from umpire.play import Aborted, InPlay, play_game
@@ -491,7 +491,11 @@ def work(
                 took = True
                 watched = _Watched(r, scripts, s, claim, name)
                 current.append((s, watched))
-                _one(r, scripts, s, claim, name, report, watched, say)
+                try:
+                    _one(r, scripts, s, claim, name, report, watched, say)
+                except BotStartError as e:  # its bots cannot start here: another worker takes the game over
+                    complete.add(run_id)
+                    say(f"{name}: game {claim.key} of run {run_id}: {e}: this worker leaves the run\n")
                 current.clear()
                 idle_since = time.monotonic()
                 break

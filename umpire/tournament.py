@@ -21,7 +21,7 @@ from typing import Any, TextIO
 from engine.clock import spec_from
 from engine.errors import EngineError
 from engine.registry import GAMES, PRESETS
-from umpire.bots import BotFactory, Wiring
+from umpire.bots import BotFactory, BotStartError, Wiring
 from umpire.bots.external import HELLO_TIMEOUT_S
 from umpire.client import ServiceError
 from umpire.config import GRACE_S, MOVE_LIMIT_S, GameSpec, Run, Settings
@@ -87,6 +87,26 @@ def check_settings(settings: Settings) -> None:
             raise TournamentError(f"opening {n + 1}: move {i + 1} ({moves[i]!r}) is illegal: {err}")
         if game.is_over(replay.state):
             raise TournamentError(f"opening {n + 1} ends the game")
+
+
+def check_bots(settings: Settings, hello_timeout_s: float = HELLO_TIMEOUT_S) -> None:
+    """Every external bot (a program, an HTTP bot) starts and answers ``hello`` within the hello
+    deadline, checked before the first game and before anything is written: one that cannot is
+    refused with its name (a typo in a command, a folder that is not there, a URL nobody answers),
+    never scored as game after game of ``crash`` losses."""
+    engine = GAMES.get(settings.game)
+    seeded = engine is not None and "seed" in engine.describe()["options"]
+    options = settings.game_options(settings.schedule()[0], seeded)
+    for i, spec in enumerate(settings.bots):
+        factory = BotFactory(spec, settings.game, settings.engine(i).dir, wiring_for(settings, i, hello_timeout_s, None))
+        try:
+            factory.check_start(options)
+        except BotStartError as e:
+            label = settings.labels[i]
+            who = spec if label == spec else f"{label!r} ({spec})"
+            raise TournamentError(f"bot {who} cannot start: {e}") from None
+        finally:
+            factory.close()
 
 
 def bot_seed(settings: Settings, spec: GameSpec, seat: int) -> int:
@@ -221,6 +241,7 @@ def run(
     report_every: int = 0,
     move_limit_s: float | None = None,
     plan: Run | None = None,
+    bots_checked: bool = False,
 ) -> Outcome:
     """Play the tournament's missing games and return every results line.
 
@@ -231,7 +252,11 @@ def run(
     umpire/cli.py turns it into one), it stops starting games, aborts the
     matches in play on the server with their own umpire tokens (they end
     ``aborted``, never won or lost), stops the bots, and returns what was
-    played with ``interrupted`` set."""
+    played with ``interrupted`` set.
+
+    Every external bot is started once before anything is written (:func:`check_bots`; unless
+    ``bots_checked``: the caller did).  A bot that cannot start a game later stops the
+    tournament, as fastchess does: that game is not scored, ``--resume`` plays it."""
     if plan is None:
         plan = Run(
             new_run_id(), engine_only=isinstance(matches, LocalMatches), concurrency=concurrency,
@@ -248,6 +273,8 @@ def run(
     if plan.concurrency < 1:
         raise TournamentError("--concurrency must be at least 1")
     check_settings(settings)
+    if not bots_checked:
+        check_bots(settings, plan.hello_timeout_s)
     path = Path(out)
     existing, writer = open_results(path, settings, sprt, plan, resume)
     done = {line["key"] for line in existing}
@@ -349,6 +376,10 @@ def run(
                 return
             try:
                 one(spec)
+            except BotStartError as e:
+                with lock:  # as fastchess: an engine that cannot be started stops the tournament; no game is scored
+                    outcome.failures.append(f"{spec.key}: {e}; the tournament stopped, no game scored: --resume plays it")
+                    stop.set()
             except Aborted as e:
                 if abort.is_set():
                     return  # interrupted

@@ -177,15 +177,16 @@ def fast_server() -> Iterator[EmbeddedServer]:
 
 
 def test_a_slow_start_is_an_option_and_costs_no_clock(tmp_path: Path, echo: Path, fast_server: EmbeddedServer) -> None:
-    """A program that takes 1.5 s to answer its first hello: with --hello-timeout 1 it
-    loses that game by timeout; with 4 it plays, and its 1 s clock did not run while it
-    started (the match is created after the hellos)."""
+    """A program that takes 1.5 s to answer its first hello: with --hello-timeout 1 it is
+    refused before the first game (it cannot start in time: no game is scored, nothing is
+    written); with 4 it plays, and its 1 s clock did not run while it started (the match is
+    created after the hellos)."""
     common = ["tournament", "--game", "catchup", "--option", "size=3", "--bots", "random",
               "--engine", "name=slow", f"cmd={sys.executable}", "args=echo_bot.py x", f"dir={echo}", "env=START=1.5",
               "--games", "1", "--server", fast_server.url, "--clock", "turn=1,bank=0,step=1", "--quiet"]  # fmt: skip
     code, _, err = cli(*common, "--out", str(tmp_path / "short.jsonl"), "--hello-timeout", "1")
-    [line] = read_results(tmp_path / "short.jsonl")
-    assert line["reason"] == "timeout" and "failed its hello: no answer to hello in 1.0 s" in line["detail"]
+    assert code == 2 and "bot 'slow' (cmd:" in err and "cannot start: no answer to hello in 1.0 s" in err
+    assert not (tmp_path / "short.jsonl").exists()
     code, _, err = cli(*common, "--out", str(tmp_path / "long.jsonl"), "--hello-timeout", "4")
     assert code == 0, err
     [line] = read_results(tmp_path / "long.jsonl")

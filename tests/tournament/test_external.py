@@ -16,10 +16,12 @@ from typing import Any
 
 import botkit
 import pytest
+from test_end_to_end import cli
 
 from umpire.client import MatchClient
 from umpire.config import Settings
 from umpire.local import LocalMatches
+from umpire.results import read_results
 from umpire.tournament import run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -222,11 +224,63 @@ def test_http_bot(api: MatchClient, tmp_path: Path, http_bot: Callable[[bool], s
     replays(api, line)
 
 
-def test_a_program_that_dies_at_hello_or_cannot_start(tmp_path: Path) -> None:
-    dead = f"cmd:{sys.executable} -c \"import sys; print('bye', file=sys.stderr); sys.exit(2)\""
-    [line] = tournament(LocalMatches(), tmp_path, "catchup", {"size": 3}, [dead, "random"])
-    assert line["reason"] == "crash" and "failed its hello: exited (code 2)" in line["detail"] and "bye" in line["detail"]
-    assert line["moves"] == ["resign 0"] and line["winner"] == 1
-    [line] = tournament(LocalMatches(), tmp_path, "catchup", {"size": 3}, ["random", "cmd:/no/such/program"])
-    assert line["reason"] == "crash" and "could not be started" in line["detail"]
-    assert line["moves"] == ["resign 1"] and line["winner"] == 0
+def test_a_bot_that_cannot_start_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    """A typo in a command, a program that is not there, an HTTP bot nobody answers, an engine's
+    folder that is not there: each was played and scored game after game as ``crash`` losses
+    (SPRT and all, exit 0).  Every external bot is now started once and must answer ``hello``
+    before the first game: else exit 2 naming the bot, and no results file."""
+    out = tmp_path / "x.jsonl"
+    base = ["tournament", "--game", "catchup", "--option", "size=3", "--games", "200", "--engine-only", "--quiet",
+            "--sprt", "0", "5", "0.05", "0.05", "--out", str(out), "--hello-timeout", "5"]  # fmt: skip
+    typo = f"cmd:{sys.executable} {tmp_path / 'typo.py'}"
+    for bots, said in [
+        (["--bots", "greedy", typo], f"bot 'typo.py' ({typo}) cannot start: exited (code 2) instead of answering hello; "
+         "its stderr ended: "),
+        (["--bots", "greedy", "cmd:/nonexistent/bot"], "bot 'bot' (cmd:/nonexistent/bot) cannot start: could not be started"),
+        (["--bots", "greedy", "http://127.0.0.1:1/bot"], "bot http://127.0.0.1:1/bot cannot start: could not be reached"),
+        (["--bots", "greedy", "--engine", "name=mine", f"cmd={sys.executable}", f"arg={EXAMPLE.split()[-1]}",
+          "dir=/nonexistent"], "bot 'mine' (cmd:"),
+    ]:  # fmt: skip
+        code, _, err = cli(*base, *bots)
+        assert code == 2 and said in err, (bots, err)
+        assert "Traceback" not in err
+        assert not out.exists(), bots
+
+
+# answers hello the first time it is ever run (the check before the first game), then never again
+ONCE = """
+import json, pathlib, sys
+marker = pathlib.Path(sys.argv[1])
+if marker.exists():
+    print("cannot load my model", file=sys.stderr)
+    sys.exit(4)
+marker.write_text("started once")
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "hello", "protocol": 1, "want_legal": True}), flush=True)
+    elif message["type"] == "move":
+        print(json.dumps({"move": message["legal_moves"][0]}), flush=True)
+"""
+
+
+def test_a_bot_that_cannot_start_a_game_stops_the_tournament(tmp_path: Path) -> None:
+    """During a run, a bot that cannot start (here: it exits before its hello) is not a game lost:
+    as fastchess stops its tournament when an engine cannot be started (match.cpp: "Failed to
+    start engines, stopping tournament."), no game is scored, the run stops, exit 1, and
+    ``--resume`` plays the games once the bot starts again."""
+    script = tmp_path / "once.py"
+    script.write_text(ONCE)
+    marker = tmp_path / "marker"
+    out = tmp_path / "once.jsonl"
+    args = ["tournament", "--game", "catchup", "--option", "size=3", "--games", "4", "--engine-only", "--quiet",
+            "--bots", "random", f"cmd:{sys.executable} {script} {marker}", "--out", str(out)]  # fmt: skip
+    code, stdout, err = cli(*args)
+    assert code == 1, err
+    assert "could not start the game: exited (code 4) instead of answering hello" in err and "cannot load my model" in err
+    assert "not played: 0v1#0: " in err and "the tournament stopped, no game scored: --resume plays it" in err
+    assert read_results(out) == [] and stdout == ""
+    script.write_text(ONCE.replace("if marker.exists():", "if False:"))  # the bot is fixed
+    code, _, err = cli("tournament", "--resume", str(out), "--quiet")
+    assert code == 0, err
+    assert [line["reason"] for line in read_results(out)] == ["end"] * 4
