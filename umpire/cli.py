@@ -309,8 +309,13 @@ class Interrupted:
 
 
 def _engines(args: argparse.Namespace) -> list[Engine]:
+    """The bots of ``--bots`` and ``--engine``; an engine's ``dir=`` and ``stderr=`` made absolute
+    (as the run's files are), so that ``--resume`` from another folder runs the same programs."""
     engines = [Engine(spec) for spec in args.bots or []]
-    engines += [parse_engine(items) for items in args.engine or []]
+    for items in args.engine or []:
+        e = parse_engine(items)
+        absolute = [None if path is None else str(Path(path).resolve()) for path in (e.dir, e.stderr)]
+        engines.append(dataclasses.replace(e, dir=absolute[0], stderr=absolute[1]))
     for e in engines:
         check_spec(e.spec)
     return engines
@@ -361,7 +366,7 @@ def _plan(args: argparse.Namespace, kept: dict[str, Any] | None) -> Run:
     """The run: kept by the results file (resuming), each flag given changing its part; or a new one."""
     from umpire.tournament import new_run_id
 
-    plan = Run.from_json(kept) if kept else Run(new_run_id())
+    plan = Run.from_json(kept) if kept else Run(new_run_id(), cwd=os.getcwd())
     changes: dict[str, Any] = {}
     if args.engine_only:
         changes.update(engine_only=True, server=None)
@@ -499,7 +504,7 @@ def _play(args: argparse.Namespace, sprt: Sprt | None, interrupted: Interrupted)
         settings, sprt, out, resume, plan = _settings(args, sprt)
         check_settings(settings)  # every setting before the first game, and before anything is written
         if not plan.queue:  # with a queue the workers run the bots, on their machines
-            check_bots(settings, plan.hello_timeout_s)
+            check_bots(settings, plan.hello_timeout_s, plan)
     except (OSError, ValueError, TournamentError) as e:
         return _fail(str(e))
 

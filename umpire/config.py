@@ -466,8 +466,9 @@ class Run:
     games themselves: where (an embedded server, a ``--server``, or ``--engine-only``), how many
     games at once, the files it appends to, its limits, its queue.  The results file keeps it
     (the settings line, then a ``run`` line for each resume that changed it), so that
-    ``--resume FILE`` alone plays on exactly as the run started.  Paths are absolute, so a
-    resume from another folder appends to the same files.  No secret is kept: a ``--token`` is
+    ``--resume FILE`` alone plays on exactly as the run started.  Paths are absolute (and the
+    folder it started in is kept for the bots' relative commands), so a resume from another
+    folder appends to the same files and runs the same programs.  No secret is kept: a ``--token`` is
     given again (or taken from ``$UMPIRE_TOKEN``)."""
 
     id: str
@@ -483,6 +484,7 @@ class Run:
     queue: str | None = None
     claim_timeout_s: float = CLAIM_TIMEOUT_S
     plot: str | None = None
+    cwd: str | None = None  # the folder it was started in: where a bot's relative cmd: runs (None: the current one)
 
     def to_json(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}

@@ -89,7 +89,13 @@ def check_settings(settings: Settings) -> None:
             raise TournamentError(f"opening {n + 1} ends the game")
 
 
-def check_bots(settings: Settings, hello_timeout_s: float = HELLO_TIMEOUT_S) -> None:
+def bot_dir(settings: Settings, i: int, plan: Run | None) -> str | None:
+    """The folder bot ``i``'s program runs in: its engine's ``dir=`` (absolute), else the folder the
+    run was started in, so that ``cmd:python bots/mine.py`` resumed from elsewhere is the same program."""
+    return settings.engine(i).dir or (plan.cwd if plan is not None else None)
+
+
+def check_bots(settings: Settings, hello_timeout_s: float = HELLO_TIMEOUT_S, plan: Run | None = None) -> None:
     """Every external bot (a program, an HTTP bot) starts and answers ``hello`` within the hello
     deadline, checked before the first game and before anything is written: one that cannot is
     refused with its name (a typo in a command, a folder that is not there, a URL nobody answers),
@@ -98,7 +104,7 @@ def check_bots(settings: Settings, hello_timeout_s: float = HELLO_TIMEOUT_S) -> 
     seeded = engine is not None and "seed" in engine.describe()["options"]
     options = settings.game_options(settings.schedule()[0], seeded)
     for i, spec in enumerate(settings.bots):
-        factory = BotFactory(spec, settings.game, settings.engine(i).dir, wiring_for(settings, i, hello_timeout_s, None))
+        factory = BotFactory(spec, settings.game, bot_dir(settings, i, plan), wiring_for(settings, i, hello_timeout_s, None))
         try:
             factory.check_start(options)
         except BotStartError as e:
@@ -274,14 +280,14 @@ def run(
         raise TournamentError("--concurrency must be at least 1")
     check_settings(settings)
     if not bots_checked:
-        check_bots(settings, plan.hello_timeout_s)
+        check_bots(settings, plan.hello_timeout_s, plan)
     path = Path(out)
     existing, writer = open_results(path, settings, sprt, plan, resume)
     done = {line["key"] for line in existing}
     todo = [spec for spec in settings.schedule() if spec.key not in done]
     bot_log = BotLog(plan.log) if plan.log else None
     factories = [
-        BotFactory(spec, settings.game, settings.engine(i).dir, wiring_for(settings, i, plan.hello_timeout_s, bot_log))
+        BotFactory(spec, settings.game, bot_dir(settings, i, plan), wiring_for(settings, i, plan.hello_timeout_s, bot_log))
         for i, spec in enumerate(settings.bots)
     ]
     engine = GAMES.get(settings.game)

@@ -40,6 +40,9 @@ for line in sys.stdin:
 """
 
 
+ROOT = Path(__file__).resolve().parents[2]
+
+
 def cli(*args: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
@@ -141,6 +144,35 @@ def test_resume_needs_the_file_alone_and_refuses_contradictions(tmp_path: Path) 
     # --report shows the kept SPRT's LLR with no --sprt
     code, report, _ = cli("tournament", "--report", str(out))
     assert code == 0 and "SPRT (logistic, pentanomial) elo0 0, elo1 400" in report and "LLR: " in report
+
+
+def test_a_resume_from_another_folder_runs_the_same_programs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An engine's relative ``dir=`` and ``stderr=`` were kept as given, so ``--resume FILE`` from
+    another folder could not start the program and scored the rest as ``crash`` losses.  They are
+    kept absolute (as --records and --log are), and a plain ``cmd:`` runs in the folder the run
+    was started in."""
+    home, elsewhere = tmp_path / "home", tmp_path / "elsewhere"
+    (home / "bots").mkdir(parents=True)
+    elsewhere.mkdir()
+    (home / "bots" / "random_bot.py").write_text((ROOT / "examples" / "random_bot.py").read_text())
+    monkeypatch.chdir(home)
+    code, _, err = cli(
+        "tournament", "--game", "catchup", "--option", "size=3", "--games", "4", "--engine-only", "--quiet",
+        "--engine", "name=mine", f"cmd={sys.executable}", "args=random_bot.py", "dir=bots", "stderr=mine.err",
+        "--engine", "name=plain", f"bot=cmd:{sys.executable} bots/random_bot.py", "--out", "r.jsonl",
+    )  # fmt: skip
+    assert code == 0, err
+    header = read_settings(home / "r.jsonl")
+    assert header is not None
+    assert header["settings"]["engines"][0]["dir"] == str(home / "bots")
+    assert header["settings"]["engines"][0]["stderr"] == str(home / "mine.err")
+    text = (home / "r.jsonl").read_text().splitlines(keepends=True)
+    (home / "r.jsonl").write_text("".join(text[:2]))  # the settings and one game: as if interrupted
+    monkeypatch.chdir(elsewhere)
+    code, _, err = cli("tournament", "--resume", str(home / "r.jsonl"), "--quiet")
+    assert code == 0, err
+    assert [line["reason"] for line in read_results(home / "r.jsonl")] == ["end"] * 4
+    assert not list(elsewhere.iterdir())
 
 
 def test_the_old_sprt_model_spelling_still_counts_pairs(tmp_path: Path) -> None:
