@@ -242,7 +242,7 @@ def _fail(message: str) -> int:
 
 
 def _report(args: argparse.Namespace, sprt: Sprt | None) -> int:
-    from umpire.report import by_tournament, format_report, plot_paths, summarize, summary_json
+    from umpire.report import by_tournament, format_report, plot_paths, summarize, summary_json, unique_games
 
     lines = []
     for path in args.report:
@@ -252,6 +252,10 @@ def _report(args: argparse.Namespace, sprt: Sprt | None) -> int:
             return _fail(str(e))
     if not lines:
         return _fail("the results files hold no games")
+    lines, twice = unique_games(lines)
+    if twice:
+        print(f"umpire tournament: {twice} games are in these files more than once (the same run and game): "
+              "each counted once", file=sys.stderr)  # fmt: skip
     kept: dict[str, Sprt] = {}  # each tournament's SPRT, as its results file keeps it
     for path in args.report:
         header = read_settings(path)

@@ -33,7 +33,8 @@ class PairingSummary:
     losses: int = 0
     draws: int = 0
     reasons: collections.Counter[str] = field(default_factory=collections.Counter)
-    halves: dict[int, list[float]] = field(default_factory=dict)  # round -> the first bot's results in its pair's games
+    # (run, round) -> the first bot's results in its pair's games (pair_key)
+    halves: dict[tuple[str | None, int], list[float]] = field(default_factory=dict)
 
     @property
     def elo(self) -> EloEstimate:
@@ -83,6 +84,30 @@ def _labels(lines: Sequence[Json]) -> list[str]:
     return [specs.get(i, f"bot {i}") + (f" [{i}]" if count[specs.get(i, "")] > 1 else "") for i in range(size)]
 
 
+def pair_key(line: Json) -> tuple[str | None, int]:
+    """The pair of games a line belongs to (both games of a pair share an opening, colours
+    swapped): its run and its round, so two runs of one tournament (the same settings, two runs
+    ids) merged in one report keep their pairs apart instead of making pairs of four games."""
+    run = line.get("run")
+    return (None if run is None else str(run)), int(line.get("number", 0)) // 2
+
+
+def unique_games(lines: Sequence[Json]) -> tuple[list[Json], int]:
+    """The lines without exact duplicates (a file given twice, or a copy of it, to ``--report``):
+    one game is its tournament, its run and its key (a line of a run with no id: and its match
+    id), counted once; and how many were left out."""
+    seen: set[tuple[Any, ...]] = set()
+    out: list[Json] = []
+    for line in lines:
+        run = line.get("run")
+        identity = (line.get("tournament"), run, line.get("key"), None if run is not None else line.get("match_id"))
+        if identity in seen:
+            continue
+        seen.add(identity)
+        out.append(line)
+    return out, len(lines) - len(out)
+
+
 def by_tournament(lines: Sequence[Json]) -> list[list[Json]]:
     """The lines of each tournament (by the fingerprint every line carries, else
     by game), in the order they first appear: bots are numbered per tournament,
@@ -128,8 +153,7 @@ def summarize(lines: Sequence[Json], sprt: Sprt | None = None) -> Summary:
         else:
             p.losses += 1
         p.reasons[line["reason"]] += 1
-        number = int(line.get("number", 0))
-        p.halves.setdefault(number // 2, []).append(0.5 if winner is None else 1.0 if seats[winner] == a else 0.0)
+        p.halves.setdefault(pair_key(line), []).append(0.5 if winner is None else 1.0 if seats[winner] == a else 0.0)
         rated.append((seats[0], seats[1], winner))
     first = ordered[0] if ordered else {}
     return Summary(

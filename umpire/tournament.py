@@ -29,7 +29,7 @@ from umpire.local import LocalMatches
 from umpire.play import Aborted, InPlay, MatchService, iso_now, play_game
 from umpire.progress import Progress
 from umpire.records import RecordsWriter
-from umpire.report import summarize
+from umpire.report import pair_key, summarize
 from umpire.results import RUN, ResultsWriter, read_results, read_run, read_settings
 from umpire.stats import Sprt, pentanomial
 
@@ -132,13 +132,13 @@ def first_bot_result(line: Json) -> float | None:
 def counts(lines: list[Json]) -> tuple[tuple[int, int, int], tuple[int, int, int, int, int]]:
     """Bot 0's W-L-D in its games, and the pentanomial counts of its complete pairs."""
     wld = [0, 0, 0]
-    halves: dict[tuple[Any, int], list[float]] = {}
+    halves: dict[tuple[Any, ...], list[float]] = {}
     for line in lines:
         r = first_bot_result(line)
         if r is None:
             continue
         wld[0 if r == 1 else 1 if r == 0 else 2] += 1
-        halves.setdefault((tuple(line["pairing"]), int(line.get("number", 0)) // 2), []).append(r)
+        halves.setdefault((tuple(line["pairing"]), *pair_key(line)), []).append(r)
     w, lo, d = wld
     return (w, lo, d), pentanomial(sum(r) for r in halves.values() if len(r) == 2)
 

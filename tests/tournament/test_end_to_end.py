@@ -273,3 +273,29 @@ def test_the_report_as_fastchess_prints_it_and_as_json(tmp_path: Path) -> None:
                         "logistic")  # fmt: skip
     [item] = [json.loads(line) for line in text.splitlines()]
     assert item["sprt_model"] == "logistic" and item["llr_bounds"][1] == pytest.approx(2.944439)
+
+
+def test_a_report_counts_each_game_once_and_keeps_each_runs_pairs(tmp_path: Path) -> None:
+    """``--report m1.jsonl m1.jsonl`` (or a copy of the file) reported 8 games for 4 and lost its
+    pentanomial line; two runs of one tournament (the same settings, so the same fingerprint, two
+    run ids) merged without one, their pairs keyed by the round alone (four games to a "pair").
+    A game is now its run and its key, counted once, and pairs are keyed by run and round."""
+    args = ["tournament", "--game", "catchup", "--option", "size=3", "--bots", "greedy", "random", "--games", "4",
+            "--seed", "9", "--engine-only", "--quiet"]  # fmt: skip
+    one, two = tmp_path / "m1.jsonl", tmp_path / "m2.jsonl"
+    assert cli(*args, "--out", str(one))[0] == 0
+    assert cli(*args, "--out", str(two))[0] == 0
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(one.read_bytes())
+    _, alone, _ = cli("tournament", "--report", str(one))
+    assert "greedy vs random      4" in alone and "of 2 pairs" in alone
+    for files in ([one, one], [one, copy]):
+        code, stdout, err = cli("tournament", "--report", *map(str, files))
+        assert code == 0 and stdout == alone, files
+        assert "4 games are in these files more than once (the same run and game): each counted once" in err
+    code, stdout, _ = cli("tournament", "--report", str(one), str(two))
+    assert code == 0 and stdout.startswith("catchup (size=3): 8 games, 2 bots\n")  # one tournament, two runs
+    assert "greedy vs random      8" in stdout and "of 4 pairs" in stdout and "Ptnml(0-2): [" in stdout
+    code, text, _ = cli("tournament", "--report", str(one), str(two), "--json")
+    [item] = [json.loads(line) for line in text.splitlines()]
+    assert item["games"] == 8 and item["pairs"] == 4 and sum(item["pentanomial"]) == 4
