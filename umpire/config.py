@@ -95,6 +95,10 @@ def parse_clock(text: str | None) -> str | dict[str, Any] | None:
     fischer = _FISCHER.match(text.replace(" ", ""))
     if fischer:
         bank, increment = float(fischer.group(1)), float(fischer.group(2) or 0)
+        if bank <= 0:  # every game would flag at its first move (its turn allowance is 1 ms)
+            raise ValueError(
+                f"--clock {text}: the base time must be more than 0 seconds (BASE+INCREMENT: 10+0.1 is a bank of 10 s)"
+            )
         out: dict[str, Any] = {"turn_s": FISCHER_TURN_S, "bank_s": bank, "step_s": FISCHER_TURN_S}
         if increment:
             out["increment_s"] = increment
