@@ -402,9 +402,9 @@ def _plan(args: argparse.Namespace, kept: dict[str, Any] | None) -> Run:
     if wrong:
         raise ValueError("; ".join(wrong))
     if plan.queue is not None:
-        from umpire.queue import connect
+        from umpire.queue import check_queue
 
-        connect(plan.queue)  # a URL it takes (no connection yet)
+        check_queue(plan.queue)  # a URL it takes, and a Redis that answers there
     return plan
 
 
@@ -502,11 +502,15 @@ def _play(args: argparse.Namespace, sprt: Sprt | None, interrupted: Interrupted)
     from umpire.local import LocalMatches
     from umpire.play import MatchService
     from umpire.server import EmbeddedServer
-    from umpire.tournament import Outcome, TournamentError, check_bots, check_settings, run
+    from umpire.tournament import Outcome, TournamentError, check_bots, check_files, check_settings, run
 
     try:
         settings, sprt, out, resume, plan = _settings(args, sprt)
-        check_settings(settings)  # every setting before the first game, and before anything is written
+        # every setting before the first game, and before anything is started or written
+        if sprt is not None and len(settings.bots) != 2:
+            raise ValueError(f"--sprt tests a match of exactly two bots, not {len(settings.bots)}")
+        check_settings(settings)
+        check_files(out, plan, settings, sprt, resume)
         if not plan.queue:  # with a queue the workers run the bots, on their machines
             check_bots(settings, plan.hello_timeout_s, plan)
     except (OSError, ValueError, TournamentError) as e:
@@ -587,10 +591,15 @@ def _play(args: argparse.Namespace, sprt: Sprt | None, interrupted: Interrupted)
 
 
 def worker(args: argparse.Namespace) -> int:
-    from umpire.queue import work
+    from umpire.queue import check_queue, work
     from umpire.tournament import BotLog
 
-    log = BotLog(args.log) if args.log else None
+    try:
+        check_queue(args.queue)
+        log = BotLog(args.log) if args.log else None
+    except (OSError, ValueError) as e:
+        print(f"umpire worker: {e}", file=sys.stderr)
+        return 2
     with Interrupted() as interrupted:
         try:
             report = work(args.queue, args.name, log, args.idle_exit, sys.stderr)

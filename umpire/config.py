@@ -214,7 +214,10 @@ def load_openings(
         raise ValueError(f"--openings-order is {' or '.join(OPENINGS_ORDERS)}, not {order!r}")
     if plies is not None and plies < 1:
         raise ValueError("--opening-plies must be at least 1")
-    kind = openings_kind(path)
+    try:
+        kind = openings_kind(path)
+    except OSError as e:
+        raise ValueError(f"--openings {path}: {e.strerror or e}") from None
     others = sorted(openings_games(path, kind) - {game}) if game is not None else []
     if others:
         raise ValueError(

@@ -163,6 +163,19 @@ def connect(url: str) -> Any:
     return redis.Redis.from_url(url, decode_responses=True)
 
 
+def check_queue(url: str) -> None:
+    """The queue's Redis answers (``PING``), or ValueError naming ``--queue``: checked before a
+    tournament writes anything or a worker starts waiting, so a wrong URL is one clear line."""
+    try:
+        client = connect(url)
+        try:
+            client.ping()
+        finally:
+            client.close()
+    except redis.RedisError as e:
+        raise ValueError(f"--queue {url}: no Redis answers there ({e})") from None
+
+
 @dataclass(frozen=True)
 class Keys:
     run: str

@@ -10,6 +10,7 @@ their own umpire tokens.
 
 from __future__ import annotations
 
+import os
 import queue
 import secrets
 import threading
@@ -209,16 +210,42 @@ def new_run_id() -> str:
     return secrets.token_hex(8)
 
 
-def open_results(path: Path, settings: Settings, sprt: Sprt | None, plan: Run, resume: bool) -> tuple[list[Json], ResultsWriter]:
-    """The games a results file already holds, and a writer appending to it (resuming) or
-    starting it: its settings line with the run, and on a resume that changed how the run is
-    played a ``run`` line.  A file that holds no game yet (only its settings: the run stopped
-    before its first game ended) never blocks a new run: it is started afresh."""
+def held_games(path: Path, settings: Settings, sprt: Sprt | None, resume: bool) -> list[Json]:
+    """The games the results file already holds: none unless resuming (then of this tournament).
+    A file that holds no game yet (only its settings: the run stopped before its first game
+    ended) never blocks a new run: it is started afresh."""
     existing = read_results(path) if path.exists() and path.stat().st_size > 0 else []
     if existing:
         if not resume:
-            raise TournamentError(f"{path} already holds results: --resume to finish that tournament, or choose another --out")
+            raise TournamentError(
+                f"--out {path} already holds results: --resume to finish that tournament, or choose another --out"
+            )
         check_resume(path, settings, sprt)
+    return existing
+
+
+def check_files(out: Path, plan: Run, settings: Settings, sprt: Sprt | None, resume: bool) -> None:
+    """The files a run writes, checked before anything starts or is written: each one's folder
+    is there and may be written in, and the results file holds no other games (:func:`held_games`)."""
+    for flag, name in (("--out", out), ("--records", plan.records), ("--log", plan.log), ("--plot", plan.plot)):
+        if name is None:
+            continue
+        path = Path(name)
+        folder = path.resolve().parent
+        if path.is_dir():
+            raise TournamentError(f"{flag} {name} is a folder: name a file")
+        if not folder.is_dir():
+            raise TournamentError(f"{flag} {name}: there is no folder {folder}")
+        if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+            raise TournamentError(f"{flag} {name}: it cannot be written here (permissions)")
+    held_games(out, settings, sprt, resume)
+
+
+def open_results(path: Path, settings: Settings, sprt: Sprt | None, plan: Run, resume: bool) -> tuple[list[Json], ResultsWriter]:
+    """The games a results file already holds (:func:`held_games`), and a writer appending to it
+    (resuming) or starting it: its settings line with the run, and on a resume that changed how
+    the run is played a ``run`` line."""
+    existing = held_games(path, settings, sprt, resume)
     append = bool(existing) or (resume and path.exists() and read_settings(path) is not None)
     header = {
         "tournament": settings.fingerprint(), "run": plan.to_json(), "settings": settings.to_json(),

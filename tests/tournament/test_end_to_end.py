@@ -302,3 +302,36 @@ def test_a_report_counts_each_game_once_and_keeps_each_runs_pairs(tmp_path: Path
     code, text, _ = cli("tournament", "--report", str(one), str(two), "--json")
     [item] = [json.loads(line) for line in text.splitlines()]
     assert item["games"] == 8 and item["pairs"] == 4 and sum(item["pentanomial"]) == 4
+
+
+def test_every_check_comes_before_a_server_starts_or_a_line_is_written(tmp_path: Path) -> None:
+    """Each of these was found only after the embedded server started and the start line was printed
+    (some after the results file was written; a wrong --queue as a traceback, exit 1; a worker's as a
+    traceback): now each is one line naming its flag, exit 2, before anything starts or is written."""
+    held = tmp_path / "held.jsonl"
+    assert cli("tournament", "--game", "catchup", "--option", "size=3", "--bots", "random", "greedy", "--games", "2",
+               "--engine-only", "--quiet", "--out", str(held))[0] == 0  # fmt: skip
+    before = held.read_bytes()
+    out = tmp_path / "new.jsonl"
+    base = ["tournament", "--game", "catchup", "--option", "size=3", "--games", "2"]
+    for extra, said in [
+        (["--bots", "random", "greedy", "mcts:0.01", "--sprt", "0", "5", "0.05", "0.05", "--out", str(out)],
+         "--sprt tests a match of exactly two bots, not 3"),
+        (["--bots", "random", "greedy", "--out", str(held)], f"--out {held} already holds results: --resume to finish"),
+        (["--bots", "random", "greedy", "--out", "/nonexistent-dir/x.jsonl"],
+         "--out /nonexistent-dir/x.jsonl: there is no folder /nonexistent-dir"),
+        (["--bots", "random", "greedy", "--out", str(out), "--records", str(tmp_path / "no" / "r.txt")],
+         f"--records {tmp_path / 'no' / 'r.txt'}: there is no folder {tmp_path / 'no'}"),
+        (["--bots", "random", "greedy", "--out", str(tmp_path)], f"--out {tmp_path} is a folder: name a file"),
+        (["--bots", "random", "greedy", "--out", str(out), "--openings", "/nonexistent.txt"],
+         "--openings /nonexistent.txt: No such file or directory"),
+        (["--bots", "random", "greedy", "--out", str(out), "--queue", "unix:///nonexistent.sock"],
+         "--queue unix:///nonexistent.sock: no Redis answers there"),
+    ]:  # fmt: skip
+        code, stdout, err = cli(*base, *extra)
+        assert code == 2 and err.startswith(f"umpire tournament: {said}") and err.count("\n") == 1, (extra, err)
+        assert stdout == "" and not out.exists()
+    assert held.read_bytes() == before
+    for url in ("unix:///nonexistent.sock", "redis://127.0.0.1:1"):
+        code, _, err = cli("worker", "--queue", url, "--idle-exit", "1")
+        assert code == 2 and err.startswith(f"umpire worker: --queue {url}: no Redis answers there") and err.count("\n") == 1
