@@ -12,7 +12,8 @@ Everything the results file says about the game comes from here:
 * ``resign``: a bot resigned;
 * ``flag``: a seat's clock ran out on the server (its answer came too late);
 * ``illegal``: the service refused a bot's move (its error code, message and
-  step); the seat then loses (service/client.py: resigned for it today);
+  step); the seat then loses: the match's ``forfeit`` policy ends it (the
+  record's ``forfeit N``; umpire/client.py ``create_match``);
 * ``crash``: a bot exited or answered something that is not the protocol
   (its last stderr lines);
 * ``timeout``: a bot gave no answer within its remaining time plus a grace,

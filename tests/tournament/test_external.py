@@ -284,3 +284,24 @@ def test_a_bot_that_cannot_start_a_game_stops_the_tournament(tmp_path: Path) -> 
     code, _, err = cli("tournament", "--resume", str(out), "--quiet")
     assert code == 0, err
     assert [line["reason"] for line in read_results(out)] == ["end"] * 4
+
+
+def test_the_manuals_say_how_the_record_of_a_game_lost_off_the_board_ends(
+    tmp_path: Path, bot_script: Callable[[str, str], str]
+) -> None:
+    """docs/BOTS.md said an illegal move made the harness resign the seat (the record replaying
+    ``resign 0`` / ``resign 1``) and docs/TOURNAMENTS.md "resigned by the harness", but the harness
+    creates its matches with the ``forfeit`` policy: the record ends ``forfeit N``.  The manuals
+    name the entries the records end with, read here from real records."""
+    bots_md = (ROOT / "docs" / "BOTS.md").read_text(encoding="utf-8")
+    tournaments_md = (ROOT / "docs" / "TOURNAMENTS.md").read_text(encoding="utf-8")
+    [illegal] = tournament(LocalMatches(), tmp_path, "catchup", {"size": 3}, [bot_script("illegal", botkit.ILLEGAL), "random"])
+    [crash] = tournament(LocalMatches(), tmp_path, "bug", {"size": 3}, ["greedy", bot_script("crash", botkit.CRASH)])
+    assert (illegal["reason"], illegal["end"], illegal["moves"][-1]) == ("illegal", "illegal", "forfeit 0")
+    assert (crash["reason"], crash["moves"][-1]) == ("crash", "resign 1")
+    assert "the record replays `forfeit 0` or `forfeit 1`" in bots_md and "end `illegal`" in bots_md
+    assert "the record replays `resign 0` or\n`resign 1`" in bots_md
+    assert "the record ends `forfeit 0` or `forfeit 1`" in tournaments_md
+    assert "`resign 0` or `resign 1`, `forfeit 0` or `forfeit 1` where" in tournaments_md
+    for page in (bots_md, tournaments_md):
+        assert "resigned by the harness" not in page and "resigns the seat in the match, so" not in page
