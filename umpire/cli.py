@@ -27,6 +27,7 @@ from umpire.bots import check_spec
 from umpire.bots.external import HELLO_TIMEOUT_S
 from umpire.config import (
     CLAIM_TIMEOUT_S,
+    ENGINE_ONLY_CLOCK,
     FORMATS,
     GRACE_S,
     MOVE_LIMIT_S,
@@ -509,6 +510,8 @@ def _play(args: argparse.Namespace, sprt: Sprt | None, interrupted: Interrupted)
         # every setting before the first game, and before anything is started or written
         if sprt is not None and len(settings.bots) != 2:
             raise ValueError(f"--sprt tests a match of exactly two bots, not {len(settings.bots)}")
+        if plan.engine_only and settings.clock is not None:
+            raise ValueError(ENGINE_ONLY_CLOCK)
         check_settings(settings)
         check_files(out, plan, settings, sprt, resume)
         if not plan.queue:  # with a queue the workers run the bots, on their machines

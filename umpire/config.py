@@ -35,6 +35,13 @@ GRACE_S = 1.0  # how much longer than the seat's remaining time the harness wait
 MOVE_LIMIT_S = 10.0  # --engine-only: a bot's time for a move (there is no clock)
 CLAIM_TIMEOUT_S = 30.0  # --queue: a game whose worker stopped renewing its claim this long is played by another
 
+# --engine-only keeps no clock (the engine alone has none): a --clock there would be silently
+# ignored, each move having --move-limit instead, so the two are refused together
+ENGINE_ONLY_CLOCK = (
+    "--clock and --engine-only: without a server there is no clock, so it would be ignored; "
+    "leave out --clock (each move then has --move-limit S, 10 s by default) or --engine-only"
+)
+
 FORMATS = ("round-robin", "gauntlet")
 OPENINGS_ORDERS = ("sequential", "random")
 # record entries that are no move (engine.game.RESERVED; the umpire's adjudication: issue 22)

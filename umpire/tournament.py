@@ -25,7 +25,7 @@ from engine.registry import GAMES, PRESETS
 from umpire.bots import BotFactory, BotStartError, Wiring
 from umpire.bots.external import HELLO_TIMEOUT_S
 from umpire.client import ServiceError
-from umpire.config import GRACE_S, MOVE_LIMIT_S, GameSpec, Run, Settings
+from umpire.config import ENGINE_ONLY_CLOCK, GRACE_S, MOVE_LIMIT_S, GameSpec, Run, Settings
 from umpire.local import LocalMatches
 from umpire.play import Aborted, InPlay, MatchService, iso_now, play_game
 from umpire.progress import Progress
@@ -305,6 +305,8 @@ def run(
         raise TournamentError("--sprt tests a match of exactly two bots")
     if plan.concurrency < 1:
         raise TournamentError("--concurrency must be at least 1")
+    if plan.engine_only and settings.clock is not None:
+        raise TournamentError(ENGINE_ONLY_CLOCK)
     check_settings(settings)
     if not bots_checked:
         check_bots(settings, plan.hello_timeout_s, plan)

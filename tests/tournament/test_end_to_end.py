@@ -327,6 +327,12 @@ def test_every_check_comes_before_a_server_starts_or_a_line_is_written(tmp_path:
          "--openings /nonexistent.txt: No such file or directory"),
         (["--bots", "random", "greedy", "--out", str(out), "--queue", "unix:///nonexistent.sock"],
          "--queue unix:///nonexistent.sock: no Redis answers there"),
+        # --engine-only keeps no clock: a --clock was silently ignored there (the games' clock null)
+        (["--bots", "random", "greedy", "--out", str(out), "--engine-only", "--clock", "10+0.1"],
+         "--clock and --engine-only: without a server there is no clock, so it would be ignored; leave out --clock "
+         "(each move then has --move-limit S"),
+        (["--bots", "random", "greedy", "--out", str(out), "--engine-only", "--clock", "catchup"],
+         "--clock and --engine-only: without a server there is no clock"),
     ]:  # fmt: skip
         code, stdout, err = cli(*base, *extra)
         assert code == 2 and err.startswith(f"umpire tournament: {said}") and err.count("\n") == 1, (extra, err)
