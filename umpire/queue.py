@@ -314,7 +314,7 @@ def coordinate(
                     if plan.report_every and len(outcome.played) % plan.report_every == 0 and len(have) < len(schedule):
                         bar.message(f"-- after {len(have)} of {len(schedule)} games --\n" + report_text(outcome.lines, sprt))
                     decided, _ = sprt_state(sprt, outcome.lines)
-                    if decided is not None:
+                    if decided is not None:  # what workers finish after it is not gathered (as fastchess: tournament.py)
                         outcome.sprt_decision = decided
                         finish_run(r, plan.id, f"SPRT: {decided}")
                         bar.message(f"SPRT: {decided} accepted after {len(outcome.lines)} games; every worker stops")

@@ -52,7 +52,8 @@ class Outcome:
     failures: list[str] = field(default_factory=list)
     sprt_decision: str | None = None
     interrupted: bool = False
-    aborted: list[str] = field(default_factory=list)  # matches in play aborted on the server when interrupted
+    aborted: list[str] = field(default_factory=list)  # matches in play aborted on the server (interrupted, SPRT decided)
+    after_decision: list[str] = field(default_factory=list)  # games that ended after the SPRT decided: not counted
     not_aborted: list[str] = field(default_factory=list)  # and those that could not be (why)
 
 
@@ -381,6 +382,12 @@ def run(
     def record(spec: GameSpec, opening: list[str], result: Json) -> None:
         line = results_line(settings, spec, opening, result, server_label, plan.id)
         with lock:
+            if outcome.sprt_decision is not None:
+                # A game that ends after the SPRT decided is not counted, nor written: the report is the
+                # one the decision was taken on.  So does fastchess (tournament.cpp playGame: a game that
+                # ends once atomic::stop is set is neither written nor passed to the scoreboard).
+                outcome.after_decision.append(spec.key)
+                return
             writer.write(line)
             if records_writer is not None:
                 records_writer.write(line)
@@ -395,7 +402,11 @@ def run(
                 if decided is not None and outcome.sprt_decision is None:
                     outcome.sprt_decision = decided
                     stop.set()
-                    bar.message(f"SPRT: {decided} accepted after {len(outcome.lines)} games; no more games are started")
+                    abort.set()  # the games in play stop at their next move, and are aborted on the server below
+                    bar.message(
+                        f"SPRT: {decided} accepted after {len(outcome.lines)} games; no more games are started, "
+                        "and those in play are stopped and not counted (as fastchess)"
+                    )
 
     def worker() -> None:
         try:
@@ -443,6 +454,9 @@ def run(
         for t in threads:
             while t.is_alive():
                 t.join(0.2)
+                if outcome.sprt_decision is not None and not outcome.interrupted:
+                    _abort_all(matches, in_play, outcome)  # decided: a waiting read returns at once
+        _abort_all(matches, in_play, outcome)  # none left, unless the SPRT stopped games meanwhile
     except KeyboardInterrupt:
         outcome.interrupted = True
         stop.set()
