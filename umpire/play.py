@@ -298,7 +298,7 @@ def play_game(
             ending = Ending(
                 "flag",
                 f"{specs[seat]} (seat {seat}) ran out of time at ply {ply}: its answer came after {took:.2f} s, "
-                f"with {0 if left is None else left / 1000:.2f} s left on its clock",
+                f"with {0 if left is None else left / 1000:.2f} s on its clock when it was asked",
                 seat,
             )
 

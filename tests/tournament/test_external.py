@@ -6,6 +6,7 @@ record replays with POST /v1/games/{game}/replay to the same winner."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 import threading
 import time
@@ -142,7 +143,9 @@ def test_late_answer_is_a_flag(api: MatchClient, tmp_path: Path, bot_script: Cal
     slow = bot_script("slow", botkit.SLOW)
     [line] = tournament(api, tmp_path, "catchup", {"size": 3}, ["random", slow], clock=FAST_CLOCK, grace_s=2.0)
     assert line["reason"] == "flag"
-    assert "ran out of time at ply" in line["detail"]
+    # not "with 1.00 s left on its clock", which read as if time remained: that was the time when asked
+    assert re.search(r"ran out of time at ply \d+: its answer came after 1\.\d\d s, with \d\.\d\d s on its clock when "
+                     r"it was asked$", line["detail"]), line["detail"]  # fmt: skip
     assert line["winner"] == 0 and line["moves"][-1] == "timeout"
     replays(api, line)
 
