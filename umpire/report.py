@@ -277,7 +277,7 @@ def _number(x: float) -> float | str | None:
         return None
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
-    return x
+    return x + 0.0  # never -0.0 (an even score's Elo): 0.0
 
 
 def summary_json(summary: Summary, lines: Sequence[Json] = ()) -> list[Json]:

@@ -341,3 +341,19 @@ def test_every_check_comes_before_a_server_starts_or_a_line_is_written(tmp_path:
     for url in ("unix:///nonexistent.sock", "redis://127.0.0.1:1"):
         code, _, err = cli("worker", "--queue", url, "--idle-exit", "1")
         assert code == 2 and err.startswith(f"umpire worker: --queue {url}: no Redis answers there") and err.count("\n") == 1
+
+
+def test_the_json_report_writes_no_negative_zero(tmp_path: Path) -> None:
+    """An even score (one win, one loss) has Elo 0, which --json wrote as ``-0.0``."""
+    out = tmp_path / "even.jsonl"
+    common = {"tournament": "t", "run": "r", "game": "catchup", "options": {"size": 3}, "players": ["a", "b"],
+              "pairing": [0, 1], "reason": "end"}  # fmt: skip
+    games = [
+        {**common, "key": "0v1#0", "index": 0, "number": 0, "seats": [0, 1], "winner": 0},  # a wins with seat 0
+        {**common, "key": "0v1#1", "index": 1, "number": 1, "seats": [1, 0], "winner": 0},  # b wins with seat 0
+    ]
+    out.write_text("".join(json.dumps(line) + "\n" for line in games))
+    code, text, _ = cli("tournament", "--report", str(out), "--json")
+    assert code == 0 and "-0.0" not in text, text
+    [item] = [json.loads(line) for line in text.splitlines()]
+    assert item["wdl"] == {"wins": 1, "draws": 0, "losses": 1} and item["elo"] == 0.0
