@@ -121,6 +121,23 @@ def seat_name(bot: Bot, spec: str, name: str | None) -> str:
     return short_name(spec)
 
 
+def clock_incidents(record: Mapping[str, Any]) -> tuple[list[int], list[int]]:
+    """Each seat's flags (its clock ran out: the flag that lost, or under R-X6 each one that
+    opened a proxy window) and its proxy turns (R-X6: turns the opponent played for it, or that
+    passed on time), from the record's entries, so that a bot that flags every turn and never
+    moves is seen in the report though the game's own rule scored it."""
+    flags, proxied = [0, 0], [0, 0]
+    for e in record.get("moves") or []:
+        seat, kind = e.get("seat"), e.get("kind")
+        if seat not in (0, 1):
+            continue
+        if kind == "flag":
+            flags[seat] += 1
+        elif kind == "pass" or (kind == "move" and e.get("by") not in (None, seat)):
+            proxied[seat] += 1
+    return flags, proxied
+
+
 def record_times(record: Mapping[str, Any], moves: Sequence[str]) -> list[list[Any]]:
     """``[seconds used, book, seat]`` for each entry of the replay list ``moves``, from
     the record's entries (the server's ``used_s``; ``book`` for opening moves);
@@ -358,6 +375,7 @@ def play_game(
         "think_s": [round(t, 3) for t in think],
         "bot_moves": moved,
     }
+    result["flags"], result["proxy_turns"] = clock_incidents(record)
     if ending is not None and ending.illegal is not None:
         result["illegal"] = ending.illegal
     for seat in (0, 1):

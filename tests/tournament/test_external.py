@@ -22,6 +22,7 @@ from test_end_to_end import cli
 from umpire.client import MatchClient
 from umpire.config import Settings
 from umpire.local import LocalMatches
+from umpire.report import format_report, summarize, summary_json
 from umpire.results import read_results
 from umpire.tournament import run
 
@@ -112,7 +113,6 @@ def test_engine_only_has_a_time_limit_a_move(tmp_path: Path, bot_script: Callabl
     fixed minute a move, whatever the run wanted.  ``--move-limit`` is each move's time: the bot is
     told it as its remaining time and loses by timeout past it and the grace."""
     from umpire.cli import main
-    from umpire.results import read_results
 
     bad = bot_script("hang", botkit.HANG)
     out = tmp_path / "limit.jsonl"
@@ -160,6 +160,18 @@ def test_crystal_flag_passes_the_turn_and_play_goes_on(
     assert line["reason"] == "end"
     assert "timeout" in line["moves"]  # the passed turn
     replays(api, line)
+    # R-X6 scored the game as usual, but the report shows the flag and the turn it lost: a bot
+    # that flags every turn and never moves is seen (item 9); per bot, in text and in --json
+    slow_seat = line["seats"].index(0)
+    assert line["flags"][slow_seat] == 1 and line["flags"][1 - slow_seat] == 0
+    assert line["proxy_turns"][slow_seat] == 1 and line["proxy_turns"][1 - slow_seat] == 0
+    summary = summarize([line])
+    assert "  incidents: broken 1 flags, 1 proxy turns; greedy none\n" in format_report(summary)
+    [item] = summary_json(summary, [line])
+    assert item["incidents"] == {
+        "broken": {"flags": 1, "proxy_turns": 1, "timeouts": 0, "crashes": 0},
+        "greedy": {"flags": 0, "proxy_turns": 0, "timeouts": 0, "crashes": 0},
+    }
 
 
 def test_resigning_bot(api: MatchClient, tmp_path: Path, bot_script: Callable[[str, str], str]) -> None:
