@@ -27,6 +27,7 @@ from umpire.bots import check_spec
 from umpire.bots.external import HELLO_TIMEOUT_S
 from umpire.config import (
     CLAIM_TIMEOUT_S,
+    ENGINE_ONLY_CLOCK,
     FORMATS,
     GRACE_S,
     MOVE_LIMIT_S,
@@ -242,7 +243,7 @@ def _fail(message: str) -> int:
 
 
 def _report(args: argparse.Namespace, sprt: Sprt | None) -> int:
-    from umpire.report import by_tournament, format_report, plot_paths, summarize, summary_json
+    from umpire.report import by_tournament, format_report, plot_paths, summarize, summary_json, unique_games
 
     lines = []
     for path in args.report:
@@ -252,6 +253,10 @@ def _report(args: argparse.Namespace, sprt: Sprt | None) -> int:
             return _fail(str(e))
     if not lines:
         return _fail("the results files hold no games")
+    lines, twice = unique_games(lines)
+    if twice:
+        print(f"umpire tournament: {twice} games are in these files more than once (the same run and game): "
+              "each counted once", file=sys.stderr)  # fmt: skip
     kept: dict[str, Sprt] = {}  # each tournament's SPRT, as its results file keeps it
     for path in args.report:
         header = read_settings(path)
@@ -309,8 +314,13 @@ class Interrupted:
 
 
 def _engines(args: argparse.Namespace) -> list[Engine]:
+    """The bots of ``--bots`` and ``--engine``; an engine's ``dir=`` and ``stderr=`` made absolute
+    (as the run's files are), so that ``--resume`` from another folder runs the same programs."""
     engines = [Engine(spec) for spec in args.bots or []]
-    engines += [parse_engine(items) for items in args.engine or []]
+    for items in args.engine or []:
+        e = parse_engine(items)
+        absolute = [None if path is None else str(Path(path).resolve()) for path in (e.dir, e.stderr)]
+        engines.append(dataclasses.replace(e, dir=absolute[0], stderr=absolute[1]))
     for e in engines:
         check_spec(e.spec)
     return engines
@@ -361,7 +371,7 @@ def _plan(args: argparse.Namespace, kept: dict[str, Any] | None) -> Run:
     """The run: kept by the results file (resuming), each flag given changing its part; or a new one."""
     from umpire.tournament import new_run_id
 
-    plan = Run.from_json(kept) if kept else Run(new_run_id())
+    plan = Run.from_json(kept) if kept else Run(new_run_id(), cwd=os.getcwd())
     changes: dict[str, Any] = {}
     if args.engine_only:
         changes.update(engine_only=True, server=None)
@@ -393,9 +403,9 @@ def _plan(args: argparse.Namespace, kept: dict[str, Any] | None) -> Run:
     if wrong:
         raise ValueError("; ".join(wrong))
     if plan.queue is not None:
-        from umpire.queue import connect
+        from umpire.queue import check_queue
 
-        connect(plan.queue)  # a URL it takes (no connection yet)
+        check_queue(plan.queue)  # a URL it takes, and a Redis that answers there
     return plan
 
 
@@ -493,11 +503,19 @@ def _play(args: argparse.Namespace, sprt: Sprt | None, interrupted: Interrupted)
     from umpire.local import LocalMatches
     from umpire.play import MatchService
     from umpire.server import EmbeddedServer
-    from umpire.tournament import Outcome, TournamentError, check_settings, run
+    from umpire.tournament import Outcome, TournamentError, check_bots, check_files, check_settings, run
 
     try:
         settings, sprt, out, resume, plan = _settings(args, sprt)
-        check_settings(settings)  # every setting before the first game, and before anything is written
+        # every setting before the first game, and before anything is started or written
+        if sprt is not None and len(settings.bots) != 2:
+            raise ValueError(f"--sprt tests a match of exactly two bots, not {len(settings.bots)}")
+        if plan.engine_only and settings.clock is not None:
+            raise ValueError(ENGINE_ONLY_CLOCK)
+        check_settings(settings)
+        check_files(out, plan, settings, sprt, resume)
+        if not plan.queue:  # with a queue the workers run the bots, on their machines
+            check_bots(settings, plan.hello_timeout_s, plan)
     except (OSError, ValueError, TournamentError) as e:
         return _fail(str(e))
 
@@ -532,7 +550,7 @@ def _play(args: argparse.Namespace, sprt: Sprt | None, interrupted: Interrupted)
             )
         else:
             outcome = run(settings, matches, out, resume=resume, sprt=sprt, progress=not args.quiet, server_label=label,
-                          plan=plan)  # fmt: skip
+                          plan=plan, bots_checked=True)  # fmt: skip
     except KeyboardInterrupt:  # before the games began (the server starting, say): nothing to abort
         pass
     except (TournamentError, ServiceError, RuntimeError, ValueError, OSError) as e:
@@ -576,10 +594,15 @@ def _play(args: argparse.Namespace, sprt: Sprt | None, interrupted: Interrupted)
 
 
 def worker(args: argparse.Namespace) -> int:
-    from umpire.queue import work
+    from umpire.queue import check_queue, work
     from umpire.tournament import BotLog
 
-    log = BotLog(args.log) if args.log else None
+    try:
+        check_queue(args.queue)
+        log = BotLog(args.log) if args.log else None
+    except (OSError, ValueError) as e:
+        print(f"umpire worker: {e}", file=sys.stderr)
+        return 2
     with Interrupted() as interrupted:
         try:
             report = work(args.queue, args.name, log, args.idle_exit, sys.stderr)

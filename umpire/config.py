@@ -35,6 +35,13 @@ GRACE_S = 1.0  # how much longer than the seat's remaining time the harness wait
 MOVE_LIMIT_S = 10.0  # --engine-only: a bot's time for a move (there is no clock)
 CLAIM_TIMEOUT_S = 30.0  # --queue: a game whose worker stopped renewing its claim this long is played by another
 
+# --engine-only keeps no clock (the engine alone has none): a --clock there would be silently
+# ignored, each move having --move-limit instead, so the two are refused together
+ENGINE_ONLY_CLOCK = (
+    "--clock and --engine-only: without a server there is no clock, so it would be ignored; "
+    "leave out --clock (each move then has --move-limit S, 10 s by default) or --engine-only"
+)
+
 FORMATS = ("round-robin", "gauntlet")
 OPENINGS_ORDERS = ("sequential", "random")
 # record entries that are no move (engine.game.RESERVED; the umpire's adjudication: issue 22)
@@ -95,6 +102,10 @@ def parse_clock(text: str | None) -> str | dict[str, Any] | None:
     fischer = _FISCHER.match(text.replace(" ", ""))
     if fischer:
         bank, increment = float(fischer.group(1)), float(fischer.group(2) or 0)
+        if bank <= 0:  # every game would flag at its first move (its turn allowance is 1 ms)
+            raise ValueError(
+                f"--clock {text}: the base time must be more than 0 seconds (BASE+INCREMENT: 10+0.1 is a bank of 10 s)"
+            )
         out: dict[str, Any] = {"turn_s": FISCHER_TURN_S, "bank_s": bank, "step_s": FISCHER_TURN_S}
         if increment:
             out["increment_s"] = increment
@@ -210,7 +221,10 @@ def load_openings(
         raise ValueError(f"--openings-order is {' or '.join(OPENINGS_ORDERS)}, not {order!r}")
     if plies is not None and plies < 1:
         raise ValueError("--opening-plies must be at least 1")
-    kind = openings_kind(path)
+    try:
+        kind = openings_kind(path)
+    except OSError as e:
+        raise ValueError(f"--openings {path}: {e.strerror or e}") from None
     others = sorted(openings_games(path, kind) - {game}) if game is not None else []
     if others:
         raise ValueError(
@@ -466,8 +480,9 @@ class Run:
     games themselves: where (an embedded server, a ``--server``, or ``--engine-only``), how many
     games at once, the files it appends to, its limits, its queue.  The results file keeps it
     (the settings line, then a ``run`` line for each resume that changed it), so that
-    ``--resume FILE`` alone plays on exactly as the run started.  Paths are absolute, so a
-    resume from another folder appends to the same files.  No secret is kept: a ``--token`` is
+    ``--resume FILE`` alone plays on exactly as the run started.  Paths are absolute (and the
+    folder it started in is kept for the bots' relative commands), so a resume from another
+    folder appends to the same files and runs the same programs.  No secret is kept: a ``--token`` is
     given again (or taken from ``$UMPIRE_TOKEN``)."""
 
     id: str
@@ -483,6 +498,7 @@ class Run:
     queue: str | None = None
     claim_timeout_s: float = CLAIM_TIMEOUT_S
     plot: str | None = None
+    cwd: str | None = None  # the folder it was started in: where a bot's relative cmd: runs (None: the current one)
 
     def to_json(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}

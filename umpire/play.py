@@ -12,11 +12,16 @@ Everything the results file says about the game comes from here:
 * ``resign``: a bot resigned;
 * ``flag``: a seat's clock ran out on the server (its answer came too late);
 * ``illegal``: the service refused a bot's move (its error code, message and
-  step); the seat then loses (service/client.py: resigned for it today);
+  step); the seat then loses: the match's ``forfeit`` policy ends it (the
+  record's ``forfeit N``; umpire/client.py ``create_match``);
 * ``crash``: a bot exited or answered something that is not the protocol
   (its last stderr lines);
 * ``timeout``: a bot gave no answer within its remaining time plus a grace,
   and was stopped ("no answer ... in N s").
+
+A bot that cannot start a game (its program cannot be run, or exits, hangs or
+answers something else before answering ``hello``) loses nothing: the game is
+not played (:class:`umpire.bots.BotStartError`, before any match exists).
 
 A Crystal seat that flags (R-X6) is not asked to move for its opponent: the
 harness waits for the proxy window to lapse and the turn to pass, as the
@@ -39,7 +44,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from engine.registry import ROOMS
-from umpire.bots import Bot, BotFailure, Turn
+from umpire.bots import Bot, BotFailure, BotStartError, Turn
 from umpire.client import LEGAL_LIMIT, Json, Legal, Match, MoveOutcome, answer_legal, remaining_ms, replay_moves
 from umpire.config import GRACE_S, short_name
 
@@ -114,6 +119,23 @@ def seat_name(bot: Bot, spec: str, name: str | None) -> str:
     if isinstance(hello, str) and hello.strip() and hello != spec:
         return hello.strip()
     return short_name(spec)
+
+
+def clock_incidents(record: Mapping[str, Any]) -> tuple[list[int], list[int]]:
+    """Each seat's flags (its clock ran out: the flag that lost, or under R-X6 each one that
+    opened a proxy window) and its proxy turns (R-X6: turns the opponent played for it, or that
+    passed on time), from the record's entries, so that a bot that flags every turn and never
+    moves is seen in the report though the game's own rule scored it."""
+    flags, proxied = [0, 0], [0, 0]
+    for e in record.get("moves") or []:
+        seat, kind = e.get("seat"), e.get("kind")
+        if seat not in (0, 1):
+            continue
+        if kind == "flag":
+            flags[seat] += 1
+        elif kind == "pass" or (kind == "move" and e.get("by") not in (None, seat)):
+            proxied[seat] += 1
+    return flags, proxied
 
 
 def record_times(record: Mapping[str, Any], moves: Sequence[str]) -> list[list[Any]]:
@@ -195,9 +217,8 @@ def play_game(
             raise Aborted
         try:
             bots[seat].begin(game, dict(options), seat, None)
-        except BotFailure as f:
-            ending = Ending(f.reason, f"{specs[seat]} (seat {seat}) failed its hello: {f.detail}", seat)
-            break
+        except BotFailure as f:  # not a game lost: a bot that cannot start (the tournament stops)
+            raise BotStartError(f"{specs[seat]} (seat {seat}) could not start the game: {f.detail}") from None
     if abort is not None and abort.is_set():
         raise Aborted
     shown = [seat_name(bots[i], specs[i], names[i] if names else None) for i in (0, 1)]
@@ -294,7 +315,7 @@ def play_game(
             ending = Ending(
                 "flag",
                 f"{specs[seat]} (seat {seat}) ran out of time at ply {ply}: its answer came after {took:.2f} s, "
-                f"with {0 if left is None else left / 1000:.2f} s left on its clock",
+                f"with {0 if left is None else left / 1000:.2f} s on its clock when it was asked",
                 seat,
             )
 
@@ -354,6 +375,7 @@ def play_game(
         "think_s": [round(t, 3) for t in think],
         "bot_moves": moved,
     }
+    result["flags"], result["proxy_turns"] = clock_incidents(record)
     if ending is not None and ending.illegal is not None:
         result["illegal"] = ending.illegal
     for seat in (0, 1):

@@ -65,7 +65,7 @@ from typing import Any, TextIO
 import redis
 import redis.cluster
 
-from umpire.bots import BotFactory
+from umpire.bots import BotFactory, BotStartError
 from umpire.client import Match, MatchClient, ServiceError
 from umpire.config import GameSpec, Run, Settings
 from umpire.play import Aborted, InPlay, play_game
@@ -161,6 +161,19 @@ def connect(url: str) -> Any:
             f"or redis+cluster://HOST:PORT, not {url!r}"
         )
     return redis.Redis.from_url(url, decode_responses=True)
+
+
+def check_queue(url: str) -> None:
+    """The queue's Redis answers (``PING``), or ValueError naming ``--queue``: checked before a
+    tournament writes anything or a worker starts waiting, so a wrong URL is one clear line."""
+    try:
+        client = connect(url)
+        try:
+            client.ping()
+        finally:
+            client.close()
+    except redis.RedisError as e:
+        raise ValueError(f"--queue {url}: no Redis answers there ({e})") from None
 
 
 @dataclass(frozen=True)
@@ -301,7 +314,7 @@ def coordinate(
                     if plan.report_every and len(outcome.played) % plan.report_every == 0 and len(have) < len(schedule):
                         bar.message(f"-- after {len(have)} of {len(schedule)} games --\n" + report_text(outcome.lines, sprt))
                     decided, _ = sprt_state(sprt, outcome.lines)
-                    if decided is not None:
+                    if decided is not None:  # what workers finish after it is not gathered (as fastchess: tournament.py)
                         outcome.sprt_decision = decided
                         finish_run(r, plan.id, f"SPRT: {decided}")
                         bar.message(f"SPRT: {decided} accepted after {len(outcome.lines)} games; every worker stops")
@@ -491,7 +504,11 @@ def work(
                 took = True
                 watched = _Watched(r, scripts, s, claim, name)
                 current.append((s, watched))
-                _one(r, scripts, s, claim, name, report, watched, say)
+                try:
+                    _one(r, scripts, s, claim, name, report, watched, say)
+                except BotStartError as e:  # its bots cannot start here: another worker takes the game over
+                    complete.add(run_id)
+                    say(f"{name}: game {claim.key} of run {run_id}: {e}: this worker leaves the run\n")
                 current.clear()
                 idle_since = time.monotonic()
                 break

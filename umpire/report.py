@@ -33,7 +33,10 @@ class PairingSummary:
     losses: int = 0
     draws: int = 0
     reasons: collections.Counter[str] = field(default_factory=collections.Counter)
-    halves: dict[int, list[float]] = field(default_factory=dict)  # round -> the first bot's results in its pair's games
+    # per bot (first, second): flags, proxy turns (R-X6), games lost by timeout and by crash
+    incidents: dict[int, collections.Counter[str]] = field(default_factory=dict)
+    # (run, round) -> the first bot's results in its pair's games (pair_key)
+    halves: dict[tuple[str | None, int], list[float]] = field(default_factory=dict)
 
     @property
     def elo(self) -> EloEstimate:
@@ -83,6 +86,30 @@ def _labels(lines: Sequence[Json]) -> list[str]:
     return [specs.get(i, f"bot {i}") + (f" [{i}]" if count[specs.get(i, "")] > 1 else "") for i in range(size)]
 
 
+def pair_key(line: Json) -> tuple[str | None, int]:
+    """The pair of games a line belongs to (both games of a pair share an opening, colours
+    swapped): its run and its round, so two runs of one tournament (the same settings, two runs
+    ids) merged in one report keep their pairs apart instead of making pairs of four games."""
+    run = line.get("run")
+    return (None if run is None else str(run)), int(line.get("number", 0)) // 2
+
+
+def unique_games(lines: Sequence[Json]) -> tuple[list[Json], int]:
+    """The lines without exact duplicates (a file given twice, or a copy of it, to ``--report``):
+    one game is its tournament, its run and its key (a line of a run with no id: and its match
+    id), counted once; and how many were left out."""
+    seen: set[tuple[Any, ...]] = set()
+    out: list[Json] = []
+    for line in lines:
+        run = line.get("run")
+        identity = (line.get("tournament"), run, line.get("key"), None if run is not None else line.get("match_id"))
+        if identity in seen:
+            continue
+        seen.add(identity)
+        out.append(line)
+    return out, len(lines) - len(out)
+
+
 def by_tournament(lines: Sequence[Json]) -> list[list[Json]]:
     """The lines of each tournament (by the fingerprint every line carries, else
     by game), in the order they first appear: bots are numbered per tournament,
@@ -128,8 +155,13 @@ def summarize(lines: Sequence[Json], sprt: Sprt | None = None) -> Summary:
         else:
             p.losses += 1
         p.reasons[line["reason"]] += 1
-        number = int(line.get("number", 0))
-        p.halves.setdefault(number // 2, []).append(0.5 if winner is None else 1.0 if seats[winner] == a else 0.0)
+        for seat, bot in enumerate(seats):
+            count = p.incidents.setdefault(bot, collections.Counter({k: 0 for k in INCIDENTS}))
+            count["flags"] += int((line.get("flags") or [0, 0])[seat])
+            count["proxy_turns"] += int((line.get("proxy_turns") or [0, 0])[seat])
+            if winner is not None and winner != seat and line["reason"] in ("timeout", "crash"):
+                count["timeouts" if line["reason"] == "timeout" else "crashes"] += 1
+        p.halves.setdefault(pair_key(line), []).append(0.5 if winner is None else 1.0 if seats[winner] == a else 0.0)
         rated.append((seats[0], seats[1], winner))
     first = ordered[0] if ordered else {}
     return Summary(
@@ -141,6 +173,23 @@ def summarize(lines: Sequence[Json], sprt: Sprt | None = None) -> Summary:
         ratings=ratings(bots, rated) if bots else [],
         sprt=sprt,
     )
+
+
+INCIDENTS = ("flags", "proxy_turns", "timeouts", "crashes")
+
+
+def incidents_text(summary: Summary, p: PairingSummary) -> str | None:
+    """``incidents: slow 12 flags, 12 proxy turns; greedy none`` (None when neither bot had any), as
+    fastchess lists each player's timeouts and crashes: a bot that flags every turn is seen even
+    where the game's own rule (R-X6) scores its games as usual."""
+    if not any(sum(c.values()) for c in p.incidents.values()):
+        return None
+    parts = []
+    for bot in (p.first, p.second):
+        count = p.incidents.get(bot, collections.Counter())
+        said = [f"{count[k]} {k.replace('_', ' ')}" for k in INCIDENTS if count[k]]
+        parts.append(f"{summary.bots[bot]} {', '.join(said) if said else 'none'}")
+    return "incidents: " + "; ".join(parts)
 
 
 def _elo(x: float) -> str:
@@ -190,6 +239,9 @@ def format_report(summary: Summary) -> str:
         draws = _pct(p.draws / e.games) if e.games else "-"
         reasons = ", ".join(f"{r} {n}" for r, n in sorted(p.reasons.items(), key=lambda kv: (-kv[1], kv[0])))
         out.append(f"{'':<{width}}  draw ratio {draws}; ended by: {reasons}")
+        incidents = incidents_text(summary, p)
+        if incidents is not None:
+            out.append(f"{'':<{width}}  {incidents}")
     out.append("")
     out.append("Rating list (openskill Plackett-Luce over the games in schedule order; mu +/- 2 sigma; sorted by mu - 3 sigma)")
     bw = max([len(r.bot) for r in summary.ratings] + [3])
@@ -253,7 +305,7 @@ def _number(x: float) -> float | str | None:
         return None
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
-    return x
+    return x + 0.0  # never -0.0 (an even score's Elo): 0.0
 
 
 def summary_json(summary: Summary, lines: Sequence[Json] = ()) -> list[Json]:
@@ -293,6 +345,10 @@ def summary_json(summary: Summary, lines: Sequence[Json] = ()) -> list[Json]:
             "nelo_interval": [_number(pe.nelo - pe.nelo_error), _number(pe.nelo + pe.nelo_error)],
             "draw_ratio": _number(_ratio(p.draws, e.games)),
             "reasons": dict(sorted(p.reasons.items())),
+            "incidents": {
+                summary.bots[bot]: {k: p.incidents.get(bot, collections.Counter())[k] for k in INCIDENTS}
+                for bot in (p.first, p.second)
+            },
             "ratings": {
                 name: {"rank": ranks[name], "mu": rated[name].mu, "sigma": rated[name].sigma, "ordinal": rated[name].ordinal}
                 for name in (a, b)

@@ -10,6 +10,7 @@ their own umpire tokens.
 
 from __future__ import annotations
 
+import os
 import queue
 import secrets
 import threading
@@ -21,15 +22,15 @@ from typing import Any, TextIO
 from engine.clock import spec_from
 from engine.errors import EngineError
 from engine.registry import GAMES, PRESETS
-from umpire.bots import BotFactory, Wiring
+from umpire.bots import BotFactory, BotStartError, Wiring
 from umpire.bots.external import HELLO_TIMEOUT_S
 from umpire.client import ServiceError
-from umpire.config import GRACE_S, MOVE_LIMIT_S, GameSpec, Run, Settings
+from umpire.config import ENGINE_ONLY_CLOCK, GRACE_S, MOVE_LIMIT_S, GameSpec, Run, Settings
 from umpire.local import LocalMatches
 from umpire.play import Aborted, InPlay, MatchService, iso_now, play_game
 from umpire.progress import Progress
 from umpire.records import RecordsWriter
-from umpire.report import summarize
+from umpire.report import pair_key, summarize
 from umpire.results import RUN, ResultsWriter, read_results, read_run, read_settings
 from umpire.stats import Sprt, pentanomial
 
@@ -51,7 +52,8 @@ class Outcome:
     failures: list[str] = field(default_factory=list)
     sprt_decision: str | None = None
     interrupted: bool = False
-    aborted: list[str] = field(default_factory=list)  # matches in play aborted on the server when interrupted
+    aborted: list[str] = field(default_factory=list)  # matches in play aborted on the server (interrupted, SPRT decided)
+    after_decision: list[str] = field(default_factory=list)  # games that ended after the SPRT decided: not counted
     not_aborted: list[str] = field(default_factory=list)  # and those that could not be (why)
 
 
@@ -89,6 +91,32 @@ def check_settings(settings: Settings) -> None:
             raise TournamentError(f"opening {n + 1} ends the game")
 
 
+def bot_dir(settings: Settings, i: int, plan: Run | None) -> str | None:
+    """The folder bot ``i``'s program runs in: its engine's ``dir=`` (absolute), else the folder the
+    run was started in, so that ``cmd:python bots/mine.py`` resumed from elsewhere is the same program."""
+    return settings.engine(i).dir or (plan.cwd if plan is not None else None)
+
+
+def check_bots(settings: Settings, hello_timeout_s: float = HELLO_TIMEOUT_S, plan: Run | None = None) -> None:
+    """Every external bot (a program, an HTTP bot) starts and answers ``hello`` within the hello
+    deadline, checked before the first game and before anything is written: one that cannot is
+    refused with its name (a typo in a command, a folder that is not there, a URL nobody answers),
+    never scored as game after game of ``crash`` losses."""
+    engine = GAMES.get(settings.game)
+    seeded = engine is not None and "seed" in engine.describe()["options"]
+    options = settings.game_options(settings.schedule()[0], seeded)
+    for i, spec in enumerate(settings.bots):
+        factory = BotFactory(spec, settings.game, bot_dir(settings, i, plan), wiring_for(settings, i, hello_timeout_s, None))
+        try:
+            factory.check_start(options)
+        except BotStartError as e:
+            label = settings.labels[i]
+            who = spec if label == spec else f"{label!r} ({spec})"
+            raise TournamentError(f"bot {who} cannot start: {e}") from None
+        finally:
+            factory.close()
+
+
 def bot_seed(settings: Settings, spec: GameSpec, seat: int) -> int:
     return (settings.seed * 1_000_003 + spec.index * 2 + seat) % (1 << 62)
 
@@ -106,13 +134,13 @@ def first_bot_result(line: Json) -> float | None:
 def counts(lines: list[Json]) -> tuple[tuple[int, int, int], tuple[int, int, int, int, int]]:
     """Bot 0's W-L-D in its games, and the pentanomial counts of its complete pairs."""
     wld = [0, 0, 0]
-    halves: dict[tuple[Any, int], list[float]] = {}
+    halves: dict[tuple[Any, ...], list[float]] = {}
     for line in lines:
         r = first_bot_result(line)
         if r is None:
             continue
         wld[0 if r == 1 else 1 if r == 0 else 2] += 1
-        halves.setdefault((tuple(line["pairing"]), int(line.get("number", 0)) // 2), []).append(r)
+        halves.setdefault((tuple(line["pairing"]), *pair_key(line)), []).append(r)
     w, lo, d = wld
     return (w, lo, d), pentanomial(sum(r) for r in halves.values() if len(r) == 2)
 
@@ -183,16 +211,42 @@ def new_run_id() -> str:
     return secrets.token_hex(8)
 
 
-def open_results(path: Path, settings: Settings, sprt: Sprt | None, plan: Run, resume: bool) -> tuple[list[Json], ResultsWriter]:
-    """The games a results file already holds, and a writer appending to it (resuming) or
-    starting it: its settings line with the run, and on a resume that changed how the run is
-    played a ``run`` line.  A file that holds no game yet (only its settings: the run stopped
-    before its first game ended) never blocks a new run: it is started afresh."""
+def held_games(path: Path, settings: Settings, sprt: Sprt | None, resume: bool) -> list[Json]:
+    """The games the results file already holds: none unless resuming (then of this tournament).
+    A file that holds no game yet (only its settings: the run stopped before its first game
+    ended) never blocks a new run: it is started afresh."""
     existing = read_results(path) if path.exists() and path.stat().st_size > 0 else []
     if existing:
         if not resume:
-            raise TournamentError(f"{path} already holds results: --resume to finish that tournament, or choose another --out")
+            raise TournamentError(
+                f"--out {path} already holds results: --resume to finish that tournament, or choose another --out"
+            )
         check_resume(path, settings, sprt)
+    return existing
+
+
+def check_files(out: Path, plan: Run, settings: Settings, sprt: Sprt | None, resume: bool) -> None:
+    """The files a run writes, checked before anything starts or is written: each one's folder
+    is there and may be written in, and the results file holds no other games (:func:`held_games`)."""
+    for flag, name in (("--out", out), ("--records", plan.records), ("--log", plan.log), ("--plot", plan.plot)):
+        if name is None:
+            continue
+        path = Path(name)
+        folder = path.resolve().parent
+        if path.is_dir():
+            raise TournamentError(f"{flag} {name} is a folder: name a file")
+        if not folder.is_dir():
+            raise TournamentError(f"{flag} {name}: there is no folder {folder}")
+        if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+            raise TournamentError(f"{flag} {name}: it cannot be written here (permissions)")
+    held_games(out, settings, sprt, resume)
+
+
+def open_results(path: Path, settings: Settings, sprt: Sprt | None, plan: Run, resume: bool) -> tuple[list[Json], ResultsWriter]:
+    """The games a results file already holds (:func:`held_games`), and a writer appending to it
+    (resuming) or starting it: its settings line with the run, and on a resume that changed how
+    the run is played a ``run`` line."""
+    existing = held_games(path, settings, sprt, resume)
     append = bool(existing) or (resume and path.exists() and read_settings(path) is not None)
     header = {
         "tournament": settings.fingerprint(), "run": plan.to_json(), "settings": settings.to_json(),
@@ -221,6 +275,7 @@ def run(
     report_every: int = 0,
     move_limit_s: float | None = None,
     plan: Run | None = None,
+    bots_checked: bool = False,
 ) -> Outcome:
     """Play the tournament's missing games and return every results line.
 
@@ -231,7 +286,11 @@ def run(
     umpire/cli.py turns it into one), it stops starting games, aborts the
     matches in play on the server with their own umpire tokens (they end
     ``aborted``, never won or lost), stops the bots, and returns what was
-    played with ``interrupted`` set."""
+    played with ``interrupted`` set.
+
+    Every external bot is started once before anything is written (:func:`check_bots`; unless
+    ``bots_checked``: the caller did).  A bot that cannot start a game later stops the
+    tournament, as fastchess does: that game is not scored, ``--resume`` plays it."""
     if plan is None:
         plan = Run(
             new_run_id(), engine_only=isinstance(matches, LocalMatches), concurrency=concurrency,
@@ -247,14 +306,18 @@ def run(
         raise TournamentError("--sprt tests a match of exactly two bots")
     if plan.concurrency < 1:
         raise TournamentError("--concurrency must be at least 1")
+    if plan.engine_only and settings.clock is not None:
+        raise TournamentError(ENGINE_ONLY_CLOCK)
     check_settings(settings)
+    if not bots_checked:
+        check_bots(settings, plan.hello_timeout_s, plan)
     path = Path(out)
     existing, writer = open_results(path, settings, sprt, plan, resume)
     done = {line["key"] for line in existing}
     todo = [spec for spec in settings.schedule() if spec.key not in done]
     bot_log = BotLog(plan.log) if plan.log else None
     factories = [
-        BotFactory(spec, settings.game, settings.engine(i).dir, wiring_for(settings, i, plan.hello_timeout_s, bot_log))
+        BotFactory(spec, settings.game, bot_dir(settings, i, plan), wiring_for(settings, i, plan.hello_timeout_s, bot_log))
         for i, spec in enumerate(settings.bots)
     ]
     engine = GAMES.get(settings.game)
@@ -319,6 +382,12 @@ def run(
     def record(spec: GameSpec, opening: list[str], result: Json) -> None:
         line = results_line(settings, spec, opening, result, server_label, plan.id)
         with lock:
+            if outcome.sprt_decision is not None:
+                # A game that ends after the SPRT decided is not counted, nor written: the report is the
+                # one the decision was taken on.  So does fastchess (tournament.cpp playGame: a game that
+                # ends once atomic::stop is set is neither written nor passed to the scoreboard).
+                outcome.after_decision.append(spec.key)
+                return
             writer.write(line)
             if records_writer is not None:
                 records_writer.write(line)
@@ -333,7 +402,11 @@ def run(
                 if decided is not None and outcome.sprt_decision is None:
                     outcome.sprt_decision = decided
                     stop.set()
-                    bar.message(f"SPRT: {decided} accepted after {len(outcome.lines)} games; no more games are started")
+                    abort.set()  # the games in play stop at their next move, and are aborted on the server below
+                    bar.message(
+                        f"SPRT: {decided} accepted after {len(outcome.lines)} games; no more games are started, "
+                        "and those in play are stopped and not counted (as fastchess)"
+                    )
 
     def worker() -> None:
         try:
@@ -349,6 +422,10 @@ def run(
                 return
             try:
                 one(spec)
+            except BotStartError as e:
+                with lock:  # as fastchess: an engine that cannot be started stops the tournament; no game is scored
+                    outcome.failures.append(f"{spec.key}: {e}; the tournament stopped, no game scored: --resume plays it")
+                    stop.set()
             except Aborted as e:
                 if abort.is_set():
                     return  # interrupted
@@ -377,6 +454,9 @@ def run(
         for t in threads:
             while t.is_alive():
                 t.join(0.2)
+                if outcome.sprt_decision is not None and not outcome.interrupted:
+                    _abort_all(matches, in_play, outcome)  # decided: a waiting read returns at once
+        _abort_all(matches, in_play, outcome)  # none left, unless the SPRT stopped games meanwhile
     except KeyboardInterrupt:
         outcome.interrupted = True
         stop.set()

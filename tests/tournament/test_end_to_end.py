@@ -171,6 +171,9 @@ def test_every_setting_is_checked_before_the_first_game(server: EmbeddedServer, 
     refused = [
         (["--clock", "blitz"], "There is no clock preset 'blitz'"),
         (["--clock", "turn=0,bank=5,step=1"], "clock.turn_s must be from 0.001"),
+        (["--clock", "0+0"], "--clock 0+0: the base time must be more than 0 seconds"),
+        (["--clock", "0+5"], "--clock 0+5: the base time must be more than 0 seconds"),
+        (["--clock", "0"], "--clock 0: the base time must be more than 0 seconds"),
         (["--clock", "40/60"], "moves/time controls (40/60) are not one of this service's clocks"),
         (["--clock", "5+0.1,on_flag=proxy"], "--clock"),
         (["--concurrency", "0"], "--concurrency must be at least 1"),
@@ -273,3 +276,84 @@ def test_the_report_as_fastchess_prints_it_and_as_json(tmp_path: Path) -> None:
                         "logistic")  # fmt: skip
     [item] = [json.loads(line) for line in text.splitlines()]
     assert item["sprt_model"] == "logistic" and item["llr_bounds"][1] == pytest.approx(2.944439)
+
+
+def test_a_report_counts_each_game_once_and_keeps_each_runs_pairs(tmp_path: Path) -> None:
+    """``--report m1.jsonl m1.jsonl`` (or a copy of the file) reported 8 games for 4 and lost its
+    pentanomial line; two runs of one tournament (the same settings, so the same fingerprint, two
+    run ids) merged without one, their pairs keyed by the round alone (four games to a "pair").
+    A game is now its run and its key, counted once, and pairs are keyed by run and round."""
+    args = ["tournament", "--game", "catchup", "--option", "size=3", "--bots", "greedy", "random", "--games", "4",
+            "--seed", "9", "--engine-only", "--quiet"]  # fmt: skip
+    one, two = tmp_path / "m1.jsonl", tmp_path / "m2.jsonl"
+    assert cli(*args, "--out", str(one))[0] == 0
+    assert cli(*args, "--out", str(two))[0] == 0
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(one.read_bytes())
+    _, alone, _ = cli("tournament", "--report", str(one))
+    assert "greedy vs random      4" in alone and "of 2 pairs" in alone
+    for files in ([one, one], [one, copy]):
+        code, stdout, err = cli("tournament", "--report", *map(str, files))
+        assert code == 0 and stdout == alone, files
+        assert "4 games are in these files more than once (the same run and game): each counted once" in err
+    code, stdout, _ = cli("tournament", "--report", str(one), str(two))
+    assert code == 0 and stdout.startswith("catchup (size=3): 8 games, 2 bots\n")  # one tournament, two runs
+    assert "greedy vs random      8" in stdout and "of 4 pairs" in stdout and "Ptnml(0-2): [" in stdout
+    code, text, _ = cli("tournament", "--report", str(one), str(two), "--json")
+    [item] = [json.loads(line) for line in text.splitlines()]
+    assert item["games"] == 8 and item["pairs"] == 4 and sum(item["pentanomial"]) == 4
+
+
+def test_every_check_comes_before_a_server_starts_or_a_line_is_written(tmp_path: Path) -> None:
+    """Each of these was found only after the embedded server started and the start line was printed
+    (some after the results file was written; a wrong --queue as a traceback, exit 1; a worker's as a
+    traceback): now each is one line naming its flag, exit 2, before anything starts or is written."""
+    held = tmp_path / "held.jsonl"
+    assert cli("tournament", "--game", "catchup", "--option", "size=3", "--bots", "random", "greedy", "--games", "2",
+               "--engine-only", "--quiet", "--out", str(held))[0] == 0  # fmt: skip
+    before = held.read_bytes()
+    out = tmp_path / "new.jsonl"
+    base = ["tournament", "--game", "catchup", "--option", "size=3", "--games", "2"]
+    for extra, said in [
+        (["--bots", "random", "greedy", "mcts:0.01", "--sprt", "0", "5", "0.05", "0.05", "--out", str(out)],
+         "--sprt tests a match of exactly two bots, not 3"),
+        (["--bots", "random", "greedy", "--out", str(held)], f"--out {held} already holds results: --resume to finish"),
+        (["--bots", "random", "greedy", "--out", "/nonexistent-dir/x.jsonl"],
+         "--out /nonexistent-dir/x.jsonl: there is no folder /nonexistent-dir"),
+        (["--bots", "random", "greedy", "--out", str(out), "--records", str(tmp_path / "no" / "r.txt")],
+         f"--records {tmp_path / 'no' / 'r.txt'}: there is no folder {tmp_path / 'no'}"),
+        (["--bots", "random", "greedy", "--out", str(tmp_path)], f"--out {tmp_path} is a folder: name a file"),
+        (["--bots", "random", "greedy", "--out", str(out), "--openings", "/nonexistent.txt"],
+         "--openings /nonexistent.txt: No such file or directory"),
+        (["--bots", "random", "greedy", "--out", str(out), "--queue", "unix:///nonexistent.sock"],
+         "--queue unix:///nonexistent.sock: no Redis answers there"),
+        # --engine-only keeps no clock: a --clock was silently ignored there (the games' clock null)
+        (["--bots", "random", "greedy", "--out", str(out), "--engine-only", "--clock", "10+0.1"],
+         "--clock and --engine-only: without a server there is no clock, so it would be ignored; leave out --clock "
+         "(each move then has --move-limit S"),
+        (["--bots", "random", "greedy", "--out", str(out), "--engine-only", "--clock", "catchup"],
+         "--clock and --engine-only: without a server there is no clock"),
+    ]:  # fmt: skip
+        code, stdout, err = cli(*base, *extra)
+        assert code == 2 and err.startswith(f"umpire tournament: {said}") and err.count("\n") == 1, (extra, err)
+        assert stdout == "" and not out.exists()
+    assert held.read_bytes() == before
+    for url in ("unix:///nonexistent.sock", "redis://127.0.0.1:1"):
+        code, _, err = cli("worker", "--queue", url, "--idle-exit", "1")
+        assert code == 2 and err.startswith(f"umpire worker: --queue {url}: no Redis answers there") and err.count("\n") == 1
+
+
+def test_the_json_report_writes_no_negative_zero(tmp_path: Path) -> None:
+    """An even score (one win, one loss) has Elo 0, which --json wrote as ``-0.0``."""
+    out = tmp_path / "even.jsonl"
+    common = {"tournament": "t", "run": "r", "game": "catchup", "options": {"size": 3}, "players": ["a", "b"],
+              "pairing": [0, 1], "reason": "end"}  # fmt: skip
+    games = [
+        {**common, "key": "0v1#0", "index": 0, "number": 0, "seats": [0, 1], "winner": 0},  # a wins with seat 0
+        {**common, "key": "0v1#1", "index": 1, "number": 1, "seats": [1, 0], "winner": 0},  # b wins with seat 0
+    ]
+    out.write_text("".join(json.dumps(line) + "\n" for line in games))
+    code, text, _ = cli("tournament", "--report", str(out), "--json")
+    assert code == 0 and "-0.0" not in text, text
+    [item] = [json.loads(line) for line in text.splitlines()]
+    assert item["wdl"] == {"wins": 1, "draws": 0, "losses": 1} and item["elo"] == 0.0

@@ -40,6 +40,9 @@ for line in sys.stdin:
 """
 
 
+ROOT = Path(__file__).resolve().parents[2]
+
+
 def cli(*args: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
@@ -143,6 +146,35 @@ def test_resume_needs_the_file_alone_and_refuses_contradictions(tmp_path: Path) 
     assert code == 0 and "SPRT (logistic, pentanomial) elo0 0, elo1 400" in report and "LLR: " in report
 
 
+def test_a_resume_from_another_folder_runs_the_same_programs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An engine's relative ``dir=`` and ``stderr=`` were kept as given, so ``--resume FILE`` from
+    another folder could not start the program and scored the rest as ``crash`` losses.  They are
+    kept absolute (as --records and --log are), and a plain ``cmd:`` runs in the folder the run
+    was started in."""
+    home, elsewhere = tmp_path / "home", tmp_path / "elsewhere"
+    (home / "bots").mkdir(parents=True)
+    elsewhere.mkdir()
+    (home / "bots" / "random_bot.py").write_text((ROOT / "examples" / "random_bot.py").read_text())
+    monkeypatch.chdir(home)
+    code, _, err = cli(
+        "tournament", "--game", "catchup", "--option", "size=3", "--games", "4", "--engine-only", "--quiet",
+        "--engine", "name=mine", f"cmd={sys.executable}", "args=random_bot.py", "dir=bots", "stderr=mine.err",
+        "--engine", "name=plain", f"bot=cmd:{sys.executable} bots/random_bot.py", "--out", "r.jsonl",
+    )  # fmt: skip
+    assert code == 0, err
+    header = read_settings(home / "r.jsonl")
+    assert header is not None
+    assert header["settings"]["engines"][0]["dir"] == str(home / "bots")
+    assert header["settings"]["engines"][0]["stderr"] == str(home / "mine.err")
+    text = (home / "r.jsonl").read_text().splitlines(keepends=True)
+    (home / "r.jsonl").write_text("".join(text[:2]))  # the settings and one game: as if interrupted
+    monkeypatch.chdir(elsewhere)
+    code, _, err = cli("tournament", "--resume", str(home / "r.jsonl"), "--quiet")
+    assert code == 0, err
+    assert [line["reason"] for line in read_results(home / "r.jsonl")] == ["end"] * 4
+    assert not list(elsewhere.iterdir())
+
+
 def test_the_old_sprt_model_spelling_still_counts_pairs(tmp_path: Path) -> None:
     """``--sprt-model`` named the counts before it named fastchess's Elo models: the old spelling
     still means what it meant (pairs, bounds in logistic Elo) and says the new one."""
@@ -177,15 +209,16 @@ def fast_server() -> Iterator[EmbeddedServer]:
 
 
 def test_a_slow_start_is_an_option_and_costs_no_clock(tmp_path: Path, echo: Path, fast_server: EmbeddedServer) -> None:
-    """A program that takes 1.5 s to answer its first hello: with --hello-timeout 1 it
-    loses that game by timeout; with 4 it plays, and its 1 s clock did not run while it
-    started (the match is created after the hellos)."""
+    """A program that takes 1.5 s to answer its first hello: with --hello-timeout 1 it is
+    refused before the first game (it cannot start in time: no game is scored, nothing is
+    written); with 4 it plays, and its 1 s clock did not run while it started (the match is
+    created after the hellos)."""
     common = ["tournament", "--game", "catchup", "--option", "size=3", "--bots", "random",
               "--engine", "name=slow", f"cmd={sys.executable}", "args=echo_bot.py x", f"dir={echo}", "env=START=1.5",
               "--games", "1", "--server", fast_server.url, "--clock", "turn=1,bank=0,step=1", "--quiet"]  # fmt: skip
     code, _, err = cli(*common, "--out", str(tmp_path / "short.jsonl"), "--hello-timeout", "1")
-    [line] = read_results(tmp_path / "short.jsonl")
-    assert line["reason"] == "timeout" and "failed its hello: no answer to hello in 1.0 s" in line["detail"]
+    assert code == 2 and "bot 'slow' (cmd:" in err and "cannot start: no answer to hello in 1.0 s" in err
+    assert not (tmp_path / "short.jsonl").exists()
     code, _, err = cli(*common, "--out", str(tmp_path / "long.jsonl"), "--hello-timeout", "4")
     assert code == 0, err
     [line] = read_results(tmp_path / "long.jsonl")

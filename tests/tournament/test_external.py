@@ -6,6 +6,7 @@ record replays with POST /v1/games/{game}/replay to the same winner."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 import threading
 import time
@@ -16,10 +17,13 @@ from typing import Any
 
 import botkit
 import pytest
+from test_end_to_end import cli
 
 from umpire.client import MatchClient
 from umpire.config import Settings
 from umpire.local import LocalMatches
+from umpire.report import format_report, summarize, summary_json
+from umpire.results import read_results
 from umpire.tournament import run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,7 +113,6 @@ def test_engine_only_has_a_time_limit_a_move(tmp_path: Path, bot_script: Callabl
     fixed minute a move, whatever the run wanted.  ``--move-limit`` is each move's time: the bot is
     told it as its remaining time and loses by timeout past it and the grace."""
     from umpire.cli import main
-    from umpire.results import read_results
 
     bad = bot_script("hang", botkit.HANG)
     out = tmp_path / "limit.jsonl"
@@ -140,7 +143,9 @@ def test_late_answer_is_a_flag(api: MatchClient, tmp_path: Path, bot_script: Cal
     slow = bot_script("slow", botkit.SLOW)
     [line] = tournament(api, tmp_path, "catchup", {"size": 3}, ["random", slow], clock=FAST_CLOCK, grace_s=2.0)
     assert line["reason"] == "flag"
-    assert "ran out of time at ply" in line["detail"]
+    # not "with 1.00 s left on its clock", which read as if time remained: that was the time when asked
+    assert re.search(r"ran out of time at ply \d+: its answer came after 1\.\d\d s, with \d\.\d\d s on its clock when "
+                     r"it was asked$", line["detail"]), line["detail"]  # fmt: skip
     assert line["winner"] == 0 and line["moves"][-1] == "timeout"
     replays(api, line)
 
@@ -155,6 +160,18 @@ def test_crystal_flag_passes_the_turn_and_play_goes_on(
     assert line["reason"] == "end"
     assert "timeout" in line["moves"]  # the passed turn
     replays(api, line)
+    # R-X6 scored the game as usual, but the report shows the flag and the turn it lost: a bot
+    # that flags every turn and never moves is seen (item 9); per bot, in text and in --json
+    slow_seat = line["seats"].index(0)
+    assert line["flags"][slow_seat] == 1 and line["flags"][1 - slow_seat] == 0
+    assert line["proxy_turns"][slow_seat] == 1 and line["proxy_turns"][1 - slow_seat] == 0
+    summary = summarize([line])
+    assert "  incidents: broken 1 flags, 1 proxy turns; greedy none\n" in format_report(summary)
+    [item] = summary_json(summary, [line])
+    assert item["incidents"] == {
+        "broken": {"flags": 1, "proxy_turns": 1, "timeouts": 0, "crashes": 0},
+        "greedy": {"flags": 0, "proxy_turns": 0, "timeouts": 0, "crashes": 0},
+    }
 
 
 def test_resigning_bot(api: MatchClient, tmp_path: Path, bot_script: Callable[[str, str], str]) -> None:
@@ -222,11 +239,84 @@ def test_http_bot(api: MatchClient, tmp_path: Path, http_bot: Callable[[bool], s
     replays(api, line)
 
 
-def test_a_program_that_dies_at_hello_or_cannot_start(tmp_path: Path) -> None:
-    dead = f"cmd:{sys.executable} -c \"import sys; print('bye', file=sys.stderr); sys.exit(2)\""
-    [line] = tournament(LocalMatches(), tmp_path, "catchup", {"size": 3}, [dead, "random"])
-    assert line["reason"] == "crash" and "failed its hello: exited (code 2)" in line["detail"] and "bye" in line["detail"]
-    assert line["moves"] == ["resign 0"] and line["winner"] == 1
-    [line] = tournament(LocalMatches(), tmp_path, "catchup", {"size": 3}, ["random", "cmd:/no/such/program"])
-    assert line["reason"] == "crash" and "could not be started" in line["detail"]
-    assert line["moves"] == ["resign 1"] and line["winner"] == 0
+def test_a_bot_that_cannot_start_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    """A typo in a command, a program that is not there, an HTTP bot nobody answers, an engine's
+    folder that is not there: each was played and scored game after game as ``crash`` losses
+    (SPRT and all, exit 0).  Every external bot is now started once and must answer ``hello``
+    before the first game: else exit 2 naming the bot, and no results file."""
+    out = tmp_path / "x.jsonl"
+    base = ["tournament", "--game", "catchup", "--option", "size=3", "--games", "200", "--engine-only", "--quiet",
+            "--sprt", "0", "5", "0.05", "0.05", "--out", str(out), "--hello-timeout", "5"]  # fmt: skip
+    typo = f"cmd:{sys.executable} {tmp_path / 'typo.py'}"
+    for bots, said in [
+        (["--bots", "greedy", typo], f"bot 'typo.py' ({typo}) cannot start: exited (code 2) instead of answering hello; "
+         "its stderr ended: "),
+        (["--bots", "greedy", "cmd:/nonexistent/bot"], "bot 'bot' (cmd:/nonexistent/bot) cannot start: could not be started"),
+        (["--bots", "greedy", "http://127.0.0.1:1/bot"], "bot http://127.0.0.1:1/bot cannot start: could not be reached"),
+        (["--bots", "greedy", "--engine", "name=mine", f"cmd={sys.executable}", f"arg={EXAMPLE.split()[-1]}",
+          "dir=/nonexistent"], "bot 'mine' (cmd:"),
+    ]:  # fmt: skip
+        code, _, err = cli(*base, *bots)
+        assert code == 2 and said in err, (bots, err)
+        assert "Traceback" not in err
+        assert not out.exists(), bots
+
+
+# answers hello the first time it is ever run (the check before the first game), then never again
+ONCE = """
+import json, pathlib, sys
+marker = pathlib.Path(sys.argv[1])
+if marker.exists():
+    print("cannot load my model", file=sys.stderr)
+    sys.exit(4)
+marker.write_text("started once")
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "hello", "protocol": 1, "want_legal": True}), flush=True)
+    elif message["type"] == "move":
+        print(json.dumps({"move": message["legal_moves"][0]}), flush=True)
+"""
+
+
+def test_a_bot_that_cannot_start_a_game_stops_the_tournament(tmp_path: Path) -> None:
+    """During a run, a bot that cannot start (here: it exits before its hello) is not a game lost:
+    as fastchess stops its tournament when an engine cannot be started (match.cpp: "Failed to
+    start engines, stopping tournament."), no game is scored, the run stops, exit 1, and
+    ``--resume`` plays the games once the bot starts again."""
+    script = tmp_path / "once.py"
+    script.write_text(ONCE)
+    marker = tmp_path / "marker"
+    out = tmp_path / "once.jsonl"
+    args = ["tournament", "--game", "catchup", "--option", "size=3", "--games", "4", "--engine-only", "--quiet",
+            "--bots", "random", f"cmd:{sys.executable} {script} {marker}", "--out", str(out)]  # fmt: skip
+    code, stdout, err = cli(*args)
+    assert code == 1, err
+    assert "could not start the game: exited (code 4) instead of answering hello" in err and "cannot load my model" in err
+    assert "not played: 0v1#0: " in err and "the tournament stopped, no game scored: --resume plays it" in err
+    assert read_results(out) == [] and stdout == ""
+    script.write_text(ONCE.replace("if marker.exists():", "if False:"))  # the bot is fixed
+    code, _, err = cli("tournament", "--resume", str(out), "--quiet")
+    assert code == 0, err
+    assert [line["reason"] for line in read_results(out)] == ["end"] * 4
+
+
+def test_the_manuals_say_how_the_record_of_a_game_lost_off_the_board_ends(
+    tmp_path: Path, bot_script: Callable[[str, str], str]
+) -> None:
+    """docs/BOTS.md said an illegal move made the harness resign the seat (the record replaying
+    ``resign 0`` / ``resign 1``) and docs/TOURNAMENTS.md "resigned by the harness", but the harness
+    creates its matches with the ``forfeit`` policy: the record ends ``forfeit N``.  The manuals
+    name the entries the records end with, read here from real records."""
+    bots_md = (ROOT / "docs" / "BOTS.md").read_text(encoding="utf-8")
+    tournaments_md = (ROOT / "docs" / "TOURNAMENTS.md").read_text(encoding="utf-8")
+    [illegal] = tournament(LocalMatches(), tmp_path, "catchup", {"size": 3}, [bot_script("illegal", botkit.ILLEGAL), "random"])
+    [crash] = tournament(LocalMatches(), tmp_path, "bug", {"size": 3}, ["greedy", bot_script("crash", botkit.CRASH)])
+    assert (illegal["reason"], illegal["end"], illegal["moves"][-1]) == ("illegal", "illegal", "forfeit 0")
+    assert (crash["reason"], crash["moves"][-1]) == ("crash", "resign 1")
+    assert "the record replays `forfeit 0` or `forfeit 1`" in bots_md and "end `illegal`" in bots_md
+    assert "the record replays `resign 0` or\n`resign 1`" in bots_md
+    assert "the record ends `forfeit 0` or `forfeit 1`" in tournaments_md
+    assert "`resign 0` or `resign 1`, `forfeit 0` or `forfeit 1` where" in tournaments_md
+    for page in (bots_md, tournaments_md):
+        assert "resigned by the harness" not in page and "resigns the seat in the match, so" not in page

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
+from test_end_to_end import cli
 
 from umpire.config import Settings
 from umpire.local import LocalMatches
@@ -100,3 +102,26 @@ def test_progress_line(tmp_path: Path) -> None:
     run(settings, LocalMatches(), tmp_path / "p.jsonl", progress=True, stream=stream)
     text = stream.getvalue()
     assert "1/2 games" in text and "2/2 games  greedy W-L-D 2-0-0" in text
+
+
+def test_the_sprt_report_is_the_one_it_decided_on(tmp_path: Path) -> None:
+    """With two games at a time, the SPRT's stop message came with a game still in play, which was
+    added afterwards: the report (24 games, LLR past its bound) was not the one the decision was
+    taken on (23 games).  As fastchess does, a game that ends after the decision is neither written
+    nor counted (its match is aborted); the message is printed once."""
+    out = tmp_path / "sprt.jsonl"
+    code, stdout, err = cli(
+        "tournament", "--game", "catchup", "--option", "size=3", "--bots", "greedy", "random", "--games", "200",
+        "--sprt", "0", "50", "0.05", "0.05", "--concurrency", "2", "--engine-only", "--seed", "1", "--out", str(out),
+    )  # fmt: skip
+    assert code == 0, err
+    assert err.count("SPRT:") == 1, err
+    decided = re.search(r"SPRT: H1 accepted after (\d+) games; no more games are started", err)
+    assert decided, err
+    games = int(decided.group(1))
+    assert len(read_results(out)) == games
+    assert f"catchup (size=3): {games} games, 2 bots" in stdout and f"\nGames: {games}, " in stdout
+    llr = re.search(r"^LLR: (\S+) \((\S+)%\)", stdout, re.M)
+    assert llr and 100.0 <= float(llr.group(2)) < 140.0, stdout  # just past its bound, where it was decided
+    code, again, _ = cli("tournament", "--report", str(out))
+    assert code == 0 and f"\nGames: {games}, " in again

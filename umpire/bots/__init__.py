@@ -11,15 +11,16 @@ each game (a program is reused from game to game while it stays healthy).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 
 from engine.registry import ROOMS
-from umpire.bots.base import Answer, Bot, BotFailure, Turn
+from umpire.bots.base import Answer, Bot, BotFailure, BotStartError, Turn
 from umpire.bots.builtin import DEFAULT_MCTS_S, DEFAULT_STRONG_S, GreedyBot, MctsBot, RandomBot, StrongBot
-from umpire.bots.external import HttpBot, ProcessBot, ProcessPool, Wiring
+from umpire.bots.external import HttpBot, ProcessBot, ProcessPool, Wiring, command_argv
 
-__all__ = ["BUILTIN", "TIMED", "Answer", "Bot", "BotFactory", "BotFailure", "Turn", "Wiring", "check_spec"]
+__all__ = ["BUILTIN", "TIMED", "Answer", "Bot", "BotFactory", "BotFailure", "BotStartError", "Turn", "Wiring", "check_spec"]
 
 BUILTIN = ("random", "greedy", "mcts", "strong")
 TIMED = ("mcts", "strong")  # the built-in bots that take seconds a move (NAME:SECONDS)
@@ -91,6 +92,26 @@ class BotFactory:
             return MctsBot(self.spec, room.game, seed, seconds)
         assert room.guide is not None  # checked in __init__
         return StrongBot(self.spec, room.game, room.guide, seed, seconds)
+
+    def check_start(self, options: dict[str, object]) -> None:
+        """Start an external bot once and have it answer ``hello`` (``match_id`` null) within
+        the hello deadline, then let it go (a program's stdin is closed); :class:`BotStartError`
+        naming the bot if it cannot.  Before the first game, so that a typo in a command is
+        refused instead of scored game after game.  Nothing is logged or written meanwhile."""
+        if self.kind == "builtin":
+            return
+        wiring = dataclasses.replace(self.wiring or Wiring(), log=None, stderr=None)
+        bot: Bot
+        if self._pool is not None:
+            bot = ProcessBot(self.spec, command_argv(self.spec), self._pool.cwd, wiring)
+        else:
+            bot = HttpBot(self.spec, wiring)
+        try:
+            bot.begin(self.game, dict(options), 0, None)
+        except BotFailure as f:
+            raise BotStartError(f.detail) from None
+        finally:
+            bot.close()
 
     def done(self, bot: Bot) -> None:
         """The game is over: a program goes back to the pool (or is closed if it failed)."""

@@ -85,6 +85,13 @@ class BotFailure(Exception):
         self.detail = detail
 
 
+class BotStartError(Exception):
+    """A bot could not start a game: its program could not be run, or it exited, hung or
+    answered something else before its ``hello`` answer (an HTTP bot: could not be reached
+    for it).  No game is scored for that: the tournament stops, as fastchess stops when an
+    engine cannot be started, and ``--resume`` plays the game once the bot is fixed."""
+
+
 class Bot(ABC):
     """One player for one game at a time.  ``spec`` is how the command line named it."""
 
