@@ -157,3 +157,20 @@ def test_a_server_that_is_not_the_folders_is_never_taken_over(folder: Path) -> N
     finally:
         other.kill()
         other.wait()
+
+
+def test_serve_says_what_it_is_on_help_and_refuses_arguments_it_does_not_take(tmp_path: Path) -> None:
+    """``python -m service.run.serve --help`` started a real server on 127.0.0.1:8000 (it read no argument);
+    now it prints what it runs and where the settings are, and an argument it does not take is refused,
+    each before any Redis or server starts (DATA_DIR stays empty)."""
+    env = {**os.environ, "DATA_DIR": str(tmp_path / "data"), "PORT": "1"}
+    helped = subprocess.run(
+        [sys.executable, "-m", "service.run.serve", "--help"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert helped.returncode == 0 and helped.stdout.startswith("usage: python -m service.run.serve")
+    assert "gunicorn" in helped.stdout and "docs/SETTINGS.md" in helped.stdout
+    refused = subprocess.run(
+        [sys.executable, "-m", "service.run.serve", "--port", "9"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert refused.returncode == 2 and "unrecognized arguments: --port 9" in refused.stderr
+    assert not (tmp_path / "data").exists()

@@ -22,6 +22,7 @@ started again; when gunicorn exits, everything stops.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import resource
@@ -111,7 +112,20 @@ def environment(base: dict[str, str]) -> dict[str, str]:
     return env
 
 
-def main() -> int:
+def arguments(argv: list[str]) -> None:
+    """``--help`` says what this is and where its settings are; it takes no other argument (every setting is an
+    environment variable), and refuses any with a usage line rather than starting a server regardless."""
+    parser = argparse.ArgumentParser(
+        prog="python -m service.run.serve",
+        description=__doc__,
+        epilog="Every setting is an environment variable (HOST, PORT, REDIS_URL, DATA_DIR ...): docs/SETTINGS.md.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments(sys.argv[1:] if argv is None else argv)
     _raise_open_files()
     env = environment(dict(os.environ))
     signal.signal(signal.SIGTERM, _on_signal)
