@@ -5,13 +5,13 @@
 Each file is a results file of ``umpire tournament --format gauntlet`` (its
 first bot against each other one; BENCHMARKS.md "The strong bot" has the
 commands).  Printed, as a Markdown table, per game and pairing from the
-first bot's side: games, W-L-D, score, the score's 95% interval (Wilson's,
-draws counted as half a win), and the Elo difference of the score with the
-interval carried over (``-400 log10(1/s - 1)``, infinite at 0% or 100%),
-and whether the goal of issue 37 holds: at 1 s a move at least 75% against
+first bot's side: games, W-L-D, score, the score's 95% interval and the Elo
+difference with its 95% interval, both exactly as ``umpire tournament
+--report`` computes them (umpire/stats.py ``estimate``, fastchess's normal
+interval: the Elo bound is infinite where the score's passes 100%), and
+whether the goal of issue 37 holds: at 1 s a move at least 75% against
 ``greedy`` and ``mcts``, at 0.1 s no weaker than ``greedy`` (a score of 50%
-or more).  The same games give the same figures as ``umpire tournament
---report``.
+or more).
 """
 
 from __future__ import annotations
@@ -22,26 +22,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from umpire.stats import estimate
+
 ROOT = Path(__file__).resolve().parent.parent
 TITLES = {"catchup": "Catchup", "bug": "Bug", "crystal": "Crystal", "plur": "Plur", "too": "Too", "product": "Product"}
-Z = 1.959964  # the 95% two-sided normal quantile
-
-
-def wilson(score: float, games: int) -> tuple[float, float]:
-    """The 95% Wilson interval of a proportion ``score`` over ``games``."""
-    centre = (score + Z * Z / (2 * games)) / (1 + Z * Z / games)
-    half = Z * math.sqrt(score * (1 - score) / games + Z * Z / (4 * games * games)) / (1 + Z * Z / games)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def elo(score: float) -> float:
-    if score <= 0:
-        return -math.inf
-    if score >= 1:
-        return math.inf
-    return -400 * math.log10(1 / score - 1)
-
-
 def signed(x: float) -> str:
     return "+inf" if x == math.inf else "-inf" if x == -math.inf else f"{x:+.0f}"
 
@@ -82,12 +66,12 @@ def table(paths: list[Path]) -> list[str]:
     ]
     for r in rows:
         games = r["w"] + r["l"] + r["d"]
-        score = (r["w"] + r["d"] / 2) / games
-        lo, hi = wilson(score, games)
+        e = estimate(r["w"], r["l"], r["d"])  # the report's own figures (umpire tournament --report)
+        lo, hi = max(0.0, e.score_low), min(1.0, e.score_high)
         out.append(
             f"| {TITLES.get(r['game'], r['game'])} | `{r['bot']}` | `{r['other']}` | {games} | {r['w']}-{r['l']}-{r['d']} | "
-            f"{100 * score:.1f}% | [{100 * lo:.1f}%, {100 * hi:.1f}%] | {signed(elo(score))} [{signed(elo(lo))}, "
-            f"{signed(elo(hi))}] | {goal(r['bot'], r['other'], score)} |"
+            f"{100 * e.score:.1f}% | [{100 * lo:.1f}%, {100 * hi:.1f}%] | {signed(e.diff)} [{signed(e.low)}, "
+            f"{signed(e.high)}] | {goal(r['bot'], r['other'], e.score)} |"
         )
     return out
 
