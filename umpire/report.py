@@ -238,7 +238,7 @@ def format_report(summary: Summary) -> str:
             )
         draws = _pct(p.draws / e.games) if e.games else "-"
         reasons = ", ".join(f"{r} {n}" for r, n in sorted(p.reasons.items(), key=lambda kv: (-kv[1], kv[0])))
-        out.append(f"{'':<{width}}  draw ratio {draws}; ended by: {reasons}")
+        out.append(f"{'':<{width}}  drawn games {draws}; ended by: {reasons}")
         incidents = incidents_text(summary, p)
         if incidents is not None:
             out.append(f"{'':<{width}}  {incidents}")

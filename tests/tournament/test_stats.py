@@ -266,7 +266,7 @@ def test_the_report_names_the_pentanomial_counts() -> None:
     ]  # fmt: skip
     text = format_report(summarize(lines, Sprt(0, 10, 0.05, 0.05, "logistic", "pentanomial")))
     assert "pentanomial [LL, LD, WL+DD, WD, WW] [1, 0, 1, 0, 1] of 3 pairs" in text
-    assert "draw ratio 0.0%" in text and "SPRT (logistic, pentanomial)" in text
+    assert "drawn games 0.0%" in text and "SPRT (logistic, pentanomial)" in text
 
 
 def test_los_and_the_interval_tell_one_story() -> None:
