@@ -307,7 +307,7 @@ def new_match(command: Command) -> Message:
     start = command.text("start") or "umpire"
     match_id = umpire.create(
         str(command.text("game")), options, clock, start, names, command.text("illegal") or "reject",
-        [{"url": webhook, "format": "discord"}] if webhook else [],
+        webhook,
     )  # fmt: skip
     role = command.options.get("role")
     b = Binding(

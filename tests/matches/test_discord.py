@@ -718,39 +718,86 @@ def test_discord_and_the_http_views_refuse_alike_because_they_call_the_same_oper
 # -- the channel's webhook: the existing Discord posts, from a real delivery --------------------------
 
 
-def test_a_channel_webhooks_discord_posts_type_check(
-    discord_app: Flask, standin: StandIn, signer: Signer, redis_url: str, prefix: str, tmp_path: Path
+def test_the_channels_webhook_posts_only_what_no_command_answered(
+    redis_url: str, prefix: str, tmp_path: Path, standin: StandIn, signer: Signer, fake_clock: FakeClock
 ) -> None:
-    """What happens without a command (a flag, the clock's start, an end) reaches the channel by its
-    webhook, posted by the deliverer (``flask deliver``, run here as make run runs it) as today's
-    Discord posts; each is checked against discord-api-types as the interactions' are (issue 35 relies on them)."""
-    chan = Channel(discord_app.test_client(), signer, standin)
-    made = chan.send(
-        "host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', webhook=standin.webhook_url
-    )
+    """docs/DISCORD.md "What happens without a command": the webhook given to /match new is the
+    channel's own, where every command's change is told by its answer (the picture edited in), so
+    it posts none of them - a whole match played by commands posts nothing - and posts what no
+    command answered: what the API did to the match (a seat's new token, a move with it) and a
+    flag (R-T1).  Posted by the deliverer (``flask deliver``, run here as make run runs it) as
+    today's Discord posts, each checked against discord-api-types."""
+    admin = {"Authorization": "Bearer admin-of-the-test"}
+    app = make_app(redis_url, prefix, tmp_path, standin, signer, MATCH_CLOCK=fake_clock, ADMIN_TOKEN="admin-of-the-test")
+    client = app.test_client()
+    chan = Channel(client, signer, standin)
     env = {
         **os.environ, "REDIS_URL": redis_url, "REDIS_PREFIX": prefix, "REDIS_CLUSTER": "1" if ON_CLUSTER else "",
         "WEBHOOK_ALLOW": f"127.0.0.1:{standin.port}", "WEBHOOK_POLL_S": "0.1", "DATA_DIR": str(tmp_path),
     }  # fmt: skip
-    deliverer = subprocess.Popen(
-        [sys.executable, "-m", "flask", "--app", "service", "deliver"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    command = [sys.executable, "-m", "flask", "--app", "service", "deliver"]
+    deliverer = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def new(**more: Any) -> str:
+        made = chan.send(
+            "host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}',
+            webhook=standin.webhook_url, **more,
+        )  # fmt: skip
+        match_id: str = made["data"]["embeds"][0]["description"].split("`")[1]
+        return match_id
+
+    def posted_all(match_id: str) -> Json:
+        """The match's webhook once the deliverer has gone past every change of it."""
+        hook: Json = {}
+
+        def done() -> bool:
+            hook.update(client.get(f"/v1/matches/{match_id}/webhooks", headers=admin).get_json()["webhooks"][0])
+            return bool(hook["pending"] == 0)
+
+        until(done, 60, "the deliverer past every change")
+        return hook
+
     try:
-        chan.send("host", "umpire start")
-        chan.send("ann", "move", move="C3")
-        chan.send("host", "umpire abort")
-        until(lambda: len(standin.webhook_posts) >= 3, 60, "the webhook's posts")
+        first = new()
+        public(chan.send("host", "umpire start"))
+        public(chan.send("ann", "move", move="C3"))
+        public(chan.send("bob", "move", move="Z99"))  # refused: a change of the record too
+        for path, options in (("umpire pause", {"reason": "tea"}), ("umpire addtime", {"player": "bob", "seconds": 30})):
+            public(chan.send("host", path, **options))
+        public(chan.send("host", "umpire resume"))
+        public(chan.send("bob", "move", move="A1"))
+        public(chan.send("host", "umpire takeback"))
+        public(chan.send("bob", "move", move="B2"))
+        public(chan.send("ann", "resign"))
+        assert len(kinds(client, first)) == 10 and match_of(client, first)["state"]["status"] == "finished"
+        hook = posted_all(first)
+        assert standin.webhook_posts == [] and hook["delivered"] == hook["failed"] == 0  # every change was answered
+
+        clock = json.dumps({"preset": "catchup", "turn_s": TURN_S, "bank_s": BANK_S})
+        second = new(start="created", clock=clock)
+        token = client.post(f"/v1/matches/{second}/seats/0/token", headers=admin).get_json()["token"]
+        seat = {"Authorization": f"Bearer {token}"}
+        moved = client.post(f"/v1/matches/{second}/moves", json={"move": "C3", "ply": 0}, headers=seat)
+        assert moved.status_code == 200, moved.get_json()
+        public(chan.send("bob", "move", move="B2"))  # answered here: not posted
+        fake_clock.advance(TURN_S + BANK_S + 1)  # R-T1: Ann, to move, runs out of time
+        public(chan.send("eve", "board"))  # the read that sees the flag
+        assert kinds(client, second) == ["token", "move", "move", "flag"]
+        hook = posted_all(second)
+        hooks = [{"url": standin.webhook_url, "format": "discord", "skip_via": "discord"}]
+        asked = client.post("/v1/matches", json={"game": "catchup", "webhooks": hooks})
+        assert asked.status_code == 422  # a webhook made with the API posts every change, as before: none skips
     finally:
         deliverer.terminate()
         deliverer.wait(30)
-    assert made["type"] == 4
-    posts = {p["payload"]["content"]: p["png"] for p in standin.webhook_posts}
-    started = next(t for t in posts if "started the clocks" in t)
-    moved = next(t for t in posts if "plays C3" in t)
-    assert posts[started] is None and posts[moved]  # a picture only when the board changed (issue 35 item 11)
+        courier.close(app)
+        db.close(app)
+        cleanup(redis_url, prefix, ON_CLUSTER)
+    said = [p["payload"]["content"] for p in standin.webhook_posts]
+    assert len(said) == 3 and hook["delivered"] == 3, said
+    assert "new token for Ann" in said[0] and standin.webhook_posts[0]["png"] is None  # the board as it was: no picture
+    assert "Ann @\u200beveryone plays C3" in said[1] and standin.webhook_posts[1]["png"]
+    assert "ran out of time (R-T1)" in said[2] and standin.webhook_posts[2]["png"]
     typecheck([p for p in standin.sent if p[0] == "RESTPostAPIWebhookWithTokenJSONBody"], tmp_path)
 
 
