@@ -70,7 +70,7 @@ def definitions() -> list[Json]:
             ),
             _opt(STRING, "webhook", "This channel's webhook URL: flags and ends are posted there too", max_length=500),
             _opt(ROLE, "role", "Holders of this role may use /umpire too"),
-            _opt(BOOLEAN, "ping", "Ping the player to move with each answer (default: no)"),
+            _opt(BOOLEAN, "ping", "Ping the player the turn passes to (default: no)"),
         ],
     }
     umpire = [
@@ -97,7 +97,7 @@ def definitions() -> list[Json]:
             _opt(INTEGER, "seat", "The seat", True, choices=[{"name": "seat 0", "value": 0}, {"name": "seat 1", "value": 1}]),
             _opt(USER, "player", "Who plays it from now on", True),
         ),
-        _sub("ping", "Ping the player to move with each answer, or not", _opt(BOOLEAN, "on", "Ping or not", True)),
+        _sub("ping", "Ping the player the turn passes to, or not", _opt(BOOLEAN, "on", "Ping or not", True)),
         _sub("role", "Name the role whose holders may use /umpire (none: only you)", _opt(ROLE, "role", "The role")),
     ]
     move = _opt(STRING, "move", "Your move, in the rules' notation", True, autocomplete=True, max_length=200)

@@ -318,7 +318,7 @@ def new_match(command: Command) -> Message:
     when = {"umpire": "The clocks start at /umpire start.", "first_move": "The clocks start with the first move."}
     shown = umpire.look(match_id)
     note = f"Match `{match_id}` · {messages.seat_line(b, shown.players)}\n{when.get(start, 'The clocks run.')}"
-    return position(shown, b, note)
+    return position(shown, b, note, started=True)
 
 
 def play(command: Command) -> Message:

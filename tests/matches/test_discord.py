@@ -1056,3 +1056,39 @@ def test_a_first_move_clock_pings_the_first_player_in_the_answer(discord_app: Fl
     )
     assert public(made).startswith(f"<@{USERS['ann']}>: your move.\n")
     assert made["data"]["allowed_mentions"] == {"parse": [], "users": [USERS["ann"]]}
+
+
+def test_a_ping_goes_only_to_a_player_the_turn_passed_to(discord_app: Flask, standin: StandIn, signer: Signer) -> None:
+    """With ``ping:true`` the player to move is pinged when the turn has passed to them (the start,
+    a move, a resumption, a take-back), never by a look (/board, whoever asks), a gift of time, a
+    pause or a refused attempt, which leave the turn where it was: nobody is pinged twice for one turn."""
+    chan = Channel(discord_app.test_client(), signer, standin)
+
+    def pinged(answer: Json) -> str | None:
+        """Who the answer pings (its first line, and the one user ``allowed_mentions`` names), or None."""
+        content, allowed = public(answer), answer["data"]["allowed_mentions"]
+        users = allowed.get("users") or []
+        assert allowed["parse"] == [] and len(users) <= 1
+        assert content.startswith(f"<@{users[0]}>: your move.\n" if users else "**"), content
+        return next((who for who, user in USERS.items() if users == [user]), None)
+
+    made = chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', ping=True)
+    assert pinged(made) is None  # the clocks wait for the host's start
+    said = [
+        (pinged(chan.send(who, path, **options)), expected)
+        for who, path, options, expected in (
+            ("host", "umpire start", {}, "ann"),
+            ("ann", "board", {}, None),
+            ("ann", "move", {"move": "C3"}, "bob"),
+            ("eve", "board", {}, None),
+            ("bob", "board", {}, None),
+            ("host", "umpire addtime", {"player": "ann", "seconds": 30}, None),
+            ("host", "umpire addtime", {"player": "bob", "seconds": 30}, None),
+            ("bob", "move", {"move": "Z99"}, None),  # refused: Bob is still to move
+            ("host", "umpire pause", {"reason": "tea"}, None),
+            ("host", "umpire resume", {}, "bob"),
+            ("bob", "move", {"move": "A1"}, "ann"),
+            ("host", "umpire takeback", {}, "bob"),
+        )
+    ]
+    assert [got for got, _ in said] == [expected for _, expected in said]
