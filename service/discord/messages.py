@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import views
 from service.discord.binding import Binding
 from service.matches.description import Description
 from service.matches.history import History
@@ -107,6 +108,22 @@ def position(h: History, b: Binding | None, note: str | None = None, started: bo
     player to move pinged only when the match ``started`` with this answer (a new match), never for a look."""
     content, ping = _said(h.post("discord"), h.clock, b if started else None)
     return Message(content, note, h.svg, h.alt_text(), ping, told=None if b is None else (b.match_id, h.finished))
+
+
+def over(h: History) -> str:
+    """A refusal because the match is over, as the channel says it: that, and how it ended."""
+    ended = views.result(h.state, events=h.events, names=h.players)
+    return "The match is over." if ended is None else f"The match is over. {ended}"
+
+
+def not_your_turn(b: Binding, may_move: int | None, proxy: bool) -> str:
+    """A move out of turn refused, as the channel says it (Markdown, the mention unescaped: it never pings, as
+    ``allowed_mentions`` is empty): whose turn it is (R-X6: who moves for the flagged seat)."""
+    if may_move not in (0, 1):
+        return "It is not your turn."
+    if proxy:
+        return f"You have run out of time: only {mention(b.seats[may_move])} may move for you now (R-X6)."
+    return f"It is not your turn: {mention(b.seats[may_move])} is to move."
 
 
 def refusal(text: str, ephemeral: bool = True) -> Message:

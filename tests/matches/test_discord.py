@@ -244,7 +244,9 @@ def test_a_whole_match_through_commands_alone(
         before = kinds(client, match_id)
         # a third user, and the player who is not to move, are refused politely, and nothing moves
         assert "You do not play in this match" in ephemeral(chan.send("eve", "move", move="A1"))
-        assert "not this seat's turn" in ephemeral(chan.send(seat_user(1 - mover), "move", move="A1"))
+        assert ephemeral(chan.send(seat_user(1 - mover), "move", move="A1")) == (
+            f"It is not your turn: <@{USERS[seat_user(mover)]}> is to move."
+        )
         assert kinds(client, match_id) == before
         if ply == 0:  # what Discord's autocomplete offers the mover: legal beginnings of a move
             offered = chan.suggest(seat_user(mover), "move", "move", move="")
@@ -634,6 +636,12 @@ def test_the_discord_message_and_the_webhook_post_of_a_change_are_its_one_descri
     assert [answer["token"] in standin.edits for answer in answers] == [d.board_changed for d in described]
 
 
+API_SAYS = {
+    "not_your_turn": "It is not this seat's turn.",
+    "match_finished": "The match is over: no more moves or resignations.",
+}
+
+
 def test_discord_and_the_http_views_refuse_alike_because_they_call_the_same_operation(
     discord_app: Flask, standin: StandIn, signer: Signer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -677,8 +685,9 @@ def test_discord_and_the_http_views_refuse_alike_because_they_call_the_same_oper
     def http(path: str, headers: dict[str, str], body: Json | None = None) -> Any:
         return client.post(f"/v1/matches/{match_id}/{path}", json=body, headers=headers)
 
-    def alike(operation: str, code: str, over_http: Any, command: tuple[str, str], options: Json) -> None:
-        """The view refused with ``code``, through ``operation``; so does the channel's command."""
+    def alike(operation: str, code: str, over_http: Any, command: tuple[str, str], options: Json, own: str | None = None) -> None:
+        """The view refused with ``code``, through ``operation``; so does the channel's command, in the
+        view's sentence, or in the channel's ``own`` where it says it as a player there expects."""
         assert over_http.status_code in (403, 409, 410) and over_http.json["error"]["code"] == code, over_http.json
         assert raised[-1] == (operation, code)
         raised.clear()
@@ -686,7 +695,9 @@ def test_discord_and_the_http_views_refuse_alike_because_they_call_the_same_oper
         # a move or resignation after an end tells that end too (in public where the channel first hears of it)
         said = answer["data"]["content"] if code == "match_finished" else ephemeral(answer)
         assert raised == [(operation, code)], (command, raised)  # the same operation refused it, once
-        assert said.split("\n")[0] == md_escape_lines(over_http.json["error"]["message"])
+        assert said.split("\n")[0] == (own or md_escape_lines(over_http.json["error"]["message"]))
+        if own is not None:  # the API says it its own way still
+            assert over_http.json["error"]["message"] == API_SAYS[code]
         raised.clear()
 
     ply = match_of(client, match_id)["ply"]
@@ -694,16 +705,19 @@ def test_discord_and_the_http_views_refuse_alike_because_they_call_the_same_oper
     alike("decide_move", "not_started", http("moves", seats[0], move), ("ann", "move"), {"move": "C3"})
     assert http("start", umpire).status_code == 200
     alike("decide_start", "already_started", http("start", umpire), ("host", "umpire start"), {})
-    alike("decide_move", "not_your_turn", http("moves", seats[1], move), ("bob", "move"), {"move": "C3"})
+    turn = f"It is not your turn: <@{USERS['ann']}> is to move."
+    alike("decide_move", "not_your_turn", http("moves", seats[1], move), ("bob", "move"), {"move": "C3"}, turn)
     alike("decide_resume", "not_paused", http("resume", umpire), ("host", "umpire resume"), {})
     alike("decide_takeback", "cannot_take_back", http("takeback", umpire), ("host", "umpire takeback"), {})
     assert http("pause", umpire).status_code == 200
     alike("decide_move", "paused", http("moves", seats[0], move), ("ann", "move"), {"move": "C3"})
     alike("decide_pause", "already_paused", http("pause", umpire), ("host", "umpire pause"), {"reason": "again"})
     assert http("abort", umpire).status_code == 200
-    alike("decide_move", "match_finished", http("moves", seats[0], move), ("ann", "move"), {"move": "C3"})
-    alike("decide_resign", "match_finished", http("resign", seats[1]), ("bob", "resign"), {})
-    alike("decide_start", "match_finished", http("start", umpire), ("host", "umpire start"), {})
+    over = "The match is over."  # then the final position, which says how it ended
+    alike("decide_move", "match_finished", http("moves", seats[0], move), ("ann", "move"), {"move": "C3"}, over)
+    alike("decide_resign", "match_finished", http("resign", seats[1]), ("bob", "resign"), {}, over)
+    aborted = "The match is over. The game was aborted: no result."
+    alike("decide_start", "match_finished", http("start", umpire), ("host", "umpire start"), {}, aborted)
     gift = {"seat": 0, "seconds": 5}
     alike(
         "decide_add_time",
@@ -711,6 +725,7 @@ def test_discord_and_the_http_views_refuse_alike_because_they_call_the_same_oper
         http("add-time", umpire, gift),
         ("host", "umpire addtime"),
         {"player": "ann", "seconds": 5},
+        aborted,
     )
     assert kinds(client, match_id) == ["start", "pause", "abort"]  # nothing refused was recorded
 
@@ -956,7 +971,7 @@ def test_a_deferred_refusal_is_seen_only_by_its_sender(
         made = chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size":3}', start="created")
         standin.edits_of(made["token"])
         for who, path, options, said in (
-            ("bob", "move", {"move": "C3"}, "not this seat's turn"),
+            ("bob", "move", {"move": "C3"}, "It is not your turn"),
             ("ann", "umpire start", {}, "Only the match's host"),
         ):
             answer = chan.send(who, path, **options)
@@ -990,7 +1005,7 @@ def test_a_move_after_a_flag_nobody_saw_says_how_the_match_ended(
     fake_clock.advance(TURN_S + BANK_S + 1)  # R-T1: Ann, to move, runs out of time
     ended = "\\*\\*Bob\\*\\* wins on time: Ann @\u200beveryone ran out of time (R-T1)."
     first = chan.send("bob", "move", move="C3")
-    assert public(first).startswith("The match is over: no more moves or resignations.\n") and ended in public(first)
+    assert public(first).startswith("The match is over.\n") and ended in public(first)
     assert kinds(client, match_id) == ["flag"] and match_of(client, match_id)["state"]["winner"] == 1
     assert ended in ephemeral(chan.send("ann", "move", move="C3"))  # told in the channel already
 
@@ -1092,3 +1107,28 @@ def test_a_ping_goes_only_to_a_player_the_turn_passed_to(discord_app: Flask, sta
         )
     ]
     assert [got for got, _ in said] == [expected for _, expected in said]
+
+
+def test_refusals_and_ends_are_said_as_a_player_in_the_channel_expects(
+    discord_app: Flask, standin: StandIn, signer: Signer
+) -> None:
+    """A move out of turn is told whose turn it is (a mention, which never pings); an umpire's
+    control on a finished match is told that it is over and how it ended; an adjudication says
+    its end once (the result line, not the announcements again).  The API's own sentences stay."""
+    client = discord_app.test_client()
+    chan = Channel(client, signer, standin)
+    made = chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created")
+    match_id = made["data"]["embeds"][0]["description"].split("`")[1]
+    out_of_turn = chan.send("bob", "move", move="C3")
+    assert ephemeral(out_of_turn) == f"It is not your turn: <@{USERS['ann']}> is to move."
+    assert "resigned" in public(chan.send("bob", "resign"))
+    ended = "The match is over. Ann @\u200beveryone wins: \\*\\*Bob\\*\\* resigned."
+    for path in ("umpire resume", "umpire abort", "umpire pause", "umpire start"):
+        assert ephemeral(chan.send("host", path, **({"reason": "tea"} if path == "umpire pause" else {}))) == ended, path
+    assert match_of(client, match_id)["state"]["end"] == "resign"  # nothing refused changed it
+
+    chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created")
+    assert "plays C3" in public(chan.send("ann", "move", move="C3"))
+    judged = public(chan.send("host", "umpire adjudicate", result="draw", reason="agreed *draw* by both"))
+    assert judged.count("The umpire adjudicated: a draw (agreed \\*draw\\* by both).") == 1, judged
+    assert judged.count("The umpire adjudicated the game a draw.") == 1, judged  # the result line alone says the end
