@@ -331,7 +331,7 @@ def new_match(command: Command) -> Message:
     binding.save(store, b)
     when = {"umpire": "The clocks start at /umpire start.", "first_move": "The clocks start with the first move."}
     shown = umpire.look(match_id)
-    note = f"Match `{match_id}` · {messages.seat_line(b, shown.players)}\n{when.get(start, 'The clocks run.')}"
+    note = f"{messages.match_line(b, shown.players)}\n{when.get(start, 'The clocks run.')}"
     return position(shown, b, note, started=True)
 
 
@@ -362,7 +362,7 @@ def _over(b: Binding, e: ApiError) -> Message:
 def board(command: Command) -> Message:
     b = _bound(command)
     shown = umpire.look(b.match_id)
-    return position(shown, b, messages.seat_line(b, shown.players))
+    return position(shown, b, messages.match_line(b, shown.players))
 
 
 def resign(command: Command) -> Message:

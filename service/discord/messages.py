@@ -72,6 +72,11 @@ def seat_line(b: Binding, names: Sequence[str] | None) -> str:
 TURN_GIVEN = frozenset({"move", "pass", "takeback", "start", "resume"})
 
 
+def match_line(b: Binding, names: Sequence[str] | None) -> str:
+    """The match's id (what ``match:`` and the API take) and who plays which seat."""
+    return f"Match `{b.match_id}` · {seat_line(b, names)}"
+
+
 def to_ping(clock: Json | None, b: Binding | None) -> str | None:
     """The user of the seat to move, when the host turned pings on and that seat's clock runs (or
     starts with that move: ``start:first_move``)."""

@@ -1132,3 +1132,20 @@ def test_refusals_and_ends_are_said_as_a_player_in_the_channel_expects(
     judged = public(chan.send("host", "umpire adjudicate", result="draw", reason="agreed *draw* by both"))
     assert judged.count("The umpire adjudicated: a draw (agreed \\*draw\\* by both).") == 1, judged
     assert judged.count("The umpire adjudicated the game a draw.") == 1, judged  # the result line alone says the end
+
+
+def test_board_shows_the_match_id_that_match_and_the_api_take(discord_app: Flask, standin: StandIn, signer: Signer) -> None:
+    """/board names the match by its id (under the post, with who plays which seat): the id that
+    ``match:`` picks an earlier match by, and that the API reads the match with."""
+    client = discord_app.test_client()
+    chan = Channel(client, signer, standin)
+    made = chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created")
+    first = made["data"]["embeds"][0]["description"].split("`")[1]
+    chan.send("host", "umpire abort")
+    chan.send("host", "match new", game="too", player1="ann", player2="bob", options='{"size": 2}', start="created")
+    shown = chan.send("eve", "board")["data"]["embeds"][0]["description"]
+    assert shown.startswith("Match `") and f"<@{USERS['ann']}>" in shown
+    second = shown.split("`")[1]
+    assert second != first and match_of(client, second)["game"] == "too"
+    earlier = chan.send("eve", "board", match=first)
+    assert earlier["data"]["embeds"][0]["description"].startswith(f"Match `{first}` · ") and "Catchup" in public(earlier)
