@@ -1149,3 +1149,30 @@ def test_board_shows_the_match_id_that_match_and_the_api_take(discord_app: Flask
     assert second != first and match_of(client, second)["game"] == "too"
     earlier = chan.send("eve", "board", match=first)
     assert earlier["data"]["embeds"][0]["description"].startswith(f"Match `{first}` · ") and "Catchup" in public(earlier)
+
+
+def test_a_pause_reason_may_be_as_long_as_the_api_takes_and_is_said_whole(
+    discord_app: Flask, standin: StandIn, signer: Signer
+) -> None:
+    """``/umpire pause reason`` and ``adjudicate reason`` are registered with the API's bound (500
+    characters, service/web/schemas.py): a reason of 500 characters that escaping doubles is
+    announced whole within Discord's 2,000 characters (the diagram gives way), and kept whole in
+    the record; one longer is refused in the API's sentence."""
+    client = discord_app.test_client()
+    registered = {
+        (top["name"], sub["name"]): sub for top in definitions() for sub in top["options"] if sub["type"] == SUB_COMMAND
+    }
+    for path in (("umpire", "pause"), ("umpire", "adjudicate")):
+        reason = next(o for o in registered[path]["options"] if o["name"] == "reason")
+        assert reason["max_length"] == 500, path
+    chan = Channel(client, signer, standin)
+    made = chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created")
+    match_id = made["data"]["embeds"][0]["description"].split("`")[1]
+    reason = "_*" * 250
+    said = public(chan.send("host", "umpire pause", reason=reason))
+    escaped = "\\_\\*" * 250
+    assert len(said) <= 2000 and f"The umpire paused the clocks: {escaped}." in said, said
+    assert client.get(f"/v1/matches/{match_id}/moves").get_json()["moves"][-1]["reason"] == reason
+    chan.send("host", "umpire resume")
+    too_long = ephemeral(chan.send("host", "umpire pause", reason="x" * 501))
+    assert "1 to 500 characters" in too_long and kinds(client, match_id) == ["pause", "resume"]
