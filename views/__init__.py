@@ -174,6 +174,14 @@ def text(
     return "\n".join(out) + "\n"
 
 
+def result(state: dict[str, Any], *, events: Sequence[dict[str, Any]] = (), names: Sequence[str] | None = None) -> str | None:
+    """How a finished game ended, as its post's result line says it (the winner and why); None while it is on."""
+    if state.get("status") != "finished":
+        return None
+    show = show_of(state)
+    return show.result(state, _events(events), player_names(names, show.default_names))
+
+
 def announcements(
     before: dict[str, Any] | None,
     events: Sequence[dict[str, Any]],

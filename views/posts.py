@@ -115,7 +115,9 @@ def discord(post: Post) -> str:
     """Discord's Markdown, cut to fit one message.  The announcements after the
     first give way first, then the diagram, the scores, the first announcement,
     and last the heading and whose turn it is (or the result) are shortened; the
-    picture and both clocks always stay (issue 35: a long name once cost the clocks)."""
+    picture and both clocks always stay (issue 35: a long name once cost the clocks).  What the
+    result line says (the end) is not announced above it too: a channel reads each sentence once."""
+    post = replace(post, said=tuple(said for said in post.said if (said, True) not in post.status))
     short = replace(post, said=(*post.said[:1], "…")) if len(post.said) > 1 else post
     bare = replace(short, diagram=(), status=tuple(line for line in post.status if line[1]))  # whose turn, or the result
     cuts = (post, short, replace(short, diagram=()), bare, replace(bare, said=()))

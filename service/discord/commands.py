@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.registry import GAMES
+from service.web.schemas import REASON_MOST
 
 Json = dict[str, Any]
 
@@ -68,14 +69,14 @@ def definitions() -> list[Json]:
                 "What an illegal move does (default: refused, clock running)",
                 choices=_choices("reject", "forfeit"),
             ),
-            _opt(STRING, "webhook", "This channel's webhook URL: flags and ends are posted there too", max_length=500),
+            _opt(STRING, "webhook", "This channel's webhook URL: what no command answered is posted there", max_length=500),
             _opt(ROLE, "role", "Holders of this role may use /umpire too"),
-            _opt(BOOLEAN, "ping", "Ping the player to move with each answer (default: no)"),
+            _opt(BOOLEAN, "ping", "Ping the player the turn passes to (default: no)"),
         ],
     }
     umpire = [
         _sub("start", "Start the clocks"),
-        _sub("pause", "Pause the clocks", _opt(STRING, "reason", "Why (said in the channel)", True, max_length=200)),
+        _sub("pause", "Pause the clocks", _opt(STRING, "reason", "Why (said in the channel)", True, max_length=REASON_MOST)),
         _sub("resume", "Resume the clocks"),
         _sub(
             "addtime",
@@ -88,7 +89,7 @@ def definitions() -> list[Json]:
             "adjudicate",
             "Decide the match",
             _opt(STRING, "result", WHO_WINS, True, choices=_choices("player1", "player2", "draw")),
-            _opt(STRING, "reason", "Why", True, max_length=500),
+            _opt(STRING, "reason", "Why", True, max_length=REASON_MOST),
         ),
         _sub("abort", "Stop the match with no result"),
         _sub(
@@ -97,7 +98,7 @@ def definitions() -> list[Json]:
             _opt(INTEGER, "seat", "The seat", True, choices=[{"name": "seat 0", "value": 0}, {"name": "seat 1", "value": 1}]),
             _opt(USER, "player", "Who plays it from now on", True),
         ),
-        _sub("ping", "Ping the player to move with each answer, or not", _opt(BOOLEAN, "on", "Ping or not", True)),
+        _sub("ping", "Ping the player the turn passes to, or not", _opt(BOOLEAN, "on", "Ping or not", True)),
         _sub("role", "Name the role whose holders may use /umpire (none: only you)", _opt(ROLE, "role", "The role")),
     ]
     move = _opt(STRING, "move", "Your move, in the rules' notation", True, autocomplete=True, max_length=200)

@@ -230,7 +230,7 @@ def _judged(app: Flask, command: Command) -> Message:
         except Refusal as r:
             return refusal(str(r), r.ephemeral)
         except ApiError as e:
-            return refusal(e.message)
+            return _refused(command, e)
         except ValidationError as e:
             fields = flatten_messages(e.normalized_messages())  # type: ignore[no-untyped-call]
             where, said = next(iter(fields.items()))
@@ -243,6 +243,20 @@ def _judged(app: Flask, command: Command) -> Message:
             return refusal("The match store did not confirm this change: look at /board before sending it again.", False)
         except redis.RedisError:
             return refusal("The match store is not answering; try again shortly.")
+
+
+def _refused(command: Command, e: ApiError) -> Message:
+    """A refusal as a player in the channel reads it: the operation's own sentence, but for a move out
+    of turn (whose turn it is, by a mention, which never pings) and an end (that the match is over, and
+    how it ended), which the channel tells with what it knows; the API's sentences stay the API's."""
+    if e.code == "not_your_turn":
+        details = e.details or {}
+        return Message(
+            messages.not_your_turn(_bound(command), details.get("may_move"), bool(details.get("proxy"))), ephemeral=True
+        )
+    if e.code == "match_finished":
+        return refusal(messages.over(umpire.look(_bound(command).match_id)))
+    return refusal(e.message)
 
 
 # -- the commands ---------------------------------------------------------------------------------
@@ -307,7 +321,7 @@ def new_match(command: Command) -> Message:
     start = command.text("start") or "umpire"
     match_id = umpire.create(
         str(command.text("game")), options, clock, start, names, command.text("illegal") or "reject",
-        [{"url": webhook, "format": "discord"}] if webhook else [],
+        webhook,
     )  # fmt: skip
     role = command.options.get("role")
     b = Binding(
@@ -317,8 +331,8 @@ def new_match(command: Command) -> Message:
     binding.save(store, b)
     when = {"umpire": "The clocks start at /umpire start.", "first_move": "The clocks start with the first move."}
     shown = umpire.look(match_id)
-    note = f"Match `{match_id}` · {messages.seat_line(b, shown.players)}\n{when.get(start, 'The clocks run.')}"
-    return position(shown, b, note)
+    note = f"{messages.match_line(b, shown.players)}\n{when.get(start, 'The clocks run.')}"
+    return position(shown, b, note, started=True)
 
 
 def play(command: Command) -> Message:
@@ -340,7 +354,7 @@ def _over(b: Binding, e: ApiError) -> Message:
     if e.code != "match_finished":
         raise e
     shown = position(umpire.look(b.match_id), b)
-    shown = replace(shown, content=messages.fit(f"{messages.md_escape_lines(e.message)}\n", shown.content))
+    shown = replace(shown, content=messages.fit("The match is over.\n", shown.content))  # how it ended: the post's result
     first = binding.told(get_store(), b.match_id, True) and not b.webhook
     return shown if first else replace(shown, ephemeral=True, told=None)
 
@@ -348,7 +362,7 @@ def _over(b: Binding, e: ApiError) -> Message:
 def board(command: Command) -> Message:
     b = _bound(command)
     shown = umpire.look(b.match_id)
-    return position(shown, b, messages.seat_line(b, shown.players))
+    return position(shown, b, messages.match_line(b, shown.players))
 
 
 def resign(command: Command) -> Message:

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import views
 from service.discord.binding import Binding
 from service.matches.description import Description
 from service.matches.history import History
@@ -66,6 +67,16 @@ def seat_line(b: Binding, names: Sequence[str] | None) -> str:
     return f"Seat 0: {who[0]} · Seat 1: {who[1]} · Host: {mention(b.host)}"
 
 
+# The changes that give a player the turn (record.py KINDS): only these ping the player to move.  A look
+# (/board), a gift of time, a refused attempt, a pause or a seat handed over leave the turn where it was.
+TURN_GIVEN = frozenset({"move", "pass", "takeback", "start", "resume"})
+
+
+def match_line(b: Binding, names: Sequence[str] | None) -> str:
+    """The match's id (what ``match:`` and the API take) and who plays which seat."""
+    return f"Match `{b.match_id}` · {seat_line(b, names)}"
+
+
 def to_ping(clock: Json | None, b: Binding | None) -> str | None:
     """The user of the seat to move, when the host turned pings on and that seat's clock runs (or
     starts with that move: ``start:first_move``)."""
@@ -88,18 +99,36 @@ def _said(post: str, clock: Json | None, b: Binding | None) -> tuple[str, str | 
 
 
 def message(d: Description, b: Binding | None, note: str | None = None) -> Message:
-    """A change, in public: its post, a note, and the picture when the board changed."""
-    content, ping = _said(d.post("discord"), d.clock, b)
+    """A change, in public: its post, a note, and the picture when the board changed; the player to
+    move pinged only when the change gave them the turn (:data:`TURN_GIVEN`)."""
+    content, ping = _said(d.post("discord"), d.clock, b if d.kind in TURN_GIVEN else None)
     told = None if b is None else (b.match_id, d.live.finished)
     if not d.board_changed:
         return Message(content, note, ping=ping, told=told)
     return Message(content, note, d.svg, d.alt_text(), ping, told=told)
 
 
-def position(h: History, b: Binding | None, note: str | None = None) -> Message:
-    """The match as it stands (``/board``, a new match), in public: its post, a note, its picture."""
-    content, ping = _said(h.post("discord"), h.clock, b)
+def position(h: History, b: Binding | None, note: str | None = None, started: bool = False) -> Message:
+    """The match as it stands (``/board``, a new match), in public: its post, a note, its picture; the
+    player to move pinged only when the match ``started`` with this answer (a new match), never for a look."""
+    content, ping = _said(h.post("discord"), h.clock, b if started else None)
     return Message(content, note, h.svg, h.alt_text(), ping, told=None if b is None else (b.match_id, h.finished))
+
+
+def over(h: History) -> str:
+    """A refusal because the match is over, as the channel says it: that, and how it ended."""
+    ended = views.result(h.state, events=h.events, names=h.players)
+    return "The match is over." if ended is None else f"The match is over. {ended}"
+
+
+def not_your_turn(b: Binding, may_move: int | None, proxy: bool) -> str:
+    """A move out of turn refused, as the channel says it (Markdown, the mention unescaped: it never pings, as
+    ``allowed_mentions`` is empty): whose turn it is (R-X6: who moves for the flagged seat)."""
+    if may_move not in (0, 1):
+        return "It is not your turn."
+    if proxy:
+        return f"You have run out of time: only {mention(b.seats[may_move])} may move for you now (R-X6)."
+    return f"It is not your turn: {mention(b.seats[may_move])} is to move."
 
 
 def refusal(text: str, ephemeral: bool = True) -> Message:

@@ -35,11 +35,15 @@ from service.matches.match import token_hash
 from service.matches.store import Gone
 from service.web import schemas
 
+VIA = "discord"  # a change a command made, answered in its channel (record.py Entry.via)
+
 
 def _change(match_id: str, key: str | None, what: str, decide: Decide) -> Description | None:
     """``decide`` on the match through the loop: the description of the change it made (or of the
-    first, for a repeat); None for a repeat that tells nothing anew (a gift of time given before)."""
-    done = described(get_store(), match_id, key, decide, what)
+    first, for a repeat); None for a repeat that tells nothing anew (a gift of time given before).
+    The change is marked as the channel's own (:data:`VIA`): its answer tells it there, so the
+    channel's webhook does not post it again."""
+    done = described(get_store(), match_id, key, decide, what, VIA)
     return done.d if isinstance(done, Committed) else None
 
 
@@ -54,16 +58,18 @@ def _made(match_id: str, key: str | None, what: str, decide: Decide) -> Descript
 
 
 def create(
-    game_name: str, options: Json, clock: Any, start: str, names: tuple[str, str], illegal: str, webhooks: list[Json]
+    game_name: str, options: Json, clock: Any, start: str, names: tuple[str, str], illegal: str, webhook: str | None
 ) -> str:
     """A new managed match, made as ``POST /v1/matches`` makes one (the same schema reads it, the same
     operation makes it): its id.  Its seats' and umpire's tokens are told to nobody: the channel's
-    users play it through the binding, and its umpire is the host."""
+    users play it through the binding, and its umpire is the host.  ``webhook``, the channel's own,
+    posts what no command answered there: the changes made :data:`VIA` the channel are skipped."""
     timed = clock if isinstance(clock, dict) else {} if clock is None else {"preset": clock}
     body = schemas.match_create_request.load(
         {"game": game_name, "options": options, "clock": {**timed, "start": start}, "players": list(names),
-         "illegal": illegal, "tags": ["discord"], "webhooks": webhooks}
+         "illegal": illegal, "tags": ["discord"], "webhooks": [{"url": webhook, "format": "discord"}] if webhook else []}
     )  # fmt: skip
+    body["webhooks"] = [{**hook, "skip_via": VIA} for hook in body["webhooks"]]  # not the API's to ask: set once read
     return routes.create(body).match_id
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from flask import Response
@@ -160,11 +160,15 @@ def change(store: Store, match_id: str, idem: str | None, decide: Decide, what: 
     return json_text(status_of(done.d), write(done.d), replayed=done.replayed)
 
 
-def described(store: Store, match_id: str, idem: str | None, decide: Decide, what: str) -> Committed | AsIs:
+def described(
+    store: Store, match_id: str, idem: str | None, decide: Decide, what: str, via: str | None = None
+) -> Committed | AsIs:
     """Decide, commit, describe (the module's doc): ``decide`` sees the match as read and returns
     a :class:`Change` to commit, a :class:`Replay` of an earlier one, or :class:`AsIs` (a refusal
     is raised); the change, once committed, or the replayed one is described, for the caller to
-    write in its channel's format.
+    write in its channel's format.  ``via``: the channel that answers the change itself, kept in
+    its record entry (``Entry.via``: a webhook of that channel does not post it again); the flags
+    applied on the way (:func:`read`) are nobody's, and are posted.
 
     A commit whose fate is unknown (Redis timed out or dropped the connection once the
     script may have been sent, whatever the error says; or, with REDIS_DURABILITY=replica,
@@ -177,6 +181,8 @@ def described(store: Store, match_id: str, idem: str | None, decide: Decide, wha
         decided = decide(cur)
         if not isinstance(decided, Change):
             return decided
+        if via is not None:
+            decided = replace(decided, entries=[replace(e, via=via) for e in decided.entries])
         new = decided.live
         try:
             rev = store.commit(

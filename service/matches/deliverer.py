@@ -149,10 +149,12 @@ class Walker:
                 found += entries_of(store.record(self.match_id, cursor + len(found), cursor + len(found) + more - 1))
             if entries and len(found) < entries:
                 raise Gone(self.match_id)
+            via = found[0].via  # a run is of one channel's attempts (Entry.via): a webhook may skip that channel's
             run = 0
-            while run < len(found) and run < (entries or REFUSALS_MOST) and refusal(found[run]):
+            while run < len(found) and run < (entries or REFUSALS_MOST) and refusal(found[run]) and found[run].via == via:
                 run += 1
-            return self._walk(head, found[: max(run, 1)], run, followed=len(found) > run and not refusal(found[run]))
+            followed = len(found) > run and (not refusal(found[run]) or found[run].via != via)
+            return self._walk(head, found[: max(run, 1)], run, followed=followed)
 
     def _walk(self, head: Head, entries: list[Entry], refused: int, followed: bool) -> Change:
         """The post of ``entries`` (one change, or a run of ``refused`` refused attempts) from ``head``:
@@ -555,6 +557,8 @@ class Deliverer:
                 failed = Sent(False, None, f"the change could not be read: {type(e).__name__}: {e}"[:300], again=True)
                 return await self._failed(due, walker, failed), False
             self.kept.put(change)
+        if hook.skips(change.d.entry.via):  # answered where this webhook posts (a Discord command): not posted again
+            return await self._skip(due, walker, change), False
         lately = due.now_ms < due.refusals_ms + self.refusals_ms
         if change.refused and not due.entries and not change.followed and change.refused < REFUSALS_MOST and lately:
             # refused attempts while the turn runs, and some were posted lately: they wait (more may join them)
@@ -610,6 +614,19 @@ class Deliverer:
             return moved, bool(moved and change.refused)
         finally:
             self.held.pop((match_id, webhook), None)
+
+    async def _skip(self, due: Due, walker: Walker, change: Change) -> int:
+        """A change the webhook does not post (:meth:`Hook.skips`): its cursor moves on past it, nothing
+        sent, nothing counted posted or failed; the match's end is marked as for a post."""
+        if change.d.ended and not walker.end_marked:
+            await self.blocking(outbox.mark_end, self.store, due.match_id, change.last)
+            walker.end_marked = True
+        store, match_id, webhook, cursor = self.store, due.match_id, due.webhook, due.cursor
+        attempt, _ = await self.blocking(outbox.claim, store, match_id, webhook, cursor, change.entries, self.owner)
+        if not attempt:
+            return 0
+        moved = await self.blocking(outbox.finish, store, match_id, webhook, cursor, self.owner, "skip", 0, None, change.entries)
+        return change.entries if moved else 0
 
     async def _failed(self, due: Due, walker: Walker, sent: Sent) -> int:
         """A try of a change that could not even be walked: claimed, recorded as failed (its ply as

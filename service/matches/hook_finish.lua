@@ -1,10 +1,11 @@
 -- End a claimed try of a webhook (service/matches/outbox.py), if the caller
 -- still holds its lease: 'ok' moves the cursor on past the entries the post
 -- covered, 'retry' sets when the next try may start, 'fail' gives them up and
--- moves on.  A failure is kept (the webhook's last error, and the match's list
+-- moves on, 'skip' moves on past entries the webhook does not post (counted
+-- neither posted nor given up).  A failure is kept (the webhook's last error, and the match's list
 -- of latest failures).
 -- KEYS[1] the match's outbox hash   KEYS[2] the match's failures list
--- ARGV[1] webhook i   ARGV[2] cursor   ARGV[3] owner   ARGV[4] ok | retry | fail
+-- ARGV[1] webhook i   ARGV[2] cursor   ARGV[3] owner   ARGV[4] ok | retry | fail | skip
 -- ARGV[5] wait before the next try, ms   ARGV[6] the failure (JSON) or ""
 -- ARGV[7] failures kept   ARGV[8] expiry, s   ARGV[9] entries the post covered
 -- ARGV[10] "1" when the post was of refused attempts (its time is kept: ``rp:i``)
@@ -22,7 +23,7 @@ else
   local n = tonumber(ARGV[9])
   redis.call('HSET', KEYS[1], 'c:' .. i, tonumber(ARGV[2]) + n, 'a:' .. i, 0, 'due:' .. i, 0)
   redis.call('HDEL', KEYS[1], 'n:' .. i)
-  redis.call('HINCRBY', KEYS[1], (ARGV[4] == 'ok' and 'ok:' or 'bad:') .. i, n)
+  if ARGV[4] ~= 'skip' then redis.call('HINCRBY', KEYS[1], (ARGV[4] == 'ok' and 'ok:' or 'bad:') .. i, n) end
   if ARGV[10] == '1' then redis.call('HSET', KEYS[1], 'rp:' .. i, now) end
 end
 if ARGV[6] ~= '' then

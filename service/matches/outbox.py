@@ -10,7 +10,8 @@ change of the match there; a move never waits for it.
 Keys, all under the match's shard hash tag (one cluster slot, as the match's own):
 
     {P}{sXX}:m:{id}:hooks       hash  ``list`` (the webhooks as JSON: the URLs are secrets,
-                                      never answered nor logged), and per webhook i:
+                                      never answered nor logged; ``skip_via``: the channel
+                                      whose changes a webhook skips), and per webhook i:
                                       ``c:i`` the next record entry to post, ``a:i`` tries
                                       made on it, ``n:i`` the entries the post tried covers
                                       (more than one: refused attempts), ``due:i`` when the
@@ -100,10 +101,22 @@ def allowed(setting: str) -> frozenset[tuple[str, int | None]]:
 @dataclass(frozen=True, slots=True)
 class Hook:
     """One webhook of a match.  ``url`` is a secret (a Discord webhook's holds its
-    token): only :attr:`host` is ever answered or logged."""
+    token): only :attr:`host` is ever answered or logged.  ``skip_via``: the changes made
+    through that channel (record.py ``Entry.via``) are not posted, the channel having
+    answered them itself (a Discord channel's own webhook, given at ``/match new``: it
+    posts what no command answered there); never set through the API."""
 
     url: str
     format: str
+    skip_via: str | None = None
+
+    def skips(self, via: str | None) -> bool:
+        """A change made through ``via`` is not posted here."""
+        return via is not None and via == self.skip_via
+
+    def to_json(self) -> dict[str, str]:
+        out = {"url": self.url, "format": self.format}
+        return out if self.skip_via is None else {**out, "skip_via": self.skip_via}
 
     @property
     def host(self) -> str:
@@ -162,7 +175,7 @@ def check(hooks: Sequence[Mapping[str, str]], app: Flask | None = None) -> list[
     problems = {f"webhooks.{i}.url": [why] for i, h in enumerate(hooks) if (why := refusal(h["url"], allow)) is not None}
     if problems:
         raise ApiError("webhook_refused", next(iter(problems.values()))[0], field_details(problems))
-    return [Hook(h["url"], h["format"]) for h in hooks]
+    return [Hook(h["url"], h["format"], h.get("skip_via")) for h in hooks]
 
 
 # -- the outbox in Redis ----------------------------------------------------------------------
@@ -206,7 +219,7 @@ def _scripts(store: Store) -> Scripts:
 def register(store: Store, match_id: str, hooks: Sequence[Hook], finished: bool = False) -> None:
     """Keep a new match's webhooks and put it in its shard's index of matches to post for
     (``finished``: created over, a set-up position that is decided: nothing will come)."""
-    listed = orjson.dumps([{"url": h.url, "format": h.format} for h in hooks]).decode()
+    listed = orjson.dumps([h.to_json() for h in hooks]).decode()
     keys = [hooks_key(store, match_id), index_key(store, shard_of(match_id))]
     _scripts(store).add(keys, [listed, match_id, expiry_s(store), "0" if finished else ""])
 
@@ -214,7 +227,7 @@ def register(store: Store, match_id: str, hooks: Sequence[Hook], finished: bool 
 def hooks_of(raw: Mapping[str, str]) -> list[Hook]:
     """The webhooks in an outbox hash as read (none when it has expired)."""
     listed = raw.get("list")
-    return [] if not listed else [Hook(h["url"], h["format"]) for h in orjson.loads(listed)]
+    return [] if not listed else [Hook(h["url"], h["format"], h.get("skip_via")) for h in orjson.loads(listed)]
 
 
 def read(store: Store, match_id: str) -> dict[str, str]:
@@ -257,7 +270,8 @@ def finish(
     refusals: bool = False,
 ) -> bool:
     """End a claimed try: ``ok`` (the cursor moves on past its ``entries``), ``retry`` (again after
-    ``wait_ms``) or ``fail`` (given up: the cursor moves on); ``failure`` is recorded; ``refusals``:
+    ``wait_ms``), ``fail`` (given up: the cursor moves on) or ``skip`` (not to be posted to this
+    webhook, :meth:`Hook.skips`: the cursor moves on); ``failure`` is recorded; ``refusals``:
     the post was of refused attempts (its time is kept).  False when the lease was lost."""
     keys = [hooks_key(store, match_id), failures_key(store, match_id)]
     text = "" if failure is None else orjson.dumps(failure).decode()

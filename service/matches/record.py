@@ -35,6 +35,10 @@ The storage form's keys::
     n   the co-umpire link made or withdrawn (add_umpire, remove_umpire: 1, 2...)
     h   a seat handed to another player with its new token (token): ``[the name before, the name after]``, so
         that the record keeps who held the seat before (the match's names are the players' as they are now)
+    via the channel that made the change and answered it itself (``discord``: a slash command, answered
+        in its channel), so that a webhook registered to skip that channel does not post it again
+        (service/matches/outbox.py ``Hook.skip_via``); absent for the API's and the page's changes
+        and for what happens by itself (a flag, a pass)
 
 A key is written only when the kind has it (``u``, ``c``, ``l`` are absent
 from an illegal attempt and an abort, for instance), as before.
@@ -112,6 +116,7 @@ class Entry:
     position: Json | None = None  # takeback: the game's state it returned to
     link: int | None = None  # add_umpire, remove_umpire: the co-umpire link's number
     handed: tuple[str | None, str] | None = None  # token: the seat's player before and after, when it changed hands
+    via: str | None = None  # the channel that made it and answered it itself (``discord``)
 
     # -- storage form --------------------------------------------------------------
 
@@ -150,6 +155,8 @@ class Entry:
             out["n"] = self.link
         if self.handed is not None:
             out["h"] = list(self.handed)
+        if self.via is not None:
+            out["via"] = self.via
         return out
 
     @classmethod
@@ -166,7 +173,7 @@ class Entry:
         return cls(
             kind, d["p"], d["s"], d["b"], d["m"], d["ts"], d["t"], (b0, b1), d.get("u"), d.get("c"), d.get("l"),
             flag("w"), flag("x"), flag("f"), d.get("e"), bool(d.get("o")), d.get("a"), d.get("v"), d.get("r"), d.get("ck"),
-            d.get("st"), d.get("n"), None if d.get("h") is None else (d["h"][0], d["h"][1]),
+            d.get("st"), d.get("n"), None if d.get("h") is None else (d["h"][0], d["h"][1]), d.get("via"),
         )  # fmt: skip
 
     # -- what it means -------------------------------------------------------------

@@ -249,8 +249,10 @@ class ExportRequest(Schema):
     players = fields.List(fields.String(validate=NAME), load_default=None, allow_none=True, validate=validate.Length(equal=2))
 
 
+REASON_MOST = 500  # characters of an umpire's reason (a pause's, an adjudication's); the Discord commands' bound too
 REASON = validate.Regexp(
-    f"^{NO_CONTROL}{{1,500}}$", error="A reason is 1 to 500 characters, none of them control characters or line breaks."
+    f"^{NO_CONTROL}{{1,{REASON_MOST}}}$",
+    error=f"A reason is 1 to {REASON_MOST} characters, none of them control characters or line breaks.",
 )
 
 

@@ -244,7 +244,9 @@ def test_a_whole_match_through_commands_alone(
         before = kinds(client, match_id)
         # a third user, and the player who is not to move, are refused politely, and nothing moves
         assert "You do not play in this match" in ephemeral(chan.send("eve", "move", move="A1"))
-        assert "not this seat's turn" in ephemeral(chan.send(seat_user(1 - mover), "move", move="A1"))
+        assert ephemeral(chan.send(seat_user(1 - mover), "move", move="A1")) == (
+            f"It is not your turn: <@{USERS[seat_user(mover)]}> is to move."
+        )
         assert kinds(client, match_id) == before
         if ply == 0:  # what Discord's autocomplete offers the mover: legal beginnings of a move
             offered = chan.suggest(seat_user(mover), "move", "move", move="")
@@ -634,6 +636,12 @@ def test_the_discord_message_and_the_webhook_post_of_a_change_are_its_one_descri
     assert [answer["token"] in standin.edits for answer in answers] == [d.board_changed for d in described]
 
 
+API_SAYS = {
+    "not_your_turn": "It is not this seat's turn.",
+    "match_finished": "The match is over: no more moves or resignations.",
+}
+
+
 def test_discord_and_the_http_views_refuse_alike_because_they_call_the_same_operation(
     discord_app: Flask, standin: StandIn, signer: Signer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -677,8 +685,9 @@ def test_discord_and_the_http_views_refuse_alike_because_they_call_the_same_oper
     def http(path: str, headers: dict[str, str], body: Json | None = None) -> Any:
         return client.post(f"/v1/matches/{match_id}/{path}", json=body, headers=headers)
 
-    def alike(operation: str, code: str, over_http: Any, command: tuple[str, str], options: Json) -> None:
-        """The view refused with ``code``, through ``operation``; so does the channel's command."""
+    def alike(operation: str, code: str, over_http: Any, command: tuple[str, str], options: Json, own: str | None = None) -> None:
+        """The view refused with ``code``, through ``operation``; so does the channel's command, in the
+        view's sentence, or in the channel's ``own`` where it says it as a player there expects."""
         assert over_http.status_code in (403, 409, 410) and over_http.json["error"]["code"] == code, over_http.json
         assert raised[-1] == (operation, code)
         raised.clear()
@@ -686,7 +695,9 @@ def test_discord_and_the_http_views_refuse_alike_because_they_call_the_same_oper
         # a move or resignation after an end tells that end too (in public where the channel first hears of it)
         said = answer["data"]["content"] if code == "match_finished" else ephemeral(answer)
         assert raised == [(operation, code)], (command, raised)  # the same operation refused it, once
-        assert said.split("\n")[0] == md_escape_lines(over_http.json["error"]["message"])
+        assert said.split("\n")[0] == (own or md_escape_lines(over_http.json["error"]["message"]))
+        if own is not None:  # the API says it its own way still
+            assert over_http.json["error"]["message"] == API_SAYS[code]
         raised.clear()
 
     ply = match_of(client, match_id)["ply"]
@@ -694,16 +705,19 @@ def test_discord_and_the_http_views_refuse_alike_because_they_call_the_same_oper
     alike("decide_move", "not_started", http("moves", seats[0], move), ("ann", "move"), {"move": "C3"})
     assert http("start", umpire).status_code == 200
     alike("decide_start", "already_started", http("start", umpire), ("host", "umpire start"), {})
-    alike("decide_move", "not_your_turn", http("moves", seats[1], move), ("bob", "move"), {"move": "C3"})
+    turn = f"It is not your turn: <@{USERS['ann']}> is to move."
+    alike("decide_move", "not_your_turn", http("moves", seats[1], move), ("bob", "move"), {"move": "C3"}, turn)
     alike("decide_resume", "not_paused", http("resume", umpire), ("host", "umpire resume"), {})
     alike("decide_takeback", "cannot_take_back", http("takeback", umpire), ("host", "umpire takeback"), {})
     assert http("pause", umpire).status_code == 200
     alike("decide_move", "paused", http("moves", seats[0], move), ("ann", "move"), {"move": "C3"})
     alike("decide_pause", "already_paused", http("pause", umpire), ("host", "umpire pause"), {"reason": "again"})
     assert http("abort", umpire).status_code == 200
-    alike("decide_move", "match_finished", http("moves", seats[0], move), ("ann", "move"), {"move": "C3"})
-    alike("decide_resign", "match_finished", http("resign", seats[1]), ("bob", "resign"), {})
-    alike("decide_start", "match_finished", http("start", umpire), ("host", "umpire start"), {})
+    over = "The match is over."  # then the final position, which says how it ended
+    alike("decide_move", "match_finished", http("moves", seats[0], move), ("ann", "move"), {"move": "C3"}, over)
+    alike("decide_resign", "match_finished", http("resign", seats[1]), ("bob", "resign"), {}, over)
+    aborted = "The match is over. The game was aborted: no result."
+    alike("decide_start", "match_finished", http("start", umpire), ("host", "umpire start"), {}, aborted)
     gift = {"seat": 0, "seconds": 5}
     alike(
         "decide_add_time",
@@ -711,6 +725,7 @@ def test_discord_and_the_http_views_refuse_alike_because_they_call_the_same_oper
         http("add-time", umpire, gift),
         ("host", "umpire addtime"),
         {"player": "ann", "seconds": 5},
+        aborted,
     )
     assert kinds(client, match_id) == ["start", "pause", "abort"]  # nothing refused was recorded
 
@@ -718,39 +733,86 @@ def test_discord_and_the_http_views_refuse_alike_because_they_call_the_same_oper
 # -- the channel's webhook: the existing Discord posts, from a real delivery --------------------------
 
 
-def test_a_channel_webhooks_discord_posts_type_check(
-    discord_app: Flask, standin: StandIn, signer: Signer, redis_url: str, prefix: str, tmp_path: Path
+def test_the_channels_webhook_posts_only_what_no_command_answered(
+    redis_url: str, prefix: str, tmp_path: Path, standin: StandIn, signer: Signer, fake_clock: FakeClock
 ) -> None:
-    """What happens without a command (a flag, the clock's start, an end) reaches the channel by its
-    webhook, posted by the deliverer (``flask deliver``, run here as make run runs it) as today's
-    Discord posts; each is checked against discord-api-types as the interactions' are (issue 35 relies on them)."""
-    chan = Channel(discord_app.test_client(), signer, standin)
-    made = chan.send(
-        "host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', webhook=standin.webhook_url
-    )
+    """docs/DISCORD.md "What happens without a command": the webhook given to /match new is the
+    channel's own, where every command's change is told by its answer (the picture edited in), so
+    it posts none of them - a whole match played by commands posts nothing - and posts what no
+    command answered: what the API did to the match (a seat's new token, a move with it) and a
+    flag (R-T1).  Posted by the deliverer (``flask deliver``, run here as make run runs it) as
+    today's Discord posts, each checked against discord-api-types."""
+    admin = {"Authorization": "Bearer admin-of-the-test"}
+    app = make_app(redis_url, prefix, tmp_path, standin, signer, MATCH_CLOCK=fake_clock, ADMIN_TOKEN="admin-of-the-test")
+    client = app.test_client()
+    chan = Channel(client, signer, standin)
     env = {
         **os.environ, "REDIS_URL": redis_url, "REDIS_PREFIX": prefix, "REDIS_CLUSTER": "1" if ON_CLUSTER else "",
         "WEBHOOK_ALLOW": f"127.0.0.1:{standin.port}", "WEBHOOK_POLL_S": "0.1", "DATA_DIR": str(tmp_path),
     }  # fmt: skip
-    deliverer = subprocess.Popen(
-        [sys.executable, "-m", "flask", "--app", "service", "deliver"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    command = [sys.executable, "-m", "flask", "--app", "service", "deliver"]
+    deliverer = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def new(**more: Any) -> str:
+        made = chan.send(
+            "host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}',
+            webhook=standin.webhook_url, **more,
+        )  # fmt: skip
+        match_id: str = made["data"]["embeds"][0]["description"].split("`")[1]
+        return match_id
+
+    def posted_all(match_id: str) -> Json:
+        """The match's webhook once the deliverer has gone past every change of it."""
+        hook: Json = {}
+
+        def done() -> bool:
+            hook.update(client.get(f"/v1/matches/{match_id}/webhooks", headers=admin).get_json()["webhooks"][0])
+            return bool(hook["pending"] == 0)
+
+        until(done, 60, "the deliverer past every change")
+        return hook
+
     try:
-        chan.send("host", "umpire start")
-        chan.send("ann", "move", move="C3")
-        chan.send("host", "umpire abort")
-        until(lambda: len(standin.webhook_posts) >= 3, 60, "the webhook's posts")
+        first = new()
+        public(chan.send("host", "umpire start"))
+        public(chan.send("ann", "move", move="C3"))
+        public(chan.send("bob", "move", move="Z99"))  # refused: a change of the record too
+        for path, options in (("umpire pause", {"reason": "tea"}), ("umpire addtime", {"player": "bob", "seconds": 30})):
+            public(chan.send("host", path, **options))
+        public(chan.send("host", "umpire resume"))
+        public(chan.send("bob", "move", move="A1"))
+        public(chan.send("host", "umpire takeback"))
+        public(chan.send("bob", "move", move="B2"))
+        public(chan.send("ann", "resign"))
+        assert len(kinds(client, first)) == 10 and match_of(client, first)["state"]["status"] == "finished"
+        hook = posted_all(first)
+        assert standin.webhook_posts == [] and hook["delivered"] == hook["failed"] == 0  # every change was answered
+
+        clock = json.dumps({"preset": "catchup", "turn_s": TURN_S, "bank_s": BANK_S})
+        second = new(start="created", clock=clock)
+        token = client.post(f"/v1/matches/{second}/seats/0/token", headers=admin).get_json()["token"]
+        seat = {"Authorization": f"Bearer {token}"}
+        moved = client.post(f"/v1/matches/{second}/moves", json={"move": "C3", "ply": 0}, headers=seat)
+        assert moved.status_code == 200, moved.get_json()
+        public(chan.send("bob", "move", move="B2"))  # answered here: not posted
+        fake_clock.advance(TURN_S + BANK_S + 1)  # R-T1: Ann, to move, runs out of time
+        public(chan.send("eve", "board"))  # the read that sees the flag
+        assert kinds(client, second) == ["token", "move", "move", "flag"]
+        hook = posted_all(second)
+        hooks = [{"url": standin.webhook_url, "format": "discord", "skip_via": "discord"}]
+        asked = client.post("/v1/matches", json={"game": "catchup", "webhooks": hooks})
+        assert asked.status_code == 422  # a webhook made with the API posts every change, as before: none skips
     finally:
         deliverer.terminate()
         deliverer.wait(30)
-    assert made["type"] == 4
-    posts = {p["payload"]["content"]: p["png"] for p in standin.webhook_posts}
-    started = next(t for t in posts if "started the clocks" in t)
-    moved = next(t for t in posts if "plays C3" in t)
-    assert posts[started] is None and posts[moved]  # a picture only when the board changed (issue 35 item 11)
+        courier.close(app)
+        db.close(app)
+        cleanup(redis_url, prefix, ON_CLUSTER)
+    said = [p["payload"]["content"] for p in standin.webhook_posts]
+    assert len(said) == 3 and hook["delivered"] == 3, said
+    assert "new token for Ann" in said[0] and standin.webhook_posts[0]["png"] is None  # the board as it was: no picture
+    assert "Ann @\u200beveryone plays C3" in said[1] and standin.webhook_posts[1]["png"]
+    assert "ran out of time (R-T1)" in said[2] and standin.webhook_posts[2]["png"]
     typecheck([p for p in standin.sent if p[0] == "RESTPostAPIWebhookWithTokenJSONBody"], tmp_path)
 
 
@@ -909,7 +971,7 @@ def test_a_deferred_refusal_is_seen_only_by_its_sender(
         made = chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size":3}', start="created")
         standin.edits_of(made["token"])
         for who, path, options, said in (
-            ("bob", "move", {"move": "C3"}, "not this seat's turn"),
+            ("bob", "move", {"move": "C3"}, "It is not your turn"),
             ("ann", "umpire start", {}, "Only the match's host"),
         ):
             answer = chan.send(who, path, **options)
@@ -943,7 +1005,7 @@ def test_a_move_after_a_flag_nobody_saw_says_how_the_match_ended(
     fake_clock.advance(TURN_S + BANK_S + 1)  # R-T1: Ann, to move, runs out of time
     ended = "\\*\\*Bob\\*\\* wins on time: Ann @\u200beveryone ran out of time (R-T1)."
     first = chan.send("bob", "move", move="C3")
-    assert public(first).startswith("The match is over: no more moves or resignations.\n") and ended in public(first)
+    assert public(first).startswith("The match is over.\n") and ended in public(first)
     assert kinds(client, match_id) == ["flag"] and match_of(client, match_id)["state"]["winner"] == 1
     assert ended in ephemeral(chan.send("ann", "move", move="C3"))  # told in the channel already
 
@@ -1009,3 +1071,108 @@ def test_a_first_move_clock_pings_the_first_player_in_the_answer(discord_app: Fl
     )
     assert public(made).startswith(f"<@{USERS['ann']}>: your move.\n")
     assert made["data"]["allowed_mentions"] == {"parse": [], "users": [USERS["ann"]]}
+
+
+def test_a_ping_goes_only_to_a_player_the_turn_passed_to(discord_app: Flask, standin: StandIn, signer: Signer) -> None:
+    """With ``ping:true`` the player to move is pinged when the turn has passed to them (the start,
+    a move, a resumption, a take-back), never by a look (/board, whoever asks), a gift of time, a
+    pause or a refused attempt, which leave the turn where it was: nobody is pinged twice for one turn."""
+    chan = Channel(discord_app.test_client(), signer, standin)
+
+    def pinged(answer: Json) -> str | None:
+        """Who the answer pings (its first line, and the one user ``allowed_mentions`` names), or None."""
+        content, allowed = public(answer), answer["data"]["allowed_mentions"]
+        users = allowed.get("users") or []
+        assert allowed["parse"] == [] and len(users) <= 1
+        assert content.startswith(f"<@{users[0]}>: your move.\n" if users else "**"), content
+        return next((who for who, user in USERS.items() if users == [user]), None)
+
+    made = chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', ping=True)
+    assert pinged(made) is None  # the clocks wait for the host's start
+    said = [
+        (pinged(chan.send(who, path, **options)), expected)
+        for who, path, options, expected in (
+            ("host", "umpire start", {}, "ann"),
+            ("ann", "board", {}, None),
+            ("ann", "move", {"move": "C3"}, "bob"),
+            ("eve", "board", {}, None),
+            ("bob", "board", {}, None),
+            ("host", "umpire addtime", {"player": "ann", "seconds": 30}, None),
+            ("host", "umpire addtime", {"player": "bob", "seconds": 30}, None),
+            ("bob", "move", {"move": "Z99"}, None),  # refused: Bob is still to move
+            ("host", "umpire pause", {"reason": "tea"}, None),
+            ("host", "umpire resume", {}, "bob"),
+            ("bob", "move", {"move": "A1"}, "ann"),
+            ("host", "umpire takeback", {}, "bob"),
+        )
+    ]
+    assert [got for got, _ in said] == [expected for _, expected in said]
+
+
+def test_refusals_and_ends_are_said_as_a_player_in_the_channel_expects(
+    discord_app: Flask, standin: StandIn, signer: Signer
+) -> None:
+    """A move out of turn is told whose turn it is (a mention, which never pings); an umpire's
+    control on a finished match is told that it is over and how it ended; an adjudication says
+    its end once (the result line, not the announcements again).  The API's own sentences stay."""
+    client = discord_app.test_client()
+    chan = Channel(client, signer, standin)
+    made = chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created")
+    match_id = made["data"]["embeds"][0]["description"].split("`")[1]
+    out_of_turn = chan.send("bob", "move", move="C3")
+    assert ephemeral(out_of_turn) == f"It is not your turn: <@{USERS['ann']}> is to move."
+    assert "resigned" in public(chan.send("bob", "resign"))
+    ended = "The match is over. Ann @\u200beveryone wins: \\*\\*Bob\\*\\* resigned."
+    for path in ("umpire resume", "umpire abort", "umpire pause", "umpire start"):
+        assert ephemeral(chan.send("host", path, **({"reason": "tea"} if path == "umpire pause" else {}))) == ended, path
+    assert match_of(client, match_id)["state"]["end"] == "resign"  # nothing refused changed it
+
+    chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created")
+    assert "plays C3" in public(chan.send("ann", "move", move="C3"))
+    judged = public(chan.send("host", "umpire adjudicate", result="draw", reason="agreed *draw* by both"))
+    assert judged.count("The umpire adjudicated: a draw (agreed \\*draw\\* by both).") == 1, judged
+    assert judged.count("The umpire adjudicated the game a draw.") == 1, judged  # the result line alone says the end
+
+
+def test_board_shows_the_match_id_that_match_and_the_api_take(discord_app: Flask, standin: StandIn, signer: Signer) -> None:
+    """/board names the match by its id (under the post, with who plays which seat): the id that
+    ``match:`` picks an earlier match by, and that the API reads the match with."""
+    client = discord_app.test_client()
+    chan = Channel(client, signer, standin)
+    made = chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created")
+    first = made["data"]["embeds"][0]["description"].split("`")[1]
+    chan.send("host", "umpire abort")
+    chan.send("host", "match new", game="too", player1="ann", player2="bob", options='{"size": 2}', start="created")
+    shown = chan.send("eve", "board")["data"]["embeds"][0]["description"]
+    assert shown.startswith("Match `") and f"<@{USERS['ann']}>" in shown
+    second = shown.split("`")[1]
+    assert second != first and match_of(client, second)["game"] == "too"
+    earlier = chan.send("eve", "board", match=first)
+    assert earlier["data"]["embeds"][0]["description"].startswith(f"Match `{first}` · ") and "Catchup" in public(earlier)
+
+
+def test_a_pause_reason_may_be_as_long_as_the_api_takes_and_is_said_whole(
+    discord_app: Flask, standin: StandIn, signer: Signer
+) -> None:
+    """``/umpire pause reason`` and ``adjudicate reason`` are registered with the API's bound (500
+    characters, service/web/schemas.py): a reason of 500 characters that escaping doubles is
+    announced whole within Discord's 2,000 characters (the diagram gives way), and kept whole in
+    the record; one longer is refused in the API's sentence."""
+    client = discord_app.test_client()
+    registered = {
+        (top["name"], sub["name"]): sub for top in definitions() for sub in top["options"] if sub["type"] == SUB_COMMAND
+    }
+    for path in (("umpire", "pause"), ("umpire", "adjudicate")):
+        reason = next(o for o in registered[path]["options"] if o["name"] == "reason")
+        assert reason["max_length"] == 500, path
+    chan = Channel(client, signer, standin)
+    made = chan.send("host", "match new", game="catchup", player1="ann", player2="bob", options='{"size": 3}', start="created")
+    match_id = made["data"]["embeds"][0]["description"].split("`")[1]
+    reason = "_*" * 250
+    said = public(chan.send("host", "umpire pause", reason=reason))
+    escaped = "\\_\\*" * 250
+    assert len(said) <= 2000 and f"The umpire paused the clocks: {escaped}." in said, said
+    assert client.get(f"/v1/matches/{match_id}/moves").get_json()["moves"][-1]["reason"] == reason
+    chan.send("host", "umpire resume")
+    too_long = ephemeral(chan.send("host", "umpire pause", reason="x" * 501))
+    assert "1 to 500 characters" in too_long and kinds(client, match_id) == ["pause", "resume"]
