@@ -51,7 +51,14 @@ def replayed(store: Store, cur: Settled, seat: int, ply: int, move: Any, seq: in
     raw = move if isinstance(move, str) else compact(list(move))
     for i in reversed(places):
         step, made = steps[i], entries[i]
-        if (game.play(step.before, move).move if made.kind == "move" else raw) != made.move:
+        if made.kind == "move":
+            written = game.play(step.before, move).move
+            # the record's move as the engine writes it now (a record kept from before a change of notation,
+            # Catchup's cells once kept in the order sent, is the same move)
+            same = written == made.move or written == game.play(step.before, made.move or "").move
+        else:
+            same = raw == made.move
+        if not same:
             continue  # another move for that ply: not a retry of this one
         if undone(entries, i):
             message = (

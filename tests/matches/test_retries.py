@@ -58,3 +58,20 @@ def test_a_resignation_retried_gets_its_first_answer(new_match: NewMatch) -> Non
     assert again.status_code == 200 and again.headers.get("Idempotent-Replayed") == "true"
     assert again.get_data() == first.get_data()
     assert m.resign(0).status_code == 410  # the other seat: the match is over
+
+
+def test_a_retry_finds_its_move_in_a_record_kept_in_the_order_it_was_sent(new_match: NewMatch, store: Any) -> None:
+    """Catchup's play writes a turn's cells in reading order ("B3 B2" is "B2 B3", the complete list's
+    notation); a record kept before that wrote them as sent.  A retry of such a move still gets its first
+    answer, not 409 stale_ply: the same move, written either way."""
+    m = new_match("catchup", {"size": 3})
+    assert m.move(0, "C3", 0).status_code == 200
+    first = m.move(1, "B3 B2", 1)
+    assert first.status_code == 200 and first.json["move"] == "B2 B3"
+    record_key = store.keys(m.id)[1]
+    kept = store.r.lindex(record_key, -1)
+    assert '"m":"B2 B3"' in kept
+    store.r.lset(record_key, -1, kept.replace('"m":"B2 B3"', '"m":"B3 B2"'))  # as a server of before wrote it
+    again = m.move(1, "B3 B2", 1)
+    assert again.status_code == 200 and again.headers.get("Idempotent-Replayed") == "true", again.json
+    assert m.state()["ply"] == 2

@@ -426,8 +426,10 @@ class Catchup(Game[CatchupState, Move]):
         return state.board.parse_move(text)
 
     def notation(self, state: CatchupState, move: Move) -> str:
+        """The move as written back: its cells in the board's reading order, as the complete legal moves write
+        them (the stones of a turn go down together, R-C1: "D3 D2" is "D2 D3", one move written one way)."""
         names = state.board.labels
-        return " ".join([names[b] for b in move])
+        return " ".join([names[b] for b in sorted(move)])
 
     def apply(self, state: CatchupState, move: Move) -> tuple[CatchupState, list[Json]]:
         p = state.to_move
@@ -647,7 +649,8 @@ class Catchup(Game[CatchupState, Move]):
                 steps = [board.labels[c] for c in iter_bits(free) if fits(a, c)]
             else:
                 steps = board.names(free)
-        return Steps(written, steps, bool(written), " ".join(written) if written else None)
+        move = self.notation(state, tuple(b or 0 for b in placed)) if written else None  # as play writes it
+        return Steps(written, steps, bool(written), move)
 
     def setup_options(self, state: CatchupState) -> Json:
         data = self.dump(state)
