@@ -202,9 +202,9 @@ def test_files_the_opponent_shifted_last_turn_are_barred() -> None:  # R-X2
     state, _ = play(state, "C up 2; 2 right 3; C down 1")  # semicolons separate too
     assert GAME.dump(state)["barred"] == ["C", "2"]
     err = refused(state, "A up 1, c up 1, B up 1")
-    assert (err.code, err.step) == ("file_barred", 1)
+    assert (err.code, err.step) == ("not_your_file", 1)
     err = refused(state, "2 left 1, A up 1, B up 1")
-    assert (err.code, err.step) == ("file_barred", 0)
+    assert (err.code, err.step) == ("not_your_file", 0)
     state, _ = play(state, "D up 1, D up 1, 3 left 5")  # the same file several times is fine
     assert GAME.dump(state)["barred"] == ["D", "3"]
     state, _ = play(state, "C up 1, 2 left 1, A up 1")  # only the last turn's files are barred

@@ -111,7 +111,7 @@ def test_barred_file_over_http(client: FlaskClient) -> None:  # R-X2
     assert state["barred"] == ["A", "C", "2"]
     verdict = play(client, state, "D up 1, 2 left 3, D down 1")
     assert verdict["error"] == {
-        "code": "file_barred",
+        "code": "not_your_file",
         "message": "'2 left 3' moves row 2, which your opponent shifted on their last turn.",
         "step": 1,
         "rule": "R-X2",
@@ -136,7 +136,7 @@ def test_replay_names_the_first_illegal_move(client: FlaskClient) -> None:
     replayed = post(client, "replay", {"options": options, "moves": moves})
     assert (replayed["valid"], replayed["plies"]) == (False, 2)
     assert replayed["first_illegal"]["index"] == 2
-    assert replayed["first_illegal"]["error"]["code"] == "file_barred"
+    assert replayed["first_illegal"]["error"]["code"] == "not_your_file"
     assert replayed["state"]["ply"] == 2
 
 

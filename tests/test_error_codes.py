@@ -9,6 +9,7 @@ left out (nor a stale one kept)."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import Any
 
@@ -116,3 +117,14 @@ def test_each_status_of_an_operation_names_its_codes(spec: dict[str, Any]) -> No
             continue
         codes = [code for code in ERROR_CODES if f"`{code}`" in response["description"]]
         assert codes, name
+
+
+def test_the_contracts_example_codes_of_an_illegal_move_are_given() -> None:
+    """API.md (the contract) names stable codes of a verdict by example: ``occupied``, ``too_many_stones``,
+    ``would_merge``, ``too_large``, ``must_eat``, ``not_your_file``.  A client switching on them must meet
+    them: each is a code some game gives (Crystal's barred file was ``file_barred``, a code the contract never named)."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "API.md").read_text(encoding="utf-8")
+    start = text.index("`error.code` is a stable")
+    named = re.findall(r"`([a-z_]+)`", text[start : text.index("…", start)])
+    assert "not_your_file" in named and len(named) >= 6
+    assert set(named) <= set(MOVE_CODES) | set(MOVE_ERROR_CODES)

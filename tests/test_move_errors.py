@@ -132,7 +132,7 @@ def test_crystal_names_the_shift_by_its_text() -> None:
     assert err is not None and err.code == "no_convertor"  # this game has no convertor: the first item is wrong
     err = game.play(state, "D up 1, D down 1, C up 2").error
     assert err is not None and err.to_json() == {
-        "code": "file_barred",
+        "code": "not_your_file",
         "message": "'C up 2' moves column C, which your opponent shifted on their last turn.",
         "step": 2,
         "rule": "R-X2",

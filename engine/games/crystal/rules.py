@@ -298,7 +298,7 @@ class Crystal(Game[CrystalState, Move]):
         "wrong_colour_count": "too few or too many colours in a pick (R-X1)",
         "bad_shift": "a shift that cannot be read (file, direction, amount 1-5; R-X2)",
         "wrong_shift_count": "not the number of shifts the turn makes (R-X2, shift-plus)",
-        "file_barred": "a file the opponent shifted on their last turn (R-X2)",
+        "not_your_file": "a file the opponent shifted on their last turn (R-X2)",
         "rock_over_edge": "a shift that carries a rock over the edge (R-X5)",
         "no_convertor": "`convert` without the color-convertor anomaly (R-X5)",
         "convert_not_first": "`convert` after the first shift, or twice (R-X5)",
@@ -806,7 +806,7 @@ class Crystal(Game[CrystalState, Move]):
             fm = FILE[f]
             if barred >> f & 1:
                 raise IllegalMove(
-                    "file_barred",
+                    "not_your_file",
                     f"'{cg.shift_text(f, item.sign, item.amount)}' moves {'column' if f < 6 else 'row'} {FILE_NAMES[f]}, "
                     "which your opponent shifted on their last turn.",
                     step=i,
