@@ -287,6 +287,10 @@ class Game(ABC, Generic[S, M]):
             return {}
         return {value: self.default_preset(self.dump(self.new({"variant": value}))["options"]) for value in variant.choices}
 
+    def check_replay_options(self, options: Mapping[str, Any]) -> None:
+        """Raise :class:`BadOptions` for options that cannot replay a record (Crystal's with no deal: a
+        new grid each time); most games' options always can."""
+
     def replay_options(self, options: Mapping[str, Any], state: S) -> Json:
         """The options with which ``replay`` reproduces a game that ``new(options)``
         started as ``state`` (Crystal adds the seed the server drew, R-X1)."""
@@ -581,6 +585,7 @@ class Game(ABC, Generic[S, M]):
         :meth:`record_step`): ``timeout``, ``resign 0`` / ``resign 1``... and the
         umpire's ``takeback``, which undoes the move right before it
         (:meth:`take_back`)."""
+        self.check_replay_options(options)
         state = self.new(options)
         last: Verdict[S] | None = None
         before: S | None = None

@@ -164,3 +164,22 @@ def test_bad_options_are_422(client: FlaskClient) -> None:
     resp = client.post("/v1/games/crystal/new", json={"options": {"anomalies": ["lava"]}})
     assert resp.status_code == 422
     assert resp.get_json()["error"]["details"]["field"] == "options.anomalies.0"
+
+
+def test_a_replay_needs_the_deal_the_game_was_played_on(client: FlaskClient) -> None:  # R-X1
+    """A state's ``options`` hold only the anomalies; the seed that dealt its grid is the state's ``seed``.
+    Replayed from those options alone, the server dealt another grid and the moves (shifts are legal on any
+    grid) replayed "valid" to another game; now that is 422 naming ``options.seed``, and with the seed the
+    replay is the game."""
+    state = new(client, anomalies=["spikes"])
+    moves = []
+    for move in ["first", "red", "blue green", "first", "A up 1, B up 1, C up 1", "D up 2, E up 2, F up 2"]:
+        verdict = play(client, state, move)
+        assert verdict["legal"], verdict
+        state = verdict["state"]
+        moves.append(verdict["move"])
+    r = client.post("/v1/games/crystal/replay", json={"options": state["options"], "moves": moves})
+    assert r.status_code == 422 and r.json["error"]["code"] == "bad_options"
+    assert r.json["error"]["details"]["field"] == "options.seed" and "seed" in r.json["error"]["message"]
+    again = post(client, "replay", {"options": {**state["options"], "seed": state["seed"]}, "moves": moves})
+    assert again["valid"] and again["state"] == state

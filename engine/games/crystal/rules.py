@@ -308,6 +308,17 @@ class Crystal(Game[CrystalState, Move]):
     schemas = SCHEMAS
     presets = {"crystal": seconds(90, 180, 1, "proxy")}  # R-T2
 
+    def check_replay_options(self, options: Mapping[str, Any]) -> None:
+        """A record replays on the grid it was played on: its seed (a state's ``seed``, which its
+        ``options`` leave out) or the grid itself.  Without either, ``new`` deals another grid (R-X1)
+        and the moves, shifts legal on any grid, would replay "valid" to another game."""
+        if options.get("seed") is None and options.get("grid") is None:
+            raise BadOptions(
+                "options.seed",
+                "A Crystal Connector record replays on the grid it was dealt: give its seed (a state's seed) or"
+                " its grid in options; without them a new grid would be dealt and the moves replayed on another board.",
+            )
+
     def replay_options(self, options: Mapping[str, Any], state: CrystalState) -> Json:
         """With the seed the server drew (R-X1), a record replays to the same deal."""
         out = dict(options)
