@@ -65,4 +65,6 @@ def record_text(game: AnyGame, meta: Meta, live: Live, entries: Sequence[Entry])
 
 
 def _who_won(outcome: Outcome, names: tuple[str, str]) -> str:
-    return "a draw" if outcome.winner is None else f"seat {outcome.winner} ({names[outcome.winner]}) won"
+    if outcome.winner is not None:
+        return f"seat {outcome.winner} ({names[outcome.winner]}) won"
+    return "no result" if outcome.end == "aborted" else "a draw"  # an abort decides nothing: Result "*"

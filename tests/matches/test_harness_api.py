@@ -201,6 +201,7 @@ def test_umpire_lists_and_aborts_matches(client: FlaskClient, new_match: NewMatc
     assert again.status_code == 200 and again.headers.get("Idempotent-Replayed") == "true" and again.get_data() == r.get_data()
     assert a.move(0, "C3", 0).status_code == 410
     assert a.record()["replay"]["moves"] == ["abort"] and a.record()["result"] == "*"  # aborted: no result
+    assert '[Result "*"] {aborted; no result}' in a.record()["text"]  # not "a draw": an abort decides nothing
     finished = client.get("/v1/matches", headers=admin, query_string={"status": "finished"}).json["matches"]
     assert [x["match_id"] for x in finished] == [a.id] and finished[0]["end"] == "aborted"
     # pages: one at a time, every ongoing match once, then no next page
