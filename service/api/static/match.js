@@ -42,6 +42,12 @@ let address = null;
 export async function onHash() {
   const want = readHash();
   const m = store.following();
+  // An address of this page that names no match and is not the desk's own (an in-page anchor: #u-board) is
+  // no way out of the match: its address is put back (only a match's link, or the desk's address, leaves).
+  if (m && !want && location.hash.length > 1) {
+    history.replaceState(null, '', address);
+    return false;
+  }
   if (want && m && want.id === m.id && want.seat === m.seat && want.token === m.token) return false;
   if (m && !mayLeave()) {
     history.pushState(null, '', address);
