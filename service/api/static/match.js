@@ -195,7 +195,11 @@ export async function playInMatch(text) {
   }
   if (r.status === 401) return tokenRefused(r);
   if (!r.ok) {
-    say('bad', errorText(r));
+    // The move being built goes with the refusal: kept, the next click on its cell (once the clocks run)
+    // would take its step back instead of playing.
+    store.clearMove();
+    $('u-move').value = '';
+    say('bad', `${errorText(r)} ${text} is not played: make it again when you may.`);
     const again = await api('GET', matchPath(m.id));
     if (again.ok) await changed(again.data);
     return;
