@@ -4,7 +4,10 @@
   leaves the match alone (before: the address became ``/#u-board``, which the page took as leaving the
   match: the umpire's view lost its controls, a seat's page asked "Leave your seat...?");
 - a move the server refused (the clocks wait for the umpire's start) is cleared, and the page says so: the
-  first click after the start plays (before: the half-built move stayed, and that click took its step back).
+  first click after the start plays (before: the half-built move stayed, and that click took its step back);
+- a co-umpire link the umpire withdrew: the view that opened it forgets it, turns read only and says why, as
+  the withdrawal reaches it or as it opens again (before: every control stayed, even after a reload, and each press answered
+  "That is not this match's umpire token.").
 """
 
 from __future__ import annotations
@@ -79,3 +82,48 @@ def test_the_first_click_after_a_refused_move_plays(page: WebDriver, server: str
     click_cell(page, "C3")
     WebDriverWait(page, 10).until(lambda d: moves(d) == ["start", "1. C3"])
     assert "Ann places C3." in text(page, "u-verdict")
+
+
+def kept_umpire(d: WebDriver, match_id: str) -> object:
+    return d.execute_script(
+        "const k = JSON.parse(localStorage.getItem('umpire-desk.matches') || '[]').find((k) => k.id === arguments[0]);"
+        "return k ? k.umpire : null",
+        match_id,
+    )
+
+
+WITHDRAWN = "The co-umpire link opened here was withdrawn or replaced: it no longer opens the umpire's controls."
+
+
+def test_a_withdrawn_co_umpire_link_turns_its_view_read_only(people: tuple[WebDriver, WebDriver, WebDriver], server: str) -> None:
+    umpire, co1, co2 = people
+    new_game(umpire, "catchup", size="3")
+    match_id = create(umpire, ("Ann", "Bob"), 60, 30)
+    token = umpire_token(umpire, match_id)
+    view = href(umpire, "umpire", match_id)
+    links = [api(server, "POST", f"/v1/matches/{match_id}/umpires", token=token) for _ in range(2)]
+    for d, made in zip((co1, co2), links, strict=True):
+        d.get(f"{view}&umpire={made['token']}")
+        d.refresh()
+        idle(d)
+        assert umpire_controls_shown(d) and kept_umpire(d, match_id) == made["token"]
+    co2.get("about:blank")  # co2's view is closed while its link is withdrawn
+
+    # The view open as its link is withdrawn: the change reaches it, its read with the token is refused (401),
+    # and it turns read only with the reason.
+    api(server, "DELETE", f"/v1/matches/{match_id}/umpires/{links[0]['link']}", token=token)
+    WebDriverWait(co1, 10).until(lambda d: not umpire_controls_shown(d))
+    idle(co1)
+    refused(co1, 401)
+    assert WITHDRAWN in text(co1, "u-verdict") and kept_umpire(co1, match_id) is None
+    assert text(co1, "u-seat").startswith("Umpire's view: read only.")
+    co1.refresh()  # nothing kept: read only from the start, and the token is sent no more (no 401 in the log)
+    idle(co1)
+    assert not umpire_controls_shown(co1) and text(co1, "u-seat").startswith("Umpire's view: read only.")
+
+    # A view opened again after its link was withdrawn: found out as it opens (its first read with the token).
+    api(server, "DELETE", f"/v1/matches/{match_id}/umpires/{links[1]['link']}", token=token)
+    co2.get(view)
+    idle(co2)
+    refused(co2, 401)
+    assert WITHDRAWN in text(co2, "u-verdict") and not umpire_controls_shown(co2) and kept_umpire(co2, match_id) is None
