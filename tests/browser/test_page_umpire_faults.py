@@ -7,7 +7,9 @@
   first click after the start plays (before: the half-built move stayed, and that click took its step back);
 - a co-umpire link the umpire withdrew: the view that opened it forgets it, turns read only and says why, as
   the withdrawal reaches it or as it opens again (before: every control stayed, even after a reload, and each press answered
-  "That is not this match's umpire token.").
+  "That is not this match's umpire token.");
+- "Create a match" with another game chosen in Set up than the one on the board is refused, saying both (before:
+  the board's game was made, silently); the match created names its game.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 from test_page import click_cell, new_game, text
 from test_page_slips import moves, value
 from test_page_umpire import api, create, href, offered, open_window, refused, umpire_controls_shown
@@ -127,3 +129,17 @@ def test_a_withdrawn_co_umpire_link_turns_its_view_read_only(people: tuple[WebDr
     idle(co2)
     refused(co2, 401)
     assert WITHDRAWN in text(co2, "u-verdict") and not umpire_controls_shown(co2) and kept_umpire(co2, match_id) is None
+
+
+def test_a_match_is_not_made_of_another_game_than_set_up_shows(page: WebDriver) -> None:
+    new_game(page, "catchup", size="3")
+    Select(page.find_element(By.ID, "u-game")).select_by_value("bug")  # chosen, not yet started (New game)
+    page.find_element(By.CSS_SELECTOR, "#u-match-form button[type=submit]").click()
+    idle(page)
+    said = text(page, "u-verdict")
+    assert said.startswith("No match: Set up shows Bug, the board a game of Catchup.") and "New game" in said, said
+    assert text(page, "u-match-said") == said and not page.find_elements(By.CSS_SELECTOR, "#u-kept .u-kept")
+    Select(page.find_element(By.ID, "u-game")).select_by_value("catchup")
+    create(page, ("Ann", "Bob"), 60, 30)
+    assert text(page, "u-verdict").startswith("The match of Catchup is created:")
+    assert text(page, "u-match-said") == ""
