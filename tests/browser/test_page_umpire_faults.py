@@ -9,7 +9,9 @@
   the withdrawal reaches it or as it opens again (before: every control stayed, even after a reload, and each press answered
   "That is not this match's umpire token.");
 - "Create a match" with another game chosen in Set up than the one on the board is refused, saying both (before:
-  the board's game was made, silently); the match created names its game.
+  the board's game was made, silently); the match created names its game;
+- a match whose clocks run before its first move (started "at once", or by the umpire) says they run, not
+  "The match has not started: the first move is awaited.".
 """
 
 from __future__ import annotations
@@ -143,3 +145,20 @@ def test_a_match_is_not_made_of_another_game_than_set_up_shows(page: WebDriver) 
     create(page, ("Ann", "Bob"), 60, 30)
     assert text(page, "u-verdict").startswith("The match of Catchup is created:")
     assert text(page, "u-match-said") == ""
+
+
+def test_clocks_running_before_the_first_move_are_said_to_run(page: WebDriver, server: str) -> None:
+    new_game(page, "catchup", size="3")
+    by_umpire = create(page, ("Cy", "Di"), 60, 30)
+    at_once = create(page, ("Ann", "Bob"), 60, 30, start="created")
+    api(server, "POST", f"/v1/matches/{by_umpire}/start", token=umpire_token(page, by_umpire))
+    desk = page.current_url
+    for match_id, first in ((at_once, "Ann"), (by_umpire, "Cy")):
+        page.get(desk)
+        idle(page)
+        for url in (href(page, "umpire", match_id), href(page, "1", match_id)):
+            page.get("about:blank")  # each page loaded afresh (a seat's page would ask before a new # leaves it)
+            page.get(url)
+            idle(page)
+            said = text(page, "u-verdict")
+            assert said == f"The clocks run: {first} has the first move.", said

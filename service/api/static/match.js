@@ -166,7 +166,8 @@ export async function takeMatch(data, first) {
     sayNewAttempts(refusedBefore, sent);
   } else if (first && data.clock.started === false) {
     say('info', data.clock.start === 'first_move' ? 'The clocks start with the first move: no time runs yet.' : 'The clocks wait for the start: no time runs yet.');
-  } else if (first) say('info', 'The match has not started: the first move is awaited.');
+  } else if (first && data.clock.paused) say('info', 'The clocks are paused: no moves until they resume.');
+  else if (first) say('info', `The clocks run: ${store.names()[data.state.to_move]} has the first move.`); // started: at once, or by the umpire
 }
 
 // The announcements of a match's position: the list at the top of its forum post.
