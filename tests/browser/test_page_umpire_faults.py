@@ -11,7 +11,9 @@
 - "Create a match" with another game chosen in Set up than the one on the board is refused, saying both (before:
   the board's game was made, silently); the match created names its game;
 - a match whose clocks run before its first move (started "at once", or by the umpire) says they run, not
-  "The match has not started: the first move is awaited.".
+  "The match has not started: the first move is awaited.";
+- "Add time" takes a fraction of a second, as the server does (0.001 to 3600 s; the form refused 2.5);
+- a cell clicked with the mouse is not outlined as focused (only a keyboard's focus is: :focus-visible).
 """
 
 from __future__ import annotations
@@ -162,3 +164,34 @@ def test_clocks_running_before_the_first_move_are_said_to_run(page: WebDriver, s
             idle(page)
             said = text(page, "u-verdict")
             assert said == f"The clocks run: {first} has the first move.", said
+
+
+def test_add_time_takes_a_fraction_of_a_second(page: WebDriver, server: str) -> None:
+    new_game(page, "catchup", size="3")
+    match_id = create(page, ("Ann", "Bob"), 60, 30)
+    page.get(href(page, "umpire", match_id))
+    page.refresh()
+    idle(page)
+    box = page.find_element(By.ID, "u-add-s")
+    box.clear()
+    box.send_keys("2.5")
+    assert page.execute_script("return arguments[0].checkValidity()", box)
+    page.find_element(By.CSS_SELECTOR, "#u-add-time button[type=submit]").click()
+    idle(page)
+    assert "The umpire gave Ann 2.5 s." in text(page, "u-verdict"), text(page, "u-verdict")
+    assert api(server, "GET", f"/v1/matches/{match_id}")["clock"]["seats"]["0"]["bank_s"] == 32.5
+
+
+def test_a_cell_clicked_with_the_mouse_has_no_focus_ring_but_one_reached_by_the_keyboard_has(page: WebDriver) -> None:
+    new_game(page, "catchup", size="3")
+    click_cell(page, "C3")  # the first turn, one stone: played; the second may have more, so a click waits
+    width = "return getComputedStyle(document.querySelector(arguments[0])).strokeWidth"
+    shape = '#u-board [data-cell="B2"] > :first-child'
+    click_cell(page, "B2")
+    click_cell(page, "B2")  # clicked again: taken back, so that no mark of a step picked is on it
+    assert page.execute_script("return document.activeElement.dataset.cell") == "B2"
+    assert page.find_element(By.CSS_SELECTOR, '#u-board [data-cell="B2"]').get_attribute("class") == "cell"
+    assert page.execute_script(width, shape) != "4.5px"  # focused by a click: no heavy ring
+    ActionChains(page).send_keys(Keys.ARROW_RIGHT).perform()
+    focused = page.execute_script("return document.activeElement.dataset.cell")
+    assert focused != "B2" and page.execute_script(width, f'#u-board [data-cell="{focused}"] > :first-child') == "4.5px"
