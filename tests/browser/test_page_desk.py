@@ -124,7 +124,7 @@ def create_with(d: WebDriver) -> str:
     """A match of the game on the board with the form as it is; its id."""
     d.find_element(By.CSS_SELECTOR, "#u-match-form button[type=submit]").click()
     idle(d)
-    assert text(d, "u-verdict").startswith("The match is created"), text(d, "u-verdict")
+    assert text(d, "u-verdict").startswith("The match of ") and " is created: " in text(d, "u-verdict"), text(d, "u-verdict")
     return str(d.find_element(By.CSS_SELECTOR, "#u-kept .u-kept").get_attribute("data-match"))
 
 

@@ -229,6 +229,17 @@ export function markCells() {
   }
 }
 
+// "Skip to the board" moves the focus to the board's cell that takes it (the board itself if it has none),
+// in script: followed as an anchor it changed the address to #u-board, which a match's page took for
+// leaving the match.
+function skipToBoard(ev) {
+  ev.preventDefault();
+  const cell = document.querySelector('#u-board [data-cell][tabindex="0"]');
+  if (cell) focusCell(cell);
+  else $('u-board').focus();
+}
+
 export function wireBoard() {
   window.addEventListener('resize', fitBoard);
+  document.querySelector('.u-skip').addEventListener('click', skipToBoard);
 }

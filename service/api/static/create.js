@@ -1,5 +1,5 @@
 // Creating a managed match ("Managed match": players' names, a clock, a webhook) of the game set up on
-// the board, from exactly its first position (issue 35: a match dealt its grid again, not the one the
+// the board (refused while Set up shows another game, not started), from exactly its first position (issue 35: a match dealt its grid again, not the one the
 // umpire was shown), with the clock preset of the game's variant when it has one of its own, or a custom clock
 // with every field the server's clock takes (turn, bank, the bank's step, an increment).
 
@@ -103,7 +103,20 @@ async function startingOptions() {
 }
 
 // A match of the game on the board, from its first position, with the clock and names of the form.
+// A match is made of the game on the board, from its first position; a different game chosen in Set up but
+// not started there would be made silently of the board's game, so it is refused, naming both.
+function refuse(text) {
+  $('u-match-said').textContent = text;
+  $('u-match-said').hidden = false;
+  say('bad', text);
+}
+
 async function createMatch() {
+  const chosen = $('u-game').value;
+  if (chosen && chosen !== store.game()) {
+    return refuse(`No match: Set up shows ${store.gameInfo(chosen).title}, the board a game of ${store.gameInfo(store.game()).title}. `
+      + `Start a game of ${store.gameInfo(chosen).title} first (Set up, New game), or choose ${store.gameInfo(store.game()).title} again.`);
+  }
   const options = await startingOptions();
   if (!options) return;
   const clock = clockOfForm();
@@ -118,9 +131,9 @@ async function createMatch() {
   if (hook) body.webhooks = [{ url: hook, format: $('u-hook-format').value }];
   const r = await api('POST', '/v1/matches', body);
   // Said twice: in the verdict, and beside the form's button, where the umpire looks.
-  $('u-match-said').textContent = r.ok ? '' : `No match: ${errorText(r)}`;
-  $('u-match-said').hidden = r.ok;
-  if (!r.ok) return say('bad', `No match: ${errorText(r)}`);
+  if (!r.ok) return refuse(`No match: ${errorText(r)}`);
+  $('u-match-said').textContent = '';
+  $('u-match-said').hidden = true;
   const own = store.gameInfo(game).hints.players;
   keepCreated({
     id: r.data.match_id,
@@ -132,7 +145,7 @@ async function createMatch() {
   });
   const start = { umpire: " The clocks wait for the umpire's start (the umpire's view).", first_move: ' The clocks start at the first move.' }[clock.start] || '';
   const from = store.positions().length > 1 ? ` It starts from the first position of the line on the board (ply ${store.plyOf(0)}), as shown there.` : '';
-  say('info', `The match is created: open a seat link here, and send the other to the opponent. The links are kept below until you dismiss them.${start}${from}`);
+  say('info', `The match of ${store.gameInfo(game).title} is created: open a seat link here, and send the other to the opponent. The links are kept below until you dismiss them.${start}${from}`);
 }
 
 export function wireMatchForm() {

@@ -7,6 +7,7 @@ import { api, bearer } from './api.js';
 import { $, el } from './dom.js';
 import { umpireToken } from './links.js';
 import * as store from './store.js';
+import { umpireRefused } from './umpire.js';
 
 const EVERY_MS = 4000;
 const FORMATS = { discord: 'Discord', slack: 'Slack', json: 'JSON' };
@@ -42,7 +43,9 @@ export async function showDeliveries() {
     return;
   }
   const r = await api('GET', `/v1/matches/${encodeURIComponent(m.id)}/webhooks`, undefined, bearer(token), true);
-  if (!store.stillFollowing(m.gen) || !r.ok) return;
+  if (!store.stillFollowing(m.gen)) return;
+  if (r.status === 401) return umpireRefused(token); // the view's first read with the token: a link withdrawn is found as it opens
+  if (!r.ok) return;
   render(r.data.webhooks);
   const more = r.data.webhooks.length && (m.data.state.status !== 'finished' || r.data.webhooks.some((h) => h.pending > 0));
   if (more && reading !== m.gen) {

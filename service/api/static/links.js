@@ -168,6 +168,22 @@ export function keepCoUmpire(id, token, title, names) {
   keepMatches([entry, ...kept.filter((other) => other.id !== id)]);
 }
 
+// The umpire's token `token` of the match shown, which the server no longer knows (401: a co-umpire link
+// withdrawn or replaced), forgotten here: kept, it showed every control, even after a reload, and each
+// press was refused.  What the entry still holds (a seat's link opened here) stays.  Whether it was a
+// co-umpire's link.
+export function forgetUmpire(token) {
+  const kept = keptMatches();
+  const k = kept.find((other) => other.id === store.following().id);
+  if (!k || k.umpire !== token) return false;
+  const co = !!k.co;
+  k.umpire = null;
+  delete k.co;
+  delete k.coLinks;
+  keepMatches(kept.filter((other) => other.umpire || other.seats.some((seat) => typeof seat === 'string')));
+  return co;
+}
+
 // The co-umpire links this browser made for the match shown: [{link, token}], each kept until withdrawn.
 export const coLinks = () => { const k = umpireKept(); return (k && Array.isArray(k.coLinks)) ? k.coLinks : []; };
 export function setCoLinks(list) {

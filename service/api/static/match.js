@@ -42,6 +42,12 @@ let address = null;
 export async function onHash() {
   const want = readHash();
   const m = store.following();
+  // An address of this page that names no match and is not the desk's own (an in-page anchor: #u-board) is
+  // no way out of the match: its address is put back (only a match's link, or the desk's address, leaves).
+  if (m && !want && location.hash.length > 1) {
+    history.replaceState(null, '', address);
+    return false;
+  }
   if (want && m && want.id === m.id && want.seat === m.seat && want.token === m.token) return false;
   if (m && !mayLeave()) {
     history.pushState(null, '', address);
@@ -160,7 +166,8 @@ export async function takeMatch(data, first) {
     sayNewAttempts(refusedBefore, sent);
   } else if (first && data.clock.started === false) {
     say('info', data.clock.start === 'first_move' ? 'The clocks start with the first move: no time runs yet.' : 'The clocks wait for the start: no time runs yet.');
-  } else if (first) say('info', 'The match has not started: the first move is awaited.');
+  } else if (first && data.clock.paused) say('info', 'The clocks are paused: no moves until they resume.');
+  else if (first) say('info', `The clocks run: ${store.names()[data.state.to_move]} has the first move.`); // started: at once, or by the umpire
 }
 
 // The announcements of a match's position: the list at the top of its forum post.
@@ -189,7 +196,11 @@ export async function playInMatch(text) {
   }
   if (r.status === 401) return tokenRefused(r);
   if (!r.ok) {
-    say('bad', errorText(r));
+    // The move being built goes with the refusal: kept, the next click on its cell (once the clocks run)
+    // would take its step back instead of playing.
+    store.clearMove();
+    $('u-move').value = '';
+    say('bad', `${errorText(r)} ${text} is not played: make it again when you may.`);
     const again = await api('GET', matchPath(m.id));
     if (again.ok) await changed(again.data);
     return;

@@ -7,7 +7,7 @@
 import { api, bearer, errorText } from './api.js';
 import { $, el } from './dom.js';
 import { showCoUmpires } from './coumpire.js';
-import { umpireToken } from './links.js';
+import { forgetUmpire, umpireToken } from './links.js';
 import { changed } from './live.js';
 import { showSeat } from './seat.js';
 import { matchPath } from './match.js';
@@ -72,6 +72,19 @@ export function showUmpire() {
   showCoUmpires();
 }
 
+// The server refused the umpire's token kept here (`token`, a 401): a co-umpire link withdrawn or replaced
+// (or a match created here that the server no longer holds so).  The token is forgotten, the view turns
+// read only, and the reason is said.
+export function umpireRefused(token) {
+  const co = forgetUmpire(token);
+  showSeat();
+  showUmpire();
+  $('u-deliveries').hidden = true;
+  say('bad', co
+    ? "The co-umpire link opened here was withdrawn or replaced: it no longer opens the umpire's controls. This view is read only."
+    : "The server no longer takes the umpire's token kept here: this view is read only.");
+}
+
 // The last move taken back, after a question: the same player moves again, the clocks as before it.
 function takeBack() {
   const m = store.following();
@@ -91,6 +104,7 @@ async function control(action, body, question, done) {
   if (!m || !token) return;
   if (question && !window.confirm(question)) return;
   const r = await api('POST', `${matchPath(m.id)}/${action}`, body, bearer(token));
+  if (r.status === 401) return umpireRefused(token);
   if (!r.ok) return say('bad', errorText(r));
   const { events, announcements, legal, move, error, ...data } = r.data;
   const now = store.stillFollowing(m.gen) ? store.following() : m; // another match now: changed() ignores it
