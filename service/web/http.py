@@ -48,13 +48,19 @@ MAX_OBJECT_MEMBERS = 1000  # any object (the largest board, side 10, has 271 cel
 # A number in a query string: ASCII digits only.  str.isdigit takes '²' and '①', which int() then refuses (a 500
 # once), and int() and float() take '٣' (Arabic-Indic three), the fullwidth digits, '1_0', ' 3 ', 'nan' and 'inf',
 # which no client means.
-WHOLE = re.compile(r"-?[0-9]{1,18}")
-DECIMAL = re.compile(r"-?(?:[0-9]{1,18}(?:\.[0-9]{0,18})?|\.[0-9]{1,18})(?:[eE][-+]?[0-9]{1,3})?")
+WHOLE = re.compile(r"-?[0-9]+")
+DECIMAL = re.compile(r"-?(?:[0-9]{1,1000}(?:\.[0-9]{0,1000})?|\.[0-9]{1,1000})(?:[eE][-+]?[0-9]{1,4})?")
+HUGE = 10**1000  # past every bound a query is checked against: a longer number is read as this (int() stops at 4,300 digits)
 
 
 def whole_number(raw: str) -> int | None:
-    """``raw`` as a whole number written in ASCII digits (an optional ``-``), or None when it is not one."""
-    return int(raw) if WHOLE.fullmatch(raw) else None
+    """``raw`` as a whole number written in ASCII digits (an optional ``-``), or None when it is not one; one
+    of more than a thousand digits is read as :data:`HUGE` (or its negative), beyond any bound it meets."""
+    if not WHOLE.fullmatch(raw):
+        return None
+    if len(raw.lstrip("-")) > 1000:
+        return -HUGE if raw.startswith("-") else HUGE
+    return int(raw)
 
 
 def decimal_number(raw: str) -> float | None:

@@ -215,3 +215,13 @@ def test_bad_queries_are_named(client: FlaskClient, new_match: NewMatch, query: 
 def test_an_unknown_match_is_404(client: FlaskClient, what: str) -> None:
     resp = client.get(f"/v1/matches/nothing-here/{what}")
     assert resp.status_code == 404 and resp.get_json()["error"]["code"] == "match_not_found"
+
+
+@pytest.mark.parametrize("ply", ["2779153578883926033317232640", "9" * 5000])
+def test_a_ply_too_large_for_any_match_is_one_not_reached(client: FlaskClient, new_match: NewMatch, ply: str) -> None:
+    """A whole number however long is a ply the match has not reached (the spec's ply has no maximum), not a
+    malformed query; one past int()'s 4,300 digits included, which would have been a 500."""
+    m = new_match("catchup", {"size": 3})
+    play_some(m, "catchup", 2)
+    error = get(client, m, "board.svg", 422, ply=ply).get_json()["error"]
+    assert error["code"] == "ply_not_reached" and error["details"] == {"parameter": "ply", "last": 2}
