@@ -26,6 +26,8 @@ from umpire.stats import estimate
 
 ROOT = Path(__file__).resolve().parent.parent
 TITLES = {"catchup": "Catchup", "bug": "Bug", "crystal": "Crystal", "plur": "Plur", "too": "Too", "product": "Product"}
+
+
 def signed(x: float) -> str:
     return "+inf" if x == math.inf else "-inf" if x == -math.inf else f"{x:+.0f}"
 

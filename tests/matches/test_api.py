@@ -264,13 +264,13 @@ def test_record_entries_and_text(client: FlaskClient, new_match: NewMatch) -> No
     rec = m.record()
     first, second = rec["moves"]
     assert (first["seat"], first["by"], first["move"], first["ply"]) == (0, 0, "C3", 0)
-    assert (second["seat"], second["move"]) == (1, "C2 B2")
+    assert (second["seat"], second["move"]) == (1, "B2 C2")  # a turn's cells written in reading order
     assert first["at"] <= second["turn_started"] <= second["at"]
     assert first["bank_left_s"] == 300 and first["used_s"] >= 0
-    assert {"type": "place", "player": 1, "cells": ["C2", "B2"]} in second["events"]  # the engine's events, kept
+    assert {"type": "place", "player": 1, "cells": ["B2", "C2"]} in second["events"]  # the engine's events, kept
     lines = rec["text"].splitlines()
     assert '[Game "catchup"]' in lines and '[Result "*"]' in lines
-    assert [ln.split(" {")[0] for ln in lines if ln[:1].isdigit()] == ["1. C3", "2. C2 B2"]
+    assert [ln.split(" {")[0] for ln in lines if ln[:1].isdigit()] == ["1. C3", "2. B2 C2"]
 
 
 # -- waiting ---------------------------------------------------------------------------
