@@ -166,8 +166,11 @@ def test_a_co_umpire_link(people: People, server: str, shot: Shot) -> None:
     idle(umpire)
     said_of_link(umpire, "withdr")
     assert not umpire.find_elements(By.CSS_SELECTOR, "#u-co-links li")
-    click(co, "u-resume")
+    # The co-umpire's view hears of it at once: its next read with the token is refused, and it turns read only
+    # (before, it kept its controls and each press was refused: tests/browser/test_page_umpire_faults.py).
+    WebDriverWait(co, 10).until(lambda d: not offered(d, "u-resume"))
     refused(co, 401)
+    assert text(co, "u-seat").startswith("Umpire's view: read only.")
     assert api(server, "GET", f"/v1/matches/{match_id}")["clock"]["paused"] is True
 
 
